@@ -1,0 +1,27 @@
+// Text to vectors: the tokenizer and the deterministic fallback embedding the page uses.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attn/tensor.h"
+
+namespace attn {
+
+// Splits on whitespace and around punctuation; keeps apostrophes inside words ("didn't").
+// "The cat, sat." -> {"The", "cat", ",", "sat", "."}
+std::vector<std::string> Tokenize(std::string_view text);
+
+// Lower-cased ASCII copy, the key used for vector look-ups.
+std::string NormalizeToken(std::string_view token);
+
+// A deterministic pseudo-random vector for a token: the same token always gives the same
+// vector, on every platform. Entries ~ N(0, 1/dim), so |v| ≈ 1.   -> (1, dim)
+Matrix HashEmbedding(std::string_view token, int dim);
+
+// One HashEmbedding row per token.   -> (tokens.size(), dim)
+Matrix HashEmbeddings(const std::vector<std::string>& tokens, int dim);
+
+}  // namespace attn
