@@ -65,11 +65,10 @@ std::string NormalizeToken(std::string_view token) {
 Matrix HashEmbedding(std::string_view token, int dim) {
   Matrix v(1, dim);
   uint64_t state = Fnv1a64(NormalizeToken(token));
-  const double sigma = 1.0 / std::sqrt(static_cast<double>(dim));
   for (int c = 0; c < dim; ++c) {
     // Box-Muller on two uniforms.
     const double u1 = Uniform01(&state), u2 = Uniform01(&state);
-    v(0, c) = static_cast<float>(sigma * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
+    v(0, c) = static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
   }
   return v;
 }

@@ -18,7 +18,8 @@ std::vector<std::string> Tokenize(std::string_view text);
 std::string NormalizeToken(std::string_view token);
 
 // A deterministic pseudo-random vector for a token: the same token always gives the same
-// vector, on every platform. Entries ~ N(0, 1/dim), so |v| ≈ 1.   -> (1, dim)
+// vector. Entries ~ N(0, 1), like unit-variance features, so x·x/√d ≈ √d: each word is its own
+// closest match, as with real word vectors.   -> (1, dim)
 Matrix HashEmbedding(std::string_view token, int dim);
 
 // One HashEmbedding row per token.   -> (tokens.size(), dim)

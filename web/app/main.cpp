@@ -1,0 +1,107 @@
+// Frame loop: platform events -> ImGui -> app -> WebGL2. Draws only when something changed.
+#include "main.h"
+
+#include <emscripten.h>
+#include <emscripten/html5.h>
+#include <GLES3/gl3.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "app.h"
+#include "backends/imgui_impl_opengl3.h"
+#include "imgui.h"
+#include "platform_html5.h"
+
+namespace attnlab {
+namespace {
+
+bool g_started = false;
+
+void SetupFont(const std::string& ttf) {
+  ImGuiIO& io = ImGui::GetIO();
+  const float dpr = static_cast<float>(emscripten_get_device_pixel_ratio());
+  io.Fonts->Clear();
+  if (!ttf.empty()) {
+    // Rasterise at device pixels and scale back, so text is crisp at devicePixelRatio 2.
+    void* data = IM_ALLOC(ttf.size());
+    std::memcpy(data, ttf.data(), ttf.size());
+    ImFontConfig config;
+    config.OversampleH = 1;
+    // Latin-1, Greek, modifier letters (ᵀ ᵢ), punctuation and maths (· √ Σ), ⱼ.
+    static const ImWchar ranges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x1D40, 0x1D6A, 0x2010, 0x22FF, 0x2C7C, 0x2C7C, 0};
+    io.Fonts->AddFontFromMemoryTTF(data, static_cast<int>(ttf.size()), std::round(15.0f * dpr), &config, ranges);
+    io.FontGlobalScale = 1.0f / dpr;
+  } else {
+    io.Fonts->AddFontDefault();
+    io.FontGlobalScale = 1.0f;
+  }
+}
+
+void DrawFrame() {
+  platform::NewFrame();
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui::NewFrame();
+  TheApp().Frame();
+  ImGui::Render();
+  glViewport(0, 0, platform::FramebufferWidth(), platform::FramebufferHeight());
+  const ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
+  glClearColor(bg.x, bg.y, bg.z, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+void LoopIteration() {
+  if (platform::TakeDirty()) DrawFrame();
+}
+
+}  // namespace
+
+std::string Start(const std::string& font_ttf) {
+  if (g_started) return "already started";
+  EmscriptenWebGLContextAttributes attrs;
+  emscripten_webgl_init_context_attributes(&attrs);
+  attrs.majorVersion = 2;
+  attrs.minorVersion = 0;
+  attrs.alpha = false;
+  attrs.antialias = false;  // heatmap cells are axis-aligned; MSAA would only cost memory
+  const EMSCRIPTEN_WEBGL_CONTEXT_HANDLE ctx = emscripten_webgl_create_context("#canvas", &attrs);
+  if (ctx <= 0) return "WebGL2 is not available in this browser";
+  emscripten_webgl_make_context_current(ctx);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;  // no file system; the URL will hold the state
+  ImGui::StyleColorsDark();
+  ImGuiStyle& style = ImGui::GetStyle();
+  style.WindowPadding = ImVec2(12, 12);
+  style.FrameRounding = 3.0f;
+  SetupFont(font_ttf);
+  platform::Init("#canvas");
+  ImGui_ImplOpenGL3_Init("#version 300 es");
+
+  std::string error;
+  if (!TheApp().Init(&error)) return error;
+  g_started = true;
+  emscripten_set_main_loop(LoopIteration, 0, false);
+  return "";
+}
+
+void RenderNow() {
+  if (g_started) DrawFrame();
+}
+
+std::array<int, 4> RenderAndReadPixel(float x, float y) {
+  std::array<int, 4> rgba = {-1, -1, -1, -1};
+  if (!g_started) return rgba;
+  DrawFrame();
+  const float dpr = static_cast<float>(emscripten_get_device_pixel_ratio());
+  const int px = static_cast<int>(x * dpr), py = platform::FramebufferHeight() - 1 - static_cast<int>(y * dpr);
+  unsigned char pixel[4] = {0, 0, 0, 0};
+  glReadPixels(px, py, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, pixel);
+  for (int i = 0; i < 4; ++i) rgba[i] = pixel[i];
+  return rgba;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,18 @@
+// The page's life cycle, called from JS through the bindings.
+#pragma once
+
+#include <array>
+#include <string>
+
+namespace attnlab {
+
+// Creates the WebGL2 context on #canvas, ImGui and the app, then starts the frame loop.
+// Returns an empty string on success, else what failed (shown by the page).
+std::string Start(const std::string& font_ttf);
+// Draws one frame now (even if nothing changed).
+void RenderNow();
+// Draws a frame and reads the RGBA pixel under CSS point (x, y) in the same task, so the
+// result does not depend on preserveDrawingBuffer.
+std::array<int, 4> RenderAndReadPixel(float x, float y);
+
+}  // namespace attnlab

@@ -1,0 +1,174 @@
+// Browser events -> ImGui io. Replaces emscripten's GLFW, which ignores devicePixelRatio,
+// misses touch drags and swallows Backspace/Tab page-wide.
+#include "platform_html5.h"
+
+#include <emscripten.h>
+#include <emscripten/html5.h>
+
+#include <cstring>
+#include <string>
+
+#include "imgui.h"
+
+namespace attnlab::platform {
+namespace {
+
+std::string g_canvas;
+int g_fb_width = 0, g_fb_height = 0;
+int g_dirty_frames = 3;  // a few frames after each event: ImGui settles hover/active state
+double g_last_time = 0;
+
+void Dirty() { g_dirty_frames = 3; }
+
+ImGuiKey KeyFromDom(const char* key, const char* code) {
+  struct Named { const char* name; ImGuiKey key; };
+  static const Named kNamed[] = {
+      {"Backspace", ImGuiKey_Backspace}, {"Tab", ImGuiKey_Tab}, {"Enter", ImGuiKey_Enter},
+      {"Escape", ImGuiKey_Escape}, {"Delete", ImGuiKey_Delete}, {"Insert", ImGuiKey_Insert},
+      {"Home", ImGuiKey_Home}, {"End", ImGuiKey_End}, {"PageUp", ImGuiKey_PageUp},
+      {"PageDown", ImGuiKey_PageDown}, {"ArrowLeft", ImGuiKey_LeftArrow},
+      {"ArrowRight", ImGuiKey_RightArrow}, {"ArrowUp", ImGuiKey_UpArrow},
+      {"ArrowDown", ImGuiKey_DownArrow}, {" ", ImGuiKey_Space},
+  };
+  for (const Named& n : kNamed)
+    if (!std::strcmp(key, n.name)) return n.key;
+  // Shortcuts (Ctrl+A/C/V/X/Z/Y) by physical key, so they work on any layout.
+  if (!std::strncmp(code, "Key", 3) && code[3] >= 'A' && code[3] <= 'Z' && code[4] == '\0')
+    return static_cast<ImGuiKey>(ImGuiKey_A + (code[3] - 'A'));
+  if (!std::strcmp(code, "ShiftLeft") || !std::strcmp(code, "ShiftRight")) return ImGuiKey_LeftShift;
+  if (!std::strcmp(code, "ControlLeft") || !std::strcmp(code, "ControlRight")) return ImGuiKey_LeftCtrl;
+  if (!std::strcmp(code, "AltLeft") || !std::strcmp(code, "AltRight")) return ImGuiKey_LeftAlt;
+  if (!std::strcmp(code, "MetaLeft") || !std::strcmp(code, "MetaRight")) return ImGuiKey_LeftSuper;
+  return ImGuiKey_None;
+}
+
+void UpdateModifiers(ImGuiIO& io, const EmscriptenKeyboardEvent* e) {
+  io.AddKeyEvent(ImGuiMod_Ctrl, e->ctrlKey);
+  io.AddKeyEvent(ImGuiMod_Shift, e->shiftKey);
+  io.AddKeyEvent(ImGuiMod_Alt, e->altKey);
+  io.AddKeyEvent(ImGuiMod_Super, e->metaKey);
+}
+
+EM_BOOL OnKey(int type, const EmscriptenKeyboardEvent* e, void*) {
+  ImGuiIO& io = ImGui::GetIO();
+  Dirty();
+  UpdateModifiers(io, e);
+  const bool down = type == EMSCRIPTEN_EVENT_KEYDOWN;
+  const ImGuiKey key = KeyFromDom(e->key, e->code);
+  if (key != ImGuiKey_None) io.AddKeyEvent(key, down);
+  // A printable key is one UTF-8 character; DOM names of other keys are longer words.
+  const size_t len = std::strlen(e->key);
+  const bool printable = len > 0 && len <= 4 && ((unsigned char)e->key[0] >= 0x80 || len == 1);
+  if (down && printable && !e->ctrlKey && !e->metaKey) io.AddInputCharactersUTF8(e->key);
+  // Only take the key from the page while an ImGui widget wants it (HTML inputs beside keep theirs).
+  return io.WantCaptureKeyboard || io.WantTextInput;
+}
+
+EM_BOOL OnMouse(int type, const EmscriptenMouseEvent* e, void*) {
+  ImGuiIO& io = ImGui::GetIO();
+  Dirty();
+  io.AddMouseSourceEvent(ImGuiMouseSource_Mouse);
+  io.AddMousePosEvent(static_cast<float>(e->targetX), static_cast<float>(e->targetY));
+  const int button = e->button == 2 ? 1 : e->button == 1 ? 2 : e->button;  // DOM: 0 L, 1 M, 2 R
+  if (type == EMSCRIPTEN_EVENT_MOUSEDOWN) io.AddMouseButtonEvent(button, true);
+  if (type == EMSCRIPTEN_EVENT_MOUSEUP) io.AddMouseButtonEvent(button, false);
+  return type != EMSCRIPTEN_EVENT_MOUSEMOVE;
+}
+
+EM_BOOL OnMouseLeave(int, const EmscriptenMouseEvent*, void*) {
+  Dirty();
+  ImGui::GetIO().AddMousePosEvent(-FLT_MAX, -FLT_MAX);
+  return false;
+}
+
+EM_BOOL OnWheel(int, const EmscriptenWheelEvent* e, void*) {
+  ImGuiIO& io = ImGui::GetIO();
+  Dirty();
+  // DOM deltas are in pixels (mode 0), lines (1) or pages (2); ImGui wants lines, up positive.
+  const float unit = e->deltaMode == DOM_DELTA_PIXEL ? 1.0f / 100.0f : e->deltaMode == DOM_DELTA_LINE ? 1.0f / 3.0f : 1.0f;
+  io.AddMouseWheelEvent(static_cast<float>(-e->deltaX) * unit, static_cast<float>(-e->deltaY) * unit);
+  return true;
+}
+
+EM_BOOL OnTouch(int type, const EmscriptenTouchEvent* e, void*) {
+  ImGuiIO& io = ImGui::GetIO();
+  Dirty();
+  const EmscriptenTouchPoint* t = nullptr;
+  for (int i = 0; i < e->numTouches && !t; ++i)
+    if (e->touches[i].isChanged) t = &e->touches[i];
+  if (!t) return true;
+  io.AddMouseSourceEvent(ImGuiMouseSource_TouchScreen);
+  io.AddMousePosEvent(static_cast<float>(t->targetX), static_cast<float>(t->targetY));
+  if (type == EMSCRIPTEN_EVENT_TOUCHSTART) io.AddMouseButtonEvent(0, true);
+  if (type == EMSCRIPTEN_EVENT_TOUCHEND || type == EMSCRIPTEN_EVENT_TOUCHCANCEL) io.AddMouseButtonEvent(0, false);
+  return true;  // no emulated mouse events, no page scroll: the app scrolls itself on drag
+}
+
+EM_BOOL OnFocus(int type, const EmscriptenFocusEvent*, void*) {
+  Dirty();
+  ImGui::GetIO().AddFocusEvent(type == EMSCRIPTEN_EVENT_FOCUS);
+  return false;
+}
+
+EM_BOOL OnResize(int, const EmscriptenUiEvent*, void*) {
+  Dirty();
+  return false;
+}
+
+}  // namespace
+
+void Init(const char* canvas_selector) {
+  g_canvas = canvas_selector;
+  const char* c = g_canvas.c_str();
+  ImGuiIO& io = ImGui::GetIO();
+  io.BackendPlatformName = "attnlab_html5";
+  emscripten_set_mousedown_callback(c, nullptr, true, OnMouse);
+  emscripten_set_mousemove_callback(c, nullptr, true, OnMouse);
+  emscripten_set_mouseleave_callback(c, nullptr, true, OnMouseLeave);
+  // Releases outside the canvas still end a drag.
+  emscripten_set_mouseup_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, true, OnMouse);
+  emscripten_set_wheel_callback(c, nullptr, true, OnWheel);
+  emscripten_set_touchstart_callback(c, nullptr, true, OnTouch);
+  emscripten_set_touchmove_callback(c, nullptr, true, OnTouch);
+  emscripten_set_touchend_callback(c, nullptr, true, OnTouch);
+  emscripten_set_touchcancel_callback(c, nullptr, true, OnTouch);
+  emscripten_set_keydown_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, true, OnKey);
+  emscripten_set_keyup_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, true, OnKey);
+  emscripten_set_focus_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, true, OnFocus);
+  emscripten_set_blur_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, true, OnFocus);
+  emscripten_set_resize_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, true, OnResize);
+  g_last_time = emscripten_get_now();
+}
+
+bool NewFrame() {
+  ImGuiIO& io = ImGui::GetIO();
+  double css_w = 0, css_h = 0;
+  emscripten_get_element_css_size(g_canvas.c_str(), &css_w, &css_h);
+  const double dpr = emscripten_get_device_pixel_ratio();
+  const int fb_w = static_cast<int>(css_w * dpr + 0.5), fb_h = static_cast<int>(css_h * dpr + 0.5);
+  const bool resized = fb_w != g_fb_width || fb_h != g_fb_height;
+  if (resized) {
+    emscripten_set_canvas_element_size(g_canvas.c_str(), fb_w, fb_h);
+    g_fb_width = fb_w;
+    g_fb_height = fb_h;
+  }
+  io.DisplaySize = ImVec2(static_cast<float>(css_w), static_cast<float>(css_h));
+  io.DisplayFramebufferScale = ImVec2(static_cast<float>(dpr), static_cast<float>(dpr));
+  const double now = emscripten_get_now();
+  io.DeltaTime = static_cast<float>(now > g_last_time ? (now - g_last_time) / 1000.0 : 1.0 / 60.0);
+  if (io.DeltaTime <= 0.0f) io.DeltaTime = 1.0f / 60.0f;
+  g_last_time = now;
+  return resized;
+}
+
+bool TakeDirty() {
+  if (g_dirty_frames <= 0) return false;
+  --g_dirty_frames;
+  return true;
+}
+
+void MarkDirty() { Dirty(); }
+int FramebufferWidth() { return g_fb_width; }
+int FramebufferHeight() { return g_fb_height; }
+
+}  // namespace attnlab::platform

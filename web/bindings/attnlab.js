@@ -1,0 +1,29 @@
+// attnlab for JavaScript: a thin wrapper over the embind module.
+//
+//   import { loadAttnlab } from './attnlab.js';
+//   const attnlab = await loadAttnlab();
+//   const r = attnlab.selfAttention(new Float32Array([1, 0, 0, 1]), 2, 2, { temperature: 1 });
+//   if (r.ok) console.log(r.heads[0].weights.data);   // Float32Array, row-major (2, 2)
+//   else console.error(r.code, r.message);
+//
+// Every result is a plain JS object of copied Float32Arrays: there is nothing to .delete().
+import createAttnlabModule from './attnlab.mjs';
+
+export async function loadAttnlab(moduleOptions = {}) {
+  const m = await createAttnlabModule(moduleOptions);
+  return {
+    // Engine
+    selfAttention: (x, n, d, options = {}) => m.selfAttention(x, n, d, options),
+    tokenize: (text) => m.tokenize(text),
+    hashEmbeddings: (tokens, dim) => m.hashEmbeddings(tokens, dim),
+    availableKernels: () => m.availableKernels(),
+    // Page (only meaningful where a #canvas exists)
+    start: (fontBytes) => m.start(fontBytes),
+    renderNow: () => m.renderNow(),
+    state: () => m.pageState(),
+    setSentence: (s) => m.setSentence(s),
+    view: () => m.pageView(),
+    layout: () => m.pageLayout(),
+    readPixel: (x, y) => m.readPixel(x, y),
+  };
+}

@@ -1,0 +1,193 @@
+// The only embind file: the engine for JS callers, and the page's hooks (start, state, layout,
+// pixels) that the page shell and the browser tests use. Results are copied into fresh JS
+// typed arrays, since wasm memory growth would invalidate views.
+// [SECTION] Conversions
+// [SECTION] Engine
+// [SECTION] Page
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <string>
+#include <vector>
+
+#include "app.h"
+#include "attn/attention.h"
+#include "attn/text.h"
+#include "main.h"
+#include "platform_html5.h"
+
+using emscripten::val;
+
+namespace {
+
+//-----------------------------------------------------------------------------
+// [SECTION] Conversions
+//-----------------------------------------------------------------------------
+
+val ToFloat32Array(const attn::Matrix& m) {
+  return val::global("Float32Array")
+      .new_(emscripten::typed_memory_view(static_cast<size_t>(m.size()), m.data()));
+}
+
+// {rows, cols, data: Float32Array}: a row-major matrix for JS.
+val ToJsMatrix(const attn::Matrix& m) {
+  val out = val::object();
+  out.set("rows", static_cast<int>(m.rows()));
+  out.set("cols", static_cast<int>(m.cols()));
+  out.set("data", ToFloat32Array(m));
+  return out;
+}
+
+val ToJsStrings(const std::vector<std::string>& strings) {
+  val out = val::array();
+  for (size_t i = 0; i < strings.size(); ++i) out.set(i, strings[i]);
+  return out;
+}
+
+val ErrorObject(const attn::Status& status) {
+  val out = val::object();
+  out.set("ok", false);
+  out.set("code", std::string(attn::StatusCodeName(status.code())));
+  out.set("message", status.message());
+  return out;
+}
+
+val RectObject(const attnlab::LayoutRect& r) {
+  val out = val::object();
+  out.set("x", r.x);
+  out.set("y", r.y);
+  out.set("width", r.w);
+  out.set("height", r.h);
+  return out;
+}
+
+val ResultObject(const attn::AttentionResult& result) {
+  val out = val::object();
+  out.set("ok", true);
+  val heads = val::array();
+  for (size_t h = 0; h < result.heads.size(); ++h) {
+    const attn::HeadIntermediates& head = result.heads[h];
+    val o = val::object();
+    o.set("q", ToJsMatrix(head.q));
+    o.set("k", ToJsMatrix(head.k));
+    o.set("v", ToJsMatrix(head.v));
+    o.set("rawScores", ToJsMatrix(head.raw_scores));
+    o.set("scores", ToJsMatrix(head.scores));
+    o.set("weights", ToJsMatrix(head.weights));
+    o.set("output", ToJsMatrix(head.output));
+    heads.set(h, o);
+  }
+  out.set("heads", heads);
+  out.set("output", ToJsMatrix(result.output));
+  return out;
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Engine
+//-----------------------------------------------------------------------------
+
+// selfAttention(x: Float32Array|number[], n, d, {scale?, temperature?, kernel?: "reference"|"eigen"})
+val SelfAttention(val x, int n, int d, val options) {
+  const std::vector<float> values = emscripten::convertJSArrayToNumberVector<float>(x);
+  if (n < 0 || d < 0 || static_cast<size_t>(n) * static_cast<size_t>(d) != values.size()) {
+    return ErrorObject(attn::Status(attn::StatusCode::kShapeMismatch,
+                                    "x: expected n*d = " + std::to_string(n) + "*" + std::to_string(d) +
+                                        " values, got " + std::to_string(values.size())));
+  }
+  attn::AttentionConfig config;
+  if (options.typeOf().as<std::string>() == "object" && !options.isNull()) {
+    if (options["scale"].isNumber()) config.scale = options["scale"].as<float>();
+    if (options["temperature"].isNumber()) config.temperature = options["temperature"].as<float>();
+    if (options["kernel"].isString()) {
+      const std::string kernel = options["kernel"].as<std::string>();
+      bool known = false;
+      for (attn::KernelId id : attn::AvailableKernels()) {
+        if (kernel == attn::KernelName(id)) {
+          config.kernel = id;
+          known = true;
+        }
+      }
+      if (!known) return ErrorObject(attn::Status(attn::StatusCode::kUnknownOption, "kernel: unknown '" + kernel + "'"));
+    }
+  }
+  attn::Matrix m = n * d > 0 ? attn::Matrix(Eigen::Map<const attn::Matrix>(values.data(), n, d)) : attn::Matrix(n, d);
+  attn::AttentionResult result;
+  const attn::Status status = attn::SelfAttention(config, m, &result);
+  return status.ok() ? ResultObject(result) : ErrorObject(status);
+}
+
+val Tokenize(const std::string& text) { return ToJsStrings(attn::Tokenize(text)); }
+
+val HashEmbeddings(val tokens, int dim) {
+  if (dim < 1 || dim > 4096)
+    return ErrorObject(attn::Status(attn::StatusCode::kOutOfRange, "dim: expected 1..4096, got " + std::to_string(dim)));
+  return ToJsMatrix(attn::HashEmbeddings(emscripten::vecFromJSArray<std::string>(tokens), dim));
+}
+
+val AvailableKernels() {
+  std::vector<std::string> names;
+  for (attn::KernelId id : attn::AvailableKernels()) names.emplace_back(attn::KernelName(id));
+  return ToJsStrings(names);
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Page
+//-----------------------------------------------------------------------------
+
+std::string Start(const std::string& font_ttf) { return attnlab::Start(font_ttf); }
+
+val PageState() {
+  const attnlab::ViewState& s = attnlab::TheApp().state();
+  val out = val::object();
+  out.set("sentence", s.sentence);
+  out.set("embeddingDim", s.embedding_dim);
+  out.set("temperature", s.temperature);
+  return out;
+}
+
+void SetSentence(const std::string& sentence) {
+  attnlab::TheApp().state().sentence = sentence;
+  attnlab::platform::MarkDirty();
+}
+
+// What the page drew last: the tokens, X and the engine's result it took its colours from.
+val PageView() {
+  const attnlab::App& app = attnlab::TheApp();
+  val out = val::object();
+  out.set("tokens", ToJsStrings(app.tokens()));
+  out.set("embeddings", ToJsMatrix(app.embeddings()));
+  out.set("result", app.result().heads.empty() ? val::null() : ResultObject(app.result()));
+  out.set("error", app.error());
+  out.set("engineRuns", app.engine_runs());
+  return out;
+}
+
+val PageLayout() {
+  val out = val::object();
+  out.set("sentence", RectObject(attnlab::TheApp().sentence_rect()));
+  out.set("weights", RectObject(attnlab::TheApp().weights_rect()));
+  return out;
+}
+
+val ReadPixel(float x, float y) {
+  const auto rgba = attnlab::RenderAndReadPixel(x, y);
+  val out = val::array();
+  for (int i = 0; i < 4; ++i) out.set(i, rgba[i]);
+  return out;
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attnlab) {
+  emscripten::function("selfAttention", &SelfAttention);
+  emscripten::function("tokenize", &Tokenize);
+  emscripten::function("hashEmbeddings", &HashEmbeddings);
+  emscripten::function("availableKernels", &AvailableKernels);
+  emscripten::function("start", &Start);
+  emscripten::function("renderNow", &attnlab::RenderNow);
+  emscripten::function("pageState", &PageState);
+  emscripten::function("setSentence", &SetSentence);
+  emscripten::function("pageView", &PageView);
+  emscripten::function("pageLayout", &PageLayout);
+  emscripten::function("readPixel", &ReadPixel);
+}
