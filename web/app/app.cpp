@@ -63,6 +63,7 @@ void App::RecomputeIfChanged() {
 
 void App::Frame() {
   gfx::Renderer().BeginFrame();
+  hovered_ = HoveredCell{};
   ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(io.DisplaySize);
@@ -167,7 +168,7 @@ LayoutRect App::DrawLabelledHeatmap(const char* id, gfx::Heatmap& map, const att
   for (const auto& t : tokens_) label_w = std::max(label_w, ImGui::CalcTextSize(t.c_str()).x);
   label_w += ImGui::GetStyle().ItemSpacing.x;
   const float avail = std::min(ImGui::GetContentRegionAvail().x - label_w, max_width);
-  const float cell = std::clamp(avail / static_cast<float>(cols), 4.0f, 40.0f);
+  const float cell = std::clamp(avail / static_cast<float>(cols), 4.0f, 56.0f);
   const float line = ImGui::GetTextLineHeight();
   const float header_h = column_tokens ? line * 1.2f : 0.0f;
 
@@ -199,6 +200,7 @@ LayoutRect App::DrawLabelledHeatmap(const char* id, gfx::Heatmap& map, const att
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     const int j = std::clamp(static_cast<int>((mouse.x - p0.x) / cell), 0, cols - 1);
     const int i = std::clamp(static_cast<int>((mouse.y - p0.y) / cell), 0, rows - 1);
+    hovered_ = HoveredCell{id, i, j, m(i, j)};
     list->AddRect(ImVec2(p0.x + j * cell, p0.y + i * cell), ImVec2(p0.x + (j + 1) * cell, p0.y + (i + 1) * cell),
                   IM_COL32(255, 255, 255, 255), 0.0f, 0, 2.0f);
     ImGui::BeginTooltip();

@@ -12,6 +12,13 @@
 
 namespace attnlab {
 
+// The cell under the pointer (mouse or finger) and the exact value its tooltip shows.
+struct HoveredCell {
+  std::string map;  // "X" or "W"; empty when no cell is hovered
+  int row = -1, col = -1;
+  float value = 0;
+};
+
 struct LayoutRect {
   float x = 0, y = 0, w = 0, h = 0;  // CSS pixels from the canvas' top-left (ImGui's screen space)
 };
@@ -33,6 +40,7 @@ class App {
   int engine_runs() const { return engine_runs_; }
   LayoutRect sentence_rect() const { return sentence_rect_; }
   LayoutRect weights_rect() const { return weights_rect_; }
+  const HoveredCell& hovered() const { return hovered_; }
 
  private:
   void RecomputeIfChanged();
@@ -57,6 +65,7 @@ class App {
   char sentence_buffer_[512] = {};
   gfx::Heatmap embeddings_map_, weights_map_, legend_map_;
   LayoutRect sentence_rect_, weights_rect_;
+  HoveredCell hovered_;
 };
 
 App& TheApp();

@@ -11,6 +11,7 @@
 #include "app.h"
 #include "backends/imgui_impl_opengl3.h"
 #include "imgui.h"
+#include "imgui_internal.h"
 #include "platform_html5.h"
 
 namespace attnlab {
@@ -49,10 +50,14 @@ void DrawFrame() {
   glClearColor(bg.x, bg.y, bg.z, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  platform::EndFrame();
 }
 
 void LoopIteration() {
-  if (platform::TakeDirty()) DrawFrame();
+  if (!platform::TakeDirty()) return;
+  DrawFrame();
+  // ImGui trickles input (one key or click per frame); keep drawing until the queue is empty.
+  if (GImGui->InputEventsQueue.Size > 0) platform::MarkDirty();
 }
 
 }  // namespace
@@ -78,7 +83,7 @@ std::string Start(const std::string& font_ttf) {
   style.WindowPadding = ImVec2(12, 12);
   style.FrameRounding = 3.0f;
   SetupFont(font_ttf);
-  platform::Init("#canvas");
+  platform::Init("#canvas", DrawFrame);
   ImGui_ImplOpenGL3_Init("#version 300 es");
 
   std::string error;
@@ -87,6 +92,8 @@ std::string Start(const std::string& font_ttf) {
   emscripten_set_main_loop(LoopIteration, 0, false);
   return "";
 }
+
+bool Idle() { return !g_started || (!platform::HasDirty() && GImGui->InputEventsQueue.Size == 0); }
 
 void RenderNow() {
   if (g_started) DrawFrame();

@@ -10,11 +10,31 @@
 
 #include "imgui.h"
 
+// The hidden #ime input raises the on-screen keyboard on phones and receives IME/Android text,
+// which arrives as 'input' events instead of key presses. Focus must happen inside the gesture.
+EM_JS(void, attnlab_ime_focus, (int focus), {
+  const ime = document.getElementById('ime');
+  if (!ime) return;
+  if (focus && document.activeElement !== ime) ime.focus({preventScroll: true});
+  if (!focus && document.activeElement === ime) ime.blur();
+});
+
+EM_JS(void, attnlab_ime_listen, (), {
+  const ime = document.getElementById('ime');
+  if (!ime) return;
+  ime.addEventListener('input', () => {
+    if (ime.value) Module.imeText(ime.value);
+    ime.value = '';
+  });
+});
+
 namespace attnlab::platform {
 namespace {
 
 std::string g_canvas;
 int g_fb_width = 0, g_fb_height = 0;
+void (*g_draw_now)() = nullptr;
+bool g_ime_focused = false;
 int g_dirty_frames = 3;  // a few frames after each event: ImGui settles hover/active state
 double g_last_time = 0;
 
@@ -49,11 +69,20 @@ void UpdateModifiers(ImGuiIO& io, const EmscriptenKeyboardEvent* e) {
   io.AddKeyEvent(ImGuiMod_Super, e->metaKey);
 }
 
+void SyncTextInputFocus() {
+  const bool want = ImGui::GetIO().WantTextInput;
+  if (want == g_ime_focused) return;
+  g_ime_focused = want;
+  attnlab_ime_focus(want ? 1 : 0);
+}
+
 EM_BOOL OnKey(int type, const EmscriptenKeyboardEvent* e, void*) {
   ImGuiIO& io = ImGui::GetIO();
   Dirty();
   UpdateModifiers(io, e);
   const bool down = type == EMSCRIPTEN_EVENT_KEYDOWN;
+  // IME composition (Android keyboards send "Unidentified"): the text comes through #ime.
+  if (e->keyCode == 229 || !std::strcmp(e->key, "Unidentified")) return false;
   const ImGuiKey key = KeyFromDom(e->key, e->code);
   if (key != ImGuiKey_None) io.AddKeyEvent(key, down);
   // A printable key is one UTF-8 character; DOM names of other keys are longer words.
@@ -100,7 +129,15 @@ EM_BOOL OnTouch(int type, const EmscriptenTouchEvent* e, void*) {
   io.AddMouseSourceEvent(ImGuiMouseSource_TouchScreen);
   io.AddMousePosEvent(static_cast<float>(t->targetX), static_cast<float>(t->targetY));
   if (type == EMSCRIPTEN_EVENT_TOUCHSTART) io.AddMouseButtonEvent(0, true);
-  if (type == EMSCRIPTEN_EVENT_TOUCHEND || type == EMSCRIPTEN_EVENT_TOUCHCANCEL) io.AddMouseButtonEvent(0, false);
+  if (type == EMSCRIPTEN_EVENT_TOUCHEND || type == EMSCRIPTEN_EVENT_TOUCHCANCEL) {
+    io.AddMouseButtonEvent(0, false);
+    // Draw now, inside the gesture, so a tap on a text field can still raise the keyboard.
+    if (g_draw_now) {
+      g_draw_now();
+      g_draw_now();
+      SyncTextInputFocus();
+    }
+  }
   return true;  // no emulated mouse events, no page scroll: the app scrolls itself on drag
 }
 
@@ -117,8 +154,10 @@ EM_BOOL OnResize(int, const EmscriptenUiEvent*, void*) {
 
 }  // namespace
 
-void Init(const char* canvas_selector) {
+void Init(const char* canvas_selector, void (*draw_now)()) {
   g_canvas = canvas_selector;
+  g_draw_now = draw_now;
+  attnlab_ime_listen();
   const char* c = g_canvas.c_str();
   ImGuiIO& io = ImGui::GetIO();
   io.BackendPlatformName = "attnlab_html5";
@@ -167,6 +206,14 @@ bool TakeDirty() {
   return true;
 }
 
+void EndFrame() { SyncTextInputFocus(); }
+
+void AddText(const std::string& utf8) {
+  ImGui::GetIO().AddInputCharactersUTF8(utf8.c_str());
+  Dirty();
+}
+
+bool HasDirty() { return g_dirty_frames > 0; }
 void MarkDirty() { Dirty(); }
 int FramebufferWidth() { return g_fb_width; }
 int FramebufferHeight() { return g_fb_height; }

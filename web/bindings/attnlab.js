@@ -20,6 +20,7 @@ export async function loadAttnlab(moduleOptions = {}) {
     // Page (only meaningful where a #canvas exists)
     start: (fontBytes) => m.start(fontBytes),
     renderNow: () => m.renderNow(),
+    idle: () => m.idle(),
     state: () => m.pageState(),
     setSentence: (s) => m.setSentence(s),
     view: () => m.pageView(),

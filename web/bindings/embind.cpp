@@ -159,6 +159,17 @@ val PageView() {
   out.set("result", app.result().heads.empty() ? val::null() : ResultObject(app.result()));
   out.set("error", app.error());
   out.set("engineRuns", app.engine_runs());
+  const attnlab::HoveredCell& hover = app.hovered();
+  if (hover.map.empty()) {
+    out.set("hovered", val::null());
+  } else {
+    val h = val::object();
+    h.set("map", hover.map);
+    h.set("row", hover.row);
+    h.set("col", hover.col);
+    h.set("value", hover.value);
+    out.set("hovered", h);
+  }
   return out;
 }
 
@@ -185,6 +196,8 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("availableKernels", &AvailableKernels);
   emscripten::function("start", &Start);
   emscripten::function("renderNow", &attnlab::RenderNow);
+  emscripten::function("idle", &attnlab::Idle);
+  emscripten::function("imeText", &attnlab::platform::AddText);
   emscripten::function("pageState", &PageState);
   emscripten::function("setSentence", &SetSentence);
   emscripten::function("pageView", &PageView);

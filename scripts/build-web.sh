@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Builds the page (WebAssembly + shell + font) into build/wasm/site.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cmake --preset wasm-release >/dev/null
+cmake --build --preset wasm-release --target attnlab_site
+echo "build-web: page built in build/wasm/site"
