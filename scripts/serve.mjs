@@ -52,7 +52,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const i = args.indexOf(name);
     return i >= 0 && i + 1 < args.length ? args[i + 1] : fallback;
   };
-  const dir = args.find((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--'))) || 'build/web/site';
+  const dir = args.find((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--'))) || 'build/wasm/site';
   const port = Number(option('--port', process.env.PORT || 8080));
   const host = option('--host', '127.0.0.1');
   try {
