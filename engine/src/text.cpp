@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstring>
 
 namespace attn {
 namespace {
@@ -29,13 +30,41 @@ double Uniform01(uint64_t* state) {  // in (0, 1]
   return (static_cast<double>(SplitMix64(state) >> 11) + 1.0) * (1.0 / 9007199254740992.0);
 }
 
+bool EndsWithIgnoringCase(const std::string& s, const char* suffix) {
+  const size_t n = std::strlen(suffix);
+  if (s.size() < n) return false;
+  for (size_t i = 0; i < n; ++i)
+    if (std::tolower(static_cast<unsigned char>(s[s.size() - n + i])) != suffix[i]) return false;
+  return true;
+}
+
+// Splits English clitics off like the Penn Treebank (and GloVe's corpus): "didn't" -> "did" "n't",
+// "it's" -> "it" "'s". Other apostrophes ("o'clock") stay inside the word.
+void PushWord(std::string word, std::vector<std::string>* tokens) {
+  static const char* const kClitics[] = {"'s", "'re", "'ll", "'ve", "'m", "'d"};
+  if (word.size() > 3 && EndsWithIgnoringCase(word, "n't")) {
+    tokens->push_back(word.substr(0, word.size() - 3));
+    tokens->push_back(word.substr(word.size() - 3));
+    return;
+  }
+  for (const char* clitic : kClitics) {
+    const size_t n = std::strlen(clitic);
+    if (word.size() > n && EndsWithIgnoringCase(word, clitic)) {
+      tokens->push_back(word.substr(0, word.size() - n));
+      tokens->push_back(word.substr(word.size() - n));
+      return;
+    }
+  }
+  tokens->push_back(std::move(word));
+}
+
 }  // namespace
 
 std::vector<std::string> Tokenize(std::string_view text) {
   std::vector<std::string> tokens;
   std::string current;
   auto flush = [&] {
-    if (!current.empty()) tokens.push_back(std::move(current));
+    if (!current.empty()) PushWord(std::move(current), &tokens);
     current.clear();
   };
   for (size_t i = 0; i < text.size(); ++i) {

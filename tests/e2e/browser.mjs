@@ -38,6 +38,9 @@ export async function openPage(session, { width = 1200, height = 800, dpr = 1, h
   page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
   await page.goto(session.url + hash);
   await page.waitForSelector('html[data-ready=true]', { timeout: 30000 });
+  // The GloVe asset arrives after the first frame; most tests want the view with it.
+  await page.waitForFunction(() => window.attnlab.view().wordVectorsLoaded, null, { timeout: 30000 });
+  await settle(page);
   return { page, problems };
 }
 

@@ -36,7 +36,10 @@ test('the heatmap shows the engine\'s weights, and they are right', async () => 
     state: window.attnlab.state(), view: window.attnlab.view(), layout: window.attnlab.layout(),
   }));
   const n = view.tokens.length;
-  assert.equal(n, 11, `tokens: ${view.tokens}`);
+  assert.deepEqual(view.tokens, ['The', 'animal', 'did', "n't", 'cross', 'the', 'street', 'because', 'it', 'was', 'too', 'tired']);
+  assert.equal(state.vectors, 'glove');
+  assert.equal(view.embeddings.cols, 100, 'GloVe vectors are 100-d');
+  assert.ok(view.known.every(Boolean), 'every word of the preset is in the vocabulary');
   const w = view.result.heads[0].weights;
   assert.equal(w.rows, n);
   // Hovering a cell shows that cell's exact weight.
@@ -75,19 +78,20 @@ test('typing a new sentence recomputes the heatmap; idle frames do not', async (
   const { page, problems } = await openPage(session);
   const before = await page.evaluate(() => ({ layout: window.attnlab.layout(), runs: window.attnlab.view().engineRuns }));
   const box = before.layout.sentence;
-  const probe = cellCentre(before.layout, 11, 1, 1);  // "animal" on the diagonal
+  const probe = cellCentre(before.layout, 12, 1, 1);  // "animal" on the diagonal
   const pixelBefore = await page.evaluate((p) => window.attnlab.readPixel(p.x, p.y), probe);
 
   await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
   await page.keyboard.press('Control+A');
   await page.keyboard.press('Backspace');
-  await page.keyboard.type('Sky is clear today');
+  await page.keyboard.type('Sky is clear today zxqvw');
   await settle(page);
 
   const after = await page.evaluate(() => ({ view: window.attnlab.view(), state: window.attnlab.state(), layout: window.attnlab.layout() }));
-  assert.equal(after.state.sentence, 'Sky is clear today');
-  assert.deepEqual(after.view.tokens, ['Sky', 'is', 'clear', 'today']);
-  assert.equal(after.view.result.heads[0].weights.rows, 4);
+  assert.equal(after.state.sentence, 'Sky is clear today zxqvw');
+  assert.deepEqual(after.view.tokens, ['Sky', 'is', 'clear', 'today', 'zxqvw']);
+  assert.deepEqual(after.view.known, [true, true, true, true, false], 'the made-up word is marked unknown');
+  assert.equal(after.view.result.heads[0].weights.rows, 5);
   assert.ok(after.view.engineRuns > before.runs, 'the engine ran for the new sentence');
   const pixelAfter = await page.evaluate((p) => window.attnlab.readPixel(p.x, p.y), probe);
   assert.notDeepEqual(pixelAfter, pixelBefore, 'the heatmap changed under the probe');
@@ -109,7 +113,7 @@ test('an empty sentence shows a message and keeps the last picture, never NaN', 
   await settle(page);
   const view = await page.evaluate(() => window.attnlab.view());
   assert.match(view.error, /Type a sentence/);
-  assert.equal(view.tokens.length, 11, 'the previous sentence stays drawn');
+  assert.equal(view.tokens.length, 12, 'the previous sentence stays drawn');
   assert.ok(Object.values(view.result.heads[0].weights.data).every(Number.isFinite));
   // The engine itself refuses bad input with a status, not a crash.
   const bad = await page.evaluate(() => window.attnlab.selfAttention(new Float32Array([1, NaN]), 1, 2));
@@ -132,7 +136,7 @@ test('on a phone (380 px, devicePixelRatio 2) the heatmap fits and a tap shows a
   });
   assert.deepEqual(canvas, { w: 760, h: 1600 }, 'backing store at device pixels');
   // Tap the visible diagonal cell of "The" (row 0): the tooltip's value is the engine's weight.
-  const p = cellCentre(layout, 11, 0, 2);
+  const p = cellCentre(layout, 12, 0, 2);
   assert.ok(p.y < 800, 'cell on screen');
   await page.touchscreen.tap(p.x, p.y);
   await settle(page);

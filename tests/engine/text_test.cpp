@@ -6,8 +6,9 @@ namespace attn {
 namespace {
 
 TEST(Tokenize, SplitsWordsAndPunctuation) {
-  const std::vector<std::string> want = {"The", "animal", "didn't", "cross", ",", "it", "was", "tired", "."};
+  const std::vector<std::string> want = {"The", "animal", "did", "n't", "cross", ",", "it", "was", "tired", "."};
   EXPECT_EQ(Tokenize("  The animal didn't cross,\tit was tired. "), want);
+  EXPECT_EQ(Tokenize("It's o'clock, we'RE"), (std::vector<std::string>{"It", "'s", "o'clock", ",", "we", "'RE"}));
   EXPECT_TRUE(Tokenize("").empty());
   EXPECT_TRUE(Tokenize(" \n\t ").empty());
   EXPECT_EQ(Tokenize("'quoted'"), (std::vector<std::string>{"'", "quoted", "'"}));

@@ -30,8 +30,21 @@ bool App::Init(std::string* error) {
 // [SECTION] Engine: recompute when the state changed
 //-----------------------------------------------------------------------------
 
+void App::SetWordVectors(attn::WordVectors vectors) {
+  word_vectors_ = std::move(vectors);
+  word_vectors_error_.clear();
+  has_computed_ = false;  // same state, new inputs
+}
+
+void App::WordVectorsFailed(const std::string& why) {
+  word_vectors_error_ = why;
+  has_computed_ = false;
+}
+
 void App::RecomputeIfChanged() {
-  if (has_computed_ && state_ == computed_state_) return;
+  const bool waiting_for_glove =
+      state_.vectors == VectorSource::kGlove && !word_vectors_loaded() && word_vectors_error_.empty();
+  if (waiting_for_glove || (has_computed_ && state_ == computed_state_)) return;
   computed_state_ = state_;
   has_computed_ = true;
   std::vector<std::string> tokens = attn::Tokenize(state_.sentence);
@@ -39,7 +52,16 @@ void App::RecomputeIfChanged() {
     error_ = "Type a sentence: there are no words to attend to yet.";
     return;  // keep the last picture rather than an empty one
   }
-  attn::Matrix x = attn::HashEmbeddings(tokens, state_.embedding_dim);
+  attn::Matrix x;
+  std::vector<bool> known;
+  if (state_.vectors == VectorSource::kGlove && word_vectors_loaded()) {
+    attn::EmbeddedTokens e = attn::EmbedTokens(word_vectors_, tokens);
+    x = std::move(e.x);
+    known = std::move(e.known);
+  } else {
+    x = attn::HashEmbeddings(tokens, state_.hash_dim);
+    known.assign(tokens.size(), true);  // hashed vectors exist for every word
+  }
   attn::AttentionConfig config;
   config.temperature = state_.temperature;
   attn::AttentionResult result;
@@ -51,6 +73,7 @@ void App::RecomputeIfChanged() {
   }
   error_.clear();
   tokens_ = std::move(tokens);
+  known_ = std::move(known);
   embeddings_ = std::move(x);
   result_ = std::move(result);
   embeddings_map_.Upload(embeddings_);
@@ -120,24 +143,42 @@ void App::DrawHeader() {
   const float half = std::max(120.0f, ImGui::GetContentRegionAvail().x * 0.5f - 8.0f);
   ImGui::SetNextItemWidth(half);
   ImGui::SliderFloat("temperature τ", &state_.temperature, 0.05f, 5.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
-  ImGui::SetNextItemWidth(half);
-  ImGui::SliderInt("vector width d", &state_.embedding_dim, 2, 64);
+  int source = static_cast<int>(state_.vectors);
+  ImGui::RadioButton("GloVe word vectors (100-d)", &source, static_cast<int>(VectorSource::kGlove));
+  ImGui::SameLine();
+  ImGui::RadioButton("hashed vectors", &source, static_cast<int>(VectorSource::kHash));
+  state_.vectors = static_cast<VectorSource>(source);
+  if (state_.vectors == VectorSource::kHash) {
+    ImGui::SetNextItemWidth(half);
+    ImGui::SliderInt("vector width d", &state_.hash_dim, 2, 64);
+  } else if (!word_vectors_loaded()) {
+    ImGui::TextDisabled("%s", word_vectors_error_.empty() ? "Loading the word vectors (1.5 MB)..."
+                                                         : word_vectors_error_.c_str());
+  }
   // Typed values (Ctrl+click) can leave the range; the engine would refuse them, so clamp here.
   state_.temperature = std::clamp(state_.temperature, 0.05f, 5.0f);
-  state_.embedding_dim = std::clamp(state_.embedding_dim, 2, 64);
+  state_.hash_dim = std::clamp(state_.hash_dim, 2, 64);
 }
 
 void App::DrawEmbeddings() {
   ImGui::Spacing();
   ImGui::SeparatorText("Word vectors X");
-  ImGui::TextWrapped(
-      "One row per word, %d numbers each (a deterministic stand-in for learned word vectors: "
-      "the same word always gets the same vector). Blue is negative, red positive.",
-      state_.embedding_dim);
+  if (computed_state_.vectors == VectorSource::kGlove && word_vectors_loaded()) {
+    ImGui::TextWrapped(
+        "One row per word: its 100-d GloVe vector, learned from how words co-occur in 6 billion words "
+        "of text. Words used alike point alike. Words marked ? are not among the 20,000 most frequent "
+        "and get a stand-in vector. Blue is negative, red positive.");
+  } else {
+    ImGui::TextWrapped(
+        "One row per word, %d numbers each: a deterministic stand-in (the same word always gets the "
+        "same random vector), so only identical words are similar. Blue is negative, red positive.",
+        static_cast<int>(embeddings_.cols()));
+  }
   const float bound = std::max(1e-6f, embeddings_.cwiseAbs().maxCoeff());
   gfx::HeatmapStyle style{gfx::Colormap::kDiverging, -bound, bound, 0.0f};
   DrawLabelledHeatmap("X", embeddings_map_, embeddings_, style, false, 520.0f, [&](int i, int j) {
     ImGui::Text("x[%s][%d] = %.6g", tokens_[i].c_str(), j, embeddings_(i, j));  // the engine's float
+    if (!known_[i]) ImGui::TextDisabled("not in the vocabulary: a stand-in vector");
   });
 }
 
@@ -164,33 +205,39 @@ LayoutRect App::DrawLabelledHeatmap(const char* id, gfx::Heatmap& map, const att
                                     const gfx::HeatmapStyle& style, bool column_tokens, float max_width,
                                     Describe describe) {
   const int rows = static_cast<int>(m.rows()), cols = static_cast<int>(m.cols());
+  std::vector<std::string> labels(tokens_.size());
+  for (size_t i = 0; i < tokens_.size(); ++i) labels[i] = known_[i] ? tokens_[i] : tokens_[i] + "?";
   float label_w = 0;
-  for (const auto& t : tokens_) label_w = std::max(label_w, ImGui::CalcTextSize(t.c_str()).x);
+  for (const auto& t : labels) label_w = std::max(label_w, ImGui::CalcTextSize(t.c_str()).x);
   label_w += ImGui::GetStyle().ItemSpacing.x;
   const float avail = std::min(ImGui::GetContentRegionAvail().x - label_w, max_width);
-  const float cell = std::clamp(avail / static_cast<float>(cols), 4.0f, 56.0f);
   const float line = ImGui::GetTextLineHeight();
+  // Square cells for token x token maps; wide matrices (100-d vectors) get rows tall enough to label.
+  const float cell_w = std::clamp(avail / static_cast<float>(cols), 2.0f, 56.0f);
+  const float cell_h = column_tokens ? cell_w : std::max(cell_w, line * 1.15f);
   const float header_h = column_tokens ? line * 1.2f : 0.0f;
 
   ImDrawList* list = ImGui::GetWindowDrawList();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 p0(origin.x + label_w, origin.y + header_h);
-  const ImVec2 p1(p0.x + cell * cols, p0.y + cell * rows);
+  const ImVec2 p1(p0.x + cell_w * cols, p0.y + cell_h * rows);
   const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
+  const ImU32 unknown_col = IM_COL32(255, 170, 80, 255);
   for (int i = 0; i < rows; ++i) {
-    const ImVec2 size = ImGui::CalcTextSize(tokens_[i].c_str());
-    const float y = p0.y + cell * (i + 0.5f) - size.y * 0.5f;
-    if (cell >= line * 0.8f || i % static_cast<int>(std::ceil(line / cell)) == 0)
-      list->AddText(ImVec2(p0.x - size.x - ImGui::GetStyle().ItemSpacing.x, y), text_col, tokens_[i].c_str());
+    const ImVec2 size = ImGui::CalcTextSize(labels[i].c_str());
+    const float y = p0.y + cell_h * (i + 0.5f) - size.y * 0.5f;
+    if (cell_h >= line * 0.8f || i % static_cast<int>(std::ceil(line / cell_h)) == 0)
+      list->AddText(ImVec2(p0.x - size.x - ImGui::GetStyle().ItemSpacing.x, y), known_[i] ? text_col : unknown_col,
+                    labels[i].c_str());
   }
   if (column_tokens) {
     // Column labels: as much of each token as fits above its column.
     for (int j = 0; j < cols; ++j) {
       const char* t = tokens_[j].c_str();
       const char* end = t + std::strlen(t);
-      while (end > t && ImGui::CalcTextSize(t, end).x > cell - 2.0f) --end;
+      while (end > t && ImGui::CalcTextSize(t, end).x > cell_w - 2.0f) --end;
       const float w = ImGui::CalcTextSize(t, end).x;
-      list->AddText(ImVec2(p0.x + cell * (j + 0.5f) - w * 0.5f, origin.y), text_col, t, end);
+      list->AddText(ImVec2(p0.x + cell_w * (j + 0.5f) - w * 0.5f, origin.y), known_[j] ? text_col : unknown_col, t, end);
     }
   }
   map.Draw(list, p0, p1, style);
@@ -198,10 +245,10 @@ LayoutRect App::DrawLabelledHeatmap(const char* id, gfx::Heatmap& map, const att
   ImGui::InvisibleButton(id, ImVec2(p1.x - p0.x, p1.y - p0.y));
   if (ImGui::IsItemHovered() || ImGui::IsItemActive()) {
     const ImVec2 mouse = ImGui::GetIO().MousePos;
-    const int j = std::clamp(static_cast<int>((mouse.x - p0.x) / cell), 0, cols - 1);
-    const int i = std::clamp(static_cast<int>((mouse.y - p0.y) / cell), 0, rows - 1);
+    const int j = std::clamp(static_cast<int>((mouse.x - p0.x) / cell_w), 0, cols - 1);
+    const int i = std::clamp(static_cast<int>((mouse.y - p0.y) / cell_h), 0, rows - 1);
     hovered_ = HoveredCell{id, i, j, m(i, j)};
-    list->AddRect(ImVec2(p0.x + j * cell, p0.y + i * cell), ImVec2(p0.x + (j + 1) * cell, p0.y + (i + 1) * cell),
+    list->AddRect(ImVec2(p0.x + j * cell_w, p0.y + i * cell_h), ImVec2(p0.x + (j + 1) * cell_w, p0.y + (i + 1) * cell_h),
                   IM_COL32(255, 255, 255, 255), 0.0f, 0, 2.0f);
     ImGui::BeginTooltip();
     describe(i, j);

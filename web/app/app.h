@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "attn/attention.h"
+#include "attn/word_vectors.h"
 #include "gfx/heatmap.h"
 #include "imgui.h"
 #include "view_state.h"
@@ -30,8 +31,16 @@ class App {
   // Builds this frame's UI; re-runs the engine only if the state changed.
   void Frame();
 
+  // Hands over the parsed GloVe asset; the view re-runs with it.
+  void SetWordVectors(attn::WordVectors vectors);
+  // The asset could not be had: fall back to hashed vectors and say why.
+  void WordVectorsFailed(const std::string& why);
+  bool word_vectors_loaded() const { return word_vectors_.size() > 0; }
+
   ViewState& state() { return state_; }
   const std::vector<std::string>& tokens() const { return tokens_; }
+  // Per token: false when it is not in the vocabulary (drawn marked, with a stand-in vector).
+  const std::vector<bool>& known() const { return known_; }
   const attn::Matrix& embeddings() const { return embeddings_; }
   const attn::AttentionResult& result() const { return result_; }
   // Empty when the last input was fine; otherwise what the engine said.
@@ -58,6 +67,9 @@ class App {
   ViewState computed_state_;
   bool has_computed_ = false;
   std::vector<std::string> tokens_;
+  std::vector<bool> known_;
+  attn::WordVectors word_vectors_;
+  std::string word_vectors_error_;
   attn::Matrix embeddings_;
   attn::AttentionResult result_;
   std::string error_;

@@ -26,5 +26,7 @@ export async function loadAttnlab(moduleOptions = {}) {
     view: () => m.pageView(),
     layout: () => m.pageLayout(),
     readPixel: (x, y) => m.readPixel(x, y),
+    loadWordVectors: (bytes) => m.loadWordVectors(bytes),
+    wordVectorsFailed: (why) => m.wordVectorsFailed(why),
   };
 }

@@ -13,6 +13,7 @@
 #include "app.h"
 #include "attn/attention.h"
 #include "attn/text.h"
+#include "attn/word_vectors.h"
 #include "main.h"
 #include "platform_html5.h"
 
@@ -140,7 +141,8 @@ val PageState() {
   const attnlab::ViewState& s = attnlab::TheApp().state();
   val out = val::object();
   out.set("sentence", s.sentence);
-  out.set("embeddingDim", s.embedding_dim);
+  out.set("vectors", std::string(s.vectors == attnlab::VectorSource::kGlove ? "glove" : "hash"));
+  out.set("hashDim", s.hash_dim);
   out.set("temperature", s.temperature);
   return out;
 }
@@ -155,6 +157,10 @@ val PageView() {
   const attnlab::App& app = attnlab::TheApp();
   val out = val::object();
   out.set("tokens", ToJsStrings(app.tokens()));
+  val known = val::array();
+  for (size_t i = 0; i < app.known().size(); ++i) known.set(i, static_cast<bool>(app.known()[i]));
+  out.set("known", known);
+  out.set("wordVectorsLoaded", app.word_vectors_loaded());
   out.set("embeddings", ToJsMatrix(app.embeddings()));
   out.set("result", app.result().heads.empty() ? val::null() : ResultObject(app.result()));
   out.set("error", app.error());
@@ -180,6 +186,25 @@ val PageLayout() {
   return out;
 }
 
+// Parses the GloVe asset's bytes and gives them to the page; returns "" or what is wrong.
+std::string LoadWordVectors(const std::string& bytes) {
+  attn::WordVectors vectors;
+  const attn::Status status =
+      attn::WordVectors::Parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &vectors);
+  if (!status.ok()) {
+    attnlab::TheApp().WordVectorsFailed("Word vectors unavailable (" + status.message() + "); using hashed vectors.");
+  } else {
+    attnlab::TheApp().SetWordVectors(std::move(vectors));
+  }
+  attnlab::platform::MarkDirty();
+  return status.ok() ? "" : status.ToString();
+}
+
+void WordVectorsFailed(const std::string& why) {
+  attnlab::TheApp().WordVectorsFailed("Word vectors unavailable (" + why + "); using hashed vectors.");
+  attnlab::platform::MarkDirty();
+}
+
 val ReadPixel(float x, float y) {
   const auto rgba = attnlab::RenderAndReadPixel(x, y);
   val out = val::array();
@@ -203,4 +228,6 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("pageView", &PageView);
   emscripten::function("pageLayout", &PageLayout);
   emscripten::function("readPixel", &ReadPixel);
+  emscripten::function("loadWordVectors", &LoadWordVectors);
+  emscripten::function("wordVectorsFailed", &WordVectorsFailed);
 }

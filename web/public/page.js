@@ -22,6 +22,19 @@ async function main() {
   status.hidden = true;
   window.attnlab = attnlab;  // for the console and the browser tests
   document.documentElement.dataset.ready = 'true';
+  loadWordVectors(attnlab);
+}
+
+// The 1.5 MB GloVe asset loads after the first frame, so the page is usable at once.
+async function loadWordVectors(attnlab) {
+  try {
+    const response = await fetch('word-vectors.bin');
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const error = attnlab.loadWordVectors(new Uint8Array(await response.arrayBuffer()));
+    if (error) console.warn(`attnlab: ${error}`);
+  } catch (e) {
+    attnlab.wordVectorsFailed(String(e && e.message ? e.message : e));
+  }
 }
 
 main().catch((e) => showError(`attnlab could not start: ${e && e.message ? e.message : e}`));

@@ -10,8 +10,8 @@
 
 namespace attn {
 
-// Splits on whitespace and around punctuation; keeps apostrophes inside words ("didn't").
-// "The cat, sat." -> {"The", "cat", ",", "sat", "."}
+// Splits on whitespace and around punctuation, and splits clitics off like the Penn Treebank:
+// "The cat didn't sit." -> {"The", "cat", "did", "n't", "sit", "."}
 std::vector<std::string> Tokenize(std::string_view text);
 
 // Lower-cased ASCII copy, the key used for vector look-ups.
