@@ -54,4 +54,17 @@ Status SelfAttention(const AttentionConfig& config, const Matrix& x, AttentionRe
   return Status::Ok();
 }
 
+Status Forward(const AttentionConfig&, const AttentionInputs&, const AttentionParameters&,
+               AttentionResult*) {
+  return Status(StatusCode::kUnknownOption, "Forward: not implemented yet");
+}
+
+Status Forward(const AttentionConfig& config, const AttentionInputs& inputs, AttentionResult* out) {
+  return Forward(config, inputs, AttentionParameters(), out);
+}
+
+Status InitializeParameters(const AttentionConfig&, int, int, int, AttentionParameters*) {
+  return Status(StatusCode::kUnknownOption, "InitializeParameters: not implemented yet");
+}
+
 }  // namespace attn
