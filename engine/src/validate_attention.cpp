@@ -77,7 +77,6 @@ Status AttentionInputsValid(const AttentionConfig& c, const AttentionInputs& in)
   ATTN_RETURN_IF_ERROR(AllFinite("query", in.query));
   ATTN_RETURN_IF_ERROR(OptionalInput("key", in.key));
   ATTN_RETURN_IF_ERROR(OptionalInput("value", in.value));
-  ATTN_RETURN_IF_ERROR(AtLeast("query_offset", in.query_offset, -1));
   const reference::AttentionDims d = reference::ResolveDims(c, in);
   if (in.value.size() && in.value.rows() != d.m) {
     return Mismatch("value: expected " + Str(d.m) + " rows (one per key), got " + Shape(in.value.rows(), in.value.cols()));
@@ -140,6 +139,7 @@ Status AttentionInputsValid(const AttentionConfig& c, const AttentionInputs& in)
     ATTN_RETURN_IF_ERROR(HasShape("key_padding", in.key_padding.rows(), in.key_padding.cols(), 1, d.keys, "(1, M)"));
   }
   if (c.position == PositionEncoding::kLearned) {
+    ATTN_RETURN_IF_ERROR(AtLeast("query_offset (learned positions)", d.query_offset, 0));
     const long last = std::max<long>(d.query_offset + d.n, d.past + d.m);
     if (last > c.max_positions) {
       return Status(StatusCode::kOutOfRange, "max_positions: expected at least " + Str(last) +

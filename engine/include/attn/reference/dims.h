@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <optional>
 
 #include "attn/attention.h"
 
@@ -37,9 +38,9 @@ inline double ResolveScale(const AttentionConfig& config, int d_k) {
 }
 
 // Sizes implied by the config and the input sizes; not validated (validation compares them with
-// the inputs). query_offset < 0 means `past`.
+// the inputs). An unset query_offset means `past`.
 inline AttentionDims ResolveDims(const AttentionConfig& config, int n, int m, int past, int d_model,
-                                 int d_kv_model, int d_value_model, int query_offset) {
+                                 int d_kv_model, int d_value_model, std::optional<int> query_offset) {
   AttentionDims d;
   d.n = n;
   d.m = m;
@@ -60,7 +61,7 @@ inline AttentionDims ResolveDims(const AttentionConfig& config, int n, int m, in
   }
   d.d_a = config.additive_dim > 0 ? config.additive_dim : d.d_k;
   d.d_out = config.project_output ? (config.output_dim > 0 ? config.output_dim : d.d_model) : d.heads * d.d_v;
-  d.query_offset = query_offset >= 0 ? query_offset : past;
+  d.query_offset = query_offset.value_or(past);
   d.scale = ResolveScale(config, d.d_k);
   return d;
 }
