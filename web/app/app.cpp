@@ -191,7 +191,7 @@ void App::DrawWeights() {
   weights_rect_ = DrawLabelledHeatmap("W", weights_map_, head.weights, style, true, 520.0f, [&](int i, int j) {
     ImGui::Text("%s -> %s", tokens_[i].c_str(), tokens_[j].c_str());
     ImGui::Text("raw score xᵢ · xⱼ   %.6g", head.raw_scores(i, j));
-    ImGui::Text("scaled ÷ √d        %.6g", head.scores(i, j));
+    ImGui::Text("scaled ÷ √d        %.6g", head.scaled_scores(i, j));
     ImGui::Text("weight wᵢⱼ         %.6g", head.weights(i, j));
   });
 }

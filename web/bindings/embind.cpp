@@ -73,6 +73,8 @@ val ResultObject(const attn::AttentionResult& result) {
     o.set("k", ToJsMatrix(head.k));
     o.set("v", ToJsMatrix(head.v));
     o.set("rawScores", ToJsMatrix(head.raw_scores));
+    o.set("scaledScores", ToJsMatrix(head.scaled_scores));
+    o.set("cappedScores", ToJsMatrix(head.capped_scores));
     o.set("scores", ToJsMatrix(head.scores));
     o.set("weights", ToJsMatrix(head.weights));
     o.set("output", ToJsMatrix(head.output));

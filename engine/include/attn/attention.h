@@ -1,47 +1,128 @@
-// Self-attention with every intermediate returned, row-major, ready to draw.
+// The attention layer with every intermediate returned, row-major, ready to draw.
+// Options and the order of operations: attn/config.h. Formulas and conventions: docs/engine.md.
 //
-//   X: (n, d)                      input, one row per token
-//   Q = K = V = X                  (no projections in this slice)
-//   raw_scores = Q Kᵀ              (n, n)
-//   scores     = scale · raw       (n, n), scale = 1/√d unless given
-//   weights    = softmax_rows(scores / temperature)   (n, n), rows sum to 1
-//   output     = weights V         (n, d)
+// Shapes: n query tokens, m new key tokens, p past (cached) key tokens, M = p + m keys in all;
+// d_model = query.cols(), d_kv_model = key.cols(); h query heads, h_kv key/value heads;
+// d_k, d_v per-head widths.
+//
+//   query: (n, d_model)  key: (m, d_kv_model)  value: (m, d_kv_model or d_v·h_kv)
+//   Q_h = query Wq[:, h d_k : (h+1) d_k] (+bq)    (n, d_k)
+//   K_g = [past_key_g; key Wk[...] (+bk)]         (M, d_k)    g = h / (h / h_kv)
+//   V_g = [past_value_g; value Wv[...] (+bv)]     (M, d_v)
+//   weights_h = normaliser(scores_h / τ)          (n, M)
+//   output_h  = weights_h V_g                     (n, d_v)
+//   concat    = [output_0 … output_{h-1}]         (n, h d_v)
+//   output    = concat Wo (+bo)                   (n, d_out), or concat without Wo
 #pragma once
 
+#include <optional>
 #include <vector>
 
+#include "attn/config.h"
 #include "attn/kernels.h"
 #include "attn/status.h"
 #include "attn/tensor.h"
 
 namespace attn {
 
-struct AttentionConfig {
-  // Multiplies QKᵀ. 0 means the default 1/√d_k; otherwise must be finite and > 0.
-  float scale = 0.0f;
-  // Softmax temperature τ in softmax(s/τ); finite and > 0.
-  float temperature = 1.0f;
-  KernelId kernel = KernelId::kEigen;
-};
+// Boolean matrices for masks; meaning of true given by BoolMaskMeaning.
+using BoolMatrix = Eigen::Matrix<bool, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-// Everything one head computes.
-struct HeadIntermediates {
-  Matrix q;           // (n, d_k)
-  Matrix k;           // (n, d_k)
-  Matrix v;           // (n, d_v)
-  Matrix raw_scores;  // (n, n)  q_i · k_j
-  Matrix scores;      // (n, n)  after scale
-  Matrix weights;     // (n, n)  after the normaliser
-  Matrix output;      // (n, d_v)
+// Learnable parameters, in the x·W convention (rows = input features). An empty matrix is filled
+// from config.seed when the config needs it (see InitializeParameters).
+template <typename T>
+struct AttentionParametersT {
+  MatrixT<T> wq;  // (d_model, h d_k)
+  MatrixT<T> wk;  // (d_kv_model, h_kv d_k)
+  MatrixT<T> wv;  // (d_kv_model, h_kv d_v)
+  MatrixT<T> wo;  // (h d_v, d_out)
+  MatrixT<T> bq;  // (1, h d_k)
+  MatrixT<T> bk;  // (1, h_kv d_k)
+  MatrixT<T> bv;  // (1, h_kv d_v)
+  MatrixT<T> bo;  // (1, d_out)
+  // Score-function parameters, one entry per query head.
+  std::vector<MatrixT<T>> bilinear;         // kBilinear: (d_k, d_k)
+  std::vector<MatrixT<T>> additive_wq;      // kAdditive: (d_k, d_a)
+  std::vector<MatrixT<T>> additive_wk;      // kAdditive: (d_k, d_a)
+  std::vector<MatrixT<T>> additive_concat;  // kAdditiveConcat: (2 d_k, d_a), rows for q then k
+  std::vector<MatrixT<T>> additive_v;       // kAdditive, kAdditiveConcat: (1, d_a)
+  // Positions.
+  MatrixT<T> position_table;                // kLearned: (max_positions, d_model)
+  MatrixT<T> relative_center;               // kQuadraticRelative: (1, h) Δ_h; default h − ⌊h_count/2⌋
+  MatrixT<T> relative_sharpness;            // kQuadraticRelative: (1, h) α_h > 0; default 1
 };
+using AttentionParameters = AttentionParametersT<float>;
+using AttentionParametersD = AttentionParametersT<double>;
 
-struct AttentionResult {
-  std::vector<HeadIntermediates> heads;
-  Matrix output;  // (n, d_v)
+template <typename T>
+struct AttentionInputsT {
+  MatrixT<T> query;  // (n, d_model)
+  MatrixT<T> key;    // (m, d_kv_model); empty means self-attention: key = query
+  MatrixT<T> value;  // (m, ·); empty means value = key
+  // Key/value cache per key/value head, already projected (and rotated for RoPE); placed before
+  // the new keys. Either empty or h_kv entries.
+  std::vector<MatrixT<T>> past_key;    // h_kv × (p, d_k)
+  std::vector<MatrixT<T>> past_value;  // h_kv × (p, d_v)
+  // Additive float mask, added to the scores: empty, 1 entry (all heads) or h entries of (n, M).
+  std::vector<MatrixT<T>> float_mask;
+  // Boolean mask: empty, 1 entry (all heads) or h entries of (n, M).
+  std::vector<BoolMatrix> bool_mask;
+  BoolMaskMeaning bool_mask_meaning = BoolMaskMeaning::kTrueMeansAttend;
+  // Keys to ignore (PyTorch key_padding_mask): empty or (1, M), true = padding, never attended.
+  BoolMatrix key_padding;
+  // Position of query row 0 among the keys; unset means p (the past length), as ONNX's causal mask
+  // with a cache. May be negative (ONNX nonpad_kv_seqlen − q_len): rows before key 0 see nothing
+  // under a causal mask.
+  std::optional<int> query_offset;
 };
+using AttentionInputs = AttentionInputsT<float>;
+using AttentionInputsD = AttentionInputsT<double>;
 
-// Checks the input and config, then computes with config.kernel. On error `out` is untouched.
+// Everything one query head computes.
+template <typename T>
+struct HeadIntermediatesT {
+  MatrixT<T> q;              // (n, d_k)   after projection and RoPE
+  MatrixT<T> k;              // (M, d_k)   past rows first (shared by the heads of a group)
+  MatrixT<T> v;              // (M, d_v)
+  MatrixT<T> raw_scores;     // (n, M)     relevance(q_i, k_j) before scale
+  MatrixT<T> scaled_scores;  // (n, M)     scale · raw            (ONNX mode 0)
+  MatrixT<T> capped_scores;  // (n, M)     after softcap          (ONNX mode 1)
+  MatrixT<T> scores;         // (n, M)     + masks and position bias, −inf = masked (ONNX mode 2)
+  MatrixT<T> weights;        // (n, M)     after the normaliser   (ONNX mode 3)
+  MatrixT<T> output;         // (n, d_v)   weights · v
+};
+using HeadIntermediates = HeadIntermediatesT<float>;
+
+template <typename T>
+struct AttentionResultT {
+  std::vector<HeadIntermediatesT<T>> heads;  // h entries
+  MatrixT<T> query_in;                       // (n, d_model)   query after additive positions
+  MatrixT<T> key_in;                         // (m, d_kv_model) key after additive positions
+  MatrixT<T> value_in;                       // (m, ·)          value after additive positions
+  MatrixT<T> concat;                         // (n, h d_v)
+  MatrixT<T> output;                         // (n, d_out)
+  std::vector<MatrixT<T>> present_key;       // h_kv × (M, d_k)  cache for the next step
+  std::vector<MatrixT<T>> present_value;     // h_kv × (M, d_v)
+  AttentionParametersT<T> parameters;        // the parameters used (given or seeded)
+};
+using AttentionResult = AttentionResultT<float>;
+using AttentionResultD = AttentionResultT<double>;
+
+// Checks config, inputs and parameters, then computes with config.kernel. Parameters that the
+// config needs and `params` leaves empty are seeded from config.seed. On error `out` is untouched.
+Status Forward(const AttentionConfig& config, const AttentionInputs& inputs,
+               const AttentionParameters& params, AttentionResult* out);
+// Same with every parameter seeded from config.seed.
+Status Forward(const AttentionConfig& config, const AttentionInputs& inputs, AttentionResult* out);
+
+// The first slice: self-attention of x with `config` (by default one head, Q = K = V = x).
 Status SelfAttention(const AttentionConfig& config, const Matrix& x, AttentionResult* out);
+
+// Fills every parameter the config needs and `params` leaves empty, deterministically from
+// config.seed (uniform in ±1/√fan_in from mt19937's raw output). d_model = query.cols(),
+// d_kv_model = key.cols(), d_value_model = value.cols() (the same for self-attention).
+Status InitializeParameters(const AttentionConfig& config, int d_model, int d_kv_model,
+                            int d_value_model, AttentionParameters* params);
 
 // The scale actually used for a head of width d_k under `config`.
 float EffectiveScale(const AttentionConfig& config, int d_k);
