@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app.h"
+#include "published.h"
 #include "attn/attention.h"
 #include "attn/text.h"
 #include "attn/word_vectors.h"
@@ -139,35 +140,37 @@ val AvailableKernels() {
 
 std::string Start(const std::string& font_ttf) { return attnlab::Start(font_ttf); }
 
-val PageState() {
-  const attnlab::ViewState& s = attnlab::TheApp().state();
-  val out = val::object();
-  out.set("sentence", s.sentence);
-  out.set("vectors", std::string(s.vectors == attnlab::VectorSource::kGlove ? "glove" : "hash"));
-  out.set("hashDim", s.hash_dim);
-  out.set("temperature", s.temperature);
-  return out;
+// The whole view state as its short string ("v=1&s=Sky%20is%20clear").
+std::string PageState() { return attnlab::TheApp().StateString(); }
+
+// Applies a state string; returns "" or what was wrong (the valid fields still apply).
+std::string SetPageState(const std::string& text) {
+  const attn::Status status = attnlab::TheApp().SetStateString(text);
+  attnlab::platform::MarkDirty();
+  return status.ok() ? "" : status.ToString();
 }
 
 void SetSentence(const std::string& sentence) {
-  attnlab::TheApp().state().sentence = sentence;
+  attnlab::TheApp().state().sentence.text = sentence;
   attnlab::platform::MarkDirty();
 }
 
-// What the page drew last: the tokens, X and the engine's result it took its colours from.
+// The shared sentence and the page's bookkeeping.
 val PageView() {
   const attnlab::App& app = attnlab::TheApp();
+  const attnlab::SentenceInputs& s = app.sentence();
   val out = val::object();
-  out.set("tokens", ToJsStrings(app.tokens()));
+  out.set("view", static_cast<int>(attnlab::TheApp().state().view));
+  out.set("tokens", ToJsStrings(s.tokens));
   val known = val::array();
-  for (size_t i = 0; i < app.known().size(); ++i) known.set(i, static_cast<bool>(app.known()[i]));
+  for (size_t i = 0; i < s.known.size(); ++i) known.set(i, static_cast<bool>(s.known[i]));
   out.set("known", known);
+  out.set("embeddings", ToJsMatrix(s.x));
+  out.set("glove", s.glove);
   out.set("wordVectorsLoaded", app.word_vectors_loaded());
-  out.set("embeddings", ToJsMatrix(app.embeddings()));
-  out.set("result", app.result().heads.empty() ? val::null() : ResultObject(app.result()));
-  out.set("error", app.error());
+  out.set("error", app.sentence_error());
   out.set("engineRuns", app.engine_runs());
-  const attnlab::HoveredCell& hover = app.hovered();
+  const attnlab::HoveredCell& hover = app.published().hovered();
   if (hover.map.empty()) {
     out.set("hovered", val::null());
   } else {
@@ -181,10 +184,30 @@ val PageView() {
   return out;
 }
 
+// A matrix the page drew this frame, by its published name ("words.W"), or null.
+val PageMatrix(const std::string& name) {
+  const attn::Matrix* m = attnlab::TheApp().published().FindMatrix(name);
+  return m ? ToJsMatrix(*m) : val::null();
+}
+
+// Names of the matrices drawn this frame.
+val PageMatrixNames() {
+  std::vector<std::string> names;
+  for (const auto& kv : attnlab::TheApp().published().matrices()) names.push_back(kv.first);
+  return ToJsStrings(names);
+}
+
+// Where each published thing sits, in CSS pixels: {name: {x, y, width, height}}.
 val PageLayout() {
   val out = val::object();
-  out.set("sentence", RectObject(attnlab::TheApp().sentence_rect()));
-  out.set("weights", RectObject(attnlab::TheApp().weights_rect()));
+  for (const auto& kv : attnlab::TheApp().published().rects()) out.set(kv.first, RectObject(kv.second));
+  return out;
+}
+
+// Published numbers ("words.lines.focus"): {name: value}.
+val PageScalars() {
+  val out = val::object();
+  for (const auto& kv : attnlab::TheApp().published().scalars()) out.set(kv.first, kv.second);
   return out;
 }
 
@@ -226,9 +249,13 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("idle", &attnlab::Idle);
   emscripten::function("imeText", &attnlab::platform::AddText);
   emscripten::function("pageState", &PageState);
+  emscripten::function("setPageState", &SetPageState);
   emscripten::function("setSentence", &SetSentence);
   emscripten::function("pageView", &PageView);
+  emscripten::function("pageMatrix", &PageMatrix);
+  emscripten::function("pageMatrixNames", &PageMatrixNames);
   emscripten::function("pageLayout", &PageLayout);
+  emscripten::function("pageScalars", &PageScalars);
   emscripten::function("readPixel", &ReadPixel);
   emscripten::function("loadWordVectors", &LoadWordVectors);
   emscripten::function("wordVectorsFailed", &WordVectorsFailed);

@@ -1,0 +1,218 @@
+// View 1: words -> vectors -> attention. Everything drawn is the engine's, and it is right.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openBrowser, openPage, screenshot, settle } from './browser.mjs';
+
+let session;
+before(async () => { session = await openBrowser(); });
+after(async () => { await session?.close(); });
+
+// softmax(XXᵀ/√d/τ) in float64, written independently of the engine.
+function referenceWeights(x, n, d, temperature) {
+  const w = new Float64Array(n * n);
+  for (let i = 0; i < n; ++i) {
+    const s = [];
+    for (let j = 0; j < n; ++j) {
+      let dot = 0;
+      for (let c = 0; c < d; ++c) dot += x[i * d + c] * x[j * d + c];
+      s.push(dot / Math.sqrt(d) / temperature);
+    }
+    const max = Math.max(...s);
+    const e = s.map((v) => Math.exp(v - max));
+    const sum = e.reduce((a, b) => a + b, 0);
+    for (let j = 0; j < n; ++j) w[i * n + j] = e[j] / sum;
+  }
+  return w;
+}
+
+export function cellCentre(rect, rows, cols, i, j) {
+  return { x: rect.x + (j + 0.5) * (rect.width / cols), y: rect.y + (i + 0.5) * (rect.height / rows) };
+}
+
+const data = (m) => Array.from(Object.values(m.data));
+
+test('the weights drawn are the engine\'s, and they are right', async () => {
+  const { page, problems } = await openPage(session);
+  const { view, w, layout } = await page.evaluate(() => ({
+    view: window.attnlab.view(), w: window.attnlab.matrix('words.W'), layout: window.attnlab.layout(),
+  }));
+  const n = view.tokens.length;
+  assert.deepEqual(view.tokens, ['The', 'animal', 'did', "n't", 'cross', 'the', 'street', 'because', 'it', 'was', 'too', 'tired']);
+  assert.equal(view.glove, true);
+  assert.equal(view.embeddings.cols, 100, 'GloVe vectors are 100-d');
+  assert.ok(view.known.every(Boolean), 'every word of the preset is in the vocabulary');
+  assert.equal(w.rows, n);
+  // The page's numbers are exactly what the engine returns for the same input...
+  const engine = await page.evaluate(({ x, n, d }) => {
+    const r = window.attnlab.selfAttention(new Float32Array(x), n, d, { temperature: 1 });
+    return Array.from(r.heads[0].weights.data);
+  }, { x: data(view.embeddings), n, d: 100 });
+  assert.deepEqual(data(w), engine);
+  // ...and the engine agrees with an independent float64 softmax(XXᵀ/√d/τ).
+  const ref = referenceWeights(data(view.embeddings), n, 100, 1);
+  data(w).forEach((v, k) => assert.ok(Math.abs(v - ref[k]) <= 1e-6 + 1e-5 * ref[k], `weight ${k}: ${v} vs ${ref[k]}`));
+  // Y = WX is drawn too, and rows of W sum to 1.
+  const y = await page.evaluate(() => window.attnlab.matrix('words.Y'));
+  assert.equal(y.rows, n);
+  for (let i = 0; i < n; ++i) assert.ok(Math.abs(data(w).slice(i * n, i * n + n).reduce((a, b) => a + b) - 1) < 1e-5);
+
+  // Hovering a cell shows that cell's exact weight.
+  const c = cellCentre(layout['words.W'], n, n, 3, 5);
+  await page.mouse.move(c.x, c.y);
+  await settle(page);
+  assert.deepEqual(await page.evaluate(() => window.attnlab.view().hovered), { map: 'words.W', row: 3, col: 5, value: data(w)[3 * n + 5] });
+
+  // The shader coloured the largest weight brighter than the smallest (viridis: purple -> yellow).
+  let hi = 0, lo = 0;
+  data(w).forEach((v, k) => { if (v > data(w)[hi]) hi = k; if (v < data(w)[lo]) lo = k; });
+  const pHi = cellCentre(layout['words.W'], n, n, Math.floor(hi / n), hi % n);
+  const pLo = cellCentre(layout['words.W'], n, n, Math.floor(lo / n), lo % n);
+  await page.mouse.move(1, 1);
+  const [cHi, cLo] = await page.evaluate(([a, b]) => [window.attnlab.readPixel(a.x, a.y), window.attnlab.readPixel(b.x, b.y)], [pHi, pLo]);
+  assert.ok(cHi[0] + cHi[1] > 300, `largest weight should be drawn yellow, got rgb ${cHi}`);
+  assert.ok(cLo[0] + cLo[1] < 150 && cLo[2] > 60, `smallest weight should be drawn dark purple, got rgb ${cLo}`);
+
+  await screenshot(page, 'words-desktop');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('typing a new sentence recomputes the view; idle frames do not', async () => {
+  const { page, problems } = await openPage(session);
+  const before = await page.evaluate(() => ({ layout: window.attnlab.layout(), runs: window.attnlab.view().engineRuns }));
+  const box = before.layout.sentence;
+  const probe = cellCentre(before.layout['words.W'], 12, 12, 1, 1);  // "animal" on the diagonal
+  const pixelBefore = await page.evaluate((p) => window.attnlab.readPixel(p.x, p.y), probe);
+
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.type('Sky is clear today zxqvw');
+  await settle(page);
+
+  const after = await page.evaluate(() => ({ view: window.attnlab.view(), state: window.attnlab.state(), w: window.attnlab.matrix('words.W') }));
+  assert.equal(after.state, 's=Sky%20is%20clear%20today%20zxqvw');
+  assert.deepEqual(after.view.tokens, ['Sky', 'is', 'clear', 'today', 'zxqvw']);
+  assert.deepEqual(after.view.known, [true, true, true, true, false], 'the made-up word is marked unknown');
+  assert.equal(after.w.rows, 5);
+  assert.ok(after.view.engineRuns > before.runs, 'the engine ran for the new sentence');
+  const pixelAfter = await page.evaluate((p) => window.attnlab.readPixel(p.x, p.y), probe);
+  assert.notDeepEqual(pixelAfter, pixelBefore, 'the heatmap changed under the probe');
+
+  // Moving the mouse redraws frames but changes nothing: the engine must not run again.
+  const runs = after.view.engineRuns;
+  for (let k = 0; k < 5; ++k) await page.mouse.move(20 + k * 30, 20);
+  await settle(page);
+  assert.equal(await page.evaluate(() => window.attnlab.view().engineRuns), runs);
+
+  await screenshot(page, 'words-typed');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('an empty sentence or a bad state string is reported; the last picture stays, never NaN', async () => {
+  const { page, problems } = await openPage(session);
+  await page.evaluate(() => window.attnlab.setSentence('   '));
+  await settle(page);
+  const view = await page.evaluate(() => window.attnlab.view());
+  assert.match(view.error, /Type a sentence/);
+  assert.equal(view.tokens.length, 12, 'the previous sentence stays drawn');
+  const w = await page.evaluate(() => window.attnlab.matrix('words.W'));
+  assert.ok(data(w).every(Number.isFinite));
+  const bad = await page.evaluate(() => window.attnlab.setState('w.t=99&s=Sky+is+clear'));
+  assert.match(bad, /out_of_range: state 'w.t'/);
+  await settle(page);
+  assert.equal(await page.evaluate(() => window.attnlab.state()), 's=Sky%20is%20clear', 'the good field applied');
+  // The engine refuses bad input with a status, not a crash.
+  assert.equal((await page.evaluate(() => window.attnlab.selfAttention(new Float32Array([1, NaN]), 1, 2))).code, 'non_finite');
+  assert.equal((await page.evaluate(() => window.attnlab.selfAttention(new Float32Array(5), 2, 2))).code, 'shape_mismatch');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('spotlight: click a row, then scores -> weights -> weighted vectors -> output, all the engine\'s', async () => {
+  const { page, problems } = await openPage(session);
+  const layout = await page.evaluate(() => window.attnlab.layout());
+  const c = cellCentre(layout['words.W'], 12, 12, 8, 3);  // row "it"
+  await page.mouse.click(c.x, c.y);
+  await settle(page);
+  assert.match(await page.evaluate(() => window.attnlab.state()), /w.sp=8&w.st=0/);
+  const scores = await page.evaluate(() => ({ bars: window.attnlab.matrix('words.spot.scores'), row: window.attnlab.scalars()['words.spot.scores.row'] }));
+  assert.equal(scores.row, 8);
+  for (const step of [1, 2, 3]) {
+    await page.evaluate((s) => window.attnlab.setState(`w.sp=8&w.st=${s}`), step);
+    await settle(page);
+  }
+  // Step 3 showed the weighted vectors; step 4 the output row. Their sums agree with Y.
+  await page.evaluate(() => window.attnlab.setState('w.sp=8&w.st=2'));
+  await settle(page);
+  const terms = await page.evaluate(() => window.attnlab.matrix('words.spot.terms'));
+  await page.evaluate(() => window.attnlab.setState('w.sp=8&w.st=3'));
+  await settle(page);
+  const y = await page.evaluate(() => ({ row: window.attnlab.matrix('words.spot.y'), all: window.attnlab.matrix('words.Y') }));
+  const d = terms.cols;
+  for (let c2 = 0; c2 < d; ++c2) {
+    let sum = 0;
+    for (let j = 0; j < terms.rows; ++j) sum += data(terms)[j * d + c2];
+    assert.ok(Math.abs(sum - data(y.row)[c2]) < 1e-4 * (1 + Math.abs(sum)), `column ${c2}: ${sum} vs ${data(y.row)[c2]}`);
+    assert.equal(data(y.row)[c2], data(y.all)[8 * d + c2]);
+  }
+  await screenshot(page, 'words-spotlight');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('lines view: hovering a word keeps only its lines', async () => {
+  const { page, problems } = await openPage(session);
+  await page.evaluate(() => window.attnlab.setState('w.l=1'));
+  await settle(page);
+  const rect = (await page.evaluate(() => window.attnlab.layout()))['words.lines'];
+  assert.ok(rect && rect.height > 0, 'lines view drawn');
+  await page.mouse.move(rect.x + 10, rect.y + rect.height * (2.5 / 12));
+  await settle(page);
+  assert.equal((await page.evaluate(() => window.attnlab.scalars()))['words.lines.focus'], 2);
+  await screenshot(page, 'words-lines');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('on a phone (380 px, devicePixelRatio 2): it fits, a tap shows a cell, the keyboard types', async () => {
+  const { page, problems } = await openPage(session, { width: 380, height: 800, dpr: 2, touch: true });
+  let layout = await page.evaluate(() => window.attnlab.layout());
+  const r = layout['words.W'];
+  assert.ok(r.x + r.width <= 380, `heatmap ends at ${r.x + r.width}`);
+  assert.ok(r.width >= 200, `heatmap is ${r.width} px wide`);
+  assert.deepEqual(await page.evaluate(() => { const c = document.getElementById('canvas'); return [c.width, c.height]; }), [760, 1600]);
+  // Drag up to scroll the weights into view, then tap a cell.
+  await page.evaluate(() => window.attnlab.setState('w.sp=-1'));
+  const cdp = await page.context().newCDPSession(page);
+  const touch = (type, y) => cdp.send('Input.dispatchTouchEvent', { type, touchPoints: type === 'touchEnd' ? [] : [{ x: 200, y }] });
+  await touch('touchStart', 700);
+  for (let y = 680; y >= 400; y -= 20) await touch('touchMove', y);
+  await touch('touchEnd');
+  await settle(page);
+  layout = await page.evaluate(() => window.attnlab.layout());
+  assert.ok(layout['words.W'].y < r.y - 100, `the page scrolled (${r.y} -> ${layout['words.W'].y})`);
+  const p = cellCentre(layout['words.W'], 12, 12, 1, 2);
+  assert.ok(p.y > 0 && p.y < 800, `cell on screen at ${p.y}`);
+  await page.touchscreen.tap(p.x, p.y);
+  await settle(page);
+  const view = await page.evaluate(() => window.attnlab.view());
+  assert.deepEqual({ map: view.hovered?.map, row: view.hovered?.row, col: view.hovered?.col }, { map: 'words.W', row: 1, col: 2 });
+  await screenshot(page, 'words-phone');
+  // Tapping the sentence raises the phone keyboard (the hidden #ime input takes focus) and text from
+  // it (IME-style 'input' events, no key presses) reaches the sentence.
+  await page.evaluate(() => window.attnlab.setState('w.sp=-1&s=The+cat+sat'));
+  const fresh = await page.reload().then(() => page.waitForFunction(() => window.attnlab?.view().wordVectorsLoaded)).then(() => settle(page))
+    .then(() => page.evaluate(() => window.attnlab.layout()));
+  const box = fresh.sentence;
+  await page.touchscreen.tap(box.x + box.width - 10, box.y + box.height / 2);
+  await settle(page);
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'ime');
+  await page.keyboard.press('End');
+  await page.keyboard.insertText(' again');
+  await settle(page);
+  assert.match(await page.evaluate(() => window.attnlab.state()), /again$/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -1,0 +1,45 @@
+// A view of the explorer. Each panel owns its engine results and textures, re-runs the engine
+// only when its inputs changed, draws, and publishes what it drew. It computes none of the math.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "attn/tensor.h"
+#include "published.h"
+#include "state/view_state.h"
+
+namespace attnlab {
+
+// The sentence shared by the word views: tokens and their vectors, made once per change.
+struct SentenceInputs {
+  std::vector<std::string> tokens;
+  std::vector<bool> known;  // false: not in the vocabulary (a stand-in vector)
+  attn::Matrix x;           // (n, d)
+  int version = 0;          // bumps whenever tokens or x change; 0 = nothing yet
+  bool glove = false;       // x holds GloVe vectors
+};
+
+struct PanelContext {
+  ViewState& state;
+  const SentenceInputs& sentence;
+  Published& published;
+  // Engine runs this frame, by all panels: the tests check nothing re-runs when nothing changed.
+  int* engine_runs;
+};
+
+class Panel {
+ public:
+  virtual ~Panel() = default;
+  virtual ViewId id() const = 0;
+  // The tab's label.
+  virtual const char* title() const = 0;
+  virtual void Draw(PanelContext& ctx) = 0;
+};
+
+// Shows an engine error in the panel's colours: the last good picture stays below it.
+void DrawStatusLine(const std::string& error);
+// The "what you see / try this" box at the top of each panel.
+void DrawExplanation(const char* what_you_see, const char* try_this);
+
+}  // namespace attnlab

@@ -1,0 +1,139 @@
+#include "widgets/matrix_view.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "imgui.h"
+
+namespace attnlab {
+namespace {
+
+std::string Label(const MatrixLabels& labels, int index) {
+  if (!labels.names || index >= static_cast<int>(labels.names->size())) return std::to_string(index);
+  const std::string& name = (*labels.names)[index];
+  const bool unknown = labels.known && index < static_cast<int>(labels.known->size()) && !(*labels.known)[index];
+  return unknown ? name + "?" : name;
+}
+
+bool Unknown(const MatrixLabels& labels, int index) {
+  return labels.known && index < static_cast<int>(labels.known->size()) && !(*labels.known)[index];
+}
+
+// The 0..1 ramp the legends draw, uploaded once.
+gfx::Heatmap& LegendRamp() {
+  static gfx::Heatmap ramp;
+  if (ramp.cols() == 0) {
+    attn::Matrix values(1, 64);
+    for (int i = 0; i < 64; ++i) values(0, i) = static_cast<float>(i) / 63.0f;
+    ramp.Upload(values);
+  }
+  return ramp;
+}
+
+constexpr ImU32 kUnknownColor = IM_COL32(255, 170, 80, 255);
+
+}  // namespace
+
+gfx::HeatmapStyle SequentialStyle(const attn::Matrix& m) {
+  const float top = m.size() ? m.maxCoeff() : 1.0f;
+  return {gfx::Colormap::kViridis, 0.0f, std::isfinite(top) && top > 1e-6f ? top : 1.0f, 0.04f};
+}
+
+gfx::HeatmapStyle DivergingStyle(const attn::Matrix& m) {
+  float bound = 0;
+  for (Eigen::Index i = 0; i < m.size(); ++i)
+    if (std::isfinite(m.data()[i])) bound = std::max(bound, std::fabs(m.data()[i]));
+  bound = bound > 1e-6f ? bound : 1.0f;
+  return {gfx::Colormap::kDiverging, -bound, bound, 0.0f};
+}
+
+LayoutRect DrawMatrix(const std::string& name, gfx::Heatmap& map, const attn::Matrix& m, bool changed,
+                      const MatrixViewOptions& o, Published& published) {
+  const int rows = static_cast<int>(m.rows()), cols = static_cast<int>(m.cols());
+  if (rows == 0 || cols == 0) return {};
+  if (changed || map.rows() != rows || map.cols() != cols) map.Upload(m);
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float line = ImGui::GetTextLineHeight();
+
+  std::vector<std::string> row_labels(rows);
+  float label_w = 0;
+  for (int i = 0; i < rows; ++i) {
+    row_labels[i] = Label(o.rows, i);
+    label_w = std::max(label_w, ImGui::CalcTextSize(row_labels[i].c_str()).x);
+  }
+  label_w += style.ItemSpacing.x;
+  const float avail = std::max(40.0f, std::min(ImGui::GetContentRegionAvail().x - label_w, o.max_width));
+  const float cell_w = std::clamp(avail / static_cast<float>(cols), 2.0f, 56.0f);
+  const float cell_h = o.square ? cell_w : std::max(cell_w, line * 1.15f);
+  const bool column_labels = o.cols.names != nullptr;
+  const float header_h = column_labels ? line * 1.2f : 0.0f;
+
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 p0(origin.x + label_w, origin.y + header_h);
+  const ImVec2 p1(p0.x + cell_w * cols, p0.y + cell_h * rows);
+  const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
+  const int label_every = cell_h >= line * 0.8f ? 1 : static_cast<int>(std::ceil(line / cell_h));
+  for (int i = 0; i < rows; i += label_every) {
+    const ImVec2 size = ImGui::CalcTextSize(row_labels[i].c_str());
+    list->AddText(ImVec2(p0.x - size.x - style.ItemSpacing.x, p0.y + cell_h * (i + 0.5f) - size.y * 0.5f),
+                  Unknown(o.rows, i) ? kUnknownColor : text_col, row_labels[i].c_str());
+  }
+  if (column_labels) {
+    for (int j = 0; j < cols; ++j) {
+      const std::string label = Label(o.cols, j);
+      const char* t = label.c_str();
+      const char* end = t + label.size();
+      while (end > t && ImGui::CalcTextSize(t, end).x > cell_w - 2.0f) --end;  // as much as fits
+      const float w = ImGui::CalcTextSize(t, end).x;
+      list->AddText(ImVec2(p0.x + cell_w * (j + 0.5f) - w * 0.5f, origin.y), Unknown(o.cols, j) ? kUnknownColor : text_col,
+                    t, end);
+    }
+  }
+  map.Draw(list, p0, p1, o.style);
+  ImGui::SetCursorScreenPos(p0);
+  ImGui::InvisibleButton(name.c_str(), ImVec2(p1.x - p0.x, p1.y - p0.y));
+  if (ImGui::IsItemActive()) published.MarkPassiveActive();
+  if (ImGui::IsItemHovered() || ImGui::IsItemActive()) {
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    const int j = std::clamp(static_cast<int>((mouse.x - p0.x) / cell_w), 0, cols - 1);
+    const int i = std::clamp(static_cast<int>((mouse.y - p0.y) / cell_h), 0, rows - 1);
+    published.Hover({name, i, j, m(i, j)});
+    if (o.on_click && ImGui::IsItemClicked()) o.on_click(i, j);
+    list->AddRect(ImVec2(p0.x + j * cell_w, p0.y + i * cell_h), ImVec2(p0.x + (j + 1) * cell_w, p0.y + (i + 1) * cell_h),
+                  IM_COL32(255, 255, 255, 255), 0.0f, 0, 2.0f);
+    ImGui::BeginTooltip();
+    ImGui::Text("%s[%s, %s] = %.6g", o.symbol.c_str(), Label(o.rows, i).c_str(), Label(o.cols, j).c_str(), m(i, j));
+    if (o.describe) o.describe(i, j);
+    if (Unknown(o.rows, i)) ImGui::TextDisabled("%s is not in the vocabulary: a stand-in vector", Label(o.rows, i).c_str());
+    ImGui::EndTooltip();
+  }
+  ImGui::SetCursorScreenPos(ImVec2(origin.x, p1.y + style.ItemSpacing.y));
+  if (o.legend) DrawLegend(o.style, std::min(p1.x - origin.x, 260.0f));
+  const LayoutRect rect{p0.x, p0.y, p1.x - p0.x, p1.y - p0.y};
+  published.Matrix(name, m);
+  published.Rect(name, rect);
+  return rect;
+}
+
+void DrawLegend(const gfx::HeatmapStyle& style, float width) {
+  const float line = ImGui::GetTextLineHeight();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  char lo[32], hi[32];
+  std::snprintf(lo, sizeof(lo), "%.3g", style.vmin);
+  std::snprintf(hi, sizeof(hi), "%.3g", style.vmax);
+  const float lo_w = ImGui::CalcTextSize(lo).x, spacing = ImGui::GetStyle().ItemSpacing.x;
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
+  list->AddText(origin, text_col, lo);
+  const ImVec2 b0(origin.x + lo_w + spacing, origin.y + line * 0.15f);
+  const ImVec2 b1(b0.x + std::max(width - lo_w - 2 * spacing - ImGui::CalcTextSize(hi).x, 40.0f), origin.y + line * 0.85f);
+  // The ramp holds 0..1 and is drawn over 0..1, so the bar's colours are exactly the map's.
+  LegendRamp().Draw(list, b0, b1, gfx::HeatmapStyle{style.colormap, 0.0f, 1.0f, 0.0f});
+  list->AddText(ImVec2(b1.x + spacing, origin.y), text_col, hi);
+  ImGui::Dummy(ImVec2(b1.x - origin.x + spacing + ImGui::CalcTextSize(hi).x, line));
+}
+
+}  // namespace attnlab

@@ -1,0 +1,45 @@
+// A matrix as a labelled heatmap with a colour legend; hovering (or tapping) a cell shows its
+// exact value. Publishes the matrix and its rectangle under `name` for the tests.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "attn/tensor.h"
+#include "gfx/heatmap.h"
+#include "published.h"
+
+namespace attnlab {
+
+struct MatrixLabels {
+  const std::vector<std::string>* names = nullptr;  // one per row (or column); null: indices
+  const std::vector<bool>* known = nullptr;         // false entries drawn marked ("word?")
+};
+
+struct MatrixViewOptions {
+  std::string symbol = "value";  // the tooltip's first line: "symbol[row, col] = value"
+  gfx::HeatmapStyle style;
+  MatrixLabels rows, cols;
+  float max_width = 520.0f;
+  // Square cells suit token × token maps; otherwise rows are at least one text line tall.
+  bool square = true;
+  bool legend = true;
+  // Extra tooltip lines for cell (i, j), after the value itself.
+  std::function<void(int, int)> describe;
+  // Called with the cell that was clicked or tapped.
+  std::function<void(int, int)> on_click;
+};
+
+// Colour ranges: [0, max] on viridis for weights; symmetric [−max|m|, max|m|] for signed values.
+gfx::HeatmapStyle SequentialStyle(const attn::Matrix& m);
+gfx::HeatmapStyle DivergingStyle(const attn::Matrix& m);
+
+// Draws `m` through `map` (uploading it when `changed`) and returns where the cells are.
+LayoutRect DrawMatrix(const std::string& name, gfx::Heatmap& map, const attn::Matrix& m, bool changed,
+                      const MatrixViewOptions& options, Published& published);
+
+// A colour bar of `style` with its end values, `width` wide.
+void DrawLegend(const gfx::HeatmapStyle& style, float width);
+
+}  // namespace attnlab
