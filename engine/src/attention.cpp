@@ -1,70 +1,50 @@
-// Entry point: checks the input, then dispatches to the kernel variant the config names.
+// Entry points: check the input, complete the parameters, then run the pipeline with the kernel
+// variant the config names.
 #include "attn/attention.h"
 
-#include <cmath>
-
-#include "attn/reference.h"
-#include "kernels/softmax_eigen.h"
+#include "attn/reference/forward.h"
+#include "kernels/eigen_ops.h"
 #include "validate.h"
+#include "validate_attention.h"
 
 namespace attn {
-namespace {
-
-void SelfAttentionEigen(const Matrix& x, float scale, float temperature, HeadIntermediates* h) {
-  h->raw_scores.noalias() = x * x.transpose();  // (n, n)
-  h->scores = h->raw_scores * scale;
-  eigen::SoftmaxRows(h->scores, temperature, &h->weights);
-  h->output.noalias() = h->weights * x;  // (n, d)
-}
-
-}  // namespace
 
 float EffectiveScale(const AttentionConfig& config, int d_k) {
-  return config.scale != 0.0f ? config.scale : 1.0f / std::sqrt(static_cast<float>(d_k));
+  return static_cast<float>(reference::ResolveScale(config, d_k));
 }
 
-Status SelfAttention(const AttentionConfig& config, const Matrix& x, AttentionResult* out) {
-  ATTN_RETURN_IF_ERROR(validate::NonEmpty("x", x));
-  ATTN_RETURN_IF_ERROR(validate::AllFinite("x", x));
-  if (config.scale != 0.0f) ATTN_RETURN_IF_ERROR(validate::Positive("scale", config.scale));
-  ATTN_RETURN_IF_ERROR(validate::Positive("temperature", config.temperature));
+Status Forward(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
+               AttentionResult* out) {
+  ATTN_RETURN_IF_ERROR(validate::AttentionConfigValid(config));
+  ATTN_RETURN_IF_ERROR(validate::AttentionInputsValid(config, inputs));
+  const reference::AttentionDims d = reference::ResolveDims(config, inputs);
+  AttentionParameters complete = params;
+  ATTN_RETURN_IF_ERROR(InitializeParameters(config, d.d_model, d.d_kv_model, d.d_value_model, &complete));
+  ATTN_RETURN_IF_ERROR(validate::AttentionParametersValid(config, d, complete));
 
-  const float scale = EffectiveScale(config, static_cast<int>(x.cols()));
-  HeadIntermediates h;
-  h.q = x;
-  h.k = x;
-  h.v = x;
-  switch (config.kernel) {
-    case KernelId::kReference:
-      reference::SelfAttention<float>(x, scale, config.temperature, &h.raw_scores, &h.scores,
-                                      &h.weights, &h.output);
-      break;
-    case KernelId::kEigen:
-      SelfAttentionEigen(x, scale, config.temperature, &h);
-      break;
-    default:
-      return Status(StatusCode::kUnknownOption,
-                    "kernel: expected one of AvailableKernels(), got " +
-                        std::to_string(static_cast<int>(config.kernel)));
+  AttentionResult result;
+  if (config.kernel == KernelId::kReference) {
+    reference::ForwardPipeline<float, reference::ReferenceOps<float>>(config, inputs, complete, &result);
+  } else {
+    reference::ForwardPipeline<float, eigen::EigenOps<float>>(config, inputs, complete, &result);
   }
-  // Finite inputs can still overflow float32 in x·xᵀ (|x| ~ 1e19); report it instead of drawing NaN.
-  ATTN_RETURN_IF_ERROR(validate::AllFinite("scores (x·xᵀ overflowed float32; scale x down)", h.scores));
-  out->output = h.output;
-  out->heads.assign(1, std::move(h));
+  // Finite inputs can still overflow float32 (|x| ~ 1e19 gives x·xᵀ = inf); report it instead of drawing NaN.
+  ATTN_RETURN_IF_ERROR(validate::AllFinite("output (scores overflowed float32; scale the inputs down)", result.output));
+  *out = std::move(result);
   return Status::Ok();
-}
-
-Status Forward(const AttentionConfig&, const AttentionInputs&, const AttentionParameters&,
-               AttentionResult*) {
-  return Status(StatusCode::kUnknownOption, "Forward: not implemented yet");
 }
 
 Status Forward(const AttentionConfig& config, const AttentionInputs& inputs, AttentionResult* out) {
   return Forward(config, inputs, AttentionParameters(), out);
 }
 
-Status InitializeParameters(const AttentionConfig&, int, int, int, AttentionParameters*) {
-  return Status(StatusCode::kUnknownOption, "InitializeParameters: not implemented yet");
+Status SelfAttention(const AttentionConfig& config, const Matrix& x, AttentionResult* out) {
+  AttentionInputs inputs;
+  inputs.query = x;
+  const Status status = Forward(config, inputs, out);
+  if (status.ok() || status.message().rfind("query", 0) != 0) return status;
+  // The first slice called its input x; keep naming it so.
+  return Status(status.code(), "x" + status.message().substr(5));
 }
 
 }  // namespace attn

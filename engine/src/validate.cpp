@@ -4,6 +4,23 @@
 #include <sstream>
 
 namespace attn::validate {
+namespace {
+
+// First element failing `ok`, reported as "<name>: expected <what>, got <v> at (i, j)".
+template <typename Ok>
+Status FirstBad(const std::string& name, const Matrix& m, const char* what, Ok ok) {
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    for (Eigen::Index j = 0; j < m.cols(); ++j) {
+      if (ok(m(i, j))) continue;
+      std::ostringstream s;
+      s << name << ": expected " << what << ", got " << m(i, j) << " at (" << i << ", " << j << ")";
+      return Status(StatusCode::kNonFinite, s.str());
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 std::string Shape(Eigen::Index rows, Eigen::Index cols) {
   std::ostringstream s;
@@ -11,30 +28,45 @@ std::string Shape(Eigen::Index rows, Eigen::Index cols) {
   return s.str();
 }
 
-Status NonEmpty(const char* name, const Matrix& m) {
+Status NonEmpty(const std::string& name, const Matrix& m) {
   if (m.rows() > 0 && m.cols() > 0) return Status::Ok();
-  return Status(StatusCode::kEmptyInput,
-                std::string(name) + ": expected a non-empty matrix, got " + Shape(m.rows(), m.cols()));
+  return Status(StatusCode::kEmptyInput, name + ": expected a non-empty matrix, got " + Shape(m.rows(), m.cols()));
 }
 
-Status AllFinite(const char* name, const Matrix& m) {
-  for (Eigen::Index i = 0; i < m.rows(); ++i) {
-    for (Eigen::Index j = 0; j < m.cols(); ++j) {
-      if (!std::isfinite(m(i, j))) {
-        std::ostringstream s;
-        s << name << ": expected finite values, got " << m(i, j) << " at (" << i << ", " << j << ")";
-        return Status(StatusCode::kNonFinite, s.str());
-      }
-    }
-  }
-  return Status::Ok();
+Status AllFinite(const std::string& name, const Matrix& m) {
+  return FirstBad(name, m, "finite values", [](float v) { return std::isfinite(v); });
 }
 
-Status Positive(const char* name, float value) {
+Status NoNanOrPositiveInf(const std::string& name, const Matrix& m) {
+  return FirstBad(name, m, "finite values or -inf", [](float v) { return std::isfinite(v) || v < 0; });
+}
+
+Status Positive(const std::string& name, float value) {
   if (std::isfinite(value) && value > 0) return Status::Ok();
   std::ostringstream s;
   s << name << ": expected a finite value > 0, got " << value;
   return Status(StatusCode::kOutOfRange, s.str());
+}
+
+Status AtLeast(const std::string& name, long value, long minimum) {
+  if (value >= minimum) return Status::Ok();
+  std::ostringstream s;
+  s << name << ": expected a value >= " << minimum << ", got " << value;
+  return Status(StatusCode::kOutOfRange, s.str());
+}
+
+Status HasShape(const std::string& name, Eigen::Index m_rows, Eigen::Index m_cols, Eigen::Index rows,
+                Eigen::Index cols, const std::string& expected) {
+  if (m_rows == rows && m_cols == cols) return Status::Ok();
+  const std::string want = Shape(rows, cols) + (expected.empty() ? "" : " " + expected);
+  return Status(StatusCode::kShapeMismatch, name + ": expected " + want + ", got " + Shape(m_rows, m_cols));
+}
+
+Status KnownOption(const std::string& name, int value, int count) {
+  if (value >= 0 && value < count) return Status::Ok();
+  std::ostringstream s;
+  s << name << ": expected one of 0.." << count - 1 << ", got " << value;
+  return Status(StatusCode::kUnknownOption, s.str());
 }
 
 }  // namespace attn::validate

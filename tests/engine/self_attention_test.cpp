@@ -26,11 +26,14 @@ struct ReferenceD {
   MatrixD raw, scores, weights, output;
 };
 
-ReferenceD RunReferenceD(const Matrix& x, double scale, double temperature) {
-  ReferenceD r;
-  reference::SelfAttention<double>(x.cast<double>(), scale, temperature, &r.raw, &r.scores, &r.weights,
-                                   &r.output);
-  return r;
+// The double-precision reference on the same input and config.
+ReferenceD RunReferenceD(const Matrix& x, const AttentionConfig& config) {
+  AttentionInputsD in;
+  in.query = x.cast<double>();
+  AttentionResultD got;
+  reference::Forward<double>(config, in, AttentionParametersD(), &got);
+  const auto& h = got.heads.at(0);
+  return {h.raw_scores, h.scores, h.weights, h.output};
 }
 
 class KernelTest : public ::testing::TestWithParam<KernelId> {};
@@ -45,7 +48,7 @@ TEST_P(KernelTest, MatchesFloat64ReferenceOnRandomShapes) {
       config.temperature = 0.7f;
       AttentionResult got;
       ASSERT_TRUE(SelfAttention(config, x, &got).ok());
-      const ReferenceD want = RunReferenceD(x, EffectiveScale(config, d), 0.7);
+      const ReferenceD want = RunReferenceD(x, config);
       const HeadIntermediates& h = got.heads.at(0);
       SCOPED_TRACE(::testing::Message() << "n=" << n << " d=" << d);
       // Float32 sums of d products of |x| <= 2: error grows with d·|x|².

@@ -15,6 +15,7 @@
 //   output    = concat Wo (+bo)                   (n, d_out), or concat without Wo
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "attn/config.h"
@@ -69,8 +70,10 @@ struct AttentionInputsT {
   BoolMaskMeaning bool_mask_meaning = BoolMaskMeaning::kTrueMeansAttend;
   // Keys to ignore (PyTorch key_padding_mask): empty or (1, M), true = padding, never attended.
   BoolMatrix key_padding;
-  // Position of query row 0 among the keys; −1 means p (the past length), as ONNX's causal mask.
-  int query_offset = -1;
+  // Position of query row 0 among the keys; unset means p (the past length), as ONNX's causal mask
+  // with a cache. May be negative (ONNX nonpad_kv_seqlen − q_len): rows before key 0 see nothing
+  // under a causal mask.
+  std::optional<int> query_offset;
 };
 using AttentionInputs = AttentionInputsT<float>;
 using AttentionInputsD = AttentionInputsT<double>;

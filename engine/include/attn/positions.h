@@ -1,0 +1,87 @@
+// Positional encodings: additive tables (sinusoidal), score biases (ALiBi, quadratic relative)
+// and the rotary embedding (RoPE). Templated on the scalar; positions are absolute token indices.
+#pragma once
+
+#include <cmath>
+#include <vector>
+
+#include "attn/tensor.h"
+
+namespace attn {
+
+// Row r = PE(first_position + r): PE(p)_{2t} = sin(p / base^{2t/d}), PE(p)_{2t+1} = cos(same).
+// -> (rows, d)
+template <typename T>
+MatrixT<T> SinusoidalEncoding(Eigen::Index rows, Eigen::Index d, Eigen::Index first_position, T base) {
+  MatrixT<T> pe(rows, d);
+  for (Eigen::Index r = 0; r < rows; ++r) {
+    const T p = static_cast<T>(first_position + r);
+    for (Eigen::Index c = 0; c < d; ++c) {
+      const Eigen::Index pair = c / 2;
+      const T angle = p / std::pow(base, static_cast<T>(2 * pair) / static_cast<T>(d));
+      pe(r, c) = (c % 2 == 0) ? std::sin(angle) : std::cos(angle);
+    }
+  }
+  return pe;
+}
+
+// ALiBi slopes of Press et al. for `heads` heads: the geometric sequence 2^(−8/H)…, with the
+// interleaved extension when heads is not a power of two.   -> heads entries
+template <typename T>
+std::vector<T> AlibiSlopes(int heads) {
+  int power = 1;
+  while (power * 2 <= heads) power *= 2;
+  std::vector<T> slopes;
+  const T ratio = std::pow(T(2), T(-8) / static_cast<T>(power));
+  for (int i = 0; i < power; ++i) slopes.push_back(std::pow(ratio, static_cast<T>(i + 1)));
+  // The missing heads take every other slope of the sequence for 2·power heads.
+  const T half_ratio = std::pow(T(2), T(-8) / static_cast<T>(2 * power));
+  for (int i = 0; static_cast<int>(slopes.size()) < heads; ++i)
+    slopes.push_back(std::pow(half_ratio, static_cast<T>(2 * i + 1)));
+  return slopes;
+}
+
+// Rotates each pair (2t, 2t+1) of row r by angle (first_position + r) / base^{2t/d}; `direction`
+// −1 applies the inverse rotation (used by the backward pass). x: (rows, d), d even.
+template <typename T>
+void ApplyRope(MatrixT<T>* x, Eigen::Index first_position, T base, int direction = 1) {
+  const Eigen::Index d = x->cols();
+  for (Eigen::Index r = 0; r < x->rows(); ++r) {
+    const T p = static_cast<T>(first_position + r);
+    for (Eigen::Index c = 0; c + 1 < d; c += 2) {
+      const T angle = direction * p / std::pow(base, static_cast<T>(c) / static_cast<T>(d));
+      const T cs = std::cos(angle), sn = std::sin(angle);
+      const T a = (*x)(r, c), b = (*x)(r, c + 1);
+      (*x)(r, c) = a * cs - b * sn;
+      (*x)(r, c + 1) = a * sn + b * cs;
+    }
+  }
+}
+
+// Additive score bias of ALiBi: −slope·|p_q − p_k|, with p_q = query_offset + i, p_k = j.
+// -> (n, M)
+template <typename T>
+MatrixT<T> AlibiBias(Eigen::Index n, Eigen::Index keys, Eigen::Index query_offset, T slope) {
+  MatrixT<T> bias(n, keys);
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (Eigen::Index j = 0; j < keys; ++j)
+      bias(i, j) = -slope * static_cast<T>(std::abs(query_offset + i - j));
+  return bias;
+}
+
+// Quadratic relative score bias (Cordonnier, Loukas & Jaggi 2020): −α (δ − Δ)², δ = p_k − p_q.
+// Large α makes the head attend (almost) only to the key at offset Δ.   -> (n, M)
+template <typename T>
+MatrixT<T> QuadraticRelativeBias(Eigen::Index n, Eigen::Index keys, Eigen::Index query_offset, T center,
+                                 T sharpness) {
+  MatrixT<T> bias(n, keys);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    for (Eigen::Index j = 0; j < keys; ++j) {
+      const T delta = static_cast<T>(j - (query_offset + i)) - center;
+      bias(i, j) = -sharpness * delta * delta;
+    }
+  }
+  return bias;
+}
+
+}  // namespace attn

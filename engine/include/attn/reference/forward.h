@@ -1,0 +1,101 @@
+// The attention forward pass, written once for every kernel: `Ops` supplies the hot spots
+// (projection GEMM, QKᵀ, softmax, weights·V), everything else is plain code shared by all kernels.
+// reference::Forward<T> runs it with the scalar loops of ops.h, in float or double.
+// Inputs must be valid (attn::Forward checks them) and parameters complete.
+#pragma once
+
+#include <vector>
+
+#include "attn/attention.h"
+#include "attn/positions.h"
+#include "attn/reference/dims.h"
+#include "attn/reference/normalizers.h"
+#include "attn/reference/ops.h"
+#include "attn/reference/scores.h"
+
+namespace attn::reference {
+
+// x plus the additive position encoding of rows at positions first_position, first_position+1, …
+// (unchanged for encodings that act on q, k or the scores).   x: (rows, d) -> (rows, d)
+template <typename T>
+MatrixT<T> WithPositions(const AttentionConfig& config, const AttentionParametersT<T>& params,
+                         const MatrixT<T>& x, Eigen::Index first_position) {
+  if (config.position == PositionEncoding::kSinusoidal)
+    return x + SinusoidalEncoding<T>(x.rows(), x.cols(), first_position, static_cast<T>(config.position_base));
+  if (config.position == PositionEncoding::kLearned)
+    return x + params.position_table.middleRows(first_position, x.rows());
+  return x;
+}
+
+// x W + b, or x itself when the config has no input projections.
+template <typename T, typename Ops>
+MatrixT<T> ProjectIf(bool project, bool use_bias, const MatrixT<T>& x, const MatrixT<T>& w,
+                     const MatrixT<T>& b) {
+  if (!project) return x;
+  MatrixT<T> out;
+  Ops::Project(x, w, use_bias ? b : MatrixT<T>(), &out);
+  return out;
+}
+
+// [past; new rows], RoPE applied to the new rows only (the cache is stored rotated).
+// past: (p, d) or empty, fresh: (m, d) -> (p + m, d)
+template <typename T>
+MatrixT<T> AppendToCache(const AttentionConfig& config, const std::vector<MatrixT<T>>& past, int group_index,
+                         MatrixT<T> fresh, bool rotate, Eigen::Index first_position) {
+  if (rotate) ApplyRope(&fresh, first_position, static_cast<T>(config.position_base));
+  if (past.empty()) return fresh;
+  const MatrixT<T>& old = past[group_index];
+  MatrixT<T> all(old.rows() + fresh.rows(), fresh.cols());
+  all << old, fresh;
+  return all;
+}
+
+template <typename T, typename Ops>
+void ForwardPipeline(const AttentionConfig& config, const AttentionInputsT<T>& in,
+                     const AttentionParametersT<T>& params, AttentionResultT<T>* out) {
+  const AttentionDims d = ResolveDims(config, in);
+  const MatrixT<T>& key_source = in.key.size() ? in.key : in.query;
+  const bool rope = config.position == PositionEncoding::kRope;
+  const bool project = config.project_inputs, bias = config.use_bias;
+
+  out->query_in = WithPositions(config, params, in.query, d.query_offset);  // (n, d_model)
+  out->key_in = WithPositions(config, params, key_source, d.past);          // (m, d_kv_model)
+  out->value_in = in.value.size() ? in.value : out->key_in;                 // (m, d_value_model)
+
+  const MatrixT<T> q_all = ProjectIf<T, Ops>(project, bias, out->query_in, params.wq, params.bq);  // (n, h d_k)
+  const MatrixT<T> k_new = ProjectIf<T, Ops>(project, bias, out->key_in, params.wk, params.bk);    // (m, h_kv d_k)
+  const MatrixT<T> v_new = ProjectIf<T, Ops>(project, bias, out->value_in, params.wv, params.bv);  // (m, h_kv d_v)
+
+  out->present_key.resize(d.kv_heads);
+  out->present_value.resize(d.kv_heads);
+  for (int g = 0; g < d.kv_heads; ++g) {
+    out->present_key[g] = AppendToCache<T>(config, in.past_key, g, k_new.middleCols(g * d.d_k, d.d_k), rope, d.past);
+    out->present_value[g] = AppendToCache<T>(config, in.past_value, g, v_new.middleCols(g * d.d_v, d.d_v), false, 0);
+  }
+
+  out->heads.resize(d.heads);
+  out->concat.resize(d.n, d.heads * d.d_v);
+  for (int head = 0; head < d.heads; ++head) {
+    HeadIntermediatesT<T>& h = out->heads[head];
+    const int g = head / d.group;  // grouped-query: consecutive query heads share a key/value head
+    h.q = q_all.middleCols(head * d.d_k, d.d_k);
+    if (rope) ApplyRope(&h.q, d.query_offset, static_cast<T>(config.position_base));
+    h.k = out->present_key[g];
+    h.v = out->present_value[g];
+    HeadScores<T, Ops>(config, in, params, d, head, &h);
+    Normalize<T, Ops>(config.normalizer, h.scores, static_cast<T>(config.temperature), &h.weights);
+    Ops::WeightedSum(h.weights, h.v, &h.output);
+    out->concat.middleCols(head * d.d_v, d.d_v) = h.output;
+  }
+  out->output = ProjectIf<T, Ops>(config.project_output, bias, out->concat, params.wo, params.bo);
+  out->parameters = params;
+}
+
+// The readable reference in any precision.
+template <typename T>
+void Forward(const AttentionConfig& config, const AttentionInputsT<T>& in, const AttentionParametersT<T>& params,
+             AttentionResultT<T>* out) {
+  ForwardPipeline<T, ReferenceOps<T>>(config, in, params, out);
+}
+
+}  // namespace attn::reference

@@ -1,0 +1,140 @@
+// From one head's q and k to the scores the normaliser sees: relevance, scale, softcap, masks and
+// position bias (order: attn/config.h).
+#pragma once
+
+#include <cmath>
+#include <limits>
+
+#include "attn/attention.h"
+#include "attn/positions.h"
+#include "attn/reference/dims.h"
+
+namespace attn::reference {
+
+// Additive (Bahdanau) relevance: raw_ij = Σ_a v_a tanh(qa_ia + ka_ja).
+// qa: (n, d_a) = q W_q, ka: (M, d_a) = k W_k, v: (1, d_a) -> raw: (n, M)
+template <typename T>
+void AdditiveScores(const MatrixT<T>& qa, const MatrixT<T>& ka, const MatrixT<T>& v, MatrixT<T>* raw) {
+  raw->resize(qa.rows(), ka.rows());
+  for (Eigen::Index i = 0; i < qa.rows(); ++i) {
+    for (Eigen::Index j = 0; j < ka.rows(); ++j) {
+      T sum = 0;
+      for (Eigen::Index a = 0; a < qa.cols(); ++a) sum += v(0, a) * std::tanh(qa(i, a) + ka(j, a));
+      (*raw)(i, j) = sum;
+    }
+  }
+}
+
+// raw_ij = relevance(q_i, k_j) for query head `head` before scale.
+// q: (n, d_k), k: (M, d_k) -> raw: (n, M)
+template <typename T, typename Ops>
+void Relevance(const AttentionConfig& config, const AttentionParametersT<T>& params, int head,
+               const MatrixT<T>& q, const MatrixT<T>& k, MatrixT<T>* raw) {
+  const MatrixT<T> no_bias;
+  switch (config.score) {
+    case ScoreFunction::kBilinear: {
+      MatrixT<T> qw;  // (n, d_k)
+      Ops::Project(q, params.bilinear[head], no_bias, &qw);
+      Ops::QueryKeyScores(qw, k, raw);
+      return;
+    }
+    case ScoreFunction::kAdditive:
+    case ScoreFunction::kAdditiveConcat: {
+      const bool concat = config.score == ScoreFunction::kAdditiveConcat;
+      const Eigen::Index d_k = q.cols();
+      // [q; k] W = q W[:d_k] + k W[d_k:], so the concat form shares the additive computation.
+      const MatrixT<T> wq = concat ? MatrixT<T>(params.additive_concat[head].topRows(d_k)) : params.additive_wq[head];
+      const MatrixT<T> wk = concat ? MatrixT<T>(params.additive_concat[head].bottomRows(d_k)) : params.additive_wk[head];
+      MatrixT<T> qa, ka;
+      Ops::Project(q, wq, no_bias, &qa);
+      Ops::Project(k, wk, no_bias, &ka);
+      AdditiveScores(qa, ka, params.additive_v[head], raw);
+      return;
+    }
+    case ScoreFunction::kCosine: {
+      Ops::QueryKeyScores(q, k, raw);
+      for (Eigen::Index i = 0; i < raw->rows(); ++i) {
+        for (Eigen::Index j = 0; j < raw->cols(); ++j) {
+          const T norms = q.row(i).norm() * k.row(j).norm();
+          (*raw)(i, j) = norms > 0 ? (*raw)(i, j) / norms : T(0);  // a zero vector is similar to nothing
+        }
+      }
+      return;
+    }
+    default:  // kDot, kScaledDot
+      Ops::QueryKeyScores(q, k, raw);
+      return;
+  }
+}
+
+template <typename T>
+MatrixT<T> Softcap(const MatrixT<T>& s, T cap) {
+  if (cap <= 0) return s;
+  return s.unaryExpr([cap](T v) { return cap * std::tanh(v / cap); });
+}
+
+// Entry of a per-head list that holds one shared entry or one per head.
+template <typename M>
+const M& ForHead(const std::vector<M>& list, int head) {
+  return list.size() == 1 ? list[0] : list[head];
+}
+
+// True where query i must not see key j: bool mask, key padding, causal, sliding window.
+// -> (n, M)
+template <typename T>
+BoolMatrix BlockedPairs(const AttentionConfig& config, const AttentionInputsT<T>& in, const AttentionDims& d,
+                        int head) {
+  BoolMatrix blocked = BoolMatrix::Constant(d.n, d.keys, false);
+  const bool true_blocks = in.bool_mask_meaning == BoolMaskMeaning::kTrueMeansBlock;
+  for (Eigen::Index i = 0; i < d.n; ++i) {
+    const Eigen::Index p_q = d.query_offset + i;
+    for (Eigen::Index j = 0; j < d.keys; ++j) {
+      bool b = false;
+      if (!in.bool_mask.empty()) b = ForHead(in.bool_mask, head)(i, j) == true_blocks;
+      if (in.key_padding.size()) b = b || in.key_padding(0, j);
+      if (config.causal) b = b || j > p_q;
+      if (config.window_left >= 0) b = b || j < p_q - config.window_left;
+      if (config.window_right >= 0) b = b || j > p_q + config.window_right;
+      blocked(i, j) = b;
+    }
+  }
+  return blocked;
+}
+
+// Float mask plus the score bias of the position encoding (ALiBi, quadratic relative).
+// -> (n, M)
+template <typename T>
+MatrixT<T> ScoreBias(const AttentionConfig& config, const AttentionInputsT<T>& in,
+                     const AttentionParametersT<T>& params, const AttentionDims& d, int head) {
+  MatrixT<T> bias = MatrixT<T>::Zero(d.n, d.keys);
+  if (!in.float_mask.empty()) bias += ForHead(in.float_mask, head);
+  if (config.position == PositionEncoding::kAlibi)
+    bias += AlibiBias<T>(d.n, d.keys, d.query_offset, AlibiSlopes<T>(d.heads)[head]);
+  if (config.position == PositionEncoding::kQuadraticRelative)
+    bias += QuadraticRelativeBias<T>(d.n, d.keys, d.query_offset, params.relative_center(0, head),
+                                     params.relative_sharpness(0, head));
+  return bias;
+}
+
+// Fills h->raw_scores … h->scores from h->q and h->k.
+template <typename T, typename Ops>
+void HeadScores(const AttentionConfig& config, const AttentionInputsT<T>& in,
+                const AttentionParametersT<T>& params, const AttentionDims& d, int head,
+                HeadIntermediatesT<T>* h) {
+  Relevance<T, Ops>(config, params, head, h->q, h->k, &h->raw_scores);
+  h->scaled_scores = h->raw_scores * static_cast<T>(d.scale);
+  const MatrixT<T> bias = ScoreBias(config, in, params, d, head);
+  const T cap = static_cast<T>(config.softcap);
+  if (config.softcap_order == SoftcapOrder::kBeforeMask) {
+    h->capped_scores = Softcap(h->scaled_scores, cap);
+    h->scores = h->capped_scores + bias;
+  } else {
+    h->capped_scores = Softcap<T>(h->scaled_scores + bias, cap);
+    h->scores = h->capped_scores;
+  }
+  const BoolMatrix blocked = BlockedPairs(config, in, d, head);
+  for (Eigen::Index i = 0; i < blocked.size(); ++i)
+    if (blocked.data()[i]) h->scores.data()[i] = -std::numeric_limits<T>::infinity();
+}
+
+}  // namespace attn::reference

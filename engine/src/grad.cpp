@@ -1,0 +1,49 @@
+// Backward entry point: same checks as Forward, then the forward and backward pipelines with the
+// kernel variant the config names.
+#include "attn/grad.h"
+
+#include "attn/reference/backward.h"
+#include "kernels/eigen_ops.h"
+#include "validate.h"
+#include "validate_attention.h"
+
+namespace attn {
+namespace {
+
+template <typename Ops>
+void RunForwardBackward(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
+                        const Matrix& d_output, AttentionGradients* grad) {
+  AttentionResult fwd;
+  reference::ForwardPipeline<float, Ops>(config, inputs, params, &fwd);
+  reference::BackwardPipeline<float, Ops>(config, inputs, params, fwd, d_output, grad);
+}
+
+}  // namespace
+
+Status Backward(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
+                const Matrix& d_output, AttentionGradients* out) {
+  ATTN_RETURN_IF_ERROR(validate::AttentionConfigValid(config));
+  if (config.score != ScoreFunction::kDot && config.score != ScoreFunction::kScaledDot) {
+    return Status(StatusCode::kUnknownOption, "score: Backward supports kDot and kScaledDot, got " +
+                                                  std::to_string(static_cast<int>(config.score)));
+  }
+  ATTN_RETURN_IF_ERROR(validate::AttentionInputsValid(config, inputs));
+  const reference::AttentionDims d = reference::ResolveDims(config, inputs);
+  AttentionParameters complete = params;
+  ATTN_RETURN_IF_ERROR(InitializeParameters(config, d.d_model, d.d_kv_model, d.d_value_model, &complete));
+  ATTN_RETURN_IF_ERROR(validate::AttentionParametersValid(config, d, complete));
+  ATTN_RETURN_IF_ERROR(validate::HasShape("d_output", d_output.rows(), d_output.cols(), d.n, d.d_out, "(n, d_out)"));
+  ATTN_RETURN_IF_ERROR(validate::AllFinite("d_output", d_output));
+
+  AttentionGradients grad;
+  if (config.kernel == KernelId::kReference) {
+    RunForwardBackward<reference::ReferenceOps<float>>(config, inputs, complete, d_output, &grad);
+  } else {
+    RunForwardBackward<eigen::EigenOps<float>>(config, inputs, complete, d_output, &grad);
+  }
+  ATTN_RETURN_IF_ERROR(validate::AllFinite("d_query (gradients overflowed float32)", grad.d_query));
+  *out = std::move(grad);
+  return Status::Ok();
+}
+
+}  // namespace attn

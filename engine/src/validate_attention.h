@@ -1,0 +1,17 @@
+// Checks of one attention call: config, inputs, then the (completed) parameters. Every failure
+// names the argument, the expected and the given value or shape.
+#pragma once
+
+#include "attn/attention.h"
+#include "attn/reference/dims.h"
+
+namespace attn::validate {
+
+Status AttentionConfigValid(const AttentionConfig& config);
+// Assumes AttentionConfigValid.
+Status AttentionInputsValid(const AttentionConfig& config, const AttentionInputs& in);
+// Assumes both of the above; `d` from reference::ResolveDims(config, in).
+Status AttentionParametersValid(const AttentionConfig& config, const reference::AttentionDims& d,
+                                const AttentionParameters& params);
+
+}  // namespace attn::validate
