@@ -126,6 +126,7 @@ Status RunOnnxAttention(const Case& c, TensorMap* outputs) {
   config.num_kv_heads = static_cast<int>(s.kv_heads);
   config.head_dim = static_cast<int>(s.d_k);
   config.value_head_dim = static_cast<int>(s.d_v);
+  config.causal = is_causal != 0;
 
   const Tensor* mask = FindInput(c, "attn_mask");
   const Dims4 mask_dims = mask ? LeftPadDims4(mask->dims) : Dims4{};
@@ -177,23 +178,11 @@ Status RunOnnxAttention(const Case& c, TensorMap* outputs) {
       in.key_padding.rightCols(M - nonpad->integers[b]).setConstant(true);
     }
 
-    const int64_t offset = past_key ? s.past_len : nonpad ? nonpad->integers[b] - L : 0;
-    AttentionConfig batch_config = config;
-    if (is_causal && offset >= 0) {
-      batch_config.causal = true;
-      in.query_offset = static_cast<int>(offset);
-    } else if (is_causal) {
-      // A negative offset (fewer valid keys than queries) leaves the first rows with no key at
-      // all; the engine's query_offset reserves -1, so the frontier goes into the bool mask.
-      if (in.bool_mask.empty()) in.bool_mask.push_back(BoolMatrix::Constant(L, M, true));
-      for (BoolMatrix& m : in.bool_mask) {
-        for (int64_t i = 0; i < L; ++i)
-          for (int64_t j = 0; j < M; ++j) m(i, j) = m(i, j) && j <= i + offset;
-      }
-    }
+    // Causal frontier j <= i + offset; negative when fewer valid keys than queries.
+    in.query_offset = static_cast<int>(past_key ? s.past_len : nonpad ? nonpad->integers[b] - L : 0);
 
     AttentionResult r;
-    const Status status = Forward(batch_config, in, AttentionParameters(), &r);
+    const Status status = Forward(config, in, AttentionParameters(), &r);
     if (!status.ok()) {
       return Status(status.code(), "batch " + std::to_string(b) + ": " + status.message());
     }
