@@ -35,7 +35,8 @@ Status CheckConv(const Conv1dParams& p, Eigen::Index c_in) {
   const Eigen::Index c_out = p.taps[0].cols();
   if (c_out == 0) return Status(StatusCode::kEmptyInput, "conv taps[0]: expected c_out >= 1");
   for (size_t t = 0; t < p.taps.size(); ++t) {
-    ATTN_RETURN_IF_ERROR(CheckWeight("conv taps[" + std::to_string(t) + "]", p.taps[t], c_in, c_out));
+    ATTN_RETURN_IF_ERROR(
+        CheckWeight("conv taps[" + std::to_string(t) + "]", p.taps[t], c_in, c_out));
   }
   return CheckWeight("conv bias", p.bias, 1, c_out);
 }
@@ -62,14 +63,11 @@ Status RunSequenceLayer(const SequenceAttentionConfig& config, const Matrix& x,
       r->hidden = std::move(rnn.hidden);
       return Status::Ok();
     }
-    case SequenceLayerKind::kConv1d:
-      return Conv1d(config.conv, x, &r->hidden);
-    case SequenceLayerKind::kFullyConnected:
-      return FullyConnected(config.dense, x, &r->hidden);
+    case SequenceLayerKind::kConv1d: return Conv1d(config.conv, x, &r->hidden);
+    case SequenceLayerKind::kFullyConnected: return FullyConnected(config.dense, x, &r->hidden);
   }
-  return Status(StatusCode::kUnknownOption,
-                "layer: expected rnn, conv1d or fully_connected, got " +
-                    std::to_string(static_cast<int>(config.layer)));
+  return Status(StatusCode::kUnknownOption, "layer: expected rnn, conv1d or fully_connected, got " +
+                                                std::to_string(static_cast<int>(config.layer)));
 }
 
 }  // namespace

@@ -1,12 +1,12 @@
 // Case JSON <-> tensors, float16 rounding, and the statuses bad case files and bad operator
 // inputs produce.
+#include "attn/case_io.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <string>
-
-#include "attn/case_io.h"
 
 namespace attn {
 namespace {
@@ -21,15 +21,16 @@ std::string CaseText(const std::string& inputs, const std::string& extra = "") {
 Status Parse(const std::string& text, Case* c) { return ParseCase(text, c); }
 
 TEST(CaseIo, ParsesEveryDtypeAndNonFiniteStrings) {
+  const std::string inputs =
+      R"("a":{"dims":[2,2],"dtype":"float32","data":[1.5,"inf","-inf","nan"]},
+         "b":{"dims":[3],"dtype":"bool","data":[true,false,1]},
+         "c":{"dims":[2],"dtype":"int64","data":[7,-9007199254740993]},
+         "d":{"dims":[1],"dtype":"float16","data":[0.1]},
+         "e":{"dims":[],"dtype":"float32","data":[3]})";
+  const std::string header =
+      R"(,"op":"MultiHeadAttention","opset":24,"attributes":{"scale":0.25,"is_causal":1})";
   Case c;
-  ASSERT_TRUE(Parse(CaseText(R"("a":{"dims":[2,2],"dtype":"float32","data":[1.5,"inf","-inf","nan"]},
-                                 "b":{"dims":[3],"dtype":"bool","data":[true,false,1]},
-                                 "c":{"dims":[2],"dtype":"int64","data":[7,-9007199254740993]},
-                                 "d":{"dims":[1],"dtype":"float16","data":[0.1]},
-                                 "e":{"dims":[],"dtype":"float32","data":[3]})",
-                             R"(,"op":"MultiHeadAttention","opset":24,"attributes":{"scale":0.25,"is_causal":1})"),
-                    &c)
-                  .ok());
+  ASSERT_TRUE(Parse(CaseText(inputs, header), &c).ok());
   EXPECT_EQ(c.name, "t");
   EXPECT_EQ(c.op, "MultiHeadAttention");
   EXPECT_EQ(c.opset, 24);
@@ -131,9 +132,9 @@ TEST(CaseIo, RoundToFloat16MatchesIeeeHalf) {
   // Ties go to even: 1 + 2^-11 lies halfway between 1 and 1 + 2^-10.
   EXPECT_EQ(RoundToFloat16(1.0f + std::ldexp(1.0f, -11)), 1.0f);
   EXPECT_EQ(RoundToFloat16(1.0f + 3 * std::ldexp(1.0f, -11)), 1.0f + std::ldexp(1.0f, -9));
-  EXPECT_EQ(RoundToFloat16(65504.0f), 65504.0f);    // largest finite half
+  EXPECT_EQ(RoundToFloat16(65504.0f), 65504.0f);  // largest finite half
   EXPECT_EQ(RoundToFloat16(65519.0f), 65504.0f);
-  EXPECT_EQ(RoundToFloat16(65520.0f), kInf);        // halfway to the next step rounds to inf
+  EXPECT_EQ(RoundToFloat16(65520.0f), kInf);  // halfway to the next step rounds to inf
   EXPECT_EQ(RoundToFloat16(-1e6f), -kInf);
   EXPECT_EQ(RoundToFloat16(std::ldexp(1.0f, -24)), std::ldexp(1.0f, -24));  // smallest subnormal
   EXPECT_EQ(RoundToFloat16(std::ldexp(1.0f, -26)), 0.0f);
@@ -194,11 +195,13 @@ TEST(CaseRun, BadOnnxInputsGiveStatuses) {
        StatusCode::kShapeMismatch},  // 2 mask rows for 3 queries
       {q4 + "," + k4 + "," + v4 + ",\"attn_mask\":" + FloatTensor("[3,6]", 18), "",
        StatusCode::kShapeMismatch},  // longer than the keys
-      {q4 + "," + k4 + "," + v4 + ",\"nonpad_kv_seqlen\":{\"dims\":[1],\"dtype\":\"int64\",\"data\":[6]}",
+      {q4 + "," + k4 + "," + v4 +
+           ",\"nonpad_kv_seqlen\":{\"dims\":[1],\"dtype\":\"int64\",\"data\":[6]}",
        "", StatusCode::kOutOfRange},
       {q4 + "," + k4 + "," + v4 + ",\"past_key\":" + FloatTensor("[1,2,1,4]", 8), "",
        StatusCode::kShapeMismatch},  // past_key without past_value
-      {q4 + "," + k4 + "," + v4, R"(,"attributes":{"qk_matmul_output_mode":4})", StatusCode::kOutOfRange},
+      {q4 + "," + k4 + "," + v4, R"(,"attributes":{"qk_matmul_output_mode":4})",
+       StatusCode::kOutOfRange},
       {q4 + "," + k4 + "," + v4, R"(,"attributes":{"is_causal":0.5})", StatusCode::kOutOfRange},
       {q4 + "," + k4 + "," + v4, R"(,"attributes":{"scale":-1})", StatusCode::kOutOfRange},
       {q4 + "," + k4 + "," + v4, R"(,"attributes":{"q_num_heads":4})", StatusCode::kShapeMismatch},
@@ -210,24 +213,34 @@ TEST(CaseRun, BadOnnxInputsGiveStatuses) {
 }
 
 TEST(CaseRun, BadTorchInputsGiveStatuses) {
-  const std::string op = R"(,"op":"MultiHeadAttention","attributes":{"num_heads":3})";
-  const std::string qkv = "\"query\":" + FloatTensor("[1,2,6]", 12) + ",\"key\":" +
-                          FloatTensor("[1,3,6]", 18) + ",\"value\":" + FloatTensor("[1,3,6]", 18);
-  const std::string weights = ",\"in_proj_weight\":" + FloatTensor("[18,6]", 108) +
+  const std::string op = R"(,"op":"MultiHeadAttention")";
+  const std::string three_heads = op + R"(,"attributes":{"num_heads":3})";
+  const std::string qkv = "\"query\":" + FloatTensor("[1,2,6]", 12) +
+                          ",\"key\":" + FloatTensor("[1,3,6]", 18) +
+                          ",\"value\":" + FloatTensor("[1,3,6]", 18);
+  const std::string weights = qkv + ",\"in_proj_weight\":" + FloatTensor("[18,6]", 108) +
                               ",\"out_proj_weight\":" + FloatTensor("[6,6]", 36);
-  EXPECT_EQ(RunText(CaseText(qkv, op)).code(), StatusCode::kParseError);  // no weights
-  EXPECT_EQ(RunText(CaseText(qkv + weights, R"(,"op":"MultiHeadAttention","attributes":{"num_heads":4})")).code(),
-            StatusCode::kShapeMismatch);  // 6 % 4
-  EXPECT_EQ(RunText(CaseText(qkv + weights, R"(,"op":"MultiHeadAttention")")).code(),
-            StatusCode::kParseError);  // no num_heads
-  EXPECT_EQ(RunText(CaseText(qkv + weights + ",\"attn_mask\":" + FloatTensor("[2,2]", 4), op)).code(),
-            StatusCode::kShapeMismatch);
-  EXPECT_EQ(RunText(CaseText(qkv + weights + ",\"attn_mask\":" + FloatTensor("[2,2,3]", 12), op)).code(),
-            StatusCode::kShapeMismatch);  // 3-D mask needs N·H = 3 planes
-  EXPECT_EQ(RunText(CaseText(qkv + weights + ",\"key_padding_mask\":" + FloatTensor("[1,2]", 2), op)).code(),
-            StatusCode::kShapeMismatch);
-  EXPECT_EQ(RunText(CaseText(qkv + weights + ",\"in_proj_bias\":" + FloatTensor("[6]", 6), op)).code(),
-            StatusCode::kShapeMismatch);
+  struct Bad {
+    std::string inputs, extra;
+    StatusCode code;
+  };
+  const Bad bad[] = {
+      {qkv, three_heads, StatusCode::kParseError},     // no projection weights
+      {weights, op, StatusCode::kParseError},          // no num_heads
+      {weights, op + R"(,"attributes":{"num_heads":4})", StatusCode::kShapeMismatch},  // 6 % 4
+      {weights + ",\"attn_mask\":" + FloatTensor("[2,2]", 4), three_heads,
+       StatusCode::kShapeMismatch},
+      {weights + ",\"attn_mask\":" + FloatTensor("[2,2,3]", 12), three_heads,
+       StatusCode::kShapeMismatch},  // a 3-D mask needs N·H = 3 planes
+      {weights + ",\"key_padding_mask\":" + FloatTensor("[1,2]", 2), three_heads,
+       StatusCode::kShapeMismatch},
+      {weights + ",\"in_proj_bias\":" + FloatTensor("[6]", 6), three_heads,
+       StatusCode::kShapeMismatch},
+  };
+  for (const Bad& b : bad) {
+    const Status s = RunText(CaseText(b.inputs, b.extra));
+    EXPECT_EQ(s.code(), b.code) << b.extra << " -> " << s.ToString();
+  }
 }
 
 }  // namespace

@@ -27,7 +27,8 @@ std::vector<std::string> CaseFiles(const std::string& folder) {
 // Checks every case of `folder`; one failure line per bad case, and the largest error seen.
 void ExpectAllCasesPass(const std::string& folder, size_t minimum_count) {
   const std::vector<std::string> files = CaseFiles(folder);
-  ASSERT_GE(files.size(), minimum_count) << "cases missing from " << ATTN_TEST_DATA_DIR << "/" << folder;
+  ASSERT_GE(files.size(), minimum_count)
+      << "cases missing from " << ATTN_TEST_DATA_DIR << "/" << folder;
   CaseCheck worst;
   for (const std::string& file : files) {
     Case c;
@@ -66,7 +67,9 @@ TEST(Conformance, CheckRejectsAnOutputOutsideTolerance) {
 
 TEST(Conformance, CheckRejectsMissingAndMisshapenOutputs) {
   Case c;
-  ASSERT_TRUE(ReadCaseFile(std::string(ATTN_TEST_DATA_DIR) + "/onnx-attention/test_attention_4d.json", &c).ok());
+  ASSERT_TRUE(
+      ReadCaseFile(std::string(ATTN_TEST_DATA_DIR) + "/onnx-attention/test_attention_4d.json", &c)
+          .ok());
   Case renamed = c;
   renamed.outputs["Z"] = renamed.outputs["Y"];
   EXPECT_FALSE(CheckCase(renamed).passed);

@@ -1,9 +1,9 @@
-// Multi-head self-attention can express any 1-D convolution (Cordonnier, Loukas & Jaggi, ICLR 2020):
-// K heads, head h scoring keys by the quadratic relative position −α(δ − Δ_h)² with
-// Δ_h = h − ⌊K/2⌋, attend (as α grows) only to the token at offset Δ_h; giving head h the
-// conv's tap for that offset as its value projection and summing the heads in the output
-// projection rebuilds the convolution. Zero-padding the sequence by ⌊K/2⌋ tokens on each side
-// gives the edge tokens the same zeros the convolution sees.
+// Multi-head self-attention can express any 1-D convolution (Cordonnier, Loukas & Jaggi, 2020).
+// K heads: head h scores keys by the quadratic relative position −α(δ − Δ_h)², Δ_h = h − ⌊K/2⌋,
+// so as α grows it attends only to the token at offset Δ_h. Giving head h the conv's tap for that
+// offset as its value projection and summing the heads in the output projection rebuilds the
+// convolution. Zero-padding the sequence by ⌊K/2⌋ tokens on each side gives the edge tokens the
+// same zeros the convolution sees.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -11,15 +11,17 @@
 #include "attn/attention.h"
 #include "attn/layers.h"
 #include "support/random.h"
+#include "support/random_conv.h"
 
 namespace attn {
 namespace {
 
+using testing::RandomConv1d;
 using testing::RandomMatrix;
 
 struct ConvAsAttention {
-  Matrix output;                   // (n, c_out), padding rows cropped
-  std::vector<Matrix> weights;     // K × (n + 2P, n + 2P), per head
+  Matrix output;                // (n, c_out), padding rows cropped
+  std::vector<Matrix> weights;  // K × (n + 2P, n + 2P), per head
 };
 
 // The conv of `conv` (odd kernel size K) on x: (n, c_in) computed by K-head attention.
@@ -49,8 +51,8 @@ Status AttentionConv(const Conv1dParams& conv, const Matrix& x, float alpha, Con
   p.relative_center.resize(1, K);
   p.relative_sharpness = Matrix::Constant(1, K, alpha);
   for (int h = 0; h < K; ++h) {
-    p.relative_center(0, h) = static_cast<float>(h - pad);           // Δ_h
-    p.wv.middleCols(h * c_out, c_out) = conv.taps[h];                 // the tap at offset Δ_h
+    p.relative_center(0, h) = static_cast<float>(h - pad);               // Δ_h
+    p.wv.middleCols(h * c_out, c_out) = conv.taps[h];                    // the tap at offset Δ_h
     p.wo.middleRows(h * c_out, c_out) = Matrix::Identity(c_out, c_out);  // sum of the heads
   }
   p.bo = conv.bias;
@@ -66,13 +68,6 @@ Status AttentionConv(const Conv1dParams& conv, const Matrix& x, float alpha, Con
   return Status::Ok();
 }
 
-Conv1dParams RandomConv(int kernel_size, int c_in, int c_out, uint32_t seed) {
-  Conv1dParams p;
-  for (int t = 0; t < kernel_size; ++t) p.taps.push_back(RandomMatrix(c_in, c_out, seed + t));
-  p.bias = RandomMatrix(1, c_out, seed + 99);
-  return p;
-}
-
 // max |attention − conv| over every output element.
 float MaxError(const Conv1dParams& conv, const Matrix& x, float alpha) {
   Matrix expected;
@@ -86,7 +81,7 @@ float MaxError(const Conv1dParams& conv, const Matrix& x, float alpha) {
 
 TEST(Cordonnier, AttentionReproducesConvolutionAtHighSharpness) {
   for (int K : {3, 5, 7}) {
-    const Conv1dParams conv = RandomConv(K, 3, 2, 10 * K);
+    const Conv1dParams conv = RandomConv1d(K, 3, 2, 10 * K);
     const Matrix x = RandomMatrix(9, 3, K);
     const float error = MaxError(conv, x, 50.0f);
     EXPECT_LT(error, 1e-5f) << "K = " << K;
@@ -96,7 +91,7 @@ TEST(Cordonnier, AttentionReproducesConvolutionAtHighSharpness) {
 
 TEST(Cordonnier, EachHeadLooksAtItsOffset) {
   const int K = 5, pad = K / 2;
-  const Conv1dParams conv = RandomConv(K, 2, 2, 7);
+  const Conv1dParams conv = RandomConv1d(K, 2, 2, 7);
   ConvAsAttention got;
   ASSERT_TRUE(AttentionConv(conv, RandomMatrix(6, 2, 8), 50.0f, &got).ok());
   for (int h = 0; h < K; ++h) {
@@ -108,7 +103,7 @@ TEST(Cordonnier, EachHeadLooksAtItsOffset) {
 
 TEST(Cordonnier, ErrorFallsAsSharpnessGrows) {
   for (int K : {3, 5, 7}) {
-    const Conv1dParams conv = RandomConv(K, 3, 2, 20 * K);
+    const Conv1dParams conv = RandomConv1d(K, 3, 2, 20 * K);
     const Matrix x = RandomMatrix(9, 3, 3 * K);
     float previous = MaxError(conv, x, 0.25f);
     EXPECT_GT(previous, 1e-2f) << "blurry heads should be far from the convolution";

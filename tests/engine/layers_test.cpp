@@ -1,24 +1,20 @@
 // Conv1d, receptive fields, the Elman RNN and attention over hidden states (layers.h).
+#include "attn/layers.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "attn/layers.h"
 #include "support/expect_close.h"
 #include "support/random.h"
+#include "support/random_conv.h"
 
 namespace attn {
 namespace {
 
 using testing::AllClose;
+using testing::RandomConv1d;
 using testing::RandomMatrix;
-
-Conv1dParams RandomConv(int kernel_size, int c_in, int c_out, uint32_t seed) {
-  Conv1dParams p;
-  for (int t = 0; t < kernel_size; ++t) p.taps.push_back(RandomMatrix(c_in, c_out, seed + t));
-  p.bias = RandomMatrix(1, c_out, seed + 100);
-  return p;
-}
 
 TEST(Conv1d, HandComputedSamePadding) {
   // One channel, kernel [1, 2, 3] over x = [1, 2, 3, 4], bias 0.5:
@@ -39,7 +35,7 @@ TEST(Conv1d, MatchesShiftedMatrixProducts) {
   // Same padding as a sum of shifted matmuls: y = b + Σ_t shift(x, t - left) W_t.
   for (int kernel_size : {1, 2, 3, 4, 5}) {
     const Matrix x = RandomMatrix(7, 3, 1);
-    const Conv1dParams p = RandomConv(kernel_size, 3, 2, 10);
+    const Conv1dParams p = RandomConv1d(kernel_size, 3, 2, 10);
     Matrix y;
     ASSERT_TRUE(Conv1d(p, x, &y).ok());
     Matrix expected = p.bias.replicate(7, 1);
@@ -59,7 +55,7 @@ TEST(Conv1d, MatchesShiftedMatrixProducts) {
 TEST(Conv1d, BadInputGivesStatus) {
   const Matrix x = RandomMatrix(5, 3, 1);
   Matrix y;
-  Conv1dParams p = RandomConv(3, 3, 2, 1);
+  Conv1dParams p = RandomConv1d(3, 3, 2, 1);
   EXPECT_EQ(Conv1d(p, Matrix(), &y).code(), StatusCode::kEmptyInput);
   EXPECT_EQ(Conv1d(p, RandomMatrix(5, 4, 1), &y).code(), StatusCode::kShapeMismatch);
   Matrix nan_x = x;
@@ -95,7 +91,7 @@ TEST(ReceptiveField, RangeMatchesWhichInputsChangeAnOutput) {
   for (int kernel_size : {2, 3, 4, 5}) {
     for (int layers : {1, 2, 3}) {
       std::vector<Conv1dParams> stack;
-      for (int l = 0; l < layers; ++l) stack.push_back(RandomConv(kernel_size, 2, 2, 50 + 7 * l));
+      for (int l = 0; l < layers; ++l) stack.push_back(RandomConv1d(kernel_size, 2, 2, 50 + 7 * l));
       const Matrix x = RandomMatrix(n, 2, 3);
       std::vector<Matrix> base;
       ASSERT_TRUE(Conv1dStack(stack, x, &base).ok());
@@ -110,7 +106,8 @@ TEST(ReceptiveField, RangeMatchesWhichInputsChangeAnOutput) {
           ASSERT_TRUE(ReceptiveField(layers, kernel_size, n, i, &range).ok());
           const bool sees = j >= range.first && j <= range.last;
           const bool moved = (out.back().row(i) - base.back().row(i)).cwiseAbs().maxCoeff() > 1e-6f;
-          EXPECT_EQ(moved, sees) << "K " << kernel_size << " L " << layers << " out " << i << " in " << j;
+          EXPECT_EQ(moved, sees) << "K " << kernel_size << " L " << layers << " out " << i << " in "
+                                 << j;
         }
       }
       IndexRange middle;
@@ -192,15 +189,17 @@ TEST(ElmanRnn, BadInputGivesStatus) {
   bad.bias(0, 0) = INFINITY;
   EXPECT_EQ(ElmanRnn(bad, RandomMatrix(5, 3, 1), &r).code(), StatusCode::kNonFinite);
   Matrix h;
-  EXPECT_EQ(FullyConnected({RandomMatrix(3, 4, 1), RandomMatrix(1, 2, 1)}, RandomMatrix(5, 3, 1), &h).code(),
-            StatusCode::kShapeMismatch);
+  EXPECT_EQ(
+      FullyConnected({RandomMatrix(3, 4, 1), RandomMatrix(1, 2, 1)}, RandomMatrix(5, 3, 1), &h)
+          .code(),
+      StatusCode::kShapeMismatch);
 }
 
 SequenceAttentionConfig ConfigFor(SequenceLayerKind kind) {
   SequenceAttentionConfig c;
   c.layer = kind;
   c.rnn = RandomRnn(3, 4, 20);
-  c.conv = RandomConv(3, 3, 4, 30);
+  c.conv = RandomConv1d(3, 3, 4, 30);
   c.dense = {RandomMatrix(3, 4, 40), RandomMatrix(1, 4, 41)};
   return c;
 }
@@ -249,19 +248,21 @@ TEST(SequenceAttention, ScaleSharpensTheWeights) {
   ASSERT_TRUE(SequenceAttention(config, x, &soft).ok());
   config.scale = 100.0f;
   ASSERT_TRUE(SequenceAttention(config, x, &sharp).ok());
-  EXPECT_LT(soft.weights.maxCoeff(), 0.3f);   // nearly uniform over 5 tokens
+  EXPECT_LT(soft.weights.maxCoeff(), 0.3f);    // nearly uniform over 5 tokens
   EXPECT_GT(sharp.weights.maxCoeff(), 0.95f);  // nearly one-hot
 }
 
 TEST(SequenceAttention, BadInputGivesStatus) {
   SequenceAttentionConfig config = ConfigFor(SequenceLayerKind::kConv1d);
   SequenceAttentionResult r;
-  EXPECT_EQ(SequenceAttention(config, RandomMatrix(4, 2, 1), &r).code(), StatusCode::kShapeMismatch);
+  EXPECT_EQ(SequenceAttention(config, RandomMatrix(4, 2, 1), &r).code(),
+            StatusCode::kShapeMismatch);
   config.scale = -1;
   EXPECT_EQ(SequenceAttention(config, RandomMatrix(4, 3, 1), &r).code(), StatusCode::kOutOfRange);
   config.scale = 0;
   config.layer = static_cast<SequenceLayerKind>(42);
-  EXPECT_EQ(SequenceAttention(config, RandomMatrix(4, 3, 1), &r).code(), StatusCode::kUnknownOption);
+  EXPECT_EQ(SequenceAttention(config, RandomMatrix(4, 3, 1), &r).code(),
+            StatusCode::kUnknownOption);
 }
 
 }  // namespace

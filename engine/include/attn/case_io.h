@@ -5,8 +5,8 @@
 //    "attributes": {"scale": 0.1, ...},
 //    "inputs":  {"Q": T, ...},
 //    "outputs": {"Y": T, ...}}
-//   T = {"dims": [2, 3], "dtype": "float32" | "float16" | "bool" | "int64", "data": [flat, row-major]}
-//   with non-finite floats written as the strings "inf", "-inf", "nan".
+//   T = {"dims": [2, 3], "dtype": "float32" | "float16" | "bool" | "int64", "data": [...]}
+//   with data flat in row-major order and non-finite floats as the strings "inf", "-inf", "nan".
 #pragma once
 
 #include <cstdint>
@@ -79,9 +79,9 @@ Tolerance ToleranceFor(DType dtype);
 struct CaseCheck {
   std::string name;
   bool passed = false;
-  double max_abs_error = 0;   // over every compared element of every output
-  std::string worst_output;   // the output holding max_abs_error
-  std::string message;        // why it failed (first problem found); empty when it passed
+  double max_abs_error = 0;  // over every compared element of every output
+  std::string worst_output;  // the output holding max_abs_error
+  std::string message;       // why it failed (first problem found); empty when it passed
 };
 
 // Runs the case and compares every expected output with ToleranceFor(its dtype).

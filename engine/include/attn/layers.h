@@ -82,10 +82,10 @@ const char* SequenceLayerName(SequenceLayerKind kind);
 
 struct SequenceAttentionConfig {
   SequenceLayerKind layer = SequenceLayerKind::kRnn;
-  ElmanRnnParams rnn;            // used when layer == kRnn
-  Conv1dParams conv;             // used when layer == kConv1d
-  FullyConnectedParams dense;    // used when layer == kFullyConnected
-  float scale = 0.0f;            // 0 means 1/√d_h; otherwise finite and > 0
+  ElmanRnnParams rnn;          // used when layer == kRnn
+  Conv1dParams conv;           // used when layer == kConv1d
+  FullyConnectedParams dense;  // used when layer == kFullyConnected
+  float scale = 0.0f;          // 0 means 1/√d_h; otherwise finite and > 0
 };
 
 struct SequenceAttentionResult {

@@ -23,8 +23,8 @@ bool CompareOutput(const std::string& name, const Tensor& actual, const Tensor& 
     return false;
   }
   if (actual.values.size() != expected.values.size()) {
-    check->message = name + ": dtype " + DTypeName(actual.dtype) + " != expected " +
-                     DTypeName(expected.dtype);
+    check->message =
+        name + ": dtype " + DTypeName(actual.dtype) + " != expected " + DTypeName(expected.dtype);
     return false;
   }
   const Tolerance tol = ToleranceFor(expected.dtype);

@@ -6,9 +6,8 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "attn/case_io.h"
 
@@ -39,10 +38,14 @@ bool ParseFloatElement(const Json& j, float* out) {
   }
   if (!j.is_string()) return false;
   const std::string& s = j.get_ref<const std::string&>();
-  if (s == "inf") *out = std::numeric_limits<float>::infinity();
-  else if (s == "-inf") *out = -std::numeric_limits<float>::infinity();
-  else if (s == "nan") *out = std::numeric_limits<float>::quiet_NaN();
-  else return false;
+  if (s == "inf")
+    *out = std::numeric_limits<float>::infinity();
+  else if (s == "-inf")
+    *out = -std::numeric_limits<float>::infinity();
+  else if (s == "nan")
+    *out = std::numeric_limits<float>::quiet_NaN();
+  else
+    return false;
   return true;
 }
 
@@ -50,7 +53,8 @@ Status ParseTensor(const std::string& where, const Json& j, Tensor* out) {
   if (!j.is_object()) return ParseError(where, "expected a tensor object {dims, dtype, data}");
   const auto dims = j.find("dims"), dtype = j.find("dtype"), data = j.find("data");
   if (dims == j.end() || !dims->is_array()) return ParseError(where, "\"dims\" must be an array");
-  if (dtype == j.end() || !dtype->is_string()) return ParseError(where, "\"dtype\" must be a string");
+  if (dtype == j.end() || !dtype->is_string())
+    return ParseError(where, "\"dtype\" must be a string");
   if (data == j.end() || !data->is_array()) return ParseError(where, "\"data\" must be an array");
 
   Tensor t;
@@ -90,10 +94,12 @@ Status ParseTensor(const std::string& where, const Json& j, Tensor* out) {
       }
       case DType::kBool:
         // Writers differ: numpy dumps true/false, some tools 0/1.
-        if (e.is_boolean()) t.values.push_back(e.get<bool>() ? 1.0f : 0.0f);
+        if (e.is_boolean())
+          t.values.push_back(e.get<bool>() ? 1.0f : 0.0f);
         else if (e.is_number_integer() && (e.get<int64_t>() == 0 || e.get<int64_t>() == 1))
           t.values.push_back(static_cast<float>(e.get<int64_t>()));
-        else return ParseError(at, "expected true, false, 0 or 1, got " + e.dump());
+        else
+          return ParseError(at, "expected true, false, 0 or 1, got " + e.dump());
         break;
       case DType::kInt64:
         if (!e.is_number_integer()) return ParseError(at, "expected an integer, got " + e.dump());
@@ -166,7 +172,8 @@ int64_t Tensor::NumElements() const {
 float RoundToFloat16(float value) {
   if (std::isnan(value)) return value;
   const float magnitude = std::fabs(value);
-  // 65520 is halfway between float16's largest finite value (65504) and the next step: it rounds up.
+  // 65520 is halfway between float16's largest finite value (65504) and the next step: it rounds
+  // up.
   if (magnitude >= 65520.0f) return std::copysign(std::numeric_limits<float>::infinity(), value);
   // float16 has 10 fraction bits down to 2^-14; below that the spacing stays 2^-24 (subnormals).
   int exponent = 0;

@@ -1,10 +1,11 @@
 // Tensor plumbing shared by the operator mappings: slicing row-major case tensors into the
 // engine's per-batch matrices and back.
+#include "case_ops.h"
+
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
-
-#include "case_ops.h"
 
 namespace attn::case_ops {
 namespace {
@@ -23,7 +24,8 @@ Status IntAttribute(const Case& c, const std::string& name, int64_t fallback, in
   const double v = it->second;
   if (v != std::floor(v) || v < static_cast<double>(lo) || v > static_cast<double>(hi)) {
     std::ostringstream s;
-    s << "attributes." << name << ": expected an integer in [" << lo << ", " << hi << "], got " << v;
+    s << "attributes." << name << ": expected an integer in [" << lo << ", " << hi << "], got "
+      << v;
     return Status(StatusCode::kOutOfRange, s.str());
   }
   *out = static_cast<int64_t>(v);
@@ -48,6 +50,8 @@ Status FloatAttribute(const Case& c, const std::string& name, float fallback, bo
   return Status::Ok();
 }
 
+Status ShapeError(const std::string& what) { return Status(StatusCode::kShapeMismatch, what); }
+
 const Tensor* FindInput(const Case& c, const std::string& name) {
   const auto it = c.inputs.find(name);
   return it == c.inputs.end() ? nullptr : &it->second;
@@ -67,11 +71,12 @@ Status ExpectFloatTensor(const std::string& name, const Tensor& t, size_t rank) 
                   name + ": expected float32 or float16, got " + DTypeName(t.dtype));
   }
   if (t.dims.size() != rank) {
-    return Status(StatusCode::kShapeMismatch, name + ": expected " + std::to_string(rank) +
-                                                  " dims, got " + DimsString(t.dims));
+    return Status(StatusCode::kShapeMismatch,
+                  name + ": expected " + std::to_string(rank) + " dims, got " + DimsString(t.dims));
   }
   for (int64_t d : t.dims) {
-    if (d == 0) return Status(StatusCode::kEmptyInput, name + ": empty dim in " + DimsString(t.dims));
+    if (d == 0)
+      return Status(StatusCode::kEmptyInput, name + ": empty dim in " + DimsString(t.dims));
   }
   return Status::Ok();
 }
@@ -151,8 +156,8 @@ Status CheckMask(const std::string& name, const Tensor& mask, const Dims4& dims4
   return Status::Ok();
 }
 
-Matrix MaskSlice(const Tensor& mask, const Dims4& dims4, int64_t b, int64_t h, int64_t L,
-                 int64_t S, float pad_value) {
+Matrix MaskSlice(const Tensor& mask, const Dims4& dims4, int64_t b, int64_t h, int64_t L, int64_t S,
+                 float pad_value) {
   // A dim of size 1 broadcasts: its index is always 0.
   const int64_t mb = dims4[0] == 1 ? 0 : b, mh = dims4[1] == 1 ? 0 : h;
   const int64_t mask_rows = dims4[2], mask_cols = dims4[3];
@@ -160,11 +165,24 @@ Matrix MaskSlice(const Tensor& mask, const Dims4& dims4, int64_t b, int64_t h, i
   Matrix out(L, S);
   for (int64_t i = 0; i < L; ++i) {
     const int64_t mi = mask_rows == 1 ? 0 : i;
-    for (int64_t j = 0; j < S; ++j) out(i, j) = j < mask_cols ? plane[mi * mask_cols + j] : pad_value;
+    for (int64_t j = 0; j < S; ++j)
+      out(i, j) = j < mask_cols ? plane[mi * mask_cols + j] : pad_value;
   }
   return out;
 }
 
-BoolMatrix ToBool(const Matrix& m) { return (m.array() != 0.0f).matrix(); }
+void AppendMaskSlices(const Tensor& mask, const Dims4& dims4, int64_t b, int64_t heads, int64_t L,
+                      int64_t S, AttentionInputs* in) {
+  const bool is_bool = mask.dtype == DType::kBool;
+  const float pad = is_bool ? 0.0f : -std::numeric_limits<float>::infinity();
+  const int64_t entries = dims4[1] > 1 ? heads : 1;
+  for (int64_t h = 0; h < entries; ++h) {
+    const Matrix slice = MaskSlice(mask, dims4, b, h, L, S, pad);
+    if (is_bool)
+      in->bool_mask.push_back((slice.array() != 0.0f).matrix());
+    else
+      in->float_mask.push_back(slice);
+  }
+}
 
 }  // namespace attn::case_ops

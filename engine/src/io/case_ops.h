@@ -4,8 +4,8 @@
 #include <array>
 #include <string>
 
-#include "attn/case_io.h"
 #include "attn/attention.h"
+#include "attn/case_io.h"
 #include "attn/tensor.h"
 
 namespace attn::case_ops {
@@ -18,6 +18,9 @@ Status RunOnnxAttention(const Case& c, TensorMap* outputs);
 Status RunTorchMha(const Case& c, TensorMap* outputs);
 
 // ---- Tensor plumbing ----------------------------------------------------------------------
+// kShapeMismatch with `what` as the message.
+Status ShapeError(const std::string& what);
+
 // Integer attribute `name` in [lo, hi], or `fallback` when absent; kOutOfRange otherwise.
 Status IntAttribute(const Case& c, const std::string& name, int64_t fallback, int64_t lo,
                     int64_t hi, int64_t* out);
@@ -66,11 +69,14 @@ Status CheckMask(const std::string& name, const Tensor& mask, const Dims4& dims4
 
 // The (L, S) slice at (batch b, head h) of a mask seen as `dims4`, broadcast over dims of size 1;
 // columns past its last dim take `pad_value`. Bool masks give 0/1.
-Matrix MaskSlice(const Tensor& mask, const Dims4& dims4, int64_t b, int64_t h, int64_t L,
-                 int64_t S, float pad_value);
+Matrix MaskSlice(const Tensor& mask, const Dims4& dims4, int64_t b, int64_t h, int64_t L, int64_t S,
+                 float pad_value);
 
-// 0/1 -> false/true.
-BoolMatrix ToBool(const Matrix& m);
+// Adds the (L, S) mask slices of batch item b to `in`: one entry for every head, or one per head
+// when the mask has a head dim. A bool mask goes to in->bool_mask (short rows padded with false),
+// a float one to in->float_mask (padded with -inf); the caller sets in->bool_mask_meaning.
+void AppendMaskSlices(const Tensor& mask, const Dims4& dims4, int64_t b, int64_t heads, int64_t L,
+                      int64_t S, AttentionInputs* in);
 
 // "(2, 3, 4)"
 std::string DimsString(const std::vector<int64_t>& dims);

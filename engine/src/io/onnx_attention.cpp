@@ -1,7 +1,8 @@
 // ONNX Attention (opsets 23 and 24) mapped onto attn::Forward, one batch item at a time.
 //
 //   4-D inputs: Q (B, Hq, L, d_k), K (B, Hkv, m, d_k), V (B, Hkv, m, d_v)
-//   3-D inputs: Q (B, L, Hq·d_k),  K (B, m, Hkv·d_k),  V (B, m, Hkv·d_v)   (q_num_heads, kv_num_heads)
+//   3-D inputs: Q (B, L, Hq·d_k),  K (B, m, Hkv·d_k),  V (B, m, Hkv·d_v)
+//               with the attributes q_num_heads = Hq, kv_num_heads = Hkv
 //   past_key (B, Hkv, p, d_k), past_value (B, Hkv, p, d_v); M = p + m keys in all
 //   attn_mask: bool (true = may attend) or float (added), 2-D..4-D broadcast against
 //              (B, Hq, L, M); a last dim shorter than M is padded with false / -inf
@@ -32,12 +33,11 @@ Status MissingInput(const std::string& name) {
   return Status(StatusCode::kParseError, "inputs: Attention needs \"" + name + "\"");
 }
 
-Status Mismatch(const std::string& what) { return Status(StatusCode::kShapeMismatch, what); }
-
 // Derives every size from Q, K, V, the head-count attributes and the cache; checks consistency.
 Status InferShape(const Case& c, const Tensor& q, const Tensor& k, const Tensor& v, OnnxShape* s) {
   const size_t rank = q.dims.size();
-  if (rank != 3 && rank != 4) return Mismatch("Q: expected 3 or 4 dims, got " + DimsString(q.dims));
+  if (rank != 3 && rank != 4)
+    return ShapeError("Q: expected 3 or 4 dims, got " + DimsString(q.dims));
   ATTN_RETURN_IF_ERROR(ExpectFloatTensor("Q", q, rank));
   ATTN_RETURN_IF_ERROR(ExpectFloatTensor("K", k, rank));
   ATTN_RETURN_IF_ERROR(ExpectFloatTensor("V", v, rank));
@@ -51,43 +51,51 @@ Status InferShape(const Case& c, const Tensor& q, const Tensor& k, const Tensor&
     s->q_heads = q.dims[1], s->q_len = q.dims[2], s->d_k = q.dims[3];
     s->kv_heads = k.dims[1], s->new_kv_len = k.dims[2];
     s->d_v = v.dims[3];
-    if (k.dims[3] != s->d_k) return Mismatch("K: head size " + std::to_string(k.dims[3]) + " != Q's " + std::to_string(s->d_k));
+    if (k.dims[3] != s->d_k)
+      return ShapeError("K: head size " + std::to_string(k.dims[3]) + " != Q's " +
+                        std::to_string(s->d_k));
     if (v.dims[1] != s->kv_heads || v.dims[2] != s->new_kv_len) {
-      return Mismatch("V: dims " + DimsString(v.dims) + " disagree with K " + DimsString(k.dims));
+      return ShapeError("V: dims " + DimsString(v.dims) + " disagree with K " + DimsString(k.dims));
     }
-    if ((q_heads_attr && q_heads_attr != s->q_heads) || (kv_heads_attr && kv_heads_attr != s->kv_heads)) {
-      return Mismatch("q_num_heads / kv_num_heads disagree with the dims of Q and K");
+    if ((q_heads_attr && q_heads_attr != s->q_heads) ||
+        (kv_heads_attr && kv_heads_attr != s->kv_heads)) {
+      return ShapeError("q_num_heads / kv_num_heads disagree with the dims of Q and K");
     }
   } else {
     if (!q_heads_attr || !kv_heads_attr) {
-      return Mismatch("3-D Q, K, V need the attributes q_num_heads and kv_num_heads");
+      return ShapeError("3-D Q, K, V need the attributes q_num_heads and kv_num_heads");
     }
     s->q_heads = q_heads_attr, s->kv_heads = kv_heads_attr;
     s->q_len = q.dims[1], s->new_kv_len = k.dims[1];
     if (q.dims[2] % s->q_heads || k.dims[2] % s->kv_heads || v.dims[2] % s->kv_heads) {
-      return Mismatch("hidden sizes of Q, K, V must divide by q_num_heads / kv_num_heads");
+      return ShapeError("hidden sizes of Q, K, V must divide by q_num_heads / kv_num_heads");
     }
     s->d_k = q.dims[2] / s->q_heads, s->d_v = v.dims[2] / s->kv_heads;
-    if (k.dims[2] / s->kv_heads != s->d_k) return Mismatch("K: head size differs from Q's");
-    if (v.dims[1] != s->new_kv_len) return Mismatch("V: sequence length differs from K's");
+    if (k.dims[2] / s->kv_heads != s->d_k) return ShapeError("K: head size differs from Q's");
+    if (v.dims[1] != s->new_kv_len) return ShapeError("V: sequence length differs from K's");
   }
-  if (k.dims[0] != s->batch || v.dims[0] != s->batch) return Mismatch("Q, K, V: batch sizes differ");
+  if (k.dims[0] != s->batch || v.dims[0] != s->batch)
+    return ShapeError("Q, K, V: batch sizes differ");
   if (s->q_heads % s->kv_heads) {
-    return Mismatch("query heads " + std::to_string(s->q_heads) + " must be a multiple of key/value heads " +
-                    std::to_string(s->kv_heads));
+    return ShapeError("query heads " + std::to_string(s->q_heads) +
+                      " must be a multiple of key/value heads " + std::to_string(s->kv_heads));
   }
 
   const Tensor* past_key = FindInput(c, "past_key");
   const Tensor* past_value = FindInput(c, "past_value");
-  if (!past_key != !past_value) return Mismatch("past_key and past_value come together");
+  if (!past_key != !past_value) return ShapeError("past_key and past_value come together");
   if (past_key) {
     ATTN_RETURN_IF_ERROR(ExpectFloatTensor("past_key", *past_key, 4));
     ATTN_RETURN_IF_ERROR(ExpectFloatTensor("past_value", *past_value, 4));
     s->past_len = past_key->dims[2];
     const std::vector<int64_t> want_k = {s->batch, s->kv_heads, s->past_len, s->d_k};
     const std::vector<int64_t> want_v = {s->batch, s->kv_heads, s->past_len, s->d_v};
-    if (past_key->dims != want_k) return Mismatch("past_key: expected " + DimsString(want_k) + ", got " + DimsString(past_key->dims));
-    if (past_value->dims != want_v) return Mismatch("past_value: expected " + DimsString(want_v) + ", got " + DimsString(past_value->dims));
+    if (past_key->dims != want_k)
+      return ShapeError("past_key: expected " + DimsString(want_k) + ", got " +
+                        DimsString(past_key->dims));
+    if (past_value->dims != want_v)
+      return ShapeError("past_value: expected " + DimsString(want_v) + ", got " +
+                        DimsString(past_value->dims));
   }
   return Status::Ok();
 }
@@ -130,18 +138,19 @@ Status RunOnnxAttention(const Case& c, TensorMap* outputs) {
 
   const Tensor* mask = FindInput(c, "attn_mask");
   const Dims4 mask_dims = mask ? LeftPadDims4(mask->dims) : Dims4{};
-  if (mask) ATTN_RETURN_IF_ERROR(CheckMask("attn_mask", *mask, mask_dims, s.batch, s.q_heads, L, M, true));
-  const bool bool_mask = mask && mask->dtype == DType::kBool;
+  if (mask)
+    ATTN_RETURN_IF_ERROR(CheckMask("attn_mask", *mask, mask_dims, s.batch, s.q_heads, L, M, true));
   const Tensor* nonpad = FindInput(c, "nonpad_kv_seqlen");
   if (nonpad) {
     if (nonpad->dtype != DType::kInt64 || nonpad->dims != std::vector<int64_t>{s.batch}) {
-      return Mismatch("nonpad_kv_seqlen: expected int64 (" + std::to_string(s.batch) + "), got " +
-                      DTypeName(nonpad->dtype) + " " + DimsString(nonpad->dims));
+      return ShapeError("nonpad_kv_seqlen: expected int64 (" + std::to_string(s.batch) + "), got " +
+                        DTypeName(nonpad->dtype) + " " + DimsString(nonpad->dims));
     }
     for (int64_t n : nonpad->integers) {
       if (n < 0 || n > M) {
         return Status(StatusCode::kOutOfRange, "nonpad_kv_seqlen: expected values in [0, " +
-                                                   std::to_string(M) + "], got " + std::to_string(n));
+                                                   std::to_string(M) + "], got " +
+                                                   std::to_string(n));
       }
     }
   }
@@ -164,14 +173,7 @@ Status RunOnnxAttention(const Case& c, TensorMap* outputs) {
       in.past_key.push_back(Slice4d(*past_key, b, g));
       in.past_value.push_back(Slice4d(*past_value, b, g));
     }
-    // One mask entry serves every head unless the mask has a head dim.
-    const int64_t mask_heads = mask && mask_dims[1] > 1 ? s.q_heads : 1;
-    for (int64_t h = 0; mask && h < mask_heads; ++h) {
-      const float pad = bool_mask ? 0.0f : -std::numeric_limits<float>::infinity();
-      const Matrix slice = MaskSlice(*mask, mask_dims, b, h, L, M, pad);
-      if (bool_mask) in.bool_mask.push_back(ToBool(slice));
-      else in.float_mask.push_back(slice);
-    }
+    if (mask) AppendMaskSlices(*mask, mask_dims, b, s.q_heads, L, M, &in);
     in.bool_mask_meaning = BoolMaskMeaning::kTrueMeansAttend;
     if (nonpad) {
       in.key_padding = BoolMatrix::Constant(1, M, false);
@@ -179,15 +181,19 @@ Status RunOnnxAttention(const Case& c, TensorMap* outputs) {
     }
 
     // Causal frontier j <= i + offset; negative when fewer valid keys than queries.
-    in.query_offset = static_cast<int>(past_key ? s.past_len : nonpad ? nonpad->integers[b] - L : 0);
+    in.query_offset = static_cast<int>(past_key ? s.past_len
+                                       : nonpad ? nonpad->integers[b] - L
+                                                : 0);
 
     AttentionResult r;
     const Status status = Forward(config, in, AttentionParameters(), &r);
     if (!status.ok()) {
       return Status(status.code(), "batch " + std::to_string(b) + ": " + status.message());
     }
-    if (s.four_d) StoreHeadsAsColumns(r.output, b, &y);
-    else Store3d(r.output, b, &y);
+    if (s.four_d)
+      StoreHeadsAsColumns(r.output, b, &y);
+    else
+      Store3d(r.output, b, &y);
     for (int64_t g = 0; g < s.kv_heads; ++g) {
       Store4d(r.present_key[g], b, g, &present_key);
       Store4d(r.present_value[g], b, g, &present_value);

@@ -15,11 +15,10 @@
 namespace attn::case_ops {
 namespace {
 
-Status Mismatch(const std::string& what) { return Status(StatusCode::kShapeMismatch, what); }
-
 Status ExpectDims(const std::string& name, const Tensor& t, const std::vector<int64_t>& dims) {
   ATTN_RETURN_IF_ERROR(ExpectFloatTensor(name, t, dims.size()));
-  if (t.dims != dims) return Mismatch(name + ": expected " + DimsString(dims) + ", got " + DimsString(t.dims));
+  if (t.dims != dims)
+    return ShapeError(name + ": expected " + DimsString(dims) + ", got " + DimsString(t.dims));
   return Status::Ok();
 }
 
@@ -74,9 +73,11 @@ Status RunTorchMha(const Case& c, TensorMap* outputs) {
   int64_t heads = 0, batch_first = 1;
   ATTN_RETURN_IF_ERROR(IntAttribute(c, "num_heads", 0, 1, E, &heads));
   ATTN_RETURN_IF_ERROR(IntAttribute(c, "batch_first", 1, 1, 1, &batch_first));
-  if (heads == 0) return Status(StatusCode::kParseError, "attributes: MultiHeadAttention needs num_heads");
+  if (heads == 0)
+    return Status(StatusCode::kParseError, "attributes: MultiHeadAttention needs num_heads");
   if (E % heads) {
-    return Mismatch("embed_dim " + std::to_string(E) + " must divide by num_heads " + std::to_string(heads));
+    return ShapeError("embed_dim " + std::to_string(E) + " must divide by num_heads " +
+                      std::to_string(heads));
   }
 
   // torch's 3-D mask (N·H, L, S) is the same memory as (N, H, L, S).
@@ -84,11 +85,11 @@ Status RunTorchMha(const Case& c, TensorMap* outputs) {
   Dims4 mask_dims{};
   if (mask) {
     if (mask->dims.size() > 3) {
-      return Mismatch("attn_mask: expected (L, S) or (N·H, L, S), got " + DimsString(mask->dims));
+      return ShapeError("attn_mask: expected (L, S) or (N·H, L, S), got " + DimsString(mask->dims));
     }
     if (mask->dims.size() == 3 && mask->dims[0] != N * heads) {
-      return Mismatch("attn_mask: 3-D mask needs N·num_heads = " + std::to_string(N * heads) +
-                      " planes, got " + DimsString(mask->dims));
+      return ShapeError("attn_mask: 3-D mask needs N·num_heads = " + std::to_string(N * heads) +
+                        " planes, got " + DimsString(mask->dims));
     }
     mask_dims = mask->dims.size() == 3 ? Dims4{N, heads, L, S} : LeftPadDims4(mask->dims);
     ATTN_RETURN_IF_ERROR(CheckMask("attn_mask", *mask, mask_dims, N, heads, L, S, false));
@@ -96,9 +97,11 @@ Status RunTorchMha(const Case& c, TensorMap* outputs) {
   const Tensor* padding = FindInput(c, "key_padding_mask");
   if (padding) {
     if (padding->dims != std::vector<int64_t>{N, S} ||
-        (padding->dtype != DType::kBool && padding->dtype != DType::kFloat32 && padding->dtype != DType::kFloat16)) {
-      return Mismatch("key_padding_mask: expected bool or float (" + std::to_string(N) + ", " +
-                      std::to_string(S) + "), got " + DTypeName(padding->dtype) + " " + DimsString(padding->dims));
+        (padding->dtype != DType::kBool && padding->dtype != DType::kFloat32 &&
+         padding->dtype != DType::kFloat16)) {
+      return ShapeError("key_padding_mask: expected bool or float (" + std::to_string(N) + ", " +
+                        std::to_string(S) + "), got " + DTypeName(padding->dtype) + " " +
+                        DimsString(padding->dims));
     }
   }
 
@@ -109,8 +112,8 @@ Status RunTorchMha(const Case& c, TensorMap* outputs) {
   config.project_output = true;
   config.use_bias = true;  // zeros stand in for absent biases
   config.output_dim = static_cast<int>(E);
-  const AttentionParameters params =
-      ToParameters(*FindInput(c, "in_proj_weight"), in_bias, *FindInput(c, "out_proj_weight"), out_bias, E);
+  const AttentionParameters params = ToParameters(*FindInput(c, "in_proj_weight"), in_bias,
+                                                  *FindInput(c, "out_proj_weight"), out_bias, E);
 
   Tensor attn_output = ZeroTensor({N, L, E}, query.dtype);
   Tensor weights = ZeroTensor({N, heads, L, S}, query.dtype);
@@ -120,17 +123,11 @@ Status RunTorchMha(const Case& c, TensorMap* outputs) {
     in.key = Slice3d(key, n);
     in.value = Slice3d(*FindInput(c, "value"), n);
     in.bool_mask_meaning = BoolMaskMeaning::kTrueMeansBlock;
-    const bool bool_mask = mask && mask->dtype == DType::kBool;
-    const int64_t mask_heads = mask && mask_dims[1] > 1 ? heads : 1;
-    for (int64_t h = 0; mask && h < mask_heads; ++h) {
-      const Matrix slice = MaskSlice(*mask, mask_dims, n, h, L, S, 0.0f);
-      if (bool_mask) in.bool_mask.push_back(ToBool(slice));
-      else in.float_mask.push_back(slice);
-    }
+    if (mask) AppendMaskSlices(*mask, mask_dims, n, heads, L, S, &in);
     if (padding) {
       const Matrix row = Eigen::Map<const Matrix>(padding->values.data() + n * S, 1, S);
       if (padding->dtype == DType::kBool) {
-        in.key_padding = ToBool(row);
+        in.key_padding = (row.array() != 0.0f).matrix();
       } else {
         // A float key_padding_mask is added to every query row, like a float attn_mask.
         if (in.float_mask.empty()) in.float_mask.push_back(Matrix::Zero(L, S));
