@@ -29,7 +29,8 @@ struct EigenOps {
         row.setZero();  // fully masked row: zeros, not 0/0
         continue;
       }
-      row = (row.array() - row_max).exp();
+      // Eigen's vectorised exp(−inf) is a denormal (~3e-39), not 0: masked keys must get exactly 0.
+      row = (row.array() == -std::numeric_limits<T>::infinity()).select(T(0), (row.array() - row_max).exp());
       row /= row.sum();
     }
   }
