@@ -8,27 +8,22 @@
 namespace attn {
 namespace {
 
-// Compares one output; raises check->max_abs_error and records the first problem as the message.
-// Returns false when the output does not match.
-bool CompareOutput(const std::string& name, const Tensor& actual, const Tensor& expected,
-                   CaseCheck* check) {
+// Compares one output and raises check->max_abs_error. Returns the first problem found, or an
+// empty string when the output matches.
+std::string CompareOutput(const std::string& name, const Tensor& actual, const Tensor& expected,
+                          CaseCheck* check) {
   if (actual.dims != expected.dims) {
-    check->message = name + ": shape " + case_ops::DimsString(actual.dims) + " != expected " +
-                     case_ops::DimsString(expected.dims);
-    return false;
+    return name + ": shape " + case_ops::DimsString(actual.dims) + " != expected " +
+           case_ops::DimsString(expected.dims);
   }
   if (expected.dtype == DType::kInt64) {
-    if (actual.integers == expected.integers) return true;
-    check->message = name + ": int64 values differ";
-    return false;
+    return actual.integers == expected.integers ? "" : name + ": int64 values differ";
   }
   if (actual.values.size() != expected.values.size()) {
-    check->message =
-        name + ": dtype " + DTypeName(actual.dtype) + " != expected " + DTypeName(expected.dtype);
-    return false;
+    return name + ": dtype " + DTypeName(actual.dtype) + " != expected " + DTypeName(expected.dtype);
   }
   const Tolerance tol = ToleranceFor(expected.dtype);
-  bool ok = true;
+  std::string problem;
   for (size_t i = 0; i < expected.values.size(); ++i) {
     const double a = actual.values[i];
     const double e = expected.values[i];
@@ -43,15 +38,15 @@ bool CompareOutput(const std::string& name, const Tensor& actual, const Tensor& 
       }
       if (err <= tol.atol + tol.rtol * std::fabs(e)) continue;
     }
-    if (ok && check->message.empty()) {
+    // Keep scanning after the first mismatch so max_abs_error covers the whole output.
+    if (problem.empty()) {
       std::ostringstream s;
       s << name << "[" << i << "]: " << a << " vs expected " << e << " (rtol " << tol.rtol
         << ", atol " << tol.atol << ")";
-      check->message = s.str();
+      problem = s.str();
     }
-    ok = false;
   }
-  return ok;
+  return problem;
 }
 
 }  // namespace
@@ -101,12 +96,12 @@ CaseCheck CheckCase(const Case& c) {
   check.passed = true;
   for (const auto& [name, expected] : c.outputs) {
     const auto it = actual.find(name);
-    if (it == actual.end()) {
-      if (check.message.empty()) check.message = name + ": not produced by " + c.op;
-      check.passed = false;
-      continue;
-    }
-    if (!CompareOutput(name, it->second, expected, &check)) check.passed = false;
+    const std::string problem = it == actual.end()
+                                    ? name + ": not produced by " + c.op
+                                    : CompareOutput(name, it->second, expected, &check);
+    if (problem.empty()) continue;
+    if (check.passed) check.message = problem;  // the first problem explains the failure
+    check.passed = false;
   }
   return check;
 }
