@@ -232,6 +232,8 @@ TEST(CaseRun, BadTorchInputsGiveStatuses) {
        StatusCode::kShapeMismatch},
       {weights + ",\"attn_mask\":" + FloatTensor("[2,2,3]", 12), three_heads,
        StatusCode::kShapeMismatch},  // a 3-D mask needs N·H = 3 planes
+      {weights + ",\"attn_mask\":" + FloatTensor("[3,2,2]", 12), three_heads,
+       StatusCode::kShapeMismatch},  // 3 planes of (L, 2) for S = 3 keys
       {weights + ",\"key_padding_mask\":" + FloatTensor("[1,2]", 2), three_heads,
        StatusCode::kShapeMismatch},
       {weights + ",\"in_proj_bias\":" + FloatTensor("[6]", 6), three_heads,

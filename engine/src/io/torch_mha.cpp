@@ -91,7 +91,8 @@ Status RunTorchMha(const Case& c, TensorMap* outputs) {
       return ShapeError("attn_mask: 3-D mask needs N·num_heads = " + std::to_string(N * heads) +
                         " planes, got " + DimsString(mask->dims));
     }
-    mask_dims = mask->dims.size() == 3 ? Dims4{N, heads, L, S} : LeftPadDims4(mask->dims);
+    mask_dims = mask->dims.size() == 3 ? Dims4{N, heads, mask->dims[1], mask->dims[2]}
+                                       : LeftPadDims4(mask->dims);
     ATTN_RETURN_IF_ERROR(CheckMask("attn_mask", *mask, mask_dims, N, heads, L, S, false));
   }
   const Tensor* padding = FindInput(c, "key_padding_mask");
