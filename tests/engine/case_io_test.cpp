@@ -172,6 +172,19 @@ TEST(CaseRun, UnknownOpIsReported) {
   EXPECT_NE(s.message().find("Conv"), std::string::npos);
 }
 
+TEST(CaseRun, TensorsBuiltInCodeMustHoldTheirDims) {
+  Case c;
+  ASSERT_TRUE(
+      ReadCaseFile(std::string(ATTN_TEST_DATA_DIR) + "/onnx-attention/test_attention_4d.json", &c)
+          .ok());
+  TensorMap out;
+  ASSERT_TRUE(RunCase(c, &out).ok());
+  c.inputs["K"].values.pop_back();
+  const Status s = RunCase(c, &out);
+  EXPECT_EQ(s.code(), StatusCode::kShapeMismatch);
+  EXPECT_NE(s.message().find("inputs.K"), std::string::npos) << s.message();
+}
+
 TEST(CaseRun, BadOnnxInputsGiveStatuses) {
   const std::string q4 = "\"Q\":" + FloatTensor("[1,2,3,4]", 24);
   const std::string k4 = "\"K\":" + FloatTensor("[1,2,5,4]", 40);
@@ -225,8 +238,8 @@ TEST(CaseRun, BadTorchInputsGiveStatuses) {
     StatusCode code;
   };
   const Bad bad[] = {
-      {qkv, three_heads, StatusCode::kParseError},     // no projection weights
-      {weights, op, StatusCode::kParseError},          // no num_heads
+      {qkv, three_heads, StatusCode::kParseError},  // no projection weights
+      {weights, op, StatusCode::kParseError},       // no num_heads
       {weights, op + R"(,"attributes":{"num_heads":4})", StatusCode::kShapeMismatch},  // 6 % 4
       {weights + ",\"attn_mask\":" + FloatTensor("[2,2]", 4), three_heads,
        StatusCode::kShapeMismatch},

@@ -20,7 +20,8 @@ std::string CompareOutput(const std::string& name, const Tensor& actual, const T
     return actual.integers == expected.integers ? "" : name + ": int64 values differ";
   }
   if (actual.values.size() != expected.values.size()) {
-    return name + ": dtype " + DTypeName(actual.dtype) + " != expected " + DTypeName(expected.dtype);
+    return name + ": dtype " + DTypeName(actual.dtype) + " != expected " +
+           DTypeName(expected.dtype);
   }
   const Tolerance tol = ToleranceFor(expected.dtype);
   std::string problem;
@@ -52,6 +53,15 @@ std::string CompareOutput(const std::string& name, const Tensor& actual, const T
 }  // namespace
 
 Status RunCase(const Case& c, TensorMap* outputs) {
+  // A Case built in code (not parsed) may hold fewer elements than its dims promise.
+  for (const auto& [name, t] : c.inputs) {
+    const size_t stored = t.dtype == DType::kInt64 ? t.integers.size() : t.values.size();
+    if (static_cast<int64_t>(stored) != t.NumElements()) {
+      return Status(StatusCode::kShapeMismatch,
+                    "inputs." + name + ": holds " + std::to_string(stored) + " elements, dims " +
+                        case_ops::DimsString(t.dims) + " say " + std::to_string(t.NumElements()));
+    }
+  }
   TensorMap result;
   if (c.op == "Attention") {
     ATTN_RETURN_IF_ERROR(case_ops::RunOnnxAttention(c, &result));
