@@ -1,21 +1,77 @@
 // attnlab: the engine from the command line.
+//   attnlab run CASE.json          computes one case, prints {"outputs": {...}} (case JSON format)
+//   attnlab check CASE.json...     computes each case, compares with its "outputs"; one line per
+//                                  case, then "N passed, M failed"; exit 1 if any failed
 //   attnlab attend "The cat sat on the mat" [--dim D] [--temperature T] [--kernel reference|eigen]
-// prints the tokens, the attention weights and the output rows. Bad input: one line on stderr, exit 2.
+//                                  prints the tokens, the attention weights and the output rows
+// Bad input: one line on stderr, exit 2.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
 
 #include "attn/attention.h"
+#include "attn/case_io.h"
 #include "attn/text.h"
 
 namespace {
 
 int Usage() {
   std::fprintf(stderr,
-               "usage: attnlab attend SENTENCE [--dim D] [--temperature T] [--scale S] "
+               "usage: attnlab run CASE.json | attnlab check CASE.json... | "
+               "attnlab attend SENTENCE [--dim D] [--temperature T] [--scale S] "
                "[--kernel reference|eigen]\n");
   return 2;
+}
+
+int Fail(const attn::Status& status) {
+  std::fprintf(stderr, "attnlab: %s\n", status.ToString().c_str());
+  return 2;
+}
+
+// Prints the outputs the case lists (every output when it lists none) as case JSON.
+int Run(int argc, char** argv) {
+  if (argc != 1) return Usage();
+  attn::Case c;
+  attn::Status status = attn::ReadCaseFile(argv[0], &c);
+  if (!status.ok()) return Fail(status);
+  attn::TensorMap outputs;
+  status = attn::RunCase(c, &outputs);
+  if (!status.ok()) return Fail(status);
+  if (!c.outputs.empty()) {
+    for (auto it = outputs.begin(); it != outputs.end();) {
+      it = c.outputs.count(it->first) ? std::next(it) : outputs.erase(it);
+    }
+  }
+  std::printf("%s\n", attn::OutputsToJson(outputs).c_str());
+  return 0;
+}
+
+int Check(int argc, char** argv) {
+  if (argc < 1) return Usage();
+  int passed = 0, failed = 0;
+  for (int i = 0; i < argc; ++i) {
+    attn::Case c;
+    const attn::Status status = attn::ReadCaseFile(argv[i], &c);
+    attn::CaseCheck check;
+    if (status.ok()) {
+      check = attn::CheckCase(c);
+    } else {
+      check.name = argv[i];
+      check.message = status.ToString();
+    }
+    (check.passed ? passed : failed) += 1;
+    std::string line = std::string(check.passed ? "PASS " : "FAIL ") + check.name;
+    char error[64];
+    std::snprintf(error, sizeof(error), "  max_abs_err %.3g", check.max_abs_error);
+    line += error;
+    if (!check.worst_output.empty()) line += " (" + check.worst_output + ")";
+    if (!check.passed) line += "  " + check.message;
+    std::printf("%s\n", line.c_str());
+  }
+  std::printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
 }
 
 bool ParseFloat(const char* text, float* out) {
@@ -71,6 +127,8 @@ int Attend(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && !std::strcmp(argv[1], "run")) return Run(argc - 2, argv + 2);
+  if (argc >= 2 && !std::strcmp(argv[1], "check")) return Check(argc - 2, argv + 2);
   if (argc >= 2 && !std::strcmp(argv[1], "attend")) return Attend(argc - 2, argv + 2);
   return Usage();
 }

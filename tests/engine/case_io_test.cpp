@@ -1,0 +1,262 @@
+// Case JSON <-> tensors, float16 rounding, and the statuses bad case files and bad operator
+// inputs produce.
+#include "attn/case_io.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace attn {
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+// A case with the given inputs JSON (and optional extra top-level fields).
+std::string CaseText(const std::string& inputs, const std::string& extra = "") {
+  return "{\"name\":\"t\"" + extra + ",\"inputs\":{" + inputs + "}}";
+}
+
+Status Parse(const std::string& text, Case* c) { return ParseCase(text, c); }
+
+TEST(CaseIo, ParsesEveryDtypeAndNonFiniteStrings) {
+  const std::string inputs =
+      R"("a":{"dims":[2,2],"dtype":"float32","data":[1.5,"inf","-inf","nan"]},
+         "b":{"dims":[3],"dtype":"bool","data":[true,false,1]},
+         "c":{"dims":[2],"dtype":"int64","data":[7,-9007199254740993]},
+         "d":{"dims":[1],"dtype":"float16","data":[0.1]},
+         "e":{"dims":[],"dtype":"float32","data":[3]})";
+  const std::string header =
+      R"(,"op":"MultiHeadAttention","opset":24,"attributes":{"scale":0.25,"is_causal":1})";
+  Case c;
+  ASSERT_TRUE(Parse(CaseText(inputs, header), &c).ok());
+  EXPECT_EQ(c.name, "t");
+  EXPECT_EQ(c.op, "MultiHeadAttention");
+  EXPECT_EQ(c.opset, 24);
+  EXPECT_EQ(c.attributes.at("scale"), 0.25);
+  EXPECT_EQ(c.attributes.at("is_causal"), 1.0);
+  const Tensor& a = c.inputs.at("a");
+  EXPECT_EQ(a.dtype, DType::kFloat32);
+  EXPECT_EQ(a.dims, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(a.values[0], 1.5f);
+  EXPECT_EQ(a.values[1], kInf);
+  EXPECT_EQ(a.values[2], -kInf);
+  EXPECT_TRUE(std::isnan(a.values[3]));
+  EXPECT_EQ(c.inputs.at("b").values, (std::vector<float>{1, 0, 1}));
+  // int64 keeps every bit, even past float and double precision.
+  EXPECT_EQ(c.inputs.at("c").integers, (std::vector<int64_t>{7, -9007199254740993LL}));
+  // float16 inputs hold float16 values, widened exactly to float32.
+  EXPECT_EQ(c.inputs.at("d").values[0], 0.0999755859375f);
+  EXPECT_EQ(c.inputs.at("e").NumElements(), 1);
+  EXPECT_TRUE(c.outputs.empty());
+}
+
+TEST(CaseIo, AbsentOpMeansOnnxAttention) {
+  Case c;
+  ASSERT_TRUE(Parse(CaseText(R"("x":{"dims":[1],"dtype":"float32","data":[0]})"), &c).ok());
+  EXPECT_EQ(c.op, "Attention");
+}
+
+TEST(CaseIo, MalformedFilesAreParseErrorsNamingTheField) {
+  struct Bad {
+    std::string text;
+    std::string mentions;
+  };
+  const Bad bad[] = {
+      {"{not json", "not valid JSON"},
+      {"[1, 2]", "expected a JSON object"},
+      {"{\"name\":\"t\"}", "missing \"inputs\""},
+      {CaseText(R"("x":{"dims":[2],"dtype":"float32","data":[1]})"), "inputs.x"},
+      {CaseText(R"("x":{"dims":[-1],"dtype":"float32","data":[]})"), "non-negative"},
+      {CaseText(R"("x":{"dims":[1],"dtype":"float64","data":[1]})"), "unknown dtype"},
+      {CaseText(R"("x":{"dims":[1],"dtype":"float32","data":["infinity"]})"), "inputs.x.data[0]"},
+      {CaseText(R"("x":{"dims":[1],"dtype":"bool","data":[2]})"), "true, false"},
+      {CaseText(R"("x":{"dims":[1],"dtype":"int64","data":[1.5]})"), "integer"},
+      {CaseText(R"("x":{"dtype":"float32","data":[1]})"), "dims"},
+      {CaseText(R"("x":[1,2])"), "tensor object"},
+      {CaseText("", R"(,"attributes":{"scale":"big"})"), "attributes.scale"},
+      {CaseText("", R"(,"op":3)"), "op"},
+  };
+  for (const Bad& b : bad) {
+    Case c;
+    const Status s = Parse(b.text, &c);
+    EXPECT_EQ(s.code(), StatusCode::kParseError) << b.text;
+    EXPECT_NE(s.message().find(b.mentions), std::string::npos) << s.message();
+  }
+}
+
+TEST(CaseIo, MissingFileIsAParseErrorNamingThePath) {
+  Case c;
+  const Status s = ReadCaseFile("/nonexistent/case.json", &c);
+  EXPECT_EQ(s.code(), StatusCode::kParseError);
+  EXPECT_NE(s.message().find("/nonexistent/case.json"), std::string::npos);
+}
+
+TEST(CaseIo, OutputsRoundTripThroughJson) {
+  TensorMap outputs;
+  Tensor f;
+  f.dims = {2, 3};
+  f.values = {0.1f, -kInf, kInf, 1e-30f, -123456.789f, std::nextafter(1.0f, 2.0f)};
+  Tensor b;
+  b.dtype = DType::kBool;
+  b.dims = {2};
+  b.values = {1, 0};
+  Tensor i;
+  i.dtype = DType::kInt64;
+  i.dims = {1};
+  i.integers = {-42};
+  Tensor h;
+  h.dtype = DType::kFloat16;
+  h.dims = {1};
+  h.values = {0.1f};  // written rounded to float16
+  outputs["Y"] = f;
+  outputs["mask"] = b;
+  outputs["n"] = i;
+  outputs["half"] = h;
+  const std::string json = OutputsToJson(outputs);
+  Case c;
+  ASSERT_TRUE(Parse("{\"inputs\":{}," + json.substr(1), &c).ok()) << json;
+  EXPECT_EQ(c.outputs.at("Y").dims, f.dims);
+  EXPECT_EQ(c.outputs.at("Y").values, f.values);  // exact: 9 significant digits
+  EXPECT_EQ(c.outputs.at("mask").values, b.values);
+  EXPECT_EQ(c.outputs.at("n").integers, i.integers);
+  EXPECT_EQ(c.outputs.at("half").values[0], 0.0999755859375f);
+  EXPECT_NE(json.find("\"-inf\""), std::string::npos);
+}
+
+TEST(CaseIo, RoundToFloat16MatchesIeeeHalf) {
+  EXPECT_EQ(RoundToFloat16(1.0f), 1.0f);
+  EXPECT_EQ(RoundToFloat16(0.1f), 0.0999755859375f);
+  EXPECT_EQ(RoundToFloat16(-2.5f), -2.5f);
+  // Ties go to even: 1 + 2^-11 lies halfway between 1 and 1 + 2^-10.
+  EXPECT_EQ(RoundToFloat16(1.0f + std::ldexp(1.0f, -11)), 1.0f);
+  EXPECT_EQ(RoundToFloat16(1.0f + 3 * std::ldexp(1.0f, -11)), 1.0f + std::ldexp(1.0f, -9));
+  EXPECT_EQ(RoundToFloat16(65504.0f), 65504.0f);  // largest finite half
+  EXPECT_EQ(RoundToFloat16(65519.0f), 65504.0f);
+  EXPECT_EQ(RoundToFloat16(65520.0f), kInf);  // halfway to the next step rounds to inf
+  EXPECT_EQ(RoundToFloat16(-1e6f), -kInf);
+  EXPECT_EQ(RoundToFloat16(std::ldexp(1.0f, -24)), std::ldexp(1.0f, -24));  // smallest subnormal
+  EXPECT_EQ(RoundToFloat16(std::ldexp(1.0f, -26)), 0.0f);
+  EXPECT_EQ(RoundToFloat16(std::ldexp(3.0f, -25)), std::ldexp(1.0f, -23));  // 1.5 steps -> 2
+  EXPECT_TRUE(std::isnan(RoundToFloat16(std::numeric_limits<float>::quiet_NaN())));
+}
+
+TEST(CaseIo, ToleranceByDtype) {
+  EXPECT_EQ(ToleranceFor(DType::kFloat32).rtol, 1e-3);
+  EXPECT_EQ(ToleranceFor(DType::kFloat32).atol, 1e-5);
+  EXPECT_EQ(ToleranceFor(DType::kFloat16).atol, 1e-3);
+  EXPECT_EQ(ToleranceFor(DType::kBool).atol, 0);
+}
+
+// ---- Operator inputs the runner rejects before computing anything ---------------------------
+
+// A float32 tensor of `dims` filled with 0.5.
+std::string FloatTensor(const std::string& dims, int count) {
+  std::string data;
+  for (int i = 0; i < count; ++i) data += (i ? ",0.5" : "0.5");
+  return "{\"dims\":" + dims + ",\"dtype\":\"float32\",\"data\":[" + data + "]}";
+}
+
+Status RunText(const std::string& text) {
+  Case c;
+  const Status parsed = ParseCase(text, &c);
+  if (!parsed.ok()) return parsed;
+  TensorMap out;
+  return RunCase(c, &out);
+}
+
+TEST(CaseRun, UnknownOpIsReported) {
+  const Status s = RunText(CaseText("", R"(,"op":"Conv")"));
+  EXPECT_EQ(s.code(), StatusCode::kUnknownOption);
+  EXPECT_NE(s.message().find("Conv"), std::string::npos);
+}
+
+TEST(CaseRun, TensorsBuiltInCodeMustHoldTheirDims) {
+  Case c;
+  ASSERT_TRUE(
+      ReadCaseFile(std::string(ATTN_TEST_DATA_DIR) + "/onnx-attention/test_attention_4d.json", &c)
+          .ok());
+  TensorMap out;
+  ASSERT_TRUE(RunCase(c, &out).ok());
+  c.inputs["K"].values.pop_back();
+  const Status s = RunCase(c, &out);
+  EXPECT_EQ(s.code(), StatusCode::kShapeMismatch);
+  EXPECT_NE(s.message().find("inputs.K"), std::string::npos) << s.message();
+}
+
+TEST(CaseRun, BadOnnxInputsGiveStatuses) {
+  const std::string q4 = "\"Q\":" + FloatTensor("[1,2,3,4]", 24);
+  const std::string k4 = "\"K\":" + FloatTensor("[1,2,5,4]", 40);
+  const std::string v4 = "\"V\":" + FloatTensor("[1,2,5,4]", 40);
+  struct Bad {
+    std::string inputs, extra;
+    StatusCode code;
+  };
+  const Bad bad[] = {
+      {q4 + "," + k4, "", StatusCode::kParseError},  // no V
+      {"\"Q\":" + FloatTensor("[3,4]", 12) + "," + k4 + "," + v4, "", StatusCode::kShapeMismatch},
+      {q4 + ",\"K\":" + FloatTensor("[1,2,5,3]", 30) + "," + v4, "", StatusCode::kShapeMismatch},
+      {q4 + ",\"K\":" + FloatTensor("[2,2,5,4]", 80) + ",\"V\":" + FloatTensor("[2,2,5,4]", 80), "",
+       StatusCode::kShapeMismatch},  // batch sizes differ
+      {"\"Q\":" + FloatTensor("[1,3,3,4]", 36) + "," + k4 + "," + v4, "",
+       StatusCode::kShapeMismatch},  // 3 query heads over 2 kv heads
+      {"\"Q\":" + FloatTensor("[1,3,8]", 24) + ",\"K\":" + FloatTensor("[1,5,8]", 40) +
+           ",\"V\":" + FloatTensor("[1,5,8]", 40),
+       "", StatusCode::kShapeMismatch},  // 3-D without head counts
+      {q4 + "," + k4 + "," + v4 + ",\"attn_mask\":" + FloatTensor("[2,5]", 10), "",
+       StatusCode::kShapeMismatch},  // 2 mask rows for 3 queries
+      {q4 + "," + k4 + "," + v4 + ",\"attn_mask\":" + FloatTensor("[3,6]", 18), "",
+       StatusCode::kShapeMismatch},  // longer than the keys
+      {q4 + "," + k4 + "," + v4 +
+           ",\"nonpad_kv_seqlen\":{\"dims\":[1],\"dtype\":\"int64\",\"data\":[6]}",
+       "", StatusCode::kOutOfRange},
+      {q4 + "," + k4 + "," + v4 + ",\"past_key\":" + FloatTensor("[1,2,1,4]", 8), "",
+       StatusCode::kShapeMismatch},  // past_key without past_value
+      {q4 + "," + k4 + "," + v4, R"(,"attributes":{"qk_matmul_output_mode":4})",
+       StatusCode::kOutOfRange},
+      {q4 + "," + k4 + "," + v4, R"(,"attributes":{"is_causal":0.5})", StatusCode::kOutOfRange},
+      {q4 + "," + k4 + "," + v4, R"(,"attributes":{"scale":-1})", StatusCode::kOutOfRange},
+      {q4 + "," + k4 + "," + v4, R"(,"attributes":{"q_num_heads":4})", StatusCode::kShapeMismatch},
+  };
+  for (const Bad& b : bad) {
+    const Status s = RunText(CaseText(b.inputs, b.extra));
+    EXPECT_EQ(s.code(), b.code) << b.inputs << b.extra << " -> " << s.ToString();
+  }
+}
+
+TEST(CaseRun, BadTorchInputsGiveStatuses) {
+  const std::string op = R"(,"op":"MultiHeadAttention")";
+  const std::string three_heads = op + R"(,"attributes":{"num_heads":3})";
+  const std::string qkv = "\"query\":" + FloatTensor("[1,2,6]", 12) +
+                          ",\"key\":" + FloatTensor("[1,3,6]", 18) +
+                          ",\"value\":" + FloatTensor("[1,3,6]", 18);
+  const std::string weights = qkv + ",\"in_proj_weight\":" + FloatTensor("[18,6]", 108) +
+                              ",\"out_proj_weight\":" + FloatTensor("[6,6]", 36);
+  struct Bad {
+    std::string inputs, extra;
+    StatusCode code;
+  };
+  const Bad bad[] = {
+      {qkv, three_heads, StatusCode::kParseError},  // no projection weights
+      {weights, op, StatusCode::kParseError},       // no num_heads
+      {weights, op + R"(,"attributes":{"num_heads":4})", StatusCode::kShapeMismatch},  // 6 % 4
+      {weights + ",\"attn_mask\":" + FloatTensor("[2,2]", 4), three_heads,
+       StatusCode::kShapeMismatch},
+      {weights + ",\"attn_mask\":" + FloatTensor("[2,2,3]", 12), three_heads,
+       StatusCode::kShapeMismatch},  // a 3-D mask needs N·H = 3 planes
+      {weights + ",\"attn_mask\":" + FloatTensor("[3,2,2]", 12), three_heads,
+       StatusCode::kShapeMismatch},  // 3 planes of (L, 2) for S = 3 keys
+      {weights + ",\"key_padding_mask\":" + FloatTensor("[1,2]", 2), three_heads,
+       StatusCode::kShapeMismatch},
+      {weights + ",\"in_proj_bias\":" + FloatTensor("[6]", 6), three_heads,
+       StatusCode::kShapeMismatch},
+  };
+  for (const Bad& b : bad) {
+    const Status s = RunText(CaseText(b.inputs, b.extra));
+    EXPECT_EQ(s.code(), b.code) << b.extra << " -> " << s.ToString();
+  }
+}
+
+}  // namespace
+}  // namespace attn
