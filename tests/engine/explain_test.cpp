@@ -57,3 +57,33 @@ TEST(MaxAbsDifference, MeasuresAndChecksShapes) {
 
 }  // namespace
 }  // namespace attn
+
+#include "attn/config_names.h"
+
+namespace attn {
+namespace {
+
+TEST(ConfigNames, RoundTripAndRejectUnknownNames) {
+  for (int i = 0; i <= static_cast<int>(ScoreFunction::kCosine); ++i) {
+    ScoreFunction f{};
+    ASSERT_TRUE(ParseScoreFunction(ScoreFunctionName(static_cast<ScoreFunction>(i)), &f).ok());
+    EXPECT_EQ(static_cast<int>(f), i);
+  }
+  for (int i = 0; i <= static_cast<int>(Normalizer::kNone); ++i) {
+    Normalizer n{};
+    ASSERT_TRUE(ParseNormalizer(NormalizerName(static_cast<Normalizer>(i)), &n).ok());
+    EXPECT_EQ(static_cast<int>(n), i);
+  }
+  for (int i = 0; i <= static_cast<int>(PositionEncoding::kQuadraticRelative); ++i) {
+    PositionEncoding p{};
+    ASSERT_TRUE(ParsePositionEncoding(PositionEncodingName(static_cast<PositionEncoding>(i)), &p).ok());
+    EXPECT_EQ(static_cast<int>(p), i);
+  }
+  Normalizer n{};
+  const Status s = ParseNormalizer("softmx", &n);
+  EXPECT_EQ(s.code(), StatusCode::kUnknownOption);
+  EXPECT_NE(s.message().find("expected one of softmax, sparsemax"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace attn

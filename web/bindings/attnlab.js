@@ -14,6 +14,8 @@ export async function loadAttnlab(moduleOptions = {}) {
   return {
     // Engine
     selfAttention: (x, n, d, options = {}) => m.selfAttention(x, n, d, options),
+    // forward({numHeads: 2, projectInputs: true, score: 'cosine', ...}, {query: {rows, cols, data}, key?, value?})
+    forward: (config, inputs, params = null) => m.forward(config, inputs, params),
     tokenize: (text) => m.tokenize(text),
     hashEmbeddings: (tokens, dim) => m.hashEmbeddings(tokens, dim),
     availableKernels: () => m.availableKernels(),

@@ -8,11 +8,13 @@
 #include <emscripten/val.h>
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "app.h"
 #include "published.h"
 #include "attn/attention.h"
+#include "attn/config_names.h"
 #include "attn/text.h"
 #include "attn/word_vectors.h"
 #include "main.h"
@@ -118,6 +120,108 @@ val SelfAttention(val x, int n, int d, val options) {
   attn::AttentionResult result;
   const attn::Status status = attn::SelfAttention(config, m, &result);
   return status.ok() ? ResultObject(result) : ErrorObject(status);
+}
+
+// {rows, cols, data} (data: Float32Array or array) -> Matrix; kShapeMismatch naming `what`.
+attn::Status FromJsMatrix(const char* what, val m, attn::Matrix* out) {
+  if (m.isUndefined() || m.isNull()) {
+    out->resize(0, 0);
+    return attn::Status::Ok();
+  }
+  const int rows = m["rows"].isNumber() ? m["rows"].as<int>() : -1;
+  const int cols = m["cols"].isNumber() ? m["cols"].as<int>() : -1;
+  if (rows < 0 || cols < 0 || m["data"].isUndefined())
+    return attn::Status(attn::StatusCode::kShapeMismatch, std::string(what) + ": expected {rows, cols, data}");
+  const std::vector<float> values = emscripten::convertJSArrayToNumberVector<float>(m["data"]);
+  if (values.size() != static_cast<size_t>(rows) * static_cast<size_t>(cols))
+    return attn::Status(attn::StatusCode::kShapeMismatch, std::string(what) + ": expected rows*cols = " +
+                                                               std::to_string(rows * cols) + " values, got " +
+                                                               std::to_string(values.size()));
+  *out = rows * cols > 0 ? attn::Matrix(Eigen::Map<const attn::Matrix>(values.data(), rows, cols)) : attn::Matrix(rows, cols);
+  return attn::Status::Ok();
+}
+
+// Reads the JS options object into an AttentionConfig (camelCase keys, enum names as strings).
+attn::Status ConfigFromJs(val o, attn::AttentionConfig* c) {
+  if (o.isUndefined() || o.isNull()) return attn::Status::Ok();
+  auto number = [&](const char* key, auto* field) {
+    if (o[key].isNumber()) *field = o[key].as<std::remove_pointer_t<decltype(field)>>();
+  };
+  auto flag = [&](const char* key, bool* field) {
+    if (!o[key].isUndefined()) *field = o[key].as<bool>();
+  };
+  number("scale", &c->scale);
+  number("temperature", &c->temperature);
+  number("cosineTemperature", &c->cosine_temperature);
+  number("additiveDim", &c->additive_dim);
+  number("numHeads", &c->num_heads);
+  number("numKvHeads", &c->num_kv_heads);
+  number("headDim", &c->head_dim);
+  number("valueHeadDim", &c->value_head_dim);
+  number("outputDim", &c->output_dim);
+  number("softcap", &c->softcap);
+  number("windowLeft", &c->window_left);
+  number("windowRight", &c->window_right);
+  number("positionBase", &c->position_base);
+  number("maxPositions", &c->max_positions);
+  if (o["seed"].isNumber()) c->seed = o["seed"].as<uint32_t>();
+  flag("projectInputs", &c->project_inputs);
+  flag("projectOutput", &c->project_output);
+  flag("useBias", &c->use_bias);
+  flag("causal", &c->causal);
+  if (o["score"].isString()) ATTN_RETURN_IF_ERROR(attn::ParseScoreFunction(o["score"].as<std::string>(), &c->score));
+  if (o["normalizer"].isString())
+    ATTN_RETURN_IF_ERROR(attn::ParseNormalizer(o["normalizer"].as<std::string>(), &c->normalizer));
+  if (o["position"].isString())
+    ATTN_RETURN_IF_ERROR(attn::ParsePositionEncoding(o["position"].as<std::string>(), &c->position));
+  if (o["kernel"].isString()) {
+    const std::string kernel = o["kernel"].as<std::string>();
+    for (attn::KernelId id : attn::AvailableKernels())
+      if (kernel == attn::KernelName(id)) {
+        c->kernel = id;
+        return attn::Status::Ok();
+      }
+    return attn::Status(attn::StatusCode::kUnknownOption, "kernel: unknown '" + kernel + "'");
+  }
+  return attn::Status::Ok();
+}
+
+// forward(config, {query, key?, value?, floatMask?}, params?) with matrices as {rows, cols, data}.
+// params may give wq, wk, wv, wo, relativeCenter (1, h), relativeSharpness (1, h).
+val Forward(val config_js, val inputs_js, val params_js) {
+  attn::AttentionConfig config;
+  attn::AttentionInputs inputs;
+  attn::AttentionParameters params;
+  attn::Matrix float_mask;
+  attn::Status status = ConfigFromJs(config_js, &config);
+  if (status.ok()) status = FromJsMatrix("query", inputs_js["query"], &inputs.query);
+  if (status.ok()) status = FromJsMatrix("key", inputs_js["key"], &inputs.key);
+  if (status.ok()) status = FromJsMatrix("value", inputs_js["value"], &inputs.value);
+  if (status.ok()) status = FromJsMatrix("floatMask", inputs_js["floatMask"], &float_mask);
+  if (status.ok() && float_mask.size() > 0) inputs.float_mask.push_back(float_mask);
+  const bool has_params = !(params_js.isUndefined() || params_js.isNull());
+  if (status.ok() && has_params) {
+    status = FromJsMatrix("wq", params_js["wq"], &params.wq);
+    if (status.ok()) status = FromJsMatrix("wk", params_js["wk"], &params.wk);
+    if (status.ok()) status = FromJsMatrix("wv", params_js["wv"], &params.wv);
+    if (status.ok()) status = FromJsMatrix("wo", params_js["wo"], &params.wo);
+    if (status.ok()) status = FromJsMatrix("relativeCenter", params_js["relativeCenter"], &params.relative_center);
+    if (status.ok()) status = FromJsMatrix("relativeSharpness", params_js["relativeSharpness"], &params.relative_sharpness);
+  }
+  if (!status.ok()) return ErrorObject(status);
+  attn::AttentionResult result;
+  status = attn::Forward(config, inputs, params, &result);
+  if (!status.ok()) return ErrorObject(status);
+  val out = ResultObject(result);
+  out.set("queryIn", ToJsMatrix(result.query_in));
+  out.set("concat", ToJsMatrix(result.concat));
+  val p = val::object();
+  p.set("wq", ToJsMatrix(result.parameters.wq));
+  p.set("wk", ToJsMatrix(result.parameters.wk));
+  p.set("wv", ToJsMatrix(result.parameters.wv));
+  p.set("wo", ToJsMatrix(result.parameters.wo));
+  out.set("parameters", p);
+  return out;
 }
 
 val Tokenize(const std::string& text) { return ToJsStrings(attn::Tokenize(text)); }
@@ -241,6 +345,7 @@ val ReadPixel(float x, float y) {
 
 EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("selfAttention", &SelfAttention);
+  emscripten::function("forward", &Forward);
   emscripten::function("tokenize", &Tokenize);
   emscripten::function("hashEmbeddings", &HashEmbeddings);
   emscripten::function("availableKernels", &AvailableKernels);

@@ -10,7 +10,7 @@
 namespace attnlab {
 
 // The views, in the order of the tabs (and of ../shared/CONCEPTS.md).
-enum class ViewId { kWords, kOrder, kCount };
+enum class ViewId { kWords, kOrder, kQkv, kRelevance, kHeads, kMasks, kCnn, kPrices, kCount };
 
 // Where the word vectors come from.
 enum class VectorSource {
