@@ -9,6 +9,7 @@
 
 #include "attn/text.h"
 #include "imgui.h"
+#include "panels/order_panel.h"
 #include "panels/words_panel.h"
 
 namespace attnlab {
@@ -22,7 +23,10 @@ App& TheApp() {
 // [SECTION] Set-up and word vectors
 //-----------------------------------------------------------------------------
 
-App::App() { panels_.push_back(std::make_unique<WordsPanel>()); }
+App::App() {
+  panels_.push_back(std::make_unique<WordsPanel>());
+  panels_.push_back(std::make_unique<OrderPanel>());
+}
 
 bool App::Init(std::string* error) { return gfx::Renderer().Init(error); }
 
