@@ -18,6 +18,7 @@ namespace attnlab {
 namespace {
 
 bool g_started = false;
+double g_last_frame_ms = 0;  // CPU time of the last frame: engine re-runs, UI, GL submission
 
 void SetupFont(const std::string& ttf) {
   ImGuiIO& io = ImGui::GetIO();
@@ -40,6 +41,7 @@ void SetupFont(const std::string& ttf) {
 }
 
 void DrawFrame() {
+  const double start = emscripten_get_now();
   platform::NewFrame();
   ImGui_ImplOpenGL3_NewFrame();
   ImGui::NewFrame();
@@ -51,6 +53,7 @@ void DrawFrame() {
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   platform::EndFrame();
+  g_last_frame_ms = emscripten_get_now() - start;
 }
 
 void LoopIteration() {
@@ -92,6 +95,8 @@ std::string Start(const std::string& font_ttf) {
   emscripten_set_main_loop(LoopIteration, 0, false);
   return "";
 }
+
+double LastFrameMs() { return g_last_frame_ms; }
 
 bool Idle() { return !g_started || (!platform::HasDirty() && GImGui->InputEventsQueue.Size == 0); }
 

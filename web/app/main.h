@@ -9,6 +9,8 @@ namespace attnlab {
 // Creates the WebGL2 context on #canvas, ImGui and the app, then starts the frame loop.
 // Returns an empty string on success, else what failed (shown by the page).
 std::string Start(const std::string& font_ttf);
+// CPU milliseconds the last frame took (engine re-runs + UI + GL submission).
+double LastFrameMs();
 // True when no input is waiting and no frame is due: what the page shows is final.
 bool Idle();
 // Draws one frame now (even if nothing changed).

@@ -23,6 +23,7 @@ export async function loadAttnlab(moduleOptions = {}) {
     start: (fontBytes) => m.start(fontBytes),
     renderNow: () => m.renderNow(),
     idle: () => m.idle(),
+    lastFrameMs: () => m.lastFrameMs(),
     state: () => m.pageState(),
     setState: (text) => m.setPageState(text),
     setSentence: (s) => m.setSentence(s),

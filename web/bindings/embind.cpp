@@ -352,6 +352,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("start", &Start);
   emscripten::function("renderNow", &attnlab::RenderNow);
   emscripten::function("idle", &attnlab::Idle);
+  emscripten::function("lastFrameMs", &attnlab::LastFrameMs);
   emscripten::function("imeText", &attnlab::platform::AddText);
   emscripten::function("pageState", &PageState);
   emscripten::function("setPageState", &SetPageState);
