@@ -23,10 +23,6 @@ void RunForwardBackward(const AttentionConfig& config, const AttentionInputs& in
 Status Backward(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
                 const Matrix& d_output, AttentionGradients* out) {
   ATTN_RETURN_IF_ERROR(validate::AttentionConfigValid(config));
-  if (config.score != ScoreFunction::kDot && config.score != ScoreFunction::kScaledDot) {
-    return Status(StatusCode::kUnknownOption, "score: Backward supports kDot and kScaledDot, got " +
-                                                  std::to_string(static_cast<int>(config.score)));
-  }
   ATTN_RETURN_IF_ERROR(validate::AttentionInputsValid(config, inputs));
   const reference::AttentionDims d = reference::ResolveDims(config, inputs);
   AttentionParameters complete = params;

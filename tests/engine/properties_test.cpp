@@ -316,6 +316,32 @@ TEST_P(PropertyTest, ReluNormalizedRowOfNonPositiveScoresIsZero) {
   EXPECT_EQ(w.row(1).sum(), 0.0f);
 }
 
+TEST_P(PropertyTest, ConcatAdditiveEqualsAdditiveWithStackedWeights) {
+  const Matrix x = RandomMatrix(5, 4, 21);
+  AttentionConfig additive = Config();
+  additive.score = ScoreFunction::kAdditive;
+  additive.additive_dim = 3;
+  const AttentionResult a = RunForward(additive, SelfInputs(x));
+  AttentionParameters stacked;
+  stacked.additive_concat = {Matrix(8, 3)};
+  stacked.additive_concat[0] << a.parameters.additive_wq[0], a.parameters.additive_wk[0];  // [W_q; W_k]
+  stacked.additive_v = a.parameters.additive_v;
+  AttentionConfig concat = additive;
+  concat.score = ScoreFunction::kAdditiveConcat;
+  AttentionResult b;
+  ASSERT_TRUE(Forward(concat, SelfInputs(x), stacked, &b).ok());
+  EXPECT_TRUE(AllClose(b.heads[0].raw_scores, a.heads[0].raw_scores, 1e-6, 1e-6));
+}
+
+TEST_P(PropertyTest, CosineScoresAreBoundedByInverseTemperature) {
+  AttentionConfig c = Config();
+  c.score = ScoreFunction::kCosine;
+  c.cosine_temperature = 0.25f;
+  const AttentionResult r = RunForward(c, SelfInputs(RandomMatrix(6, 5, 22, -4, 4)));
+  EXPECT_LE(r.heads[0].raw_scores.cwiseAbs().maxCoeff(), 1.0f + 1e-6f);
+  EXPECT_NEAR(r.heads[0].scaled_scores(2, 2), 4.0f, 1e-5f);  // a token is at cosine 1 with itself
+}
+
 INSTANTIATE_TEST_SUITE_P(AllKernels, PropertyTest, ::testing::ValuesIn(AvailableKernels()),
                          [](const ::testing::TestParamInfo<KernelId>& info) {
                            return std::string(KernelName(info.param));

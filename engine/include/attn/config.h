@@ -103,7 +103,7 @@ struct AttentionConfig {
   // keys include the past cache rows first).
   bool causal = false;  // key j allowed only if p_k <= p_q
   // Sliding window (ONNX opset 25 left_window_size / right_window_size): key j allowed only if
-  // p_q − window_left <= p_k <= p_q + window_right. −1 means unbounded on that side.
+  // p_q − window_left <= p_k <= p_q + window_right (inclusive). −1 means unbounded on that side.
   int window_left = -1;
   int window_right = -1;
 

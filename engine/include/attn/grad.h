@@ -22,8 +22,8 @@ using AttentionGradients = AttentionGradientsT<float>;
 using AttentionGradientsD = AttentionGradientsT<double>;
 
 // Recomputes the forward pass with config.kernel, then back-propagates d_output: (n, d_out).
-// Supported: score kDot, kScaledDot; every normaliser; masks; softcap; heads, grouped-query;
-// projections and biases; every position encoding. Other score functions: kUnknownOption.
+// Every option of Forward. Not computed: gradients of the score functions' own parameters
+// (bilinear, additive) and of the learned position table; the cache is a constant.
 Status Backward(const AttentionConfig& config, const AttentionInputs& inputs,
                 const AttentionParameters& params, const Matrix& d_output,
                 AttentionGradients* out);

@@ -29,8 +29,11 @@ struct EigenOps {
         row.setZero();  // fully masked row: zeros, not 0/0
         continue;
       }
-      // Eigen's vectorised exp(−inf) is a denormal (~3e-39), not 0: masked keys must get exactly 0.
-      row = (row.array() == -std::numeric_limits<T>::infinity()).select(T(0), (row.array() - row_max).exp());
+      // Eigen's exp clamps its input at about −88 and returns a tiny denormal for −inf: clamp the
+      // exponent well inside the normal range (exp(−80) ≈ 2e−35, no slow denormals), then give
+      // masked keys exactly 0.
+      row = (row.array() - row_max).max(T(-80)).exp();
+      row = (s.row(i).array() == -std::numeric_limits<T>::infinity()).select(T(0), row);
       row /= row.sum();
     }
   }

@@ -1,7 +1,11 @@
 // The attention backward pass, written once for every kernel like forward.h: given the forward
 // result and ∂L/∂output, the gradients with respect to the inputs, parameters and scores.
-// Score functions kDot and kScaledDot only (attn::Backward rejects the others).
+// Every score function; the gradients of the score functions' own parameters (bilinear W,
+// additive W_q, W_k, v) are not computed.
 #pragma once
+
+#include <cmath>
+#include <vector>
 
 #include "attn/grad.h"
 #include "attn/positions.h"
@@ -23,6 +27,86 @@ void ProjectBackward(bool project, bool use_bias, const MatrixT<T>& x, const Mat
   Ops::ProductTransposedB(d_y, w, d_x);
   Ops::TransposedProduct(x, d_y, d_w);
   if (use_bias) *d_b = d_y.colwise().sum();
+}
+
+// Rows of x divided by their norms (zero rows stay zero), and the norms.   x: (r, d)
+template <typename T>
+MatrixT<T> UnitRows(const MatrixT<T>& x, std::vector<T>* norms) {
+  MatrixT<T> unit = x;
+  norms->resize(x.rows());
+  for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    (*norms)[i] = x.row(i).norm();
+    if ((*norms)[i] > 0) unit.row(i) /= (*norms)[i];
+  }
+  return unit;
+}
+
+// Backward of x -> x/|x| per row: d_x = (d_u − (d_u·u) u) / |x|, 0 for zero rows.
+template <typename T>
+MatrixT<T> UnitRowsBackward(const MatrixT<T>& unit, const std::vector<T>& norms, const MatrixT<T>& d_unit) {
+  MatrixT<T> d_x = MatrixT<T>::Zero(unit.rows(), unit.cols());
+  for (Eigen::Index i = 0; i < unit.rows(); ++i)
+    if (norms[i] > 0) d_x.row(i) = (d_unit.row(i) - d_unit.row(i).dot(unit.row(i)) * unit.row(i)) / norms[i];
+  return d_x;
+}
+
+// Backward of Relevance: ∂L/∂q and ∂L/∂k from ∂L/∂raw.
+// q: (n, d_k), k: (M, d_k), d_raw: (n, M) -> d_q: (n, d_k), d_k: (M, d_k)
+template <typename T, typename Ops>
+void RelevanceBackward(const AttentionConfig& config, const AttentionParametersT<T>& params, int head,
+                       const MatrixT<T>& q, const MatrixT<T>& k, const MatrixT<T>& d_raw, MatrixT<T>* d_q,
+                       MatrixT<T>* d_k) {
+  const MatrixT<T> no_bias;
+  switch (config.score) {
+    case ScoreFunction::kBilinear: {  // raw = (q W) kᵀ
+      const MatrixT<T>& w = params.bilinear[head];
+      MatrixT<T> qw, d_qw;  // (n, d_k)
+      Ops::Project(q, w, no_bias, &qw);
+      Ops::Product(d_raw, k, &d_qw);
+      Ops::ProductTransposedB(d_qw, w, d_q);
+      Ops::TransposedProduct(d_raw, qw, d_k);
+      return;
+    }
+    case ScoreFunction::kCosine: {  // raw = q̂ k̂ᵀ with unit rows
+      std::vector<T> q_norms, k_norms;
+      const MatrixT<T> q_unit = UnitRows(q, &q_norms), k_unit = UnitRows(k, &k_norms);
+      MatrixT<T> d_q_unit, d_k_unit;
+      Ops::Product(d_raw, k_unit, &d_q_unit);
+      Ops::TransposedProduct(d_raw, q_unit, &d_k_unit);
+      *d_q = UnitRowsBackward(q_unit, q_norms, d_q_unit);
+      *d_k = UnitRowsBackward(k_unit, k_norms, d_k_unit);
+      return;
+    }
+    case ScoreFunction::kAdditive:
+    case ScoreFunction::kAdditiveConcat: {  // raw_ij = Σ_a v_a tanh(qa_ia + ka_ja)
+      const bool concat = config.score == ScoreFunction::kAdditiveConcat;
+      const Eigen::Index d_key = q.cols();
+      const MatrixT<T> wq = concat ? MatrixT<T>(params.additive_concat[head].topRows(d_key)) : params.additive_wq[head];
+      const MatrixT<T> wk = concat ? MatrixT<T>(params.additive_concat[head].bottomRows(d_key)) : params.additive_wk[head];
+      const MatrixT<T>& v = params.additive_v[head];
+      MatrixT<T> qa, ka;  // (n, d_a), (M, d_a)
+      Ops::Project(q, wq, no_bias, &qa);
+      Ops::Project(k, wk, no_bias, &ka);
+      MatrixT<T> d_qa = MatrixT<T>::Zero(qa.rows(), qa.cols()), d_ka = MatrixT<T>::Zero(ka.rows(), ka.cols());
+      for (Eigen::Index i = 0; i < qa.rows(); ++i) {
+        for (Eigen::Index j = 0; j < ka.rows(); ++j) {
+          for (Eigen::Index a = 0; a < qa.cols(); ++a) {
+            const T t = std::tanh(qa(i, a) + ka(j, a));
+            const T g = d_raw(i, j) * v(0, a) * (1 - t * t);
+            d_qa(i, a) += g;
+            d_ka(j, a) += g;
+          }
+        }
+      }
+      Ops::ProductTransposedB(d_qa, wq, d_q);
+      Ops::ProductTransposedB(d_ka, wk, d_k);
+      return;
+    }
+    default:  // kDot, kScaledDot: raw = q kᵀ
+      Ops::Product(d_raw, k, d_q);
+      Ops::TransposedProduct(d_raw, q, d_k);
+      return;
+  }
 }
 
 template <typename T, typename Ops>
@@ -59,8 +143,7 @@ void BackwardPipeline(const AttentionConfig& config, const AttentionInputsT<T>& 
     if (cap > 0) d_raw.array() *= 1 - (h.capped_scores.array() / cap).square();
 
     MatrixT<T> d_q, d_k;  // (n, d_k), (M, d_k)
-    Ops::Product(d_raw, h.k, &d_q);
-    Ops::TransposedProduct(d_raw, h.q, &d_k);
+    RelevanceBackward<T, Ops>(config, params, head, h.q, h.k, d_raw, &d_q, &d_k);
     MatrixT<T> d_k_fresh = d_k.bottomRows(d.m);
     if (rope) {  // the rotation is orthogonal: its backward is the inverse rotation
       ApplyRope(&d_q, d.query_offset, base, -1);

@@ -50,6 +50,7 @@ MatrixT<T> AppendToCache(const AttentionConfig& config, const std::vector<Matrix
   return all;
 }
 
+// Order of operations: attn/config.h; shapes: attn/attention.h.
 template <typename T, typename Ops>
 void ForwardPipeline(const AttentionConfig& config, const AttentionInputsT<T>& in,
                      const AttentionParametersT<T>& params, AttentionResultT<T>* out) {

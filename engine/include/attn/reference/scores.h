@@ -2,6 +2,7 @@
 // position bias (order: attn/config.h).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -79,38 +80,45 @@ const M& ForHead(const std::vector<M>& list, int head) {
   return list.size() == 1 ? list[0] : list[head];
 }
 
-// True where query i must not see key j: bool mask, key padding, causal, sliding window.
-// -> (n, M)
+// Sets scores to −inf where query i must not see key j: causal, sliding window, bool mask, key
+// padding.   scores: (n, M)
 template <typename T>
-BoolMatrix BlockedPairs(const AttentionConfig& config, const AttentionInputsT<T>& in, const AttentionDims& d,
-                        int head) {
-  BoolMatrix blocked = BoolMatrix::Constant(d.n, d.keys, false);
-  const bool true_blocks = in.bool_mask_meaning == BoolMaskMeaning::kTrueMeansBlock;
+void BlockPairs(const AttentionConfig& config, const AttentionInputsT<T>& in, const AttentionDims& d, int head,
+                MatrixT<T>* scores) {
+  const T blocked = -std::numeric_limits<T>::infinity();
+  const Eigen::Index keys = d.keys;
   for (Eigen::Index i = 0; i < d.n; ++i) {
     const Eigen::Index p_q = d.query_offset + i;
-    for (Eigen::Index j = 0; j < d.keys; ++j) {
-      bool b = false;
-      if (!in.bool_mask.empty()) b = ForHead(in.bool_mask, head)(i, j) == true_blocks;
-      if (in.key_padding.size()) b = b || in.key_padding(0, j);
-      if (config.causal) b = b || j > p_q;
-      if (config.window_left >= 0) b = b || j < p_q - config.window_left;
-      if (config.window_right >= 0) b = b || j > p_q + config.window_right;
-      blocked(i, j) = b;
-    }
+    // Keys the position masks allow: [first, last].
+    Eigen::Index first = 0, last = keys - 1;
+    if (config.window_left >= 0) first = std::max<Eigen::Index>(first, p_q - config.window_left);
+    if (config.causal) last = std::min(last, p_q);
+    if (config.window_right >= 0) last = std::min<Eigen::Index>(last, p_q + config.window_right);
+    for (Eigen::Index j = 0; j < std::min(first, keys); ++j) (*scores)(i, j) = blocked;
+    for (Eigen::Index j = std::max<Eigen::Index>(last + 1, 0); j < keys; ++j) (*scores)(i, j) = blocked;
   }
-  return blocked;
+  if (!in.bool_mask.empty()) {
+    const BoolMatrix& mask = ForHead(in.bool_mask, head);
+    const bool true_blocks = in.bool_mask_meaning == BoolMaskMeaning::kTrueMeansBlock;
+    for (Eigen::Index k = 0; k < mask.size(); ++k)
+      if (mask.data()[k] == true_blocks) scores->data()[k] = blocked;
+  }
+  for (Eigen::Index j = 0; j < in.key_padding.size(); ++j)
+    if (in.key_padding(0, j)) scores->col(j).setConstant(blocked);
 }
 
-// Float mask plus the score bias of the position encoding (ALiBi, quadratic relative).
-// -> (n, M)
+// Float mask plus the score bias of the position encoding (ALiBi, quadratic relative); empty when
+// there is neither.   -> (n, M) or (0, 0)
 template <typename T>
 MatrixT<T> ScoreBias(const AttentionConfig& config, const AttentionInputsT<T>& in,
                      const AttentionParametersT<T>& params, const AttentionDims& d, int head) {
+  const bool alibi = config.position == PositionEncoding::kAlibi;
+  const bool quadratic = config.position == PositionEncoding::kQuadraticRelative;
+  if (in.float_mask.empty() && !alibi && !quadratic) return MatrixT<T>();
   MatrixT<T> bias = MatrixT<T>::Zero(d.n, d.keys);
   if (!in.float_mask.empty()) bias += ForHead(in.float_mask, head);
-  if (config.position == PositionEncoding::kAlibi)
-    bias += AlibiBias<T>(d.n, d.keys, d.query_offset, AlibiSlopes<T>(d.heads)[head]);
-  if (config.position == PositionEncoding::kQuadraticRelative)
+  if (alibi) bias += AlibiBias<T>(d.n, d.keys, d.query_offset, AlibiSlopes<T>(d.heads)[head]);
+  if (quadratic)
     bias += QuadraticRelativeBias<T>(d.n, d.keys, d.query_offset, params.relative_center(0, head),
                                      params.relative_sharpness(0, head));
   return bias;
@@ -125,16 +133,14 @@ void HeadScores(const AttentionConfig& config, const AttentionInputsT<T>& in,
   h->scaled_scores = h->raw_scores * static_cast<T>(d.scale);
   const MatrixT<T> bias = ScoreBias(config, in, params, d, head);
   const T cap = static_cast<T>(config.softcap);
-  if (config.softcap_order == SoftcapOrder::kBeforeMask) {
+  if (config.softcap_order == SoftcapOrder::kBeforeMask || bias.size() == 0) {
     h->capped_scores = Softcap(h->scaled_scores, cap);
-    h->scores = h->capped_scores + bias;
+    h->scores = bias.size() ? MatrixT<T>(h->capped_scores + bias) : h->capped_scores;
   } else {
     h->capped_scores = Softcap<T>(h->scaled_scores + bias, cap);
     h->scores = h->capped_scores;
   }
-  const BoolMatrix blocked = BlockedPairs(config, in, d, head);
-  for (Eigen::Index i = 0; i < blocked.size(); ++i)
-    if (blocked.data()[i]) h->scores.data()[i] = -std::numeric_limits<T>::infinity();
+  BlockPairs(config, in, d, head, &h->scores);
 }
 
 }  // namespace attn::reference
