@@ -112,7 +112,7 @@ const Matrix& QkOutput(const HeadIntermediates& head, int64_t mode) {
 
 }  // namespace
 
-Status RunOnnxAttention(const Case& c, TensorMap* outputs) {
+Status RunOnnxAttention(const Case& c, KernelId kernel, TensorMap* outputs) {
   const Tensor* q = FindInput(c, "Q");
   const Tensor* k = FindInput(c, "K");
   const Tensor* v = FindInput(c, "V");
@@ -129,6 +129,7 @@ Status RunOnnxAttention(const Case& c, TensorMap* outputs) {
   AttentionConfig config;
   ATTN_RETURN_IF_ERROR(FloatAttribute(c, "scale", 0.0f, /*allow_zero=*/false, &config.scale));
   ATTN_RETURN_IF_ERROR(FloatAttribute(c, "softcap", 0.0f, /*allow_zero=*/true, &config.softcap));
+  config.kernel = kernel;
   config.score = ScoreFunction::kScaledDot;
   config.num_heads = static_cast<int>(s.q_heads);
   config.num_kv_heads = static_cast<int>(s.kv_heads);
