@@ -11,8 +11,8 @@
 //              nonpad[b] - L with nonpad_kv_seqlen (bottom-right aligned), else 0
 //   outputs: Y like Q with d_v, present_key/value (B, Hkv, M, ·), qk_matmul_output (B, Hq, L, M)
 //            chosen by qk_matmul_output_mode: 0 scaled, 1 softcapped, 2 + masks, 3 softmax
-#include <cmath>
-#include <limits>
+#include <string>
+#include <vector>
 
 #include "attn/attention.h"
 #include "case_ops.h"
