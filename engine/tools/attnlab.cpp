@@ -1,7 +1,9 @@
 // attnlab: the engine from the command line.
-//   attnlab run CASE.json          computes one case, prints {"outputs": {...}} (case JSON format)
-//   attnlab check CASE.json...     computes each case, compares with its "outputs"; one line per
-//                                  case, then "N passed, M failed"; exit 1 if any failed
+//   attnlab run [--kernel K] CASE.json       computes one case, prints {"outputs": {...}} in the
+//                                            case JSON format
+//   attnlab check [--kernel K] CASE.json...  computes each case, compares with its "outputs"; one
+//                                            line per case, then "N passed, M failed"; exit 1 if
+//                                            any failed
 //   attnlab attend "The cat sat on the mat" [--dim D] [--temperature T] [--kernel reference|eigen]
 //                                  prints the tokens, the attention weights and the output rows
 // Bad input: one line on stderr, exit 2.
@@ -19,7 +21,8 @@ namespace {
 
 int Usage() {
   std::fprintf(stderr,
-               "usage: attnlab run CASE.json | attnlab check CASE.json... | "
+               "usage: attnlab run [--kernel reference|eigen] CASE.json | "
+               "attnlab check [--kernel reference|eigen] CASE.json... | "
                "attnlab attend SENTENCE [--dim D] [--temperature T] [--scale S] "
                "[--kernel reference|eigen]\n");
   return 2;
@@ -30,14 +33,35 @@ int Fail(const attn::Status& status) {
   return 2;
 }
 
+// A name from KernelName(), e.g. "reference" or "eigen", of a kernel this build has.
+bool ParseKernel(const char* name, attn::KernelId* out) {
+  for (attn::KernelId id : attn::AvailableKernels()) {
+    if (!std::strcmp(name, attn::KernelName(id))) {
+      *out = id;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Consumes a leading "--kernel NAME" of run / check; false when NAME is missing or unknown.
+bool TakeKernelOption(int* argc, char*** argv, attn::KernelId* kernel) {
+  if (*argc < 1 || std::strcmp((*argv)[0], "--kernel")) return true;
+  if (*argc < 2 || !ParseKernel((*argv)[1], kernel)) return false;
+  *argc -= 2;
+  *argv += 2;
+  return true;
+}
+
 // Prints the outputs the case lists (every output when it lists none) as case JSON.
 int Run(int argc, char** argv) {
-  if (argc != 1) return Usage();
+  attn::KernelId kernel = attn::KernelId::kEigen;
+  if (!TakeKernelOption(&argc, &argv, &kernel) || argc != 1) return Usage();
   attn::Case c;
   attn::Status status = attn::ReadCaseFile(argv[0], &c);
   if (!status.ok()) return Fail(status);
   attn::TensorMap outputs;
-  status = attn::RunCase(c, &outputs);
+  status = attn::RunCase(c, &outputs, kernel);
   if (!status.ok()) return Fail(status);
   if (!c.outputs.empty()) {
     for (auto it = outputs.begin(); it != outputs.end();) {
@@ -49,14 +73,15 @@ int Run(int argc, char** argv) {
 }
 
 int Check(int argc, char** argv) {
-  if (argc < 1) return Usage();
+  attn::KernelId kernel = attn::KernelId::kEigen;
+  if (!TakeKernelOption(&argc, &argv, &kernel) || argc < 1) return Usage();
   int passed = 0, failed = 0;
   for (int i = 0; i < argc; ++i) {
     attn::Case c;
     const attn::Status status = attn::ReadCaseFile(argv[i], &c);
     attn::CaseCheck check;
     if (status.ok()) {
-      check = attn::CheckCase(c);
+      check = attn::CheckCase(c, kernel);
     } else {
       check.name = argv[i];
       check.message = status.ToString();
@@ -98,10 +123,7 @@ int Attend(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--dim") && has_value && ParseFloat(argv[i + 1], &dim) && dim >= 1 && dim <= 4096) {
     } else if (!std::strcmp(argv[i], "--temperature") && has_value && ParseFloat(argv[i + 1], &config.temperature)) {
     } else if (!std::strcmp(argv[i], "--scale") && has_value && ParseFloat(argv[i + 1], &config.scale)) {
-    } else if (!std::strcmp(argv[i], "--kernel") && has_value && !std::strcmp(argv[i + 1], "reference")) {
-      config.kernel = attn::KernelId::kReference;
-    } else if (!std::strcmp(argv[i], "--kernel") && has_value && !std::strcmp(argv[i + 1], "eigen")) {
-      config.kernel = attn::KernelId::kEigen;
+    } else if (!std::strcmp(argv[i], "--kernel") && has_value && ParseKernel(argv[i + 1], &config.kernel)) {
     } else {
       std::fprintf(stderr, "attnlab: bad option '%s'%s\n", argv[i], has_value ? " or its value" : " (missing value)");
       return 2;

@@ -125,6 +125,15 @@ TEST(CaseIo, OutputsRoundTripThroughJson) {
   EXPECT_NE(json.find("\"-inf\""), std::string::npos);
 }
 
+TEST(CaseIo, OutputNamesAreEscapedEvenWhenNotUtf8) {
+  TensorMap outputs;
+  outputs["quote\"and\xff"].dims = {0};
+  const std::string json = OutputsToJson(outputs);
+  EXPECT_NE(json.find("quote\\\"and"), std::string::npos) << json;
+  Case c;
+  EXPECT_TRUE(ParseCase("{\"inputs\":{}," + json.substr(1), &c).ok()) << json;
+}
+
 TEST(CaseIo, RoundToFloat16MatchesIeeeHalf) {
   EXPECT_EQ(RoundToFloat16(1.0f), 1.0f);
   EXPECT_EQ(RoundToFloat16(0.1f), 0.0999755859375f);

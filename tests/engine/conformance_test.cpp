@@ -1,5 +1,5 @@
-// Every committed ONNX and PyTorch case, run through the same code as `attnlab check`.
-// Natively and under node (the wasm binary reads the files through NODERAWFS).
+// Every committed ONNX and PyTorch case, run with every kernel through the same code as
+// `attnlab check`; natively and under node (the wasm binary reads the files through NODERAWFS).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,22 +24,29 @@ std::vector<std::string> CaseFiles(const std::string& folder) {
   return files;
 }
 
-// Checks every case of `folder`; one failure line per bad case, and the largest error seen.
+// Checks every case of `folder` with every kernel of this build; one failure line per bad case,
+// and the largest error seen per kernel.
 void ExpectAllCasesPass(const std::string& folder, size_t minimum_count) {
   const std::vector<std::string> files = CaseFiles(folder);
   ASSERT_GE(files.size(), minimum_count)
       << "cases missing from " << ATTN_TEST_DATA_DIR << "/" << folder;
-  CaseCheck worst;
-  for (const std::string& file : files) {
-    Case c;
-    const Status status = ReadCaseFile(file, &c);
+  std::vector<Case> cases(files.size());
+  for (size_t i = 0; i < files.size(); ++i) {
+    const Status status = ReadCaseFile(files[i], &cases[i]);
     ASSERT_TRUE(status.ok()) << status.ToString();
-    const CaseCheck check = CheckCase(c);
-    EXPECT_TRUE(check.passed) << check.name << ": " << check.message;
-    if (check.max_abs_error >= worst.max_abs_error) worst = check;
   }
-  std::printf("%s: %zu cases, largest error %.3g in %s (%s)\n", folder.c_str(), files.size(),
-              worst.max_abs_error, worst.name.c_str(), worst.worst_output.c_str());
+  for (KernelId kernel : AvailableKernels()) {
+    CaseCheck worst;
+    for (const Case& c : cases) {
+      const CaseCheck check = CheckCase(c, kernel);
+      EXPECT_TRUE(check.passed) << KernelName(kernel) << " kernel, " << check.name << ": "
+                                << check.message;
+      if (check.max_abs_error >= worst.max_abs_error) worst = check;
+    }
+    std::printf("%s, %s kernel: %zu cases, largest error %.3g in %s (%s)\n", folder.c_str(),
+                KernelName(kernel), cases.size(), worst.max_abs_error, worst.name.c_str(),
+                worst.worst_output.c_str());
+  }
 }
 
 TEST(Conformance, OnnxAttentionCasesPass) { ExpectAllCasesPass("onnx-attention", 50); }

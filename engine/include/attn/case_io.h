@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "attn/kernels.h"
 #include "attn/status.h"
 
 namespace attn {
@@ -61,10 +62,11 @@ Status ReadCaseFile(const std::string& path, Case* out);
 // float16 values rounded to float16 first.
 std::string OutputsToJson(const TensorMap& outputs);
 
-// Computes the operator the case names (Attention or MultiHeadAttention) on its inputs.
+// Computes the operator the case names (Attention or MultiHeadAttention) on its inputs with the
+// engine's `kernel`.
 // `outputs` receives every output the operator produces, in the dtype the case's outputs (or,
 // without them, its inputs) use. Bad input or an unknown op is a Status, never an abort.
-Status RunCase(const Case& c, TensorMap* outputs);
+Status RunCase(const Case& c, TensorMap* outputs, KernelId kernel = KernelId::kEigen);
 
 // How far apart an output may be: |actual - expected| <= atol + rtol·|expected|.
 struct Tolerance {
@@ -84,8 +86,8 @@ struct CaseCheck {
   std::string message;       // why it failed (first problem found); empty when it passed
 };
 
-// Runs the case and compares every expected output with ToleranceFor(its dtype).
+// Runs the case with `kernel` and compares every expected output with ToleranceFor(its dtype).
 // ±inf must match exactly; NaN matches only NaN.
-CaseCheck CheckCase(const Case& c);
+CaseCheck CheckCase(const Case& c, KernelId kernel = KernelId::kEigen);
 
 }  // namespace attn

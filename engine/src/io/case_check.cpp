@@ -52,7 +52,7 @@ std::string CompareOutput(const std::string& name, const Tensor& actual, const T
 
 }  // namespace
 
-Status RunCase(const Case& c, TensorMap* outputs) {
+Status RunCase(const Case& c, TensorMap* outputs, KernelId kernel) {
   // A Case built in code (not parsed) may hold fewer elements than its dims promise.
   for (const auto& [name, t] : c.inputs) {
     const size_t stored = t.dtype == DType::kInt64 ? t.integers.size() : t.values.size();
@@ -64,9 +64,9 @@ Status RunCase(const Case& c, TensorMap* outputs) {
   }
   TensorMap result;
   if (c.op == "Attention") {
-    ATTN_RETURN_IF_ERROR(case_ops::RunOnnxAttention(c, &result));
+    ATTN_RETURN_IF_ERROR(case_ops::RunOnnxAttention(c, kernel, &result));
   } else if (c.op == "MultiHeadAttention") {
-    ATTN_RETURN_IF_ERROR(case_ops::RunTorchMha(c, &result));
+    ATTN_RETURN_IF_ERROR(case_ops::RunTorchMha(c, kernel, &result));
   } else {
     return Status(StatusCode::kUnknownOption,
                   "op: expected \"Attention\" or \"MultiHeadAttention\", got \"" + c.op + "\"");
@@ -90,7 +90,7 @@ Tolerance ToleranceFor(DType dtype) {
   return {0, 0};
 }
 
-CaseCheck CheckCase(const Case& c) {
+CaseCheck CheckCase(const Case& c, KernelId kernel) {
   CaseCheck check;
   check.name = c.name;
   if (c.outputs.empty()) {
@@ -98,7 +98,7 @@ CaseCheck CheckCase(const Case& c) {
     return check;
   }
   TensorMap actual;
-  const Status status = RunCase(c, &actual);
+  const Status status = RunCase(c, &actual, kernel);
   if (!status.ok()) {
     check.message = status.ToString();
     return check;

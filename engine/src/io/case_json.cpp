@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <limits>
-#include <nlohmann/json.hpp>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "attn/case_io.h"
 
@@ -15,6 +15,12 @@ namespace attn {
 namespace {
 
 using Json = nlohmann::json;
+
+// JSON text of `j`. Invalid UTF-8 is replaced, not thrown: the engine builds without exceptions,
+// where nlohmann's throw would abort.
+std::string Dump(const Json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 Status ParseError(const std::string& where, const std::string& what) {
   return Status(StatusCode::kParseError, where + ": " + what);
@@ -64,7 +70,7 @@ Status ParseTensor(const std::string& where, const Json& j, Tensor* out) {
   }
   for (const Json& d : *dims) {
     if (!d.is_number_integer() || d.get<int64_t>() < 0) {
-      return ParseError(where, "dims must be non-negative integers, got " + d.dump());
+      return ParseError(where, "dims must be non-negative integers, got " + Dump(d));
     }
     t.dims.push_back(d.get<int64_t>());
   }
@@ -87,7 +93,7 @@ Status ParseTensor(const std::string& where, const Json& j, Tensor* out) {
       case DType::kFloat16: {
         float v = 0;
         if (!ParseFloatElement(e, &v)) {
-          return ParseError(at, "expected a number or \"inf\", \"-inf\", \"nan\", got " + e.dump());
+          return ParseError(at, "expected a number or \"inf\", \"-inf\", \"nan\", got " + Dump(e));
         }
         t.values.push_back(t.dtype == DType::kFloat16 ? RoundToFloat16(v) : v);
         break;
@@ -99,10 +105,10 @@ Status ParseTensor(const std::string& where, const Json& j, Tensor* out) {
         else if (e.is_number_integer() && (e.get<int64_t>() == 0 || e.get<int64_t>() == 1))
           t.values.push_back(static_cast<float>(e.get<int64_t>()));
         else
-          return ParseError(at, "expected true, false, 0 or 1, got " + e.dump());
+          return ParseError(at, "expected true, false, 0 or 1, got " + Dump(e));
         break;
       case DType::kInt64:
-        if (!e.is_number_integer()) return ParseError(at, "expected an integer, got " + e.dump());
+        if (!e.is_number_integer()) return ParseError(at, "expected an integer, got " + Dump(e));
         t.integers.push_back(e.get<int64_t>());
         break;
     }
@@ -207,7 +213,7 @@ Status ParseCase(std::string_view json_text, Case* out) {
     if (!it->is_object()) return ParseError("attributes", "expected an object");
     for (auto a = it->begin(); a != it->end(); ++a) {
       if (!a.value().is_number()) {
-        return ParseError("attributes." + a.key(), "expected a number, got " + a.value().dump());
+        return ParseError("attributes." + a.key(), "expected a number, got " + Dump(a.value()));
       }
       c.attributes[a.key()] = a.value().get<double>();
     }
@@ -240,7 +246,7 @@ std::string OutputsToJson(const TensorMap& outputs) {
   for (const auto& [name, tensor] : outputs) {
     if (!first) out += ",";
     first = false;
-    out += Json(name).dump();  // quotes and escapes the name
+    out += Dump(Json(name));  // quotes and escapes the name
     out += ":";
     AppendTensor(tensor, &out);
   }

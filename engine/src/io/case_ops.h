@@ -12,10 +12,10 @@ namespace attn::case_ops {
 
 // ONNX Attention (opsets 23/24) on a case's inputs -> Y, present_key, present_value,
 // qk_matmul_output.
-Status RunOnnxAttention(const Case& c, TensorMap* outputs);
+Status RunOnnxAttention(const Case& c, KernelId kernel, TensorMap* outputs);
 
 // torch.nn.MultiheadAttention(batch_first=True) -> attn_output, attn_output_weights.
-Status RunTorchMha(const Case& c, TensorMap* outputs);
+Status RunTorchMha(const Case& c, KernelId kernel, TensorMap* outputs);
 
 // ---- Tensor plumbing ----------------------------------------------------------------------
 // kShapeMismatch with `what` as the message.

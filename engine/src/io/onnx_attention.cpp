@@ -11,8 +11,8 @@
 //              nonpad[b] - L with nonpad_kv_seqlen (bottom-right aligned), else 0
 //   outputs: Y like Q with d_v, present_key/value (B, Hkv, M, ·), qk_matmul_output (B, Hq, L, M)
 //            chosen by qk_matmul_output_mode: 0 scaled, 1 softcapped, 2 + masks, 3 softmax
-#include <cmath>
-#include <limits>
+#include <string>
+#include <vector>
 
 #include "attn/attention.h"
 #include "case_ops.h"
@@ -112,7 +112,7 @@ const Matrix& QkOutput(const HeadIntermediates& head, int64_t mode) {
 
 }  // namespace
 
-Status RunOnnxAttention(const Case& c, TensorMap* outputs) {
+Status RunOnnxAttention(const Case& c, KernelId kernel, TensorMap* outputs) {
   const Tensor* q = FindInput(c, "Q");
   const Tensor* k = FindInput(c, "K");
   const Tensor* v = FindInput(c, "V");
@@ -129,6 +129,7 @@ Status RunOnnxAttention(const Case& c, TensorMap* outputs) {
   AttentionConfig config;
   ATTN_RETURN_IF_ERROR(FloatAttribute(c, "scale", 0.0f, /*allow_zero=*/false, &config.scale));
   ATTN_RETURN_IF_ERROR(FloatAttribute(c, "softcap", 0.0f, /*allow_zero=*/true, &config.softcap));
+  config.kernel = kernel;
   config.score = ScoreFunction::kScaledDot;
   config.num_heads = static_cast<int>(s.q_heads);
   config.num_kv_heads = static_cast<int>(s.kv_heads);

@@ -48,7 +48,7 @@ AttentionParameters ToParameters(const Tensor& in_w, const Tensor* in_b, const T
 
 }  // namespace
 
-Status RunTorchMha(const Case& c, TensorMap* outputs) {
+Status RunTorchMha(const Case& c, KernelId kernel, TensorMap* outputs) {
   for (const char* name : {"query", "key", "value", "in_proj_weight", "out_proj_weight"}) {
     if (!FindInput(c, name)) {
       return Status(StatusCode::kParseError,
@@ -107,6 +107,7 @@ Status RunTorchMha(const Case& c, TensorMap* outputs) {
   }
 
   AttentionConfig config;
+  config.kernel = kernel;
   config.score = ScoreFunction::kScaledDot;
   config.num_heads = static_cast<int>(heads);
   config.project_inputs = true;
