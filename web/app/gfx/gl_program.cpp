@@ -9,6 +9,16 @@ namespace {
 
 constexpr const char* kVersionLine = "#version 300 es\n";
 
+// The info log of a shader or a program, read with the matching GL getters.
+template <typename GetIv, typename GetLog>
+std::string InfoLog(GLuint object, GetIv get_iv, GetLog get_log) {
+  GLint len = 0;
+  get_iv(object, GL_INFO_LOG_LENGTH, &len);
+  std::vector<char> log(static_cast<size_t>(len > 1 ? len : 1), '\0');
+  get_log(object, len, nullptr, log.data());
+  return log.data();
+}
+
 GLuint Compile(GLenum type, const char* name, std::string* error) {
   const char* body = EmbeddedShader(name);
   if (!body) {
@@ -22,11 +32,7 @@ GLuint Compile(GLenum type, const char* name, std::string* error) {
   GLint ok = GL_FALSE;
   glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
   if (ok) return shader;
-  GLint len = 0;
-  glGetShaderiv(shader, GL_INFO_LOG_LENGTH, &len);
-  std::vector<char> log(static_cast<size_t>(len > 1 ? len : 1));
-  glGetShaderInfoLog(shader, len, nullptr, log.data());
-  *error = std::string(name) + ": " + log.data();
+  *error = std::string(name) + ": " + InfoLog(shader, glGetShaderiv, glGetShaderInfoLog);
   glDeleteShader(shader);
   return 0;
 }
@@ -50,11 +56,8 @@ GLuint BuildProgram(const char* vertex_name, const char* fragment_name, std::str
   GLint ok = GL_FALSE;
   glGetProgramiv(program, GL_LINK_STATUS, &ok);
   if (ok) return program;
-  GLint len = 0;
-  glGetProgramiv(program, GL_INFO_LOG_LENGTH, &len);
-  std::vector<char> log(static_cast<size_t>(len > 1 ? len : 1));
-  glGetProgramInfoLog(program, len, nullptr, log.data());
-  *error = std::string("link ") + vertex_name + " + " + fragment_name + ": " + log.data();
+  *error = std::string("link ") + vertex_name + " + " + fragment_name + ": " +
+           InfoLog(program, glGetProgramiv, glGetProgramInfoLog);
   glDeleteProgram(program);
   return 0;
 }

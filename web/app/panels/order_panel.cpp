@@ -124,36 +124,21 @@ void OrderPanel::Draw(PanelContext& ctx) {
                                   : "Not 0: with positions added, where a word stands changes what it becomes.");
   ctx.published.Scalar("order.difference", difference_);
 
-  auto draw_original = [&] {
-    ImGui::SeparatorText("Outputs Y, words in their order");
-    MatrixViewOptions o;
-    o.symbol = "y";
-    o.style = DivergingStyle(output_);
-    o.rows = MatrixLabels{&in.tokens, &in.known};
-    o.square = false;
-    o.max_width = 420.0f;
-    DrawMatrix("order.Y", output_map_, output_, changed_, o, ctx.published);
-  };
-  auto draw_shuffled = [&] {
-    ImGui::SeparatorText("Outputs of the shuffled words");
-    MatrixViewOptions o;
-    o.symbol = "y";
-    o.style = DivergingStyle(output_);  // the same colour scale, so equal rows look equal
-    o.rows = MatrixLabels{&shuffled_tokens_, &shuffled_known_};
-    o.square = false;
-    o.max_width = 420.0f;
-    DrawMatrix("order.Yshuffled", shuffled_map_, shuffled_output_, changed_, o, ctx.published);
-  };
-  if (ImGui::GetContentRegionAvail().x >= 900.0f && ImGui::BeginTable("order", 2)) {
-    ImGui::TableNextColumn();
-    draw_original();
-    ImGui::TableNextColumn();
-    draw_shuffled();
-    ImGui::EndTable();
-  } else {
-    draw_original();
-    draw_shuffled();
-  }
+  // Both with Y's colour scale, so equal rows look equal.
+  MatrixViewOptions original = TokenRowsOptions("y", DivergingStyle(output_), MatrixLabels{&in.tokens, &in.known});
+  original.max_width = 420.0f;
+  MatrixViewOptions shuffled_options = original;
+  shuffled_options.rows = MatrixLabels{&shuffled_tokens_, &shuffled_known_};
+  DrawSideBySide(
+      "order",
+      [&] {
+        ImGui::SeparatorText("Outputs Y, words in their order");
+        DrawMatrix("order.Y", output_map_, output_, changed_, original, ctx.published);
+      },
+      [&] {
+        ImGui::SeparatorText("Outputs of the shuffled words");
+        DrawMatrix("order.Yshuffled", shuffled_map_, shuffled_output_, changed_, shuffled_options, ctx.published);
+      });
   ctx.published.Matrix("order.Ypermuted", permuted_output_);
   if (encoding_.size() > 0) {
     ImGui::SeparatorText(s.encoding == OrderEncoding::kSinusoidal
@@ -161,12 +146,8 @@ void OrderPanel::Draw(PanelContext& ctx) {
                              : "Learned encoding: one seeded row per position (trained in a real model)");
     std::vector<std::string> positions(encoding_.rows());
     for (size_t p = 0; p < positions.size(); ++p) positions[p] = "pos " + std::to_string(p);
-    MatrixViewOptions o;
-    o.symbol = "e";
-    o.style = DivergingStyle(encoding_);
-    o.rows = MatrixLabels{&positions, nullptr};
-    o.square = false;
-    DrawMatrix("order.PE", encoding_map_, encoding_, changed_, o, ctx.published);
+    DrawMatrix("order.PE", encoding_map_, encoding_, changed_,
+               TokenRowsOptions("e", DivergingStyle(encoding_), MatrixLabels{&positions, nullptr}), ctx.published);
   }
 }
 

@@ -73,12 +73,7 @@ void WordsPanel::Draw(PanelContext& ctx) {
 
   auto draw_x = [&] {
     ImGui::SeparatorText("Word vectors X");
-    MatrixViewOptions o;
-    o.symbol = "x";
-    o.style = DivergingStyle(in.x);
-    o.rows = tokens;
-    o.square = false;
-    DrawMatrix("words.X", x_map_, in.x, changed_, o, ctx.published);
+    DrawMatrix("words.X", x_map_, in.x, changed_, TokenRowsOptions("x", DivergingStyle(in.x), tokens), ctx.published);
   };
   auto draw_raw = [&] {
     ImGui::SeparatorText("Raw scores XXᵀ (xᵢ · xⱼ)");
@@ -109,29 +104,19 @@ void WordsPanel::Draw(PanelContext& ctx) {
   };
   auto draw_output = [&] {
     ImGui::SeparatorText("Outputs Y = WX");
-    MatrixViewOptions o;
-    o.symbol = "y";
-    o.style = DivergingStyle(result_.output);
-    o.rows = tokens;
-    o.square = false;
-    DrawMatrix("words.Y", output_map_, result_.output, changed_, o, ctx.published);
+    DrawMatrix("words.Y", output_map_, result_.output, changed_,
+               TokenRowsOptions("y", DivergingStyle(result_.output), tokens), ctx.published);
   };
-
-  // Side by side on a desktop, stacked on a phone.
-  if (ImGui::GetContentRegionAvail().x >= 900.0f && ImGui::BeginTable("words", 2)) {
-    ImGui::TableNextColumn();
-    draw_x();
-    draw_output();
-    ImGui::TableNextColumn();
-    draw_weights();
-    draw_raw();
-    ImGui::EndTable();
-  } else {
-    draw_x();
-    draw_weights();
-    draw_raw();
-    draw_output();
-  }
+  DrawSideBySide(
+      "words",
+      [&] {
+        draw_x();
+        draw_output();
+      },
+      [&] {
+        draw_weights();
+        draw_raw();
+      });
   DrawSpotlight(ctx);
 }
 
@@ -181,24 +166,17 @@ void WordsPanel::DrawSpotlight(PanelContext& ctx) {
       break;
     case 2: {
       ImGui::TextWrapped("Step 3: each word's vector, multiplied by its weight wᵢⱼ xⱼ.");
-      MatrixViewOptions o;
-      o.symbol = "wᵢⱼxⱼ";
-      o.style = DivergingStyle(in.x);  // same colours as X: small weights fade the rows
-      o.rows = MatrixLabels{&in.tokens, &in.known};
-      o.square = false;
-      DrawMatrix("words.spot.terms", terms_map_, terms_, changed_, o, ctx.published);
+      // The same colours as X: small weights fade the rows.
+      DrawMatrix("words.spot.terms", terms_map_, terms_, changed_,
+                 TokenRowsOptions("wᵢⱼxⱼ", DivergingStyle(in.x), MatrixLabels{&in.tokens, &in.known}), ctx.published);
       break;
     }
     default: {
       ImGui::TextWrapped("Step 4: the output of \"%s\" is the sum of those rows, yᵢ = Σⱼ wᵢⱼ xⱼ: row %d of Y.",
                          word.c_str(), i);
-      MatrixViewOptions o;
-      o.symbol = "y";
-      o.style = DivergingStyle(in.x);
       const std::vector<std::string> label = {word};
-      o.rows = MatrixLabels{&label, nullptr};
-      o.square = false;
-      DrawMatrix("words.spot.y", output_row_map_, output_row_, changed_, o, ctx.published);
+      DrawMatrix("words.spot.y", output_row_map_, output_row_, changed_,
+                 TokenRowsOptions("y", DivergingStyle(in.x), MatrixLabels{&label, nullptr}), ctx.published);
       break;
     }
   }

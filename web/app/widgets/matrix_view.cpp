@@ -36,6 +36,29 @@ constexpr ImU32 kUnknownColor = IM_COL32(255, 170, 80, 255);
 
 }  // namespace
 
+MatrixViewOptions TokenRowsOptions(const char* symbol, const gfx::HeatmapStyle& style, MatrixLabels rows) {
+  MatrixViewOptions o;
+  o.symbol = symbol;
+  o.style = style;
+  o.rows = rows;
+  o.square = false;
+  return o;
+}
+
+void DrawSideBySide(const char* id, const std::function<void()>& left, const std::function<void()>& right,
+                    float min_width) {
+  if (ImGui::GetContentRegionAvail().x >= min_width && ImGui::BeginTable(id, 2)) {
+    ImGui::TableNextColumn();
+    left();
+    ImGui::TableNextColumn();
+    right();
+    ImGui::EndTable();
+  } else {
+    left();
+    right();
+  }
+}
+
 gfx::HeatmapStyle SequentialStyle(const attn::Matrix& m) {
   const float top = m.size() ? m.maxCoeff() : 1.0f;
   return {gfx::Colormap::kViridis, 0.0f, std::isfinite(top) && top > 1e-6f ? top : 1.0f, 0.04f};

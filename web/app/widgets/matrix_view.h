@@ -31,6 +31,9 @@ struct MatrixViewOptions {
   std::function<void(int, int)> on_click;
 };
 
+// A (tokens, features) matrix: one labelled row per token, rows a text line tall.
+MatrixViewOptions TokenRowsOptions(const char* symbol, const gfx::HeatmapStyle& style, MatrixLabels rows);
+
 // Colour ranges: [0, max] on viridis for weights; symmetric [−max|m|, max|m|] for signed values.
 gfx::HeatmapStyle SequentialStyle(const attn::Matrix& m);
 gfx::HeatmapStyle DivergingStyle(const attn::Matrix& m);
@@ -38,6 +41,10 @@ gfx::HeatmapStyle DivergingStyle(const attn::Matrix& m);
 // Draws `m` through `map` (uploading it when `changed`) and returns where the cells are.
 LayoutRect DrawMatrix(const std::string& name, gfx::Heatmap& map, const attn::Matrix& m, bool changed,
                       const MatrixViewOptions& options, Published& published);
+
+// Two columns on a desktop (at least `min_width` wide), one after the other on a phone.
+void DrawSideBySide(const char* id, const std::function<void()>& left, const std::function<void()>& right,
+                    float min_width = 900.0f);
 
 // A colour bar of `style` with its end values, `width` wide.
 void DrawLegend(const gfx::HeatmapStyle& style, float width);
