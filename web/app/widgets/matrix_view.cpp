@@ -53,7 +53,7 @@ LayoutRect DrawMatrix(const std::string& name, gfx::Heatmap& map, const attn::Ma
                       const MatrixViewOptions& o, Published& published) {
   const int rows = static_cast<int>(m.rows()), cols = static_cast<int>(m.cols());
   if (rows == 0 || cols == 0) return {};
-  if (changed || map.rows() != rows || map.cols() != cols) map.Upload(m);
+  if (changed || map.rows() != rows || map.cols() != cols) map.Upload(m, o.masked_by);
   const ImGuiStyle& style = ImGui::GetStyle();
   const float line = ImGui::GetTextLineHeight();
 
@@ -106,6 +106,9 @@ LayoutRect DrawMatrix(const std::string& name, gfx::Heatmap& map, const attn::Ma
                   IM_COL32(255, 255, 255, 255), 0.0f, 0, 2.0f);
     ImGui::BeginTooltip();
     ImGui::Text("%s[%s, %s] = %.6g", o.symbol.c_str(), Label(o.rows, i).c_str(), Label(o.cols, j).c_str(), m(i, j));
+    const bool masked = std::isinf(m(i, j)) || (o.masked_by && o.masked_by->rows() == rows &&
+                                                o.masked_by->cols() == cols && std::isinf((*o.masked_by)(i, j)));
+    if (masked) ImGui::TextDisabled("masked: this query may not look at this key");
     if (o.describe) o.describe(i, j);
     if (Unknown(o.rows, i)) ImGui::TextDisabled("%s is not in the vocabulary: a stand-in vector", Label(o.rows, i).c_str());
     ImGui::EndTooltip();
