@@ -16,15 +16,15 @@ function matmul(a, r, k, b, c) {
   return out;
 }
 
-// softmax(Q Kᵀ / √d_k) from columns [q0, q0 + dk) of Q and [k0, k0 + dk) of K, in float64.
-function headWeights(q, qc, q0, k, kc, k0, n, dk) {
+// softmax(Q Kᵀ / (√d_k τ)) from columns [q0, q0 + dk) of Q and [k0, k0 + dk) of K, in float64.
+function headWeights(q, qc, q0, k, kc, k0, n, dk, tau) {
   const w = new Float64Array(n * n);
   for (let i = 0; i < n; ++i) {
     const s = [];
     for (let j = 0; j < n; ++j) {
       let dot = 0;
       for (let c = 0; c < dk; ++c) dot += q[i * qc + q0 + c] * k[j * kc + k0 + c];
-      s.push(dot / Math.sqrt(dk));
+      s.push(dot / Math.sqrt(dk) / tau);
     }
     const max = Math.max(...s);
     const e = s.map((v) => Math.exp(v - max));
@@ -40,16 +40,16 @@ function close(actual, expected, what, tol = 1e-5) {
 }
 
 // The engine's forward() for the view's settings, called through embind beside the page.
-async function engineHeads(page, heads, kvHeads, seed) {
-  return page.evaluate(({ heads, kvHeads, seed }) => {
+async function engineHeads(page, heads, kvHeads, seed, temperature = 0.05) {
+  return page.evaluate(({ heads, kvHeads, seed, temperature }) => {
     const x = window.attnlab.view().embeddings;
     const d = x.cols;
     const r = window.attnlab.forward({ numHeads: heads, numKvHeads: kvHeads, headDim: Math.floor(d / heads), valueHeadDim: Math.floor(d / heads),
-      projectInputs: true, projectOutput: true, seed }, { query: x });
+      projectInputs: true, projectOutput: true, seed, temperature }, { query: x });
     const plain = (m) => ({ rows: m.rows, cols: m.cols, data: Array.from(m.data) });
     return { ok: r.ok, x: plain(x), weights: r.heads.map((h) => plain(h.weights)), k: r.heads.map((h) => plain(h.k)), concat: plain(r.concat),
       output: plain(r.output), wq: plain(r.parameters.wq), wk: plain(r.parameters.wk), wo: plain(r.parameters.wo) };
-  }, { heads, kvHeads, seed });
+  }, { heads, kvHeads, seed, temperature });
 }
 
 async function drawn(page, names) {
@@ -61,9 +61,9 @@ async function drawn(page, names) {
 
 test('every head, the concatenation, Wᵒ and the output are the engine\'s, and right', async () => {
   const { page, problems } = await openPage(session);
-  await page.evaluate(() => window.attnlab.setState('v=4&h.n=4&h.seed=7'));
+  await page.evaluate(() => window.attnlab.setState('v=4&h.n=4&h.seed=7&h.t=0.04'));
   await settle(page);
-  const e = await engineHeads(page, 4, 0, 7);
+  const e = await engineHeads(page, 4, 0, 7, 0.04);
   assert.equal(e.ok, true);
   const names = ['heads.W0', 'heads.W1', 'heads.W2', 'heads.W3', 'heads.concat', 'heads.Wo', 'heads.Y', 'heads.big'];
   const d = await drawn(page, names);
@@ -73,10 +73,10 @@ test('every head, the concatenation, Wᵒ and the output are the engine\'s, and 
   assert.deepEqual(d['heads.Wo'], e.wo);
   assert.deepEqual(d['heads.Y'], e.output);
   assert.deepEqual(d['heads.big'], e.weights[0], 'head 0 enlarged by default');
-  // Independently, in float64: head h's weights are softmax(X Wq_h (X Wk_h)ᵀ / √25), and Y = concat · Wᵒ.
+  // Independently, in float64: head h's weights are softmax(X Wq_h (X Wk_h)ᵀ / (√25 τ)), and Y = concat · Wᵒ.
   const n = e.x.rows, dm = e.x.cols, dk = 25;
   const q = matmul(e.x.data, n, dm, e.wq.data, 100), k = matmul(e.x.data, n, dm, e.wk.data, 100);
-  for (let h = 0; h < 4; ++h) close(d[`heads.W${h}`].data, headWeights(q, 100, h * dk, k, 100, h * dk, n, dk), `head ${h}`);
+  for (let h = 0; h < 4; ++h) close(d[`heads.W${h}`].data, headWeights(q, 100, h * dk, k, 100, h * dk, n, dk, 0.04), `head ${h}`, 5e-5);
   close(d['heads.Y'].data, matmul(e.concat.data, n, 100, e.wo.data, 100), 'Y', 1e-4);
   assert.deepEqual(problems, []);
   await screenshot(page, 'heads-desktop');

@@ -26,7 +26,7 @@ ImU32 HeadColor(int h) {
 }
 
 bool SameInputs(const HeadsState& a, const HeadsState& b) {
-  return a.heads == b.heads && a.kv_heads == b.kv_heads && a.seed == b.seed;
+  return a.heads == b.heads && a.kv_heads == b.kv_heads && a.seed == b.seed && a.temperature == b.temperature;
 }
 
 // Which key/value head query head h reads (the engine's rule, for the titles only).
@@ -63,6 +63,7 @@ void HeadsPanel::Recompute(PanelContext& ctx) {
   config.project_inputs = true;
   config.project_output = true;
   config.seed = static_cast<uint32_t>(s.seed);
+  config.temperature = s.temperature;
   attn::AttentionInputs inputs;
   inputs.query = in.x;
   attn::AttentionResult result;
@@ -81,7 +82,8 @@ void HeadsPanel::Draw(PanelContext& ctx) {
   DrawExplanation(
       "Multi-head attention runs h attentions side by side. Each head has its own Wq, Wk, Wv, narrower "
       "(dₖ = d/h), so each can learn a different kind of relevance. Each small map is one head's weights "
-      "softmax(QₕKₕᵀ/√dₖ); the head outputs are concatenated, [head₁ … headₕ], and multiplied by Wᵒ to give "
+      "softmax(QₕKₕᵀ/(√dₖ τ)). The projections here are seeded at random, not trained, so their scores differ "
+      "only a little: a low temperature τ makes the differences visible. The head outputs are concatenated, [head₁ … headₕ], and multiplied by Wᵒ to give "
       "the output. With grouped-query attention several query heads share one key/value head.",
       "add heads and compare their maps, click a head to enlarge it, hover a word in the lines view, or "
       "switch on grouped-query and watch heads of a group share keys.");
@@ -111,12 +113,20 @@ void HeadsPanel::Draw(PanelContext& ctx) {
 
 void HeadsPanel::DrawControls(PanelContext& ctx) {
   HeadsState& s = ctx.state.heads;
-  const float w = std::min(260.0f, ImGui::GetContentRegionAvail().x * 0.6f);
+  const float w = std::min(220.0f, ImGui::GetContentRegionAvail().x * 0.6f);
+  // Two controls on a line where they fit, one per line on a phone.
+  auto next = [&](float width) {
+    if (ImGui::GetContentRegionAvail().x >= width + 60.0f) ImGui::SameLine(0.0f, 20.0f);
+  };
   ImGui::SetNextItemWidth(w);
   ImGui::SliderInt("heads h", &s.heads, 1, 16);
   s.heads = std::clamp(s.heads, 1, 16);
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(std::min(110.0f, ImGui::GetContentRegionAvail().x * 0.5f));
+  next(w + 90.0f);
+  ImGui::SetNextItemWidth(w);
+  ImGui::SliderFloat("temperature τ", &s.temperature, 0.01f, 5.0f, "%.3f", ImGuiSliderFlags_Logarithmic);
+  s.temperature = std::clamp(s.temperature, 0.01f, 5.0f);  // Ctrl+click can type any value
+  next(200.0f);
+  ImGui::SetNextItemWidth(110.0f);
   if (ImGui::InputInt("seed", &s.seed)) s.seed = std::clamp(s.seed, 0, 9999);
   bool grouped = s.kv_heads > 0 && s.kv_heads < s.heads;
   if (ImGui::Checkbox("grouped-query", &grouped)) s.kv_heads = grouped ? 1 : 0;
@@ -153,7 +163,8 @@ void HeadsPanel::DrawHeadGrid(PanelContext& ctx) {
       std::snprintf(text, sizeof(text), "head %d · kv %d", h, g);
     else
       std::snprintf(text, sizeof(text), "head %d", h);
-    tiles.push_back({"heads.W" + std::to_string(h), text, &w, nullptr, &head_maps_[h], SequentialStyle(w), HeadColor(h)});
+    tiles.push_back({"heads.W" + std::to_string(h), text, &w, nullptr, &ctx.sentence.tokens, &head_maps_[h],
+                     SequentialStyle(w), HeadColor(h)});
   }
   const int clicked = DrawHeatmapGrid(tiles, s.selected, changed_, 110.0f, ctx.published);
   if (clicked >= 0) s.selected = clicked;

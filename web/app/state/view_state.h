@@ -64,6 +64,8 @@ struct HeadsState {
   int kv_heads = 0;    // key/value heads; 0: one per query head (no grouping); must divide h
   int selected = 0;    // the head drawn large; -1: none
   int seed = 1;        // seeds Wq, Wk, Wv, Wᵒ
+  // τ in softmax(s/τ): the seeded (untrained) projections give nearly equal scores, a low τ shows them.
+  float temperature = 0.05f;
   bool lines = true;   // the heads' weights as coloured lines
 
   void Visit(FieldVisitor& v) {
@@ -71,6 +73,7 @@ struct HeadsState {
     v.Int("h.kv", kv_heads, 0, 16);
     v.Int("h.sel", selected, -1, 15);
     v.Int("h.seed", seed, 0, 9999);
+    v.Float("h.t", temperature, 0.01f, 5.0f);
     v.Bool("h.l", lines);
   }
 };

@@ -17,6 +17,7 @@ struct GridTile {
   std::string title;        // drawn above the tile
   const attn::Matrix* m;    // the values
   const attn::Matrix* masked_by;  // optional: cells where it is −inf are hatched
+  const std::vector<std::string>* labels;  // row and column names for the tooltip
   gfx::Heatmap* map;
   gfx::HeatmapStyle style;
   ImU32 color;              // frame and title colour
