@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "imgui.h"
+#include "widgets/flow_layout.h"
 #include "widgets/heatmap_grid.h"
 #include "widgets/lines_view.h"
 #include "widgets/matrix_view.h"
@@ -114,24 +115,20 @@ void HeadsPanel::Draw(PanelContext& ctx) {
 void HeadsPanel::DrawControls(PanelContext& ctx) {
   HeadsState& s = ctx.state.heads;
   const float w = std::min(220.0f, ImGui::GetContentRegionAvail().x * 0.6f);
-  // Two controls on a line where they fit, one per line on a phone.
-  auto next = [&](float width) {
-    if (ImGui::GetContentRegionAvail().x >= width + 60.0f) ImGui::SameLine(0.0f, 20.0f);
-  };
   ImGui::SetNextItemWidth(w);
   ImGui::SliderInt("heads h", &s.heads, 1, 16);
   s.heads = std::clamp(s.heads, 1, 16);
-  next(w + 90.0f);
+  SameLineIfFits(w + 100.0f);
   ImGui::SetNextItemWidth(w);
   ImGui::SliderFloat("temperature τ", &s.temperature, 0.01f, 5.0f, "%.3f", ImGuiSliderFlags_Logarithmic);
   s.temperature = std::clamp(s.temperature, 0.01f, 5.0f);  // Ctrl+click can type any value
-  next(200.0f);
+  SameLineIfFits(150.0f);
   ImGui::SetNextItemWidth(110.0f);
   if (ImGui::InputInt("seed", &s.seed)) s.seed = std::clamp(s.seed, 0, 9999);
   bool grouped = s.kv_heads > 0 && s.kv_heads < s.heads;
   if (ImGui::Checkbox("grouped-query", &grouped)) s.kv_heads = grouped ? 1 : 0;
   if (grouped) {
-    ImGui::SameLine();
+    SameLineIfFits(150.0f);
     ImGui::SetNextItemWidth(std::min(150.0f, ImGui::GetContentRegionAvail().x));
     char preview[48];
     std::snprintf(preview, sizeof(preview), "%d key/value head%s", s.kv_heads, s.kv_heads == 1 ? "" : "s");
@@ -144,7 +141,7 @@ void HeadsPanel::DrawControls(PanelContext& ctx) {
       ImGui::EndCombo();
     }
   }
-  ImGui::SameLine();
+  SameLineIfFits(120.0f);
   ImGui::Checkbox("lines view", &s.lines);
 }
 

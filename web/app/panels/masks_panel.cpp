@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "imgui.h"
+#include "widgets/flow_layout.h"
 #include "widgets/matrix_view.h"
 
 namespace attnlab {
@@ -87,15 +88,16 @@ void MasksPanel::DrawControls(PanelContext& ctx) {
   MasksState& s = ctx.state.masks;
   const int n = std::max(1, static_cast<int>(ctx.sentence.tokens.size()));
   ImGui::Checkbox("causal (no peeking ahead)", &s.causal);
+  ImGui::TextDisabled("Window: how many words before and after itself each word may see.");
   const float w = std::min(220.0f, ImGui::GetContentRegionAvail().x * 0.55f);
   auto window_slider = [&](const char* label, int* value) {
     ImGui::SetNextItemWidth(w);
-    ImGui::SliderInt(label, value, -1, n - 1, *value < 0 ? "all" : "%d");
+    ImGui::SliderInt(label, value, -1, n - 1, *value < 0 ? "all words" : "%d words");
     *value = std::clamp(*value, -1, 199);
   };
-  window_slider("keys before (window left)", &s.window_left);
-  if (ImGui::GetContentRegionAvail().x >= 2 * w + 360.0f) ImGui::SameLine();
-  window_slider("keys after (window right)", &s.window_right);
+  window_slider("window: before", &s.window_left);
+  SameLineIfFits(w + 80.0f);
+  window_slider("after", &s.window_right);
   DrawPaddingToggles(ctx);
 }
 
