@@ -30,9 +30,6 @@ bool SameInputs(const HeadsState& a, const HeadsState& b) {
   return a.heads == b.heads && a.kv_heads == b.kv_heads && a.seed == b.seed && a.temperature == b.temperature;
 }
 
-// Which key/value head query head h reads (the engine's rule, for the titles only).
-int KvHeadOf(int h, int heads, int kv_heads) { return kv_heads > 0 && kv_heads < heads ? h / (heads / kv_heads) : h; }
-
 // Lines in the head colours over a heatmap, between the column (or row) blocks of each head.
 void MarkHeadBlocks(const LayoutRect& r, int heads, int block, int total, bool columns) {
   if (heads < 2 || total <= 0 || r.w <= 0) return;
@@ -76,6 +73,7 @@ void HeadsPanel::Recompute(PanelContext& ctx) {
   }
   error_.clear();
   result_ = std::move(result);
+  shown_ = s;
   changed_ = true;
 }
 
@@ -152,23 +150,24 @@ void HeadsPanel::DrawHeadGrid(PanelContext& ctx) {
   char text[96];
   std::snprintf(text, sizeof(text), "Weights of each head (dₖ = %d)", d_k);
   ImGui::SeparatorText(text);
+  const bool grouped = shown_.kv_heads > 0 && shown_.kv_heads < heads;
   std::vector<GridTile> tiles;
   for (int h = 0; h < heads; ++h) {
     const attn::Matrix& w = result_.heads[h].weights;
-    const int g = KvHeadOf(h, heads, computed_.kv_heads);
-    if (g != h)
-      std::snprintf(text, sizeof(text), "head %d · kv %d", h, g);
+    if (grouped)  // query head h reads key/value head h / (h_q / h_kv): the engine's rule, for the title
+      std::snprintf(text, sizeof(text), "h%d · kv%d", h, h / (heads / shown_.kv_heads));
     else
       std::snprintf(text, sizeof(text), "head %d", h);
     tiles.push_back({"heads.W" + std::to_string(h), text, &w, nullptr, &ctx.sentence.tokens, &head_maps_[h],
                      SequentialStyle(w), HeadColor(h)});
   }
-  const int clicked = DrawHeatmapGrid(tiles, s.selected, changed_, 110.0f, ctx.published);
+  // Many heads get smaller tiles, so a phone shows four in a row.
+  const int clicked = DrawHeatmapGrid(tiles, s.selected, changed_, heads <= 4 ? 110.0f : 72.0f, ctx.published);
   if (clicked >= 0) s.selected = clicked;
-  if (computed_.kv_heads > 0 && computed_.kv_heads < heads)
+  if (grouped)
     ImGui::TextWrapped("Grouped-query: %d query heads share each of %d key/value heads (fewer keys and values to "
                        "store), yet every head still has its own queries, so its map differs.",
-                       heads / computed_.kv_heads, computed_.kv_heads);
+                       heads / shown_.kv_heads, shown_.kv_heads);
 }
 
 void HeadsPanel::DrawSelectedHead(PanelContext& ctx) {

@@ -24,7 +24,8 @@ class HeadsPanel : public Panel {
   void DrawCombination(PanelContext& ctx);
 
   int computed_version_ = 0;
-  HeadsState computed_;
+  HeadsState computed_;  // the inputs of the last engine run, good or not
+  HeadsState shown_;     // the inputs of result_
   bool changed_ = false;           // every texture needs a new upload this frame
   int uploaded_selected_ = -2;     // the head the large map holds
   std::string error_;

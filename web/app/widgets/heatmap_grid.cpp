@@ -25,7 +25,9 @@ int DrawHeatmapGrid(const std::vector<GridTile>& tiles, int selected, bool chang
     if (rows == 0 || cols == 0) continue;
     if (changed || t.map->rows() != rows || t.map->cols() != cols) t.map->Upload(*t.m, t.masked_by);
     const ImVec2 corner(origin.x + (k % per_row) * (size + spacing), origin.y + (k / per_row) * (size + title_h + spacing));
+    list->PushClipRect(corner, ImVec2(corner.x + size, corner.y + title_h), true);  // long titles never overlap
     list->AddText(corner, t.color, t.title.c_str());
+    list->PopClipRect();
     const ImVec2 p0(corner.x, corner.y + title_h), p1(p0.x + size, p0.y + size);
     t.map->Draw(list, p0, p1, t.style);
     list->AddRect(ImVec2(p0.x - 2, p0.y - 2), ImVec2(p1.x + 2, p1.y + 2), t.color, 0.0f, 0, k == selected ? 4.0f : 1.0f);
