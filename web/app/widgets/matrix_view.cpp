@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "imgui.h"
+#include "widgets/flow_layout.h"
 
 namespace attnlab {
 namespace {
@@ -30,6 +31,18 @@ gfx::Heatmap& LegendRamp() {
     ramp.Upload(values);
   }
   return ramp;
+}
+
+// One −inf cell: the shader's hatch, for the legend's "blocked" swatch.
+gfx::Heatmap& BlockedSwatch() {
+  static gfx::Heatmap swatch;
+  if (swatch.cols() == 0) swatch.Upload(attn::Matrix::Constant(1, 1, -INFINITY));
+  return swatch;
+}
+
+bool AnyBlocked(const attn::Matrix& m, const attn::Matrix* masked_by) {
+  const auto blocked = [](const attn::Matrix& a) { return (a.array() == -INFINITY).any(); };
+  return blocked(m) || (masked_by && blocked(*masked_by));
 }
 
 constexpr ImU32 kUnknownColor = IM_COL32(255, 170, 80, 255);
@@ -115,6 +128,15 @@ LayoutRect DrawMatrix(const std::string& name, gfx::Heatmap& map, const attn::Ma
   }
   ImGui::SetCursorScreenPos(ImVec2(origin.x, p1.y + style.ItemSpacing.y));
   if (o.legend) DrawLegend(o.style, std::min(p1.x - origin.x, 260.0f));
+  if (o.legend && AnyBlocked(m, o.masked_by)) {
+    const float line = ImGui::GetTextLineHeight();
+    SameLineIfFits(line * 1.4f + ImGui::CalcTextSize(" blocked").x + ImGui::GetStyle().ItemSpacing.x);
+    const ImVec2 q = ImGui::GetCursorScreenPos();
+    BlockedSwatch().Draw(list, q, ImVec2(q.x + line * 1.4f, q.y + line), o.style);
+    ImGui::Dummy(ImVec2(line * 1.4f, line));
+    ImGui::SameLine();
+    ImGui::TextUnformatted("blocked");
+  }
   const LayoutRect rect{p0.x, p0.y, p1.x - p0.x, p1.y - p0.y};
   published.Matrix(name, m);
   published.Rect(name, rect);
