@@ -88,16 +88,18 @@ void MasksPanel::DrawControls(PanelContext& ctx) {
   MasksState& s = ctx.state.masks;
   const int n = std::max(1, static_cast<int>(ctx.sentence.tokens.size()));
   ImGui::Checkbox("causal (no peeking ahead)", &s.causal);
-  ImGui::TextDisabled("Window: how many words before and after itself each word may see.");
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("Window: how many words before and after itself each word may see.");  // wraps on a phone
+  ImGui::PopStyleColor();
   const float w = std::min(220.0f, ImGui::GetContentRegionAvail().x * 0.55f);
   auto window_slider = [&](const char* label, int* value) {
     ImGui::SetNextItemWidth(w);
-    ImGui::SliderInt(label, value, -1, n - 1, *value < 0 ? "all words" : "%d words");
+    ImGui::SliderInt(label, value, -1, n - 1, *value < 0 ? "all words" : *value == 1 ? "%d word" : "%d words");
     *value = std::clamp(*value, -1, 199);
   };
   window_slider("window: before", &s.window_left);
-  SameLineIfFits(w + 80.0f);
-  window_slider("after", &s.window_right);
+  SameLineIfFits(w + 110.0f);
+  window_slider("window: after", &s.window_right);
   DrawPaddingToggles(ctx);
 }
 
