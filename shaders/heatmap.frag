@@ -1,5 +1,6 @@
 // Heatmap cells: one float texel per matrix element, coloured here so the data stays exact.
 // Sequential maps use viridis (colour-blind safe); signed values use a blue-white-red diverging map.
+// Masked cells (−inf in the values or in the optional mask texture) are hatched, in no colour of either map.
 precision highp float;
 precision highp sampler2D;
 
@@ -11,6 +12,8 @@ uniform vec2 u_range;        // value at the bottom and the top of the colour ma
 uniform int u_colormap;      // 0 viridis, 1 diverging
 uniform float u_gap;         // gap between cells as a fraction of a cell (0 = none)
 uniform vec4 u_gap_color;
+uniform sampler2D u_mask;    // R32F like u_values: −inf marks a masked cell (used when u_has_mask = 1)
+uniform int u_has_mask;
 
 // viridis sampled at 9 evenly spaced points (matplotlib's table).
 const vec3 kViridis[9] = vec3[9](
@@ -42,6 +45,13 @@ void main() {
     return;
   }
   float value = texelFetch(u_values, ij, 0).r;
+  float mask = u_has_mask == 1 ? texelFetch(u_mask, ij, 0).r : 0.0;
+  bool masked = (isinf(value) && value < 0.0) || (isinf(mask) && mask < 0.0);
+  if (masked) {  // blocked by a mask (score −inf, weight 0): grey diagonal hatch on the background
+    bool stripe = fract((inside.x + inside.y - 1.0) * 2.5 + 0.2) < 0.4;  // the cell's centre is on a stripe
+    frag_color = stripe ? vec4(0.62, 0.62, 0.62, 1.0) : u_gap_color;
+    return;
+  }
   if (isnan(value) || isinf(value)) {  // never expected; drawn loudly if it ever happens
     frag_color = vec4(1.0, 0.0, 1.0, 1.0);
     return;

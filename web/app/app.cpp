@@ -9,6 +9,8 @@
 
 #include "attn/text.h"
 #include "imgui.h"
+#include "panels/heads_panel.h"
+#include "panels/masks_panel.h"
 #include "panels/order_panel.h"
 #include "panels/words_panel.h"
 
@@ -26,6 +28,8 @@ App& TheApp() {
 App::App() {
   panels_.push_back(std::make_unique<WordsPanel>());
   panels_.push_back(std::make_unique<OrderPanel>());
+  panels_.push_back(std::make_unique<HeadsPanel>());
+  panels_.push_back(std::make_unique<MasksPanel>());
 }
 
 bool App::Init(std::string* error) { return gfx::Renderer().Init(error); }

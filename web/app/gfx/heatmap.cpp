@@ -11,26 +11,38 @@ HeatmapRenderer& Renderer() {
   return renderer;
 }
 
-Heatmap::~Heatmap() {
-  if (texture_) glDeleteTextures(1, &texture_);
-}
+namespace {
 
-void Heatmap::Upload(const attn::Matrix& m) {
-  if (!texture_) {
-    glGenTextures(1, &texture_);
-    glBindTexture(GL_TEXTURE_2D, texture_);
+// Row-major (rows, cols) is exactly a (cols wide, rows high) R32F texture: no copy, no transpose.
+void UploadFloatTexture(GLuint* texture, const attn::Matrix& m) {
+  if (!*texture) {
+    glGenTextures(1, texture);
+    glBindTexture(GL_TEXTURE_2D, *texture);
     // Float textures are not filterable in WebGL2; the shader uses texelFetch anyway.
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
   }
-  glBindTexture(GL_TEXTURE_2D, texture_);
+  glBindTexture(GL_TEXTURE_2D, *texture);
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, static_cast<GLsizei>(m.cols()), static_cast<GLsizei>(m.rows()), 0, GL_RED,
+               GL_FLOAT, m.data());
+}
+
+}  // namespace
+
+Heatmap::~Heatmap() {
+  if (texture_) glDeleteTextures(1, &texture_);
+  if (mask_texture_) glDeleteTextures(1, &mask_texture_);
+}
+
+void Heatmap::Upload(const attn::Matrix& m, const attn::Matrix* mask) {
   rows_ = static_cast<int>(m.rows());
   cols_ = static_cast<int>(m.cols());
-  // Row-major (rows, cols) is exactly a (cols wide, rows high) texture: no copy, no transpose.
-  glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, cols_, rows_, 0, GL_RED, GL_FLOAT, m.data());
+  UploadFloatTexture(&texture_, m);
+  has_mask_ = mask && mask->rows() == m.rows() && mask->cols() == m.cols();
+  if (has_mask_) UploadFloatTexture(&mask_texture_, *mask);
 }
 
 void Heatmap::Draw(ImDrawList* list, ImVec2 p0, ImVec2 p1, const HeatmapStyle& style) {
@@ -52,6 +64,8 @@ bool HeatmapRenderer::Init(std::string* error) {
   u_gap_ = glGetUniformLocation(program_, "u_gap");
   u_gap_color_ = glGetUniformLocation(program_, "u_gap_color");
   u_values_ = glGetUniformLocation(program_, "u_values");
+  u_mask_ = glGetUniformLocation(program_, "u_mask");
+  u_has_mask_ = glGetUniformLocation(program_, "u_has_mask");
   const float unit_quad[] = {0, 0, 1, 0, 0, 1, 1, 1};  // triangle strip
   glGenVertexArrays(1, &vao_);
   glGenBuffers(1, &vbo_);
@@ -99,6 +113,12 @@ void HeatmapRenderer::DrawCallback(const ImDrawList*, const ImDrawCmd* cmd) {
   glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_2D, p.owner->texture_);
   glUniform1i(r.u_values_, 0);
+  // Without a mask, unit 1 gets the values again so the sampler never points at nothing.
+  glActiveTexture(GL_TEXTURE1);
+  glBindTexture(GL_TEXTURE_2D, p.owner->has_mask_ ? p.owner->mask_texture_ : p.owner->texture_);
+  glUniform1i(r.u_mask_, 1);
+  glUniform1i(r.u_has_mask_, p.owner->has_mask_ ? 1 : 0);
+  glActiveTexture(GL_TEXTURE0);
   glBindVertexArray(r.vao_);
   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
   glBindVertexArray(0);

@@ -30,7 +30,9 @@ class Heatmap {
   ~Heatmap();
 
   // m: (rows, cols) -> R32F texture (cols, rows). Cheap to call with unchanged data: it re-uploads.
-  void Upload(const attn::Matrix& m);
+  // Cells where m is −inf are drawn hatched (masked). `mask`, if given, has m's shape and marks
+  // more cells as masked where it is −inf (the scores of weights that a mask set to 0).
+  void Upload(const attn::Matrix& m, const attn::Matrix* mask = nullptr);
   // Queues the draw into `list` over [p0, p1) with the renderer's shader.
   void Draw(ImDrawList* list, ImVec2 p0, ImVec2 p1, const HeatmapStyle& style);
   int rows() const { return rows_; }
@@ -39,6 +41,8 @@ class Heatmap {
  private:
   friend class HeatmapRenderer;
   GLuint texture_ = 0;
+  GLuint mask_texture_ = 0;
+  bool has_mask_ = false;
   int rows_ = 0, cols_ = 0;
   struct Pending {
     Heatmap* owner;
@@ -61,7 +65,7 @@ class HeatmapRenderer {
   static void DrawCallback(const ImDrawList* list, const ImDrawCmd* cmd);
   GLuint program_ = 0, vao_ = 0, vbo_ = 0;
   GLint u_rect_ = -1, u_display_ = -1, u_range_ = -1, u_colormap_ = -1, u_gap_ = -1, u_gap_color_ = -1,
-        u_values_ = -1;
+        u_values_ = -1, u_mask_ = -1, u_has_mask_ = -1;
   // Draw parameters live here until ImGui renders; callbacks point into it (stable within a frame).
   std::vector<Heatmap::Pending> pending_;
 };

@@ -58,17 +58,56 @@ struct OrderState {
   }
 };
 
+// View 5: several heads, their concatenation and Wᵒ; grouped-query attention.
+struct HeadsState {
+  int heads = 4;       // query heads h
+  int kv_heads = 0;    // key/value heads; 0: one per query head (no grouping); must divide h
+  int selected = 0;    // the head drawn large; -1: none
+  int seed = 1;        // seeds Wq, Wk, Wv, Wᵒ
+  // τ in softmax(s/τ): the seeded (untrained) projections give nearly equal scores, a low τ shows them.
+  float temperature = 0.05f;
+  bool lines = true;   // the heads' weights as coloured lines
+
+  void Visit(FieldVisitor& v) {
+    v.Int("h.n", heads, 1, 16);
+    v.Int("h.kv", kv_heads, 0, 16);
+    v.Int("h.sel", selected, -1, 15);
+    v.Int("h.seed", seed, 0, 9999);
+    v.Float("h.t", temperature, 0.01f, 5.0f);
+    v.Bool("h.l", lines);
+  }
+};
+
+// View 6: masks and windows.
+struct MasksState {
+  bool causal = true;
+  int window_left = -1;   // keys at most this many positions before the query; -1: unbounded
+  int window_right = -1;  // keys at most this many positions after it; -1: unbounded
+  std::string padding;    // '1' at token k: key k is padding, never attended ("0010")
+
+  void Visit(FieldVisitor& v) {
+    v.Bool("m.c", causal);
+    v.Int("m.wl", window_left, -1, 199);
+    v.Int("m.wr", window_right, -1, 199);
+    v.String("m.p", padding, 200);
+  }
+};
+
 struct ViewState {
   ViewId view = ViewId::kWords;
   SentenceState sentence;
   WordsState words;
   OrderState order;
+  HeadsState heads;
+  MasksState masks;
 
   void Visit(FieldVisitor& v) {
     v.Choice("v", view, static_cast<int>(ViewId::kCount));
     sentence.Visit(v);
     words.Visit(v);
     order.Visit(v);
+    heads.Visit(v);
+    masks.Visit(v);
   }
 };
 

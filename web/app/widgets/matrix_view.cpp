@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "imgui.h"
+#include "widgets/flow_layout.h"
 
 namespace attnlab {
 namespace {
@@ -30,6 +31,18 @@ gfx::Heatmap& LegendRamp() {
     ramp.Upload(values);
   }
   return ramp;
+}
+
+// One −inf cell: the shader's hatch, for the legend's "blocked" swatch.
+gfx::Heatmap& BlockedSwatch() {
+  static gfx::Heatmap swatch;
+  if (swatch.cols() == 0) swatch.Upload(attn::Matrix::Constant(1, 1, -INFINITY));
+  return swatch;
+}
+
+bool AnyBlocked(const attn::Matrix& m, const attn::Matrix* masked_by) {
+  const auto blocked = [](const attn::Matrix& a) { return (a.array() == -INFINITY).any(); };
+  return blocked(m) || (masked_by && blocked(*masked_by));
 }
 
 constexpr ImU32 kUnknownColor = IM_COL32(255, 170, 80, 255);
@@ -76,7 +89,7 @@ LayoutRect DrawMatrix(const std::string& name, gfx::Heatmap& map, const attn::Ma
                       const MatrixViewOptions& o, Published& published) {
   const int rows = static_cast<int>(m.rows()), cols = static_cast<int>(m.cols());
   if (rows == 0 || cols == 0) return {};
-  if (changed || map.rows() != rows || map.cols() != cols) map.Upload(m);
+  if (changed || map.rows() != rows || map.cols() != cols) map.Upload(m, o.masked_by);
   const ImGuiStyle& style = ImGui::GetStyle();
   const float line = ImGui::GetTextLineHeight();
 
@@ -129,12 +142,24 @@ LayoutRect DrawMatrix(const std::string& name, gfx::Heatmap& map, const attn::Ma
                   IM_COL32(255, 255, 255, 255), 0.0f, 0, 2.0f);
     ImGui::BeginTooltip();
     ImGui::Text("%s[%s, %s] = %.6g", o.symbol.c_str(), Label(o.rows, i).c_str(), Label(o.cols, j).c_str(), m(i, j));
+    const bool masked = std::isinf(m(i, j)) || (o.masked_by && o.masked_by->rows() == rows &&
+                                                o.masked_by->cols() == cols && std::isinf((*o.masked_by)(i, j)));
+    if (masked) ImGui::TextDisabled("masked: this query may not look at this key");
     if (o.describe) o.describe(i, j);
     if (Unknown(o.rows, i)) ImGui::TextDisabled("%s is not in the vocabulary: a stand-in vector", Label(o.rows, i).c_str());
     ImGui::EndTooltip();
   }
   ImGui::SetCursorScreenPos(ImVec2(origin.x, p1.y + style.ItemSpacing.y));
   if (o.legend) DrawLegend(o.style, std::min(p1.x - origin.x, 260.0f));
+  if (o.legend && AnyBlocked(m, o.masked_by)) {
+    const float line = ImGui::GetTextLineHeight();
+    SameLineIfFits(line * 1.4f + ImGui::CalcTextSize(" blocked").x + ImGui::GetStyle().ItemSpacing.x);
+    const ImVec2 q = ImGui::GetCursorScreenPos();
+    BlockedSwatch().Draw(list, q, ImVec2(q.x + line * 1.4f, q.y + line), o.style);
+    ImGui::Dummy(ImVec2(line * 1.4f, line));
+    ImGui::SameLine();
+    ImGui::TextUnformatted("blocked");
+  }
   const LayoutRect rect{p0.x, p0.y, p1.x - p0.x, p1.y - p0.y};
   published.Matrix(name, m);
   published.Rect(name, rect);

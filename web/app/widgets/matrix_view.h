@@ -25,6 +25,8 @@ struct MatrixViewOptions {
   // Square cells suit token × token maps; otherwise rows are at least one text line tall.
   bool square = true;
   bool legend = true;
+  // Cells where this matrix (m's shape) is −inf are hatched as masked: the scores behind weights.
+  const attn::Matrix* masked_by = nullptr;
   // Extra tooltip lines for cell (i, j), after the value itself.
   std::function<void(int, int)> describe;
   // Called with the cell that was clicked or tapped.

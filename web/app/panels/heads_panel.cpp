@@ -1,0 +1,242 @@
+// View 5. What the reader sees: every head's weights side by side, one enlarged, the heads as
+// coloured lines, then concat(heads) and Wᵒ giving the output.
+#include "panels/heads_panel.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "imgui.h"
+#include "widgets/flow_layout.h"
+#include "widgets/heatmap_grid.h"
+#include "widgets/lines_view.h"
+#include "widgets/matrix_view.h"
+
+namespace attnlab {
+namespace {
+
+// 16 colours far apart in hue, readable on the dark background.
+ImU32 HeadColor(int h) {
+  static const ImU32 kColors[16] = {
+      IM_COL32(255, 196, 61, 255),  IM_COL32(86, 180, 233, 255),  IM_COL32(240, 110, 110, 255),
+      IM_COL32(120, 220, 120, 255), IM_COL32(204, 121, 247, 255), IM_COL32(255, 140, 40, 255),
+      IM_COL32(60, 220, 210, 255),  IM_COL32(250, 130, 200, 255), IM_COL32(190, 190, 90, 255),
+      IM_COL32(140, 150, 255, 255), IM_COL32(255, 90, 60, 255),   IM_COL32(160, 255, 200, 255),
+      IM_COL32(230, 180, 140, 255), IM_COL32(100, 160, 120, 255), IM_COL32(255, 255, 150, 255),
+      IM_COL32(180, 120, 160, 255)};
+  return kColors[h % 16];
+}
+
+bool SameInputs(const HeadsState& a, const HeadsState& b) {
+  return a.heads == b.heads && a.kv_heads == b.kv_heads && a.seed == b.seed && a.temperature == b.temperature;
+}
+
+// Lines in the head colours over a heatmap, between the column (or row) blocks of each head.
+void MarkHeadBlocks(const LayoutRect& r, int heads, int block, int total, bool columns) {
+  if (heads < 2 || total <= 0 || r.w <= 0) return;
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  for (int h = 0; h < heads; ++h) {
+    const float a = static_cast<float>(h * block) / total, b = static_cast<float>((h + 1) * block) / total;
+    if (columns)
+      list->AddLine(ImVec2(r.x + a * r.w, r.y - 3), ImVec2(r.x + b * r.w, r.y - 3), HeadColor(h), 3.0f);
+    else
+      list->AddLine(ImVec2(r.x - 3, r.y + a * r.h), ImVec2(r.x - 3, r.y + b * r.h), HeadColor(h), 3.0f);
+  }
+}
+
+}  // namespace
+
+void HeadsPanel::Recompute(PanelContext& ctx) {
+  const HeadsState& s = ctx.state.heads;
+  const SentenceInputs& in = ctx.sentence;
+  changed_ = false;
+  if (in.version == 0) return;
+  if (in.version == computed_version_ && SameInputs(s, computed_)) return;
+  computed_version_ = in.version;
+  computed_ = s;
+  const int d = static_cast<int>(in.x.cols());
+  attn::AttentionConfig config;
+  config.num_heads = s.heads;
+  config.num_kv_heads = s.kv_heads;
+  config.head_dim = config.value_head_dim = std::max(1, d / s.heads);  // d_k = d/h, rounded down
+  config.project_inputs = true;
+  config.project_output = true;
+  config.seed = static_cast<uint32_t>(s.seed);
+  config.temperature = s.temperature;
+  attn::AttentionInputs inputs;
+  inputs.query = in.x;
+  attn::AttentionResult result;
+  ++*ctx.engine_runs;
+  const attn::Status status = attn::Forward(config, inputs, &result);
+  if (!status.ok()) {
+    error_ = status.ToString();
+    return;
+  }
+  error_.clear();
+  result_ = std::move(result);
+  shown_ = s;
+  changed_ = true;
+}
+
+void HeadsPanel::Draw(PanelContext& ctx) {
+  DrawExplanation(
+      "Multi-head attention runs h attentions side by side. Each head has its own Wq, Wk, Wv, narrower "
+      "(dₖ = d/h), so each can learn a different kind of relevance. Each small map is one head's weights "
+      "softmax(QₕKₕᵀ/(√dₖ τ)). The projections here are seeded at random, not trained, so their scores differ "
+      "only a little: a low temperature τ makes the differences visible. The head outputs are concatenated, [head₁ … headₕ], and multiplied by Wᵒ to give "
+      "the output. With grouped-query attention several query heads share one key/value head.",
+      "add heads and compare their maps, click a head to enlarge it, hover a word in the lines view, or "
+      "switch on grouped-query and watch heads of a group share keys.");
+  DrawControls(ctx);
+  Recompute(ctx);
+  DrawStatusLine(error_);
+  ctx.published.Scalar("heads.error", error_.empty() ? 0 : 1);  // the tests see the status line
+  if (result_.heads.empty()) return;
+  HeadsState& s = ctx.state.heads;
+  const int heads = static_cast<int>(result_.heads.size());
+  s.selected = std::min(s.selected, heads - 1);
+  ctx.published.Scalar("heads.count", heads);
+  ctx.published.Scalar("heads.selected", s.selected);
+  if (ImGui::GetContentRegionAvail().x >= 900.0f && ImGui::BeginTable("heads", 2)) {
+    ImGui::TableNextColumn();
+    DrawHeadGrid(ctx);
+    DrawSelectedHead(ctx);
+    ImGui::TableNextColumn();
+    DrawCombination(ctx);
+    ImGui::EndTable();
+  } else {
+    DrawHeadGrid(ctx);
+    DrawSelectedHead(ctx);
+    DrawCombination(ctx);
+  }
+}
+
+void HeadsPanel::DrawControls(PanelContext& ctx) {
+  HeadsState& s = ctx.state.heads;
+  const float w = std::min(220.0f, ImGui::GetContentRegionAvail().x * 0.6f);
+  ImGui::SetNextItemWidth(w);
+  ImGui::SliderInt("heads h", &s.heads, 1, 16);
+  s.heads = std::clamp(s.heads, 1, 16);
+  SameLineIfFits(w + 100.0f);
+  ImGui::SetNextItemWidth(w);
+  ImGui::SliderFloat("temperature τ", &s.temperature, 0.01f, 5.0f, "%.3f", ImGuiSliderFlags_Logarithmic);
+  s.temperature = std::clamp(s.temperature, 0.01f, 5.0f);  // Ctrl+click can type any value
+  SameLineIfFits(150.0f);
+  ImGui::SetNextItemWidth(110.0f);
+  if (ImGui::InputInt("seed", &s.seed)) s.seed = std::clamp(s.seed, 0, 9999);
+  bool grouped = s.kv_heads > 0 && s.kv_heads < s.heads;
+  if (ImGui::Checkbox("grouped-query", &grouped)) s.kv_heads = grouped ? 1 : 0;
+  if (grouped) {
+    SameLineIfFits(150.0f);
+    ImGui::SetNextItemWidth(std::min(150.0f, ImGui::GetContentRegionAvail().x));
+    char preview[48];
+    std::snprintf(preview, sizeof(preview), "%d key/value head%s", s.kv_heads, s.kv_heads == 1 ? "" : "s");
+    if (ImGui::BeginCombo("##kv", preview)) {
+      for (int g = 1; g < s.heads; ++g) {  // only divisors of h make equal groups
+        if (s.heads % g != 0) continue;
+        std::snprintf(preview, sizeof(preview), "%d key/value head%s", g, g == 1 ? " (multi-query)" : "s");
+        if (ImGui::Selectable(preview, g == s.kv_heads)) s.kv_heads = g;
+      }
+      ImGui::EndCombo();
+    }
+  }
+  SameLineIfFits(120.0f);
+  ImGui::Checkbox("lines view", &s.lines);
+}
+
+void HeadsPanel::DrawHeadGrid(PanelContext& ctx) {
+  HeadsState& s = ctx.state.heads;
+  const int heads = static_cast<int>(result_.heads.size());
+  const int d_k = static_cast<int>(result_.heads[0].q.cols());
+  char text[96];
+  std::snprintf(text, sizeof(text), "Weights of each head (dₖ = %d)", d_k);
+  ImGui::SeparatorText(text);
+  const bool grouped = shown_.kv_heads > 0 && shown_.kv_heads < heads;
+  std::vector<GridTile> tiles;
+  for (int h = 0; h < heads; ++h) {
+    const attn::Matrix& w = result_.heads[h].weights;
+    if (grouped)  // query head h reads key/value head h / (h_q / h_kv): the engine's rule, for the title
+      std::snprintf(text, sizeof(text), "h%d · kv%d", h, h / (heads / shown_.kv_heads));
+    else
+      std::snprintf(text, sizeof(text), "head %d", h);
+    tiles.push_back({"heads.W" + std::to_string(h), text, &w, nullptr, &ctx.sentence.tokens, &head_maps_[h],
+                     SequentialStyle(w), HeadColor(h)});
+  }
+  // Many heads get smaller tiles, so a phone shows four in a row.
+  const int clicked = DrawHeatmapGrid(tiles, s.selected, changed_, heads <= 4 ? 110.0f : 72.0f, ctx.published);
+  if (clicked >= 0) s.selected = clicked;
+  if (grouped)
+    ImGui::TextWrapped("Grouped-query: %d query heads share each of %d key/value heads (fewer keys and values to "
+                       "store), yet every head still has its own queries, so its map differs.",
+                       heads / shown_.kv_heads, shown_.kv_heads);
+}
+
+void HeadsPanel::DrawSelectedHead(PanelContext& ctx) {
+  const int h = ctx.state.heads.selected;
+  if (h < 0) {
+    ImGui::TextDisabled("Click a head to enlarge it.");
+    return;
+  }
+  const SentenceInputs& in = ctx.sentence;
+  const attn::HeadIntermediates& head = result_.heads[h];
+  char title[64];
+  std::snprintf(title, sizeof(title), "Head %d, enlarged", h);
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(HeadColor(h)));
+  ImGui::SeparatorText(title);
+  ImGui::PopStyleColor();
+  MatrixViewOptions o;
+  o.symbol = "w";
+  o.style = SequentialStyle(head.weights);
+  o.rows = o.cols = MatrixLabels{&in.tokens, &in.known};
+  o.describe = [&](int i, int j) { ImGui::Text("scaled score qᵢ·kⱼ/√dₖ = %.6g", head.scaled_scores(i, j)); };
+  const bool upload = changed_ || uploaded_selected_ != h;
+  uploaded_selected_ = h;
+  DrawMatrix("heads.big", selected_map_, head.weights, upload, o, ctx.published);
+}
+
+void HeadsPanel::DrawCombination(PanelContext& ctx) {
+  const HeadsState& s = ctx.state.heads;
+  const SentenceInputs& in = ctx.sentence;
+  const int heads = static_cast<int>(result_.heads.size());
+  const MatrixLabels tokens{&in.tokens, &in.known};
+  if (s.lines) {
+    ImGui::SeparatorText("All heads as lines (one colour per head)");
+    std::vector<WeightLayer> layers;
+    for (int h = 0; h < heads; ++h) layers.push_back({&result_.heads[h].weights, HeadColor(h)});
+    DrawLines("heads.lines", in.tokens, layers, 520.0f, ctx.published);
+    ImGui::TextDisabled("Hover a word on the left to see where each head sends it.");
+  }
+  const int d_v = static_cast<int>(result_.heads[0].v.cols());
+  char title[96];
+  std::snprintf(title, sizeof(title), "Concatenation [head₀ … head%d] (%d × %d)", heads - 1,
+                static_cast<int>(result_.concat.rows()), static_cast<int>(result_.concat.cols()));
+  ImGui::SeparatorText(title);
+  MatrixViewOptions o;
+  o.symbol = "concat";
+  o.style = DivergingStyle(result_.concat);
+  o.rows = tokens;
+  o.square = false;
+  o.describe = [&](int, int j) { ImGui::TextDisabled("from head %d", j / d_v); };
+  MarkHeadBlocks(DrawMatrix("heads.concat", concat_map_, result_.concat, changed_, o, ctx.published), heads, d_v,
+                 static_cast<int>(result_.concat.cols()), true);
+
+  const attn::Matrix& wo = result_.parameters.wo;
+  std::snprintf(title, sizeof(title), "Output projection Wᵒ (%d × %d)", static_cast<int>(wo.rows()), static_cast<int>(wo.cols()));
+  ImGui::SeparatorText(title);
+  MatrixViewOptions ow;
+  ow.symbol = "Wᵒ";
+  ow.style = DivergingStyle(wo);
+  ow.max_width = 360.0f;
+  ow.describe = [&](int i, int) { ImGui::TextDisabled("row %d multiplies head %d's outputs", i, i / d_v); };
+  MarkHeadBlocks(DrawMatrix("heads.Wo", wo_map_, wo, changed_, ow, ctx.published), heads, d_v,
+                 static_cast<int>(wo.rows()), false);
+
+  ImGui::SeparatorText("Output Y = concat · Wᵒ");
+  MatrixViewOptions oy;
+  oy.symbol = "y";
+  oy.style = DivergingStyle(result_.output);
+  oy.rows = tokens;
+  oy.square = false;
+  DrawMatrix("heads.Y", output_map_, result_.output, changed_, oy, ctx.published);
+}
+
+}  // namespace attnlab

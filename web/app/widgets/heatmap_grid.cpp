@@ -1,0 +1,55 @@
+#include "widgets/heatmap_grid.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnlab {
+
+int DrawHeatmapGrid(const std::vector<GridTile>& tiles, int selected, bool changed, float target_size,
+                    Published& published) {
+  const int count = static_cast<int>(tiles.size());
+  if (count == 0) return -1;
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float spacing = style.ItemSpacing.x * 2.0f;
+  const float avail = std::max(60.0f, ImGui::GetContentRegionAvail().x);
+  const int per_row = std::clamp(static_cast<int>((avail + spacing) / (target_size + spacing)), 1, count);
+  // Tiles grow to fill the row, up to half again their target size.
+  const float size = std::min((avail - spacing * (per_row - 1)) / per_row, target_size * 1.5f);
+  const float title_h = ImGui::GetTextLineHeightWithSpacing();
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  int clicked = -1;
+  for (int k = 0; k < count; ++k) {
+    const GridTile& t = tiles[k];
+    const int rows = static_cast<int>(t.m->rows()), cols = static_cast<int>(t.m->cols());
+    if (rows == 0 || cols == 0) continue;
+    if (changed || t.map->rows() != rows || t.map->cols() != cols) t.map->Upload(*t.m, t.masked_by);
+    const ImVec2 corner(origin.x + (k % per_row) * (size + spacing), origin.y + (k / per_row) * (size + title_h + spacing));
+    list->PushClipRect(corner, ImVec2(corner.x + size, corner.y + title_h), true);  // long titles never overlap
+    list->AddText(corner, t.color, t.title.c_str());
+    list->PopClipRect();
+    const ImVec2 p0(corner.x, corner.y + title_h), p1(p0.x + size, p0.y + size);
+    t.map->Draw(list, p0, p1, t.style);
+    list->AddRect(ImVec2(p0.x - 2, p0.y - 2), ImVec2(p1.x + 2, p1.y + 2), t.color, 0.0f, 0, k == selected ? 4.0f : 1.0f);
+    ImGui::SetCursorScreenPos(p0);
+    ImGui::InvisibleButton(t.name.c_str(), ImVec2(size, size));
+    if (ImGui::IsItemActive()) published.MarkPassiveActive();
+    if (ImGui::IsItemClicked()) clicked = k;
+    if (ImGui::IsItemHovered() || ImGui::IsItemActive()) {
+      const ImVec2 mouse = ImGui::GetIO().MousePos;
+      const int j = std::clamp(static_cast<int>((mouse.x - p0.x) / (size / cols)), 0, cols - 1);
+      const int i = std::clamp(static_cast<int>((mouse.y - p0.y) / (size / rows)), 0, rows - 1);
+      published.Hover({t.name, i, j, (*t.m)(i, j)});
+      auto name = [&](int k) { return t.labels && k < static_cast<int>(t.labels->size()) ? (*t.labels)[k] : std::to_string(k); };
+      ImGui::SetTooltip("%s: w[%s, %s] = %.6g\nclick to enlarge", t.title.c_str(), name(i).c_str(), name(j).c_str(), (*t.m)(i, j));
+    }
+    published.Matrix(t.name, *t.m);
+    published.Rect(t.name, {p0.x, p0.y, size, size});
+  }
+  const int grid_rows = (count + per_row - 1) / per_row;
+  ImGui::SetCursorScreenPos(origin);
+  ImGui::Dummy(ImVec2(avail, grid_rows * (size + title_h + spacing)));
+  return clicked;
+}
+
+}  // namespace attnlab
