@@ -9,6 +9,8 @@
 
 #include "attn/text.h"
 #include "imgui.h"
+#include "panels/cnn_panel.h"
+#include "panels/prices_panel.h"
 #include "panels/words_panel.h"
 
 namespace attnlab {
@@ -22,7 +24,11 @@ App& TheApp() {
 // [SECTION] Set-up and word vectors
 //-----------------------------------------------------------------------------
 
-App::App() { panels_.push_back(std::make_unique<WordsPanel>()); }
+App::App() {
+  panels_.push_back(std::make_unique<WordsPanel>());
+  panels_.push_back(std::make_unique<CnnPanel>());
+  panels_.push_back(std::make_unique<PricesPanel>());
+}
 
 bool App::Init(std::string* error) { return gfx::Renderer().Init(error); }
 
@@ -36,6 +42,14 @@ void App::WordVectorsFailed(const std::string& why) {
   word_vectors_error_ = why;
   sentence_dirty_ = true;
 }
+
+void App::SetPrices(PriceTable table) {
+  prices_.table = std::move(table);
+  prices_.error.clear();
+  ++prices_.version;
+}
+
+void App::PricesFailed(const std::string& why) { prices_.error = why; }
 
 attn::Status App::SetStateString(const std::string& text) {
   ViewState parsed = state_;
@@ -137,7 +151,7 @@ void App::Frame() {
   ImGui::TextUnformatted("attnlab: self-attention, step by step");
   DrawSentenceControls();
   UpdateSentence();
-  PanelContext ctx{state_, sentence_, published_, &engine_runs_};
+  PanelContext ctx{state_, sentence_, published_, &engine_runs_, &prices_};
   // When the state names another view than the tab shown last (URL, tests), select that tab;
   // otherwise the tab bar (the reader's clicks) decides.
   const ViewId requested = state_.view;

@@ -58,17 +58,63 @@ struct OrderState {
   }
 };
 
+// View 7: a CNN's receptive field vs self-attention, and attention rebuilding a convolution.
+struct CnnState {
+  int radius = 1;        // kernel size K = 2r + 1
+  int layers = 2;        // L stacked convolutions
+  int output = 11;       // the output whose receptive field is shown
+  int window = 2;        // radius of the windowed attention
+  float alpha = 1.0f;    // sharpness α of the quadratic relative score −α(δ − Δₕ)²
+  int seed = 1;          // the sequence and the convolution's weights
+
+  void Visit(FieldVisitor& v) {
+    v.Int("c.r", radius, 1, 4);
+    v.Int("c.l", layers, 1, 6);
+    v.Int("c.i", output, 0, 23);
+    v.Int("c.w", window, 0, 23);
+    v.Float("c.a", alpha, 0.01f, 100.0f);
+    v.Int("c.sd", seed, 1, 999);
+  }
+};
+
+// View 8: smoothing a noisy price series, attention re-weighting vs a moving average.
+struct PricesState {
+  int stock = 0;              // series index in prices.csv order
+  float noise = 0.1f;         // noise σ as a fraction of each price
+  int noise_seed = 1;
+  int window = 2;             // moving average over 2r + 1 months
+  float value_weight = 1.0f;  // how much similar prices attract
+  float time_weight = 2.0f;   // how much nearby months attract
+  float temperature = 1.0f;   // τ of the softmax
+  int focus = -1;             // the point whose weights are shown when nothing is hovered
+
+  void Visit(FieldVisitor& v) {
+    v.Int("p.s", stock, 0, 15);
+    v.Float("p.n", noise, 0.0f, 0.5f);
+    v.Int("p.sd", noise_seed, 1, 999);
+    v.Int("p.w", window, 0, 12);
+    v.Float("p.vw", value_weight, 0.0f, 4.0f);
+    v.Float("p.tw", time_weight, 0.0f, 8.0f);
+    v.Float("p.t", temperature, 0.02f, 10.0f);
+    v.Int("p.i", focus, -1, 499);
+  }
+};
+
 struct ViewState {
   ViewId view = ViewId::kWords;
   SentenceState sentence;
   WordsState words;
   OrderState order;
+  CnnState cnn;
+  PricesState prices;
 
   void Visit(FieldVisitor& v) {
     v.Choice("v", view, static_cast<int>(ViewId::kCount));
     sentence.Visit(v);
     words.Visit(v);
     order.Visit(v);
+    cnn.Visit(v);
+    prices.Visit(v);
   }
 };
 
