@@ -23,7 +23,8 @@ constexpr int kConvOut = 2;    // output channels of the convolution attention r
 constexpr int kCurvePoints = 33;
 
 bool SameFields(const CnnState& a, const CnnState& b) {
-  return a.seed == b.seed && a.radius == b.radius && a.layers == b.layers && a.output == b.output && a.window == b.window;
+  return a.seed == b.seed && a.radius == b.radius && a.layers == b.layers && a.output == b.output && a.window == b.window &&
+         a.temperature == b.temperature;
 }
 bool SameConv(const CnnState& a, const CnnState& b) {
   return a.seed == b.seed && a.radius == b.radius && a.alpha == b.alpha && a.output == b.output;
@@ -48,7 +49,6 @@ void HatchMaskedCells(const LayoutRect& r, int rows, const attn::Matrix& mask, i
 
 void CnnPanel::RecomputeFields(PanelContext& ctx) {
   CnnState& s = ctx.state.cnn;
-  fields_changed_ = false;
   if (computed_fields_ && SameFields(s, fields_for_)) return;
   computed_fields_ = true;
   fields_for_ = s;
@@ -68,6 +68,7 @@ void CnnPanel::RecomputeFields(PanelContext& ctx) {
     if (status.ok() && range.size() > 0) field.row(m).segment(range.first, range.size()).setOnes();
   }
   attn::AttentionConfig config;  // Q = K = V = x: weights by content alone
+  config.temperature = s.temperature;
   attn::AttentionResult all, window;
   ++*ctx.engine_runs;
   if (status.ok()) status = attn::SelfAttention(config, x_, &all);
@@ -91,7 +92,6 @@ void CnnPanel::RecomputeFields(PanelContext& ctx) {
 
 void CnnPanel::RecomputeConv(PanelContext& ctx) {
   const CnnState& s = ctx.state.cnn;
-  conv_changed_ = false;
   if ((computed_conv_ && SameConv(s, conv_for_)) || x_.size() == 0) return;
   computed_conv_ = true;
   conv_for_ = s;
@@ -126,6 +126,9 @@ void CnnPanel::RecomputeConv(PanelContext& ctx) {
     curve_seed_ = s.seed;
     curve_radius_ = s.radius;
   }
+  taps_.resize(K * kChannels, kConvOut);
+  for (int t = 0; t < K; ++t) taps_.middleRows(t * kChannels, kChannels) = conv.taps[t];
+  bias_ = conv.bias;
   conv_t_ = conv_out.transpose();
   attn_t_ = as_attention.output.transpose();
   heads_.resize(K, kLength);
@@ -158,12 +161,17 @@ void CnnPanel::Draw(PanelContext& ctx) {
   ImGui::SliderInt("window r", &s.window, 0, kLength - 1);
   ImGui::SetNextItemWidth(w);
   ImGui::SliderInt("seed", &s.seed, 1, 999);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(w);
+  ImGui::SliderFloat("attention τ", &s.temperature, 0.05f, 5.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
+  s.temperature = std::clamp(s.temperature, 0.05f, 5.0f);
   s.radius = std::clamp(s.radius, 1, 4);
   s.layers = std::clamp(s.layers, 1, 6);
   s.output = std::clamp(s.output, 0, kLength - 1);
   s.window = std::clamp(s.window, 0, kLength - 1);
   s.seed = std::clamp(s.seed, 1, 999);
 
+  fields_changed_ = conv_changed_ = false;  // set by the recomputes; textures upload when set
   RecomputeFields(ctx);
   RecomputeConv(ctx);
   DrawStatusLine(error_);
@@ -193,8 +201,8 @@ void CnnPanel::DrawReceptiveField(PanelContext& ctx) {
 
   ImGui::SeparatorText("Receptive field of one output");
   const int inside = static_cast<int>(field_.row(L).sum());
-  ImGui::TextWrapped("Output %d of %d layers of kernel %d depends on 1 + L(K−1) = %d inputs%s: the yellow dots.", s.output,
-                     L, K, attn::ReceptiveFieldSize(L, K), inside < attn::ReceptiveFieldSize(L, K) ? " (clipped at the ends)" : "");
+  ImGui::TextWrapped("Output %d of %d layer%s of kernel %d depends on 1 + L(K−1) = %d inputs%s: the yellow dots.", s.output,
+                     L, L == 1 ? "" : "s", K, attn::ReceptiveFieldSize(L, K), inside < attn::ReceptiveFieldSize(L, K) ? " (clipped at the ends)" : "");
   ctx.published.Matrix("cnn.field", field_);
   ctx.published.Scalar("cnn.field.size", attn::ReceptiveFieldSize(L, K));
   // The pyramid: the output on top, the input at the bottom, lines from each node to its K inputs.
@@ -236,8 +244,9 @@ void CnnPanel::DrawReceptiveField(PanelContext& ctx) {
   ImGui::SetCursorScreenPos(ImVec2(origin.x, p0.y + pyramid.h + 4));
 
   ImGui::SeparatorText("The same output under attention");
-  ImGui::TextWrapped("Self-attention weighs all 24 inputs by content; windowed attention (radius %d) only the %d "
-                     "around it, hatched cells are masked (weight exactly 0).", s.window, 2 * s.window + 1);
+  ImGui::TextWrapped("Weights softmax(xᵢ·xⱼ / (√d τ)) of output %d. Self-attention weighs all 24 inputs by content; "
+                     "windowed attention (radius %d) only the %d around it: hatched cells are masked (weight exactly 0).",
+                     s.output, s.window, 2 * s.window + 1);
   static const std::vector<std::string> kRowNames = {"self-attention", "window"};
   MatrixViewOptions r;
   r.symbol = "w";
@@ -271,6 +280,8 @@ void CnnPanel::DrawConvolution(PanelContext& ctx) {
   RecomputeConv(ctx);  // α may have moved just now
   ImGui::Text("largest |attention − convolution| = %.3g", diff_);
   ctx.published.Scalar("cnn.diff", diff_);
+  ctx.published.Matrix("cnn.taps", taps_);
+  ctx.published.Matrix("cnn.bias", bias_);
 
   std::vector<std::string> offsets;
   for (int h = 0; h < K; ++h) offsets.push_back("Δ=" + std::to_string(h - K / 2));

@@ -34,6 +34,8 @@ class CnnPanel : public Panel {
   attn::Matrix stack_t_;    // (c, n) the L-layer stack's output, positions along x
   attn::Matrix rows_;       // (2, n): self-attention and windowed-attention weights of the output
   attn::Matrix masked_;     // (1, n): 1 where the window masks the key
+  attn::Matrix taps_;       // (K c_in, c_out) the convolution's taps stacked, tap 0 first
+  attn::Matrix bias_;       // (1, c_out)
   attn::Matrix conv_t_;     // (c_out, n) Conv1d output
   attn::Matrix attn_t_;     // (c_out, n) K-head attention output
   attn::Matrix heads_;      // (K, n) each head's weights for the chosen output

@@ -76,8 +76,8 @@ void PricesPanel::Draw(PanelContext& ctx) {
       "watch the smoother keep the crash of 2008 sharp where the moving average blurs it.");
   PricesState& s = ctx.state.prices;
   const PricesInputs& in = *ctx.prices;
+  DrawStatusLine(in.error);  // a failed reload keeps the last good table
   if (in.version == 0) {
-    DrawStatusLine(in.error);
     if (in.error.empty()) ImGui::TextDisabled("Loading the prices...");
     return;
   }
@@ -123,10 +123,11 @@ void PricesPanel::Draw(PanelContext& ctx) {
   SeriesPlotOptions o;
   o.height = std::clamp(ImGui::GetContentRegionAvail().x * 0.45f, 200.0f, 340.0f);
   o.x_label = "month";
+  o.x_step = ImGui::GetContentRegionAvail().x < 600.0f ? 36.0 : 12.0;  // a tick every year (3 on a phone)
   o.y_label = "price (USD)";
   o.x_tick = [&](double v) {
     const int i = std::clamp(static_cast<int>(std::lround(v)), 0, n - 1);
-    return series_->dates[i].substr(0, 7);
+    return series_->dates[i].substr(0, 4);
   };
   o.weights_for = [&](int hovered) {
     SetFocus(hovered >= 0 ? hovered : s.focus);

@@ -66,6 +66,7 @@ struct CnnState {
   int window = 2;        // radius of the windowed attention
   float alpha = 1.0f;    // sharpness α of the quadratic relative score −α(δ − Δₕ)²
   int seed = 1;          // the sequence and the convolution's weights
+  float temperature = 0.3f;  // τ of the two attention rows: lower sharpens the content weighting
 
   void Visit(FieldVisitor& v) {
     v.Int("c.r", radius, 1, 4);
@@ -74,6 +75,7 @@ struct CnnState {
     v.Int("c.w", window, 0, 23);
     v.Float("c.a", alpha, 0.01f, 100.0f);
     v.Int("c.sd", seed, 1, 999);
+    v.Float("c.t", temperature, 0.05f, 5.0f);
   }
 };
 
@@ -83,8 +85,8 @@ struct PricesState {
   float noise = 0.1f;         // noise σ as a fraction of each price
   int noise_seed = 1;
   int window = 2;             // moving average over 2r + 1 months
-  float value_weight = 1.0f;  // how much similar prices attract
-  float time_weight = 2.0f;   // how much nearby months attract
+  float value_weight = 0.5f;  // how much similar prices attract
+  float time_weight = 3.0f;   // how much nearby months attract
   float temperature = 1.0f;   // τ of the softmax
   int focus = -1;             // the point whose weights are shown when nothing is hovered
 

@@ -18,8 +18,8 @@ struct Axis {
   }
 };
 
-// Round tick values ("nice numbers"): about `count` of them between lo and hi.
-std::vector<double> Ticks(const Axis& a, int count) {
+// Round tick values ("nice numbers"): about `count` of them between lo and hi, or every `fixed`.
+std::vector<double> Ticks(const Axis& a, int count, double fixed = 0.0) {
   std::vector<double> ticks;
   if (a.log) {
     for (double e = std::floor(std::log10(a.lo)); e <= std::ceil(std::log10(a.hi)); ++e) {
@@ -30,7 +30,7 @@ std::vector<double> Ticks(const Axis& a, int count) {
   }
   const double raw = (a.hi - a.lo) / std::max(count, 1);
   const double mag = std::pow(10.0, std::floor(std::log10(std::max(raw, 1e-30))));
-  const double step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
+  const double step = fixed > 0 ? fixed : raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
   for (double v = std::ceil(a.lo / step) * step; v <= a.hi + step * 1e-6; v += step) ticks.push_back(std::abs(v) < step * 1e-9 ? 0 : v);
   return ticks;
 }
@@ -94,7 +94,7 @@ SeriesPlotResult DrawSeriesPlot(const std::string& name, const std::vector<PlotS
 
   char buf[64];
   float tick_w = 0;
-  const std::vector<double> yt = Ticks(ay, 5), xt = Ticks(ax, std::max(2, static_cast<int>(width / 90)));
+  const std::vector<double> yt = Ticks(ay, 5), xt = Ticks(ax, std::max(2, static_cast<int>(width / 90)), o.x_step);
   for (double v : yt) {
     std::snprintf(buf, sizeof(buf), "%g", v);
     tick_w = std::max(tick_w, ImGui::CalcTextSize(buf).x);

@@ -29,6 +29,7 @@ struct SeriesPlotOptions {
   float max_width = 1e9f;
   const char* x_label = "";
   const char* y_label = "";
+  double x_step = 0.0;  // spacing of x ticks; 0: chosen from the width
   // Text for an x tick at value v (default "%g").
   std::function<std::string(double)> x_tick;
   // Text for the hovered point's tooltip.
