@@ -81,7 +81,11 @@ void PricesPanel::Draw(PanelContext& ctx) {
     if (in.error.empty()) ImGui::TextDisabled("Loading the prices...");
     return;
   }
-  const float w = std::min(240.0f, ImGui::GetContentRegionAvail().x * 0.5f - 100.0f);
+  // Two controls a line on a desktop, one on a phone (the values must stay readable).
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const bool two = avail >= 600.0f;
+  const float w = two ? std::min(240.0f, avail * 0.5f - 110.0f) : avail * 0.6f;
+  auto next = [&] { if (two) ImGui::SameLine(); };
   const int count = static_cast<int>(in.table.series.size());
   s.stock = std::clamp(s.stock, 0, count - 1);
   ImGui::SetNextItemWidth(w);
@@ -90,18 +94,18 @@ void PricesPanel::Draw(PanelContext& ctx) {
       if (ImGui::Selectable(in.table.series[k].symbol.c_str(), k == s.stock)) s.stock = k;
     ImGui::EndCombo();
   }
-  ImGui::SameLine();
+  next();
   ImGui::SetNextItemWidth(w);
-  ImGui::SliderFloat("noise", &s.noise, 0.0f, 0.5f, "%.2f × price");
+  ImGui::SliderFloat("noise × price", &s.noise, 0.0f, 0.5f, "%.2f");
   ImGui::SetNextItemWidth(w);
   ImGui::SliderInt("noise seed", &s.noise_seed, 1, 999);
-  ImGui::SameLine();
+  next();
   int width = 2 * s.window + 1;
   ImGui::SetNextItemWidth(w);
-  if (ImGui::SliderInt("average window", &width, 1, 25, "%d months")) s.window = std::clamp(width / 2, 0, 12);
+  if (ImGui::SliderInt("average (months)", &width, 1, 25)) s.window = std::clamp(width / 2, 0, 12);
   ImGui::SetNextItemWidth(w);
   ImGui::SliderFloat("value weight", &s.value_weight, 0.0f, 4.0f, "%.2f");
-  ImGui::SameLine();
+  next();
   ImGui::SetNextItemWidth(w);
   ImGui::SliderFloat("time weight", &s.time_weight, 0.0f, 8.0f, "%.2f");
   ImGui::SetNextItemWidth(w);
@@ -133,12 +137,6 @@ void PricesPanel::Draw(PanelContext& ctx) {
     SetFocus(hovered >= 0 ? hovered : s.focus);
     return focus_weights_.size() ? &focus_weights_ : nullptr;
   };
-  o.describe = [&](int i) {
-    ImGui::Text("%s", series_->dates[i].c_str());
-    ImGui::Text("real %.2f, noisy %.2f", clean_(i, 0), noisy_(i, 0));
-    ImGui::Text("moving average %.2f, attention %.2f", average_(i, 0), smoother_.smoothed(i, 0));
-    ImGui::TextDisabled("bars: whom this month attends to (click to keep)");
-  };
   o.marked = focus_;
   char average_label[48];
   std::snprintf(average_label, sizeof(average_label), "moving average (%d months)", 2 * s.window + 1);
@@ -152,9 +150,13 @@ void PricesPanel::Draw(PanelContext& ctx) {
   ctx.published.Scalar("prices.focus", focus_);
   if (focus_weights_.size()) ctx.published.Matrix("prices.focus.weights", focus_weights_);
   ctx.published.Matrix("prices.weights", smoother_.weights);
-  if (focus_ >= 0)
-    ImGui::TextWrapped("%s attends most to the amber bars: months near it in time and similar in price.",
-                       series_->dates[focus_].substr(0, 7).c_str());
+  // The focused month's numbers below the plot, not in a tooltip that a finger would cover.
+  if (focus_ >= 0) {
+    ImGui::Text("%s: real %.2f, noisy %.2f", series_->dates[focus_].substr(0, 7).c_str(), clean_(focus_, 0), noisy_(focus_, 0));
+    ImGui::Text("moving average %.2f, attention %.2f", average_(focus_, 0), smoother_.smoothed(focus_, 0));
+    ImGui::TextWrapped("The amber bars are whom it attends to: months near it in time and similar in price "
+                       "(click to keep it).");
+  }
   else
     ImGui::TextDisabled("Hover or tap a month to see whom it attends to; click to keep it.");
 
@@ -162,6 +164,7 @@ void PricesPanel::Draw(PanelContext& ctx) {
   MatrixViewOptions m;
   m.symbol = "w";
   m.style = SequentialStyle(smoother_.weights);
+  m.style.gap = 0.0f;  // 100+ rows: grid lines would hide the cells
   m.max_width = 420.0f;
   m.rows = m.cols = MatrixLabels{&series_->dates, nullptr};
   m.on_click = [&](int i, int) { s.focus = i; };
