@@ -159,6 +159,10 @@ void CnnPanel::Draw(PanelContext& ctx) {
   ImGui::SameLine();
   ImGui::SetNextItemWidth(w);
   ImGui::SliderInt("window r", &s.window, 0, kLength - 1);
+  const float button_w = ImGui::CalcTextSize("= CNN field").x + 2 * ImGui::GetStyle().FramePadding.x;
+  const float line_end = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + button_w;
+  if (line_end <= ImGui::GetWindowContentRegionMax().x + ImGui::GetWindowPos().x) ImGui::SameLine();  // else wrap
+  if (ImGui::SmallButton("= CNN field")) s.window = s.layers * s.radius;  // same inputs, content weights
   ImGui::SetNextItemWidth(w);
   ImGui::SliderInt("seed", &s.seed, 1, 999);
   ImGui::SameLine();
