@@ -9,9 +9,11 @@
 
 #include "attn/text.h"
 #include "imgui.h"
+#include "panels/cnn_panel.h"
 #include "panels/heads_panel.h"
 #include "panels/masks_panel.h"
 #include "panels/order_panel.h"
+#include "panels/prices_panel.h"
 #include "panels/words_panel.h"
 
 namespace attnlab {
@@ -30,6 +32,8 @@ App::App() {
   panels_.push_back(std::make_unique<OrderPanel>());
   panels_.push_back(std::make_unique<HeadsPanel>());
   panels_.push_back(std::make_unique<MasksPanel>());
+  panels_.push_back(std::make_unique<CnnPanel>());
+  panels_.push_back(std::make_unique<PricesPanel>());
 }
 
 bool App::Init(std::string* error) { return gfx::Renderer().Init(error); }
@@ -44,6 +48,14 @@ void App::WordVectorsFailed(const std::string& why) {
   word_vectors_error_ = why;
   sentence_dirty_ = true;
 }
+
+void App::SetPrices(PriceTable table) {
+  prices_.table = std::move(table);
+  prices_.error.clear();
+  ++prices_.version;
+}
+
+void App::PricesFailed(const std::string& why) { prices_.error = why; }
 
 attn::Status App::SetStateString(const std::string& text) {
   ViewState parsed = state_;
@@ -145,7 +157,7 @@ void App::Frame() {
   ImGui::TextUnformatted("attnlab: self-attention, step by step");
   DrawSentenceControls();
   UpdateSentence();
-  PanelContext ctx{state_, sentence_, published_, &engine_runs_};
+  PanelContext ctx{state_, sentence_, published_, &engine_runs_, &prices_};
   // When the state names another view than the tab shown last (URL, tests), select that tab;
   // otherwise the tab bar (the reader's clicks) decides.
   const ViewId requested = state_.view;

@@ -25,6 +25,10 @@ class App {
   void SetWordVectors(attn::WordVectors vectors);
   // The asset could not be had: fall back to hashed vectors and say why.
   void WordVectorsFailed(const std::string& why);
+  // Hands over the parsed prices.csv (view 8), or says why it is missing.
+  void SetPrices(PriceTable table);
+  void PricesFailed(const std::string& why);
+  const PricesInputs& prices() const { return prices_; }
   bool word_vectors_loaded() const { return word_vectors_.size() > 0; }
 
   ViewState& state() { return state_; }
@@ -54,6 +58,7 @@ class App {
   char sentence_buffer_[512] = {};
   Published published_;
   int engine_runs_ = 0;
+  PricesInputs prices_;
 };
 
 App& TheApp();

@@ -17,6 +17,7 @@
 #include "attn/config_names.h"
 #include "attn/text.h"
 #include "attn/word_vectors.h"
+#include "data/prices.h"
 #include "main.h"
 #include "platform_html5.h"
 
@@ -329,6 +330,21 @@ std::string LoadWordVectors(const std::string& bytes) {
   return status.ok() ? "" : status.ToString();
 }
 
+// Parses prices.csv's text for view 8; returns "" or what is wrong (the view then says so).
+std::string LoadPrices(const std::string& text) {
+  attnlab::PriceTable table;
+  const attn::Status status = attnlab::ParsePrices(text, &table);
+  if (status.ok()) attnlab::TheApp().SetPrices(std::move(table));
+  else attnlab::TheApp().PricesFailed("Prices unavailable (" + status.message() + ").");
+  attnlab::platform::MarkDirty();
+  return status.ok() ? "" : status.ToString();
+}
+
+void PricesFailed(const std::string& why) {
+  attnlab::TheApp().PricesFailed("Prices unavailable (" + why + ").");
+  attnlab::platform::MarkDirty();
+}
+
 void WordVectorsFailed(const std::string& why) {
   attnlab::TheApp().WordVectorsFailed("Word vectors unavailable (" + why + "); using hashed vectors.");
   attnlab::platform::MarkDirty();
@@ -365,4 +381,6 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("readPixel", &ReadPixel);
   emscripten::function("loadWordVectors", &LoadWordVectors);
   emscripten::function("wordVectorsFailed", &WordVectorsFailed);
+  emscripten::function("loadPrices", &LoadPrices);
+  emscripten::function("pricesFailed", &PricesFailed);
 }

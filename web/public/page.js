@@ -23,6 +23,7 @@ async function main() {
   window.attnlab = attnlab;  // for the console and the browser tests
   document.documentElement.dataset.ready = 'true';
   loadWordVectors(attnlab);
+  loadPrices(attnlab);
 }
 
 // The 1.5 MB GloVe asset loads after the first frame, so the page is usable at once.
@@ -34,6 +35,18 @@ async function loadWordVectors(attnlab) {
     if (error) console.warn(`attnlab: ${error}`);
   } catch (e) {
     attnlab.wordVectorsFailed(String(e && e.message ? e.message : e));
+  }
+}
+
+// prices.csv (30 KB) for view 8, parsed by the engine side like the word vectors.
+async function loadPrices(attnlab) {
+  try {
+    const response = await fetch('prices.csv');
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const error = attnlab.loadPrices(await response.text());
+    if (error) console.warn(`attnlab: ${error}`);
+  } catch (e) {
+    attnlab.pricesFailed(String(e && e.message ? e.message : e));
   }
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "attn/tensor.h"
+#include "data/prices.h"
 #include "published.h"
 #include "state/view_state.h"
 
@@ -26,6 +27,8 @@ struct PanelContext {
   Published& published;
   // Engine runs this frame, by all panels: the tests check nothing re-runs when nothing changed.
   int* engine_runs;
+  // web/assets/prices.csv, loaded after the first frame (view 8).
+  const PricesInputs* prices = nullptr;
 };
 
 class Panel {

@@ -90,6 +90,47 @@ struct MasksState {
     v.Int("m.wl", window_left, -1, 199);
     v.Int("m.wr", window_right, -1, 199);
     v.String("m.p", padding, 200);
+// View 7: a CNN's receptive field vs self-attention, and attention rebuilding a convolution.
+struct CnnState {
+  int radius = 1;        // kernel size K = 2r + 1
+  int layers = 2;        // L stacked convolutions
+  int output = 11;       // the output whose receptive field is shown
+  int window = 2;        // radius of the windowed attention
+  float alpha = 1.0f;    // sharpness α of the quadratic relative score −α(δ − Δₕ)²
+  int seed = 1;          // the sequence and the convolution's weights
+  float temperature = 0.3f;  // τ of the two attention rows: lower sharpens the content weighting
+
+  void Visit(FieldVisitor& v) {
+    v.Int("c.r", radius, 1, 4);
+    v.Int("c.l", layers, 1, 6);
+    v.Int("c.i", output, 0, 23);
+    v.Int("c.w", window, 0, 23);
+    v.Float("c.a", alpha, 0.01f, 100.0f);
+    v.Int("c.sd", seed, 1, 999);
+    v.Float("c.t", temperature, 0.05f, 5.0f);
+  }
+};
+
+// View 8: smoothing a noisy price series, attention re-weighting vs a moving average.
+struct PricesState {
+  int stock = 0;              // series index in prices.csv order
+  float noise = 0.1f;         // noise σ as a fraction of each price
+  int noise_seed = 1;
+  int window = 2;             // moving average over 2r + 1 months
+  float value_weight = 0.5f;  // how much similar prices attract
+  float time_weight = 3.0f;   // how much nearby months attract
+  float temperature = 1.0f;   // τ of the softmax
+  int focus = -1;             // the point whose weights are shown when nothing is hovered
+
+  void Visit(FieldVisitor& v) {
+    v.Int("p.s", stock, 0, 15);
+    v.Float("p.n", noise, 0.0f, 0.5f);
+    v.Int("p.sd", noise_seed, 1, 999);
+    v.Int("p.w", window, 0, 12);
+    v.Float("p.vw", value_weight, 0.0f, 4.0f);
+    v.Float("p.tw", time_weight, 0.0f, 8.0f);
+    v.Float("p.t", temperature, 0.02f, 10.0f);
+    v.Int("p.i", focus, -1, 499);
   }
 };
 
@@ -100,6 +141,8 @@ struct ViewState {
   OrderState order;
   HeadsState heads;
   MasksState masks;
+  CnnState cnn;
+  PricesState prices;
 
   void Visit(FieldVisitor& v) {
     v.Choice("v", view, static_cast<int>(ViewId::kCount));
@@ -108,6 +151,8 @@ struct ViewState {
     order.Visit(v);
     heads.Visit(v);
     masks.Visit(v);
+    cnn.Visit(v);
+    prices.Visit(v);
   }
 };
 
