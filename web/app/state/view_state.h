@@ -90,6 +90,9 @@ struct MasksState {
     v.Int("m.wl", window_left, -1, 199);
     v.Int("m.wr", window_right, -1, 199);
     v.String("m.p", padding, 200);
+  }
+};
+
 // View 7: a CNN's receptive field vs self-attention, and attention rebuilding a convolution.
 struct CnnState {
   int radius = 1;        // kernel size K = 2r + 1
