@@ -155,7 +155,9 @@ void App::Frame() {
                    ImGuiWindowFlags_NoBringToFrontOnFocus);
 
   ImGui::TextUnformatted("attnlab: self-attention, step by step");
-  DrawSentenceControls();
+  const bool sentence_shown =
+      std::any_of(panels_.begin(), panels_.end(), [&](const auto& p) { return p->id() == state_.view && p->uses_sentence(); });
+  if (sentence_shown) DrawSentenceControls();
   UpdateSentence();
   PanelContext ctx{state_, sentence_, published_, &engine_runs_, &prices_};
   // When the state names another view than the tab shown last (URL, tests), select that tab;

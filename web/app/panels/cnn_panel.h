@@ -16,6 +16,7 @@ class CnnPanel : public Panel {
   ViewId id() const override { return ViewId::kCnn; }
   const char* title() const override { return "7 CNN"; }
   void Draw(PanelContext& ctx) override;
+  bool uses_sentence() const override { return false; }
 
  private:
   void RecomputeFields(PanelContext& ctx);

@@ -38,6 +38,8 @@ class Panel {
   // The tab's label.
   virtual const char* title() const = 0;
   virtual void Draw(PanelContext& ctx) = 0;
+  // Views of words show the shared sentence box above the tabs; the others do not.
+  virtual bool uses_sentence() const { return true; }
 };
 
 // Shows an engine error in the panel's colours: the last good picture stays below it.

@@ -13,6 +13,7 @@ class PricesPanel : public Panel {
   ViewId id() const override { return ViewId::kPrices; }
   const char* title() const override { return "8 Prices"; }
   void Draw(PanelContext& ctx) override;
+  bool uses_sentence() const override { return false; }
 
  private:
   void Recompute(PanelContext& ctx);
