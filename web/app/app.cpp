@@ -9,6 +9,8 @@
 
 #include "attn/text.h"
 #include "imgui.h"
+#include "panels/qkv_panel.h"
+#include "panels/relevance_panel.h"
 #include "panels/words_panel.h"
 
 namespace attnlab {
@@ -22,7 +24,11 @@ App& TheApp() {
 // [SECTION] Set-up and word vectors
 //-----------------------------------------------------------------------------
 
-App::App() { panels_.push_back(std::make_unique<WordsPanel>()); }
+App::App() {
+  panels_.push_back(std::make_unique<WordsPanel>());
+  panels_.push_back(std::make_unique<QkvPanel>());
+  panels_.push_back(std::make_unique<RelevancePanel>());
+}
 
 bool App::Init(std::string* error) { return gfx::Renderer().Init(error); }
 

@@ -65,8 +65,12 @@ LayoutRect DrawMatrix(const std::string& name, gfx::Heatmap& map, const attn::Ma
   }
   label_w += style.ItemSpacing.x;
   const float avail = std::max(40.0f, std::min(ImGui::GetContentRegionAvail().x - label_w, o.max_width));
-  const float cell_w = std::clamp(avail / static_cast<float>(cols), 2.0f, 56.0f);
-  const float cell_h = o.square ? cell_w : std::max(cell_w, line * 1.15f);
+  float cell_w = std::clamp(avail / static_cast<float>(cols), 2.0f, 56.0f);
+  float cell_h = o.square ? cell_w : std::max(cell_w, line * 1.15f);
+  if (o.max_height > 0 && cell_h * static_cast<float>(rows) > o.max_height) {
+    cell_h = std::max(1.0f, o.max_height / static_cast<float>(rows));
+    if (o.square) cell_w = cell_h;
+  }
   const bool column_labels = o.cols.names != nullptr;
   const float header_h = column_labels ? line * 1.2f : 0.0f;
 

@@ -24,6 +24,8 @@ struct MatrixViewOptions {
   float max_width = 520.0f;
   // Square cells suit token × token maps; otherwise rows are at least one text line tall.
   bool square = true;
+  // Cells shrink (square ones in both directions) so that tall matrices stay this high; 0: no limit.
+  float max_height = 0.0f;
   bool legend = true;
   // Extra tooltip lines for cell (i, j), after the value itself.
   std::function<void(int, int)> describe;
