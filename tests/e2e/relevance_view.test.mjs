@@ -128,7 +128,7 @@ function gaussians(count, seed) {
 }
 
 test('saturation plot: entropy and softmax gradient against d_k, with and without 1/√d_k', async () => {
-  const { page, problems } = await openPage(session, { width: 1200, height: 1400 });
+  const { page, problems } = await openPage(session, { width: 1200, height: 2600 });
   await page.evaluate(() => window.attnlab.setState('v=3'));
   await settle(page);
   const plot = await page.evaluate(() => {

@@ -160,7 +160,7 @@ void QkvPanel::DrawLayer(PanelContext& ctx) {
     o.style = DivergingStyle(w);
     o.square = false;
     o.max_width = 280.0f;
-    o.max_height = 300.0f;
+    o.max_height = ImGui::GetContentRegionAvail().x >= 400.0f ? 300.0f : 200.0f;
     DrawMatrix(name, map, w, changed_, o, ctx.published);
   };
   if (BeginGrid("qkv.w", 3, 220.0f)) {
@@ -181,6 +181,7 @@ void QkvPanel::DrawLayer(PanelContext& ctx) {
     o.rows = tokens;
     o.square = false;
     o.max_width = 320.0f;
+    o.max_height = ImGui::GetTextLineHeight() * 1.5f * static_cast<float>(m.rows());
     DrawMatrix(name, map, m, changed_, o, ctx.published);
   };
   if (BeginGrid("qkv.qkv", 3, 260.0f)) {
@@ -240,6 +241,9 @@ void QkvPanel::DrawPair(PanelContext& ctx) {
   const std::string& kw = in.tokens[j];
   const std::vector<std::string> q_label = {"q " + qw}, k_label = {"k " + kw}, qk_label = {"q∘k"}, y_label = {"y " + qw};
 
+  // One-row matrices with one label column, so that qᵢ, kⱼ and qᵢ∘kⱼ line up cell by cell.
+  float label_w = 0;
+  for (const auto* l : {&q_label, &k_label, &qk_label, &y_label}) label_w = std::max(label_w, ImGui::CalcTextSize((*l)[0].c_str()).x);
   auto draw_row = [&](const char* name, const std::vector<std::string>& label, gfx::Heatmap& map, const attn::Matrix& m) {
     MatrixViewOptions o;
     o.symbol = label[0];
@@ -248,8 +252,12 @@ void QkvPanel::DrawPair(PanelContext& ctx) {
     o.square = false;
     o.legend = false;
     o.max_width = 480.0f;
+    o.max_height = ImGui::GetTextLineHeight() * 1.6f;
+    o.min_label_width = label_w;
     DrawMatrix(name, map, m, changed_, o, ctx.published);
   };
+  if (!BeginGrid("qkv.pair", 2, 440.0f)) return;
+  ImGui::TableNextColumn();
   ImGui::TextWrapped("1. The query of \"%s\" and the key of \"%s\" (d_k = %d numbers each):", qw.c_str(), kw.c_str(),
                      static_cast<int>(h.q.cols()));
   draw_row("qkv.pair.q", q_label, pair_q_map_, pair_q_);
@@ -265,6 +273,7 @@ void QkvPanel::DrawPair(PanelContext& ctx) {
   ctx.published.Scalar("qkv.pair.scaled", scaled);
   ctx.published.Scalar("qkv.pair.weight", weight);
   DrawBars("qkv.pair.weights", in.tokens, h.weights, i, 560.0f, ctx.published);
+  ImGui::TableNextColumn();
   ImGui::TextWrapped("5. Each value vⱼ times its weight, wᵢⱼ vⱼ; their column sums are the output of \"%s\":", qw.c_str());
   MatrixViewOptions o;
   o.symbol = "wᵢⱼvⱼ";
@@ -272,8 +281,11 @@ void QkvPanel::DrawPair(PanelContext& ctx) {
   o.rows = MatrixLabels{&in.tokens, &in.known};
   o.square = false;
   o.max_width = 480.0f;
+  o.max_height = ImGui::GetTextLineHeight() * 1.5f * static_cast<float>(pair_terms_.rows());
+  o.min_label_width = label_w;
   DrawMatrix("qkv.pair.terms", pair_terms_map_, pair_terms_, changed_, o, ctx.published);
   draw_row("qkv.pair.y", y_label, pair_output_map_, pair_output_);
+  EndGrid();
 }
 
 }  // namespace attnlab

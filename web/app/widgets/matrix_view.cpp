@@ -63,7 +63,7 @@ LayoutRect DrawMatrix(const std::string& name, gfx::Heatmap& map, const attn::Ma
     row_labels[i] = Label(o.rows, i);
     label_w = std::max(label_w, ImGui::CalcTextSize(row_labels[i].c_str()).x);
   }
-  label_w += style.ItemSpacing.x;
+  label_w = std::max(label_w, o.min_label_width) + style.ItemSpacing.x;
   const float avail = std::max(40.0f, std::min(ImGui::GetContentRegionAvail().x - label_w, o.max_width));
   float cell_w = std::clamp(avail / static_cast<float>(cols), 2.0f, 56.0f);
   float cell_h = o.square ? cell_w : std::max(cell_w, line * 1.15f);

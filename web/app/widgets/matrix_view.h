@@ -26,6 +26,8 @@ struct MatrixViewOptions {
   bool square = true;
   // Cells shrink (square ones in both directions) so that tall matrices stay this high; 0: no limit.
   float max_height = 0.0f;
+  // At least this wide a column of row labels, so that stacked matrices line up.
+  float min_label_width = 0.0f;
   bool legend = true;
   // Extra tooltip lines for cell (i, j), after the value itself.
   std::function<void(int, int)> describe;
