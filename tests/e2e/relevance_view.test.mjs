@@ -138,10 +138,11 @@ test('saturation plot: entropy and softmax gradient against d_k, with and withou
   });
   assert.deepEqual(plot.x.data, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 'log2 d_k = 1..10');
   assert.equal(plot.entropy.rows, 2);
-  assert.ok(plot.scalars['rel.sat.ms'] < 400, `the sweep took ${plot.scalars['rel.sat.ms']} ms (at -O1)`);
+  assert.ok(plot.scalars['rel.sat.ms'] < 250, `the sweep took ${plot.scalars['rel.sat.ms']} ms (at -O1)`);
   const at = (m, row, p) => m.data[row * 10 + p];
   // Independently: our own random q, k through forward(), entropy and the softmax backward in JS.
-  const n = 64;
+  const n = plot.scalars['rel.sat.tokens'];
+  assert.equal(n, 32);
   const own = await page.evaluate(({ n, qs, ks, v, g }) => {
     const a = window.attnlab;
     return qs.map(({ d, q }, t) => ['dot', 'scaled_dot'].map((score) => {
@@ -170,11 +171,11 @@ test('saturation plot: entropy and softmax gradient against d_k, with and withou
       assert.ok(Math.abs(e - mine) < 0.35, `entropy d_k=2^${p + 1} row ${row}: plotted ${e}, own sample ${mine}`);
     }
     const ratio = at(plot.grad, 1, p) / own[t][1].grad;
-    assert.ok(ratio > 0.6 && ratio < 1.6, `scaled gradient norm d_k=2^${p + 1}: plotted ${at(plot.grad, 1, p)}, own ${own[t][1].grad}`);
+    assert.ok(ratio > 0.5 && ratio < 2, `scaled gradient norm d_k=2^${p + 1}: plotted ${at(plot.grad, 1, p)}, own ${own[t][1].grad}`);
   });
   // Without the scale softmax saturates: near one-hot rows, a vanishing gradient; with it, neither.
   assert.ok(at(plot.entropy, 0, 9) < 0.3 && own[2][0].entropy < 0.3);
-  assert.ok(at(plot.entropy, 1, 9) > 3.5);
+  assert.ok(at(plot.entropy, 1, 9) > 2.8 && at(plot.entropy, 1, 0) > 2.8);
   assert.ok(at(plot.grad, 0, 9) < 0.1 * at(plot.grad, 1, 9) && own[2][0].grad < 0.1 * own[2][1].grad);
 
   // Hovering the plot picks the nearest d_k.

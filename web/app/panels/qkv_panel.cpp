@@ -104,6 +104,17 @@ void QkvPanel::DrawControls(PanelContext& ctx) {
     if (same_line && wide) ImGui::SameLine();
     ImGui::SetNextItemWidth(std::max(100.0f, w));
   };
+  // d_model is the width of the shared word vectors: GloVe's is fixed, hashed ones are chosen.
+  SentenceState& sentence = ctx.state.sentence;
+  if (sentence.vectors == VectorSource::kHash) {
+    next(false);
+    ImGui::SliderInt("d_model (word vectors)", &sentence.hash_dim, 2, 64);
+    sentence.hash_dim = std::clamp(sentence.hash_dim, 2, 64);
+  } else {
+    ImGui::TextDisabled("d_model = %d (GloVe).", static_cast<int>(ctx.sentence.x.cols()));
+    ImGui::SameLine();
+    if (ImGui::SmallButton("choose d_model: hashed vectors")) sentence.vectors = VectorSource::kHash;
+  }
   ImGui::BeginDisabled(s.identity);
   next(false);
   ImGui::SliderInt("d_k (q, k)", &s.d_k, 1, 64);
@@ -154,7 +165,7 @@ void QkvPanel::DrawLayer(PanelContext& ctx) {
 
   // d_model rows: flat cells keep the weights about 300 px high.
   auto draw_w = [&](const char* name, const char* title, gfx::Heatmap& map, const attn::Matrix& w) {
-    ImGui::TextUnformatted(Shape(title, w).c_str());
+    ImGui::TextWrapped("%s", Shape(title, w).c_str());
     MatrixViewOptions o;
     o.symbol = title;
     o.style = DivergingStyle(w);
@@ -174,7 +185,7 @@ void QkvPanel::DrawLayer(PanelContext& ctx) {
   }
 
   auto draw_rows = [&](const char* name, const char* title, const char* symbol, gfx::Heatmap& map, const attn::Matrix& m) {
-    ImGui::TextUnformatted(Shape(title, m).c_str());
+    ImGui::TextWrapped("%s", Shape(title, m).c_str());
     MatrixViewOptions o;
     o.symbol = symbol;
     o.style = DivergingStyle(m);
@@ -199,9 +210,9 @@ void QkvPanel::DrawLayer(PanelContext& ctx) {
     s.query = i;
     s.key = j;
   };
-  if (BeginGrid("qkv.sw", 2, 360.0f)) {
+  if (BeginGrid("qkv.swy", 3, 330.0f)) {
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(Shape("scores QKᵀ / √d_k", h.scaled_scores).c_str());
+    ImGui::TextWrapped("%s", Shape("scores QKᵀ / √d_k", h.scaled_scores).c_str());
     MatrixViewOptions o;
     o.symbol = "qᵢ·kⱼ/√d_k";
     o.style = DivergingStyle(h.scaled_scores);
@@ -214,7 +225,7 @@ void QkvPanel::DrawLayer(PanelContext& ctx) {
     o.on_click = pick;
     DrawMatrix("qkv.scores", scores_map_, h.scaled_scores, changed_, o, ctx.published);
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(Shape("weights softmax(QKᵀ / √d_k)", h.weights).c_str());
+    ImGui::TextWrapped("%s", Shape("weights softmax(QKᵀ / √d_k)", h.weights).c_str());
     o.symbol = "w";
     o.style = SequentialStyle(h.weights);
     o.describe = [&](int i, int j) {
@@ -222,9 +233,10 @@ void QkvPanel::DrawLayer(PanelContext& ctx) {
       ImGui::TextDisabled("click to follow this pair");
     };
     DrawMatrix("qkv.W", weights_map_, h.weights, changed_, o, ctx.published);
+    ImGui::TableNextColumn();
+    draw_rows("qkv.Y", "outputs Y = softmax(QKᵀ / √d_k) V", "y", output_map_, result_.output);
     EndGrid();
   }
-  draw_rows("qkv.Y", "outputs Y = softmax(QKᵀ / √d_k) V", "y", output_map_, result_.output);
 }
 
 void QkvPanel::DrawPair(PanelContext& ctx) {
@@ -277,7 +289,7 @@ void QkvPanel::DrawPair(PanelContext& ctx) {
   ImGui::TextWrapped("5. Each value vⱼ times its weight, wᵢⱼ vⱼ; their column sums are the output of \"%s\":", qw.c_str());
   MatrixViewOptions o;
   o.symbol = "wᵢⱼvⱼ";
-  o.style = DivergingStyle(h.v);  // V's colours: small weights fade the rows
+  o.style = DivergingStyle(pair_terms_);
   o.rows = MatrixLabels{&in.tokens, &in.known};
   o.square = false;
   o.max_width = 480.0f;

@@ -33,6 +33,9 @@ const char* const kNormalizerTitles[] = {
 const char* const kNormalizerShort[] = {"softmax", "sparsemax", "ReLU-normalised", "sigmoid"};
 const char* const kScoreShort[] = {"dot", "scaled dot", "general (bilinear)", "additive", "additive concat", "cosine"};
 
+// Tokens per d_k in the saturation sweep: 32 keeps the whole sweep well under 100 ms.
+constexpr int kSweepTokens = 32;
+
 bool SameInputs(const RelevanceState& a, const RelevanceState& b) {
   return a.normalizer == b.normalizer && a.score == b.score && a.temperature == b.temperature && a.seed == b.seed;
 }
@@ -170,17 +173,18 @@ void RelevancePanel::DrawSaturation(PanelContext& ctx) {
     swept_ = true;
     const auto start = std::chrono::steady_clock::now();
     ++*ctx.engine_runs;
-    const attn::Status status = attn::SaturationSweep(64, 10, 1, &sweep_);
+    const attn::Status status = attn::SaturationSweep(kSweepTokens, 10, 1, &sweep_);
     sweep_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!status.ok()) sweep_error_ = status.ToString();
   }
   DrawStatusLine(sweep_error_);
   if (!sweep_error_.empty()) return;
   ctx.published.Scalar("rel.sat.ms", sweep_ms_);
+  ctx.published.Scalar("rel.sat.tokens", kSweepTokens);
   ImGui::TextWrapped(
-      "64 random queries and keys with unit-variance entries, for d_k = 2 to 1024, through the engine's forward "
+      "32 random queries and keys with unit-variance entries, for d_k = 2 to 1024, through the engine's forward "
       "and backward passes. q·k then has variance d_k: without the scale the scores spread out, softmax turns "
-      "one-hot (entropy falls towards 0; uniform would be ln 64 ≈ 4.16) and the gradient that reaches the "
+      "one-hot (entropy falls towards 0; uniform would be ln 32 ≈ 3.47) and the gradient that reaches the "
       "scores vanishes in the typical (median) row. With 1/√d_k both stay put.");
   const std::vector<PlotSeries> series = {{"q·k, no scale", IM_COL32(255, 140, 60, 255)},
                                           {"q·k / √d_k", IM_COL32(90, 170, 255, 255)}};
