@@ -103,6 +103,20 @@ test('six relevance functions and four normalisers: the engine\'s weights, right
   await settle(page);
   const v = await page.evaluate(() => ({ hovered: window.attnlab.view().hovered, w: Array.from(window.attnlab.matrix('rel.norm.sigmoid').data) }));
   assert.deepEqual(v.hovered, { map: 'rel.norm.sigmoid', row: 4, col: 7, value: v.w[4 * 12 + 7] });
+
+  // Clicking a row of a normaliser's weights compares that row under all four as bars.
+  const c2 = cellCentre(layout['rel.norm.sparsemax'], 12, 12, 8, 2);
+  await page.mouse.click(c2.x, c2.y);
+  await settle(page);
+  assert.match(await page.evaluate(() => window.attnlab.state()), /r\.row=8/);
+  const bars = await page.evaluate((names) => Object.fromEntries(names.map((nz) => [nz, {
+    bars: Array.from(window.attnlab.matrix(`rel.row.${nz}`).data), w: Array.from(window.attnlab.matrix(`rel.norm.${nz}`).data),
+    row: window.attnlab.scalars()[`rel.row.${nz}.row`] }])), NORMALIZERS);
+  for (const nz of NORMALIZERS) {
+    assert.deepEqual(bars[nz].bars, bars[nz].w, `${nz} bars are drawn from its weights`);
+    assert.equal(bars[nz].row, 8);
+  }
+  assert.ok(bars.sparsemax.w.slice(8 * 12, 9 * 12).some((v) => v === 0), 'the sparsemax row has exact zeros');
   await screenshot(page, 'relevance-controls');
 
   // Idle frames and mouse moves compute nothing, the saturation sweep included.

@@ -223,6 +223,8 @@ void QkvPanel::DrawLayer(PanelContext& ctx) {
       ImGui::TextDisabled("click to follow this pair");
     };
     o.on_click = pick;
+    o.marked_row = s.query;  // the followed pair
+    o.marked_col = s.key;
     DrawMatrix("qkv.scores", scores_map_, h.scaled_scores, changed_, o, ctx.published);
     ImGui::TableNextColumn();
     ImGui::TextWrapped("%s", Shape("weights softmax(QKᵀ / √d_k)", h.weights).c_str());

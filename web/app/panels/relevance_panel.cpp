@@ -8,6 +8,7 @@
 
 #include "attn/config_names.h"
 #include "imgui.h"
+#include "widgets/bar_chart.h"
 #include "widgets/grid.h"
 #include "widgets/line_plot.h"
 #include "widgets/matrix_view.h"
@@ -116,8 +117,8 @@ void RelevancePanel::Draw(PanelContext& ctx) {
       "each row of scores into weights: softmax is one choice, sparsemax gives exact zeros, ReLU-normalised "
       "drops negative scores, sigmoid weighs each word on its own (no sum to 1). Here q = k = v = the word "
       "vectors; W and w are seeded, not trained.",
-      "compare dot with scaled dot on a long sentence, switch the normaliser to sparsemax, raise τ to flatten "
-      "every row; below, hover the saturation plot at d_k = 1024.");
+      "compare dot with scaled dot, switch the normaliser to sparsemax, raise τ to flatten every row, click a row "
+      "of the normalisers to compare it as bars; below, hover the saturation plot at d_k = 1024.");
   DrawControls(ctx);
   Recompute(ctx);
   DrawStatusLine(error_);
@@ -161,8 +162,34 @@ void RelevancePanel::DrawNormalizerGrid(PanelContext& ctx) {
     o.style = SequentialStyle(normalizer_weights_[k]);
     o.rows = o.cols = tokens;
     o.max_width = 380.0f;
+    o.marked_row = s.row;
+    o.marked_col = s.row;
+    o.on_click = [&](int i, int) { s.row = i; };
+    o.describe = [](int, int) { ImGui::TextDisabled("click to compare this row as bars"); };
     DrawMatrix(std::string("rel.norm.") + attn::NormalizerName(static_cast<attn::Normalizer>(k)), normalizer_maps_[k],
                normalizer_weights_[k], changed_, o, ctx.published);
+  }
+  EndGrid();
+  DrawRowBars(ctx);
+}
+
+void RelevancePanel::DrawRowBars(PanelContext& ctx) {
+  RelevanceState& s = ctx.state.relevance;
+  const std::vector<std::string>& tokens = ctx.sentence.tokens;
+  s.row = std::min(s.row, static_cast<int>(tokens.size()) - 1);
+  if (s.row < 0) {
+    ImGui::TextDisabled("Click a row of these weights to compare it under the four normalisers as bars.");
+    return;
+  }
+  ImGui::Text("The weights of \"%s\" under each normaliser:", tokens[s.row].c_str());
+  ImGui::SameLine();
+  if (ImGui::SmallButton("hide")) s.row = -1;
+  if (s.row < 0 || !BeginGrid("rel.rows", 4, 300.0f)) return;
+  for (int k = 0; k < kNormalizers; ++k) {
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(kNormalizerShort[k]);
+    DrawBars(std::string("rel.row.") + attn::NormalizerName(static_cast<attn::Normalizer>(k)), tokens,
+             normalizer_weights_[k], s.row, 340.0f, ctx.published);
   }
   EndGrid();
 }

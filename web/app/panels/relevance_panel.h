@@ -25,6 +25,7 @@ class RelevancePanel : public Panel {
   void Recompute(PanelContext& ctx);
   void DrawScoreGrid(PanelContext& ctx);
   void DrawNormalizerGrid(PanelContext& ctx);
+  void DrawRowBars(PanelContext& ctx);
   void DrawSaturation(PanelContext& ctx);
 
   int computed_version_ = 0;

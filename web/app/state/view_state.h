@@ -85,8 +85,10 @@ struct RelevanceState {
   int score = 1;             // attn::ScoreFunction used by the grid of normalisers (0..5)
   float temperature = 1.0f;  // τ of every normaliser
   int seed = 1;              // seeds the bilinear and additive parameters
+  int row = -1;              // the word whose row of weights is compared as bars; -1: none
 
   void Visit(FieldVisitor& v) {
+    v.Int("r.row", row, -1, 199);
     v.Int("r.n", normalizer, 0, 3);
     v.Int("r.sc", score, 0, 5);
     v.Float("r.t", temperature, 0.05f, 20.0f);

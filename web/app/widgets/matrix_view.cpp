@@ -97,6 +97,10 @@ LayoutRect DrawMatrix(const std::string& name, gfx::Heatmap& map, const attn::Ma
     }
   }
   map.Draw(list, p0, p1, o.style);
+  if (o.marked_row >= 0 && o.marked_row < rows && o.marked_col >= 0 && o.marked_col < cols)
+    list->AddRect(ImVec2(p0.x + o.marked_col * cell_w, p0.y + o.marked_row * cell_h),
+                  ImVec2(p0.x + (o.marked_col + 1) * cell_w, p0.y + (o.marked_row + 1) * cell_h), IM_COL32(255, 196, 61, 255),
+                  0.0f, 0, 2.0f);
   ImGui::SetCursorScreenPos(p0);
   ImGui::InvisibleButton(name.c_str(), ImVec2(p1.x - p0.x, p1.y - p0.y));
   if (ImGui::IsItemActive()) published.MarkPassiveActive();

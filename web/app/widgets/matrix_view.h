@@ -29,6 +29,8 @@ struct MatrixViewOptions {
   // At least this wide a column of row labels, so that stacked matrices line up.
   float min_label_width = 0.0f;
   bool legend = true;
+  // A cell outlined as chosen (the followed pair); -1: none.
+  int marked_row = -1, marked_col = -1;
   // Extra tooltip lines for cell (i, j), after the value itself.
   std::function<void(int, int)> describe;
   // Called with the cell that was clicked or tapped.
