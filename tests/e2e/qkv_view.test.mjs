@@ -2,7 +2,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openBrowser, openPage, screenshot, settle } from './browser.mjs';
-import { cellCentre } from './cells.mjs';
+import { cellCentre, dragUntilVisible } from './cells.mjs';
 
 let session;
 before(async () => { session = await openBrowser(); });
@@ -166,16 +166,8 @@ test('on a phone (380 px, devicePixelRatio 2): it fits and a tap shows a cell', 
   let layout = await page.evaluate(() => window.attnlab.layout());
   for (const name of ['qkv.Wq', 'qkv.Q', 'qkv.W', 'qkv.scores', 'qkv.Y', 'qkv.pair.terms'])
     assert.ok(layout[name].x >= 0 && layout[name].x + layout[name].width <= 380, `${name} fits: ${JSON.stringify(layout[name])}`);
-  // Drag up until the queries are on screen, then tap a cell.
-  const cdp = await page.context().newCDPSession(page);
-  const touch = (type, y) => cdp.send('Input.dispatchTouchEvent', { type, touchPoints: type === 'touchEnd' ? [] : [{ x: 200, y }] });
-  for (let k = 0; k < 6 && layout['qkv.Q'].y > 500; ++k) {
-    await touch('touchStart', 700);
-    for (let y = 680; y >= 300; y -= 20) await touch('touchMove', y);
-    await touch('touchEnd');
-    await settle(page);
-    layout = await page.evaluate(() => window.attnlab.layout());
-  }
+  layout = await dragUntilVisible(page, 'qkv.Q');
+  assert.equal(await page.evaluate(() => window.attnlab.state()), 'v=2', 'scrolling moved no slider');
   const q = await page.evaluate(() => window.attnlab.matrix('qkv.Q'));
   const p = cellCentre(layout['qkv.Q'], q.rows, q.cols, 2, 1);
   assert.ok(p.y > 0 && p.y < 800, `cell on screen at ${p.y}`);

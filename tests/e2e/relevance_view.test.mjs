@@ -3,7 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openBrowser, openPage, screenshot, settle } from './browser.mjs';
-import { cellCentre } from './cells.mjs';
+import { cellCentre, dragUntilVisible } from './cells.mjs';
 
 let session;
 before(async () => { session = await openBrowser(); });
@@ -212,21 +212,23 @@ test('on a phone (380 px, devicePixelRatio 2): grids and plots stack and fit; a 
   for (const name of ['rel.score.dot', 'rel.score.cosine', 'rel.norm.sigmoid', 'rel.sat.entropy', 'rel.sat.grad'])
     assert.ok(layout[name].x >= 0 && layout[name].x + layout[name].width <= 380, `${name} fits: ${JSON.stringify(layout[name])}`);
   assert.ok(layout['rel.score.scaled_dot'].y > layout['rel.score.dot'].y + layout['rel.score.dot'].height, 'stacked');
-  const cdp = await page.context().newCDPSession(page);
-  const touch = (type, y) => cdp.send('Input.dispatchTouchEvent', { type, touchPoints: type === 'touchEnd' ? [] : [{ x: 200, y }] });
-  for (let k = 0; k < 6 && layout['rel.score.dot'].y > 450; ++k) {
-    await touch('touchStart', 700);
-    for (let y = 680; y >= 300; y -= 20) await touch('touchMove', y);
-    await touch('touchEnd');
-    await settle(page);
-    layout = await page.evaluate(() => window.attnlab.layout());
-  }
+  layout = await dragUntilVisible(page, 'rel.score.dot', { top: 450 });
+  assert.equal(await page.evaluate(() => window.attnlab.state()), 'v=3', 'scrolling moved no slider');
   const p = cellCentre(layout['rel.score.dot'], 12, 12, 1, 8);
   await page.touchscreen.tap(p.x, p.y);
   await settle(page);
   const v = await page.evaluate(() => ({ hovered: window.attnlab.view().hovered, w: Array.from(window.attnlab.matrix('rel.score.dot').data) }));
   assert.deepEqual(v.hovered, { map: 'rel.score.dot', row: 1, col: 8, value: v.w[1 * 12 + 8] });
   await screenshot(page, 'relevance-phone');
+  // Further down, a tap on the saturation plot shows the nearest d_k's values.
+  layout = await dragUntilVisible(page, 'rel.sat.entropy', { top: 300 });
+  const r = layout['rel.sat.entropy'];
+  assert.ok(r.y > 0 && r.y + r.height < 800, `plot on screen: ${JSON.stringify(r)}`);
+  await page.touchscreen.tap(r.x + r.width * 0.5, r.y + r.height / 2);  // between d_k = 32 and 64
+  await settle(page);
+  assert.ok([4, 5].includes((await page.evaluate(() => window.attnlab.scalars()))['rel.sat.entropy.hover']));
+  assert.equal(await page.evaluate(() => window.attnlab.state()), 'v=3', 'scrolling moved no slider');
+  await screenshot(page, 'relevance-phone-plot');
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -112,8 +112,11 @@ void QkvPanel::DrawControls(PanelContext& ctx) {
     sentence.hash_dim = std::clamp(sentence.hash_dim, 2, 64);
   } else {
     ImGui::TextDisabled("d_model = %d (GloVe).", static_cast<int>(ctx.sentence.x.cols()));
+    const char* label = "choose d_model: hashed vectors";
     ImGui::SameLine();
-    if (ImGui::SmallButton("choose d_model: hashed vectors")) sentence.vectors = VectorSource::kHash;
+    // Wrap the button on a narrow screen.
+    if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2) ImGui::NewLine();
+    if (ImGui::SmallButton(label)) sentence.vectors = VectorSource::kHash;
   }
   ImGui::BeginDisabled(s.identity);
   next(false);

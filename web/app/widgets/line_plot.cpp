@@ -109,7 +109,7 @@ LayoutRect DrawLinePlot(const std::string& name, const attn::Matrix& x, const at
   for (int p = 0; p < points; ++p) {
     const float xx = px(x(0, p));
     list->AddLine(ImVec2(xx, p1.y), ImVec2(xx, p1.y + 4.0f), IM_COL32(255, 255, 255, 120));
-    if (p % every) continue;
+    if ((points - 1 - p) % every) continue;  // counted from the end: the last point is always numbered
     std::snprintf(buf, sizeof(buf), o.x_powers_of_two ? "%.0f" : "%g", o.x_powers_of_two ? std::exp2(x(0, p)) : x(0, p));
     list->AddText(ImVec2(xx - ImGui::CalcTextSize(buf).x * 0.5f, p1.y + 4.0f), text_col, buf);
   }

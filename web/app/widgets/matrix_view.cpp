@@ -109,7 +109,10 @@ LayoutRect DrawMatrix(const std::string& name, gfx::Heatmap& map, const attn::Ma
     const int j = std::clamp(static_cast<int>((mouse.x - p0.x) / cell_w), 0, cols - 1);
     const int i = std::clamp(static_cast<int>((mouse.y - p0.y) / cell_h), 0, rows - 1);
     published.Hover({name, i, j, m(i, j)});
-    if (o.on_click && ImGui::IsItemClicked()) o.on_click(i, j);
+    // A click or tap counts when released on the cell without dragging: a touch drag scrolls instead.
+    const ImGuiIO& io = ImGui::GetIO();
+    const bool tapped = ImGui::IsItemDeactivated() && io.MouseDragMaxDistanceSqr[0] < io.MouseDragThreshold * io.MouseDragThreshold;
+    if (o.on_click && tapped) o.on_click(i, j);
     list->AddRect(ImVec2(p0.x + j * cell_w, p0.y + i * cell_h), ImVec2(p0.x + (j + 1) * cell_w, p0.y + (i + 1) * cell_h),
                   IM_COL32(255, 255, 255, 255), 0.0f, 0, 2.0f);
     ImGui::BeginTooltip();
