@@ -176,6 +176,14 @@ test('on a phone (380 px, devicePixelRatio 2): it fits and a tap shows a cell', 
   const hovered = (await page.evaluate(() => window.attnlab.view())).hovered;
   assert.deepEqual(hovered, { map: 'qkv.Q', row: 2, col: 1, value: Object.values(q.data)[2 * q.cols + 1] });
   await screenshot(page, 'qkv-phone');
+  // A tap on a weight follows that pair, as a click does; a drag over it scrolls instead.
+  layout = await dragUntilVisible(page, 'qkv.W', { top: 300 });
+  const w = cellCentre(layout['qkv.W'], 12, 12, 6, 4);
+  await page.touchscreen.tap(w.x, w.y);
+  await settle(page);
+  assert.equal(await page.evaluate(() => window.attnlab.state()), 'v=2&q.i=6&q.j=4');
+  assert.equal((await page.evaluate(() => window.attnlab.scalars()))['qkv.pair.weight'],
+    (await page.evaluate(() => Array.from(window.attnlab.matrix('qkv.W').data)))[6 * 12 + 4]);
   assert.deepEqual(problems, []);
   await page.close();
 });
