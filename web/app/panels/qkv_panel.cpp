@@ -75,7 +75,8 @@ void QkvPanel::Recompute(PanelContext& ctx) {
     result_ = std::move(result);
     changed_ = true;
   }
-  const int n = static_cast<int>(in.tokens.size());
+  if (result_.heads.empty()) return;  // no good layer yet: nothing to follow
+  const int n = std::min(static_cast<int>(result_.heads[0].q.rows()), static_cast<int>(in.tokens.size()));
   s.query = std::clamp(s.query, 0, n - 1);
   s.key = std::clamp(s.key, 0, n - 1);
   if (changed_ || s.query != computed_query_ || s.key != computed_key_) {
