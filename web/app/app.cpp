@@ -14,6 +14,8 @@
 #include "panels/masks_panel.h"
 #include "panels/order_panel.h"
 #include "panels/prices_panel.h"
+#include "panels/qkv_panel.h"
+#include "panels/relevance_panel.h"
 #include "panels/words_panel.h"
 
 namespace attnlab {
@@ -30,6 +32,8 @@ App& TheApp() {
 App::App() {
   panels_.push_back(std::make_unique<WordsPanel>());
   panels_.push_back(std::make_unique<OrderPanel>());
+  panels_.push_back(std::make_unique<QkvPanel>());
+  panels_.push_back(std::make_unique<RelevancePanel>());
   panels_.push_back(std::make_unique<HeadsPanel>());
   panels_.push_back(std::make_unique<MasksPanel>());
   panels_.push_back(std::make_unique<CnnPanel>());

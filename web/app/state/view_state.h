@@ -58,6 +58,44 @@ struct OrderState {
   }
 };
 
+// View 3: queries, keys and values from learnable projections Wq, Wk, Wv.
+struct QkvState {
+  int d_k = 8;            // width of queries and keys
+  int d_v = 8;            // width of values
+  int seed = 1;           // seeds Wq, Wk, Wv (through the engine)
+  float scale = 3.0f;     // multiplies the seeded weights (larger: sharper weights)
+  bool identity = false;  // Wq = Wk = Wv = I: back to view 1
+  int query = 8;          // the spotlighted pair: query word i ...
+  int key = 1;            // ... and key word j
+
+  void Visit(FieldVisitor& v) {
+    v.Int("q.dk", d_k, 1, 64);
+    v.Int("q.dv", d_v, 1, 64);
+    v.Int("q.s", seed, 0, 9999);
+    v.Float("q.sc", scale, 0.1f, 10.0f);
+    v.Bool("q.id", identity);
+    v.Int("q.i", query, 0, 199);
+    v.Int("q.j", key, 0, 199);
+  }
+};
+
+// View 4: relevance functions and normalisers side by side, and the saturation plot.
+struct RelevanceState {
+  int normalizer = 0;        // attn::Normalizer used by the grid of relevance functions (0..3)
+  int score = 1;             // attn::ScoreFunction used by the grid of normalisers (0..5)
+  float temperature = 1.0f;  // τ of every normaliser
+  int seed = 1;              // seeds the bilinear and additive parameters
+  int row = -1;              // the word whose row of weights is compared as bars; -1: none
+
+  void Visit(FieldVisitor& v) {
+    v.Int("r.row", row, -1, 199);
+    v.Int("r.n", normalizer, 0, 3);
+    v.Int("r.sc", score, 0, 5);
+    v.Float("r.t", temperature, 0.05f, 20.0f);
+    v.Int("r.s", seed, 0, 9999);
+  }
+};
+
 // View 5: several heads, their concatenation and Wᵒ; grouped-query attention.
 struct HeadsState {
   int heads = 4;       // query heads h
@@ -142,6 +180,8 @@ struct ViewState {
   SentenceState sentence;
   WordsState words;
   OrderState order;
+  QkvState qkv;
+  RelevanceState relevance;
   HeadsState heads;
   MasksState masks;
   CnnState cnn;
@@ -152,6 +192,8 @@ struct ViewState {
     sentence.Visit(v);
     words.Visit(v);
     order.Visit(v);
+    qkv.Visit(v);
+    relevance.Visit(v);
     heads.Visit(v);
     masks.Visit(v);
     cnn.Visit(v);

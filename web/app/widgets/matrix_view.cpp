@@ -99,10 +99,14 @@ LayoutRect DrawMatrix(const std::string& name, gfx::Heatmap& map, const attn::Ma
     row_labels[i] = Label(o.rows, i);
     label_w = std::max(label_w, ImGui::CalcTextSize(row_labels[i].c_str()).x);
   }
-  label_w += style.ItemSpacing.x;
+  label_w = std::max(label_w, o.min_label_width) + style.ItemSpacing.x;
   const float avail = std::max(40.0f, std::min(ImGui::GetContentRegionAvail().x - label_w, o.max_width));
-  const float cell_w = std::clamp(avail / static_cast<float>(cols), 2.0f, 56.0f);
-  const float cell_h = o.square ? cell_w : std::max(cell_w, line * 1.15f);
+  float cell_w = std::clamp(avail / static_cast<float>(cols), 2.0f, 56.0f);
+  float cell_h = o.square ? cell_w : std::max(cell_w, line * 1.15f);
+  if (o.max_height > 0 && cell_h * static_cast<float>(rows) > o.max_height) {
+    cell_h = std::max(1.0f, o.max_height / static_cast<float>(rows));
+    if (o.square) cell_w = cell_h;
+  }
   const bool column_labels = o.cols.names != nullptr;
   const float header_h = column_labels ? line * 1.2f : 0.0f;
 
@@ -129,6 +133,10 @@ LayoutRect DrawMatrix(const std::string& name, gfx::Heatmap& map, const attn::Ma
     }
   }
   map.Draw(list, p0, p1, o.style);
+  if (o.marked_row >= 0 && o.marked_row < rows && o.marked_col >= 0 && o.marked_col < cols)
+    list->AddRect(ImVec2(p0.x + o.marked_col * cell_w, p0.y + o.marked_row * cell_h),
+                  ImVec2(p0.x + (o.marked_col + 1) * cell_w, p0.y + (o.marked_row + 1) * cell_h), IM_COL32(255, 196, 61, 255),
+                  0.0f, 0, 2.0f);
   ImGui::SetCursorScreenPos(p0);
   ImGui::InvisibleButton(name.c_str(), ImVec2(p1.x - p0.x, p1.y - p0.y));
   if (ImGui::IsItemActive()) published.MarkPassiveActive();
@@ -137,7 +145,10 @@ LayoutRect DrawMatrix(const std::string& name, gfx::Heatmap& map, const attn::Ma
     const int j = std::clamp(static_cast<int>((mouse.x - p0.x) / cell_w), 0, cols - 1);
     const int i = std::clamp(static_cast<int>((mouse.y - p0.y) / cell_h), 0, rows - 1);
     published.Hover({name, i, j, m(i, j)});
-    if (o.on_click && ImGui::IsItemClicked()) o.on_click(i, j);
+    // A click or tap counts when released on the cell without dragging: a touch drag scrolls instead.
+    const ImGuiIO& io = ImGui::GetIO();
+    const bool tapped = ImGui::IsItemDeactivated() && io.MouseDragMaxDistanceSqr[0] < io.MouseDragThreshold * io.MouseDragThreshold;
+    if (o.on_click && tapped) o.on_click(i, j);
     list->AddRect(ImVec2(p0.x + j * cell_w, p0.y + i * cell_h), ImVec2(p0.x + (j + 1) * cell_w, p0.y + (i + 1) * cell_h),
                   IM_COL32(255, 255, 255, 255), 0.0f, 0, 2.0f);
     ImGui::BeginTooltip();

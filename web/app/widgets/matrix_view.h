@@ -24,9 +24,15 @@ struct MatrixViewOptions {
   float max_width = 520.0f;
   // Square cells suit token × token maps; otherwise rows are at least one text line tall.
   bool square = true;
+  // Cells shrink (square ones in both directions) so that tall matrices stay this high; 0: no limit.
+  float max_height = 0.0f;
+  // At least this wide a column of row labels, so that stacked matrices line up.
+  float min_label_width = 0.0f;
   bool legend = true;
   // Cells where this matrix (m's shape) is −inf are hatched as masked: the scores behind weights.
   const attn::Matrix* masked_by = nullptr;
+  // A cell outlined as chosen (the followed pair); -1: none.
+  int marked_row = -1, marked_col = -1;
   // Extra tooltip lines for cell (i, j), after the value itself.
   std::function<void(int, int)> describe;
   // Called with the cell that was clicked or tapped.

@@ -1,0 +1,36 @@
+// Screenshots of every view for README.md: node scripts/gallery.mjs [OUT_DIR]
+// (after the page is built; uses the same headless Chromium as the browser tests).
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { openBrowser, openPage, settle } from '../tests/e2e/browser.mjs';
+
+const out = process.argv[2] || 'docs/img/gallery';
+// One state per view, chosen to show what the view is about.
+const VIEWS = [
+  ['1-words', 'v=0&w.sp=8&w.st=1'],
+  ['2-order', 'v=1&o.sh=3&o.pe=1'],
+  ['3-qkv', 'v=2'],
+  ['4-relevance', 'v=3'],
+  ['5-heads', 'v=4'],
+  ['6-masks', 'v=5&m.wl=2&m.wr=0'],
+  ['7-cnn', 'v=6&c.a=8'],
+  ['8-prices', 'v=7&p.s=1&p.n=0.15&p.i=100'],
+];
+
+await mkdir(out, { recursive: true });
+const session = await openBrowser();
+try {
+  const { page, problems } = await openPage(session, { width: 1280, height: 960 });
+  for (const [name, state] of VIEWS) {
+    const error = await page.evaluate((s) => window.attnlab.setState(s), state);
+    if (error) throw new Error(`${name}: ${error}`);
+    await settle(page);
+    await page.mouse.move(1, 1);  // no tooltip in the picture
+    await settle(page);
+    await page.screenshot({ path: join(out, `${name}.png`) });
+    console.log(`gallery: ${join(out, `${name}.png`)}`);
+  }
+  if (problems.length) throw new Error(problems.join('\n'));
+} finally {
+  await session.close();
+}

@@ -1,0 +1,189 @@
+// View 3: query, key, value. Everything drawn is the engine's, and it is right.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openBrowser, openPage, screenshot, settle } from './browser.mjs';
+import { cellCentre, dragUntilVisible } from './cells.mjs';
+
+let session;
+before(async () => { session = await openBrowser(); });
+after(async () => { await session?.close(); });
+
+const data = (m) => Array.from(Object.values(m.data));
+
+// What the page drew, and the engine's own result for the same sentence and settings, computed
+// independently through forward(): seeded weights times the scale, then the layer.
+async function drawnAndEngine(page, { dk, dv, seed, scale }) {
+  return page.evaluate(({ dk, dv, seed, scale }) => {
+    const a = window.attnlab;
+    const arr = (m) => Array.from(m.data);
+    const x = a.view().embeddings;
+    const config = { projectInputs: true, headDim: dk, valueHeadDim: dv, seed };
+    const seeded = a.forward(config, { query: x }).parameters;
+    const times = (m) => ({ rows: m.rows, cols: m.cols, data: new Float32Array(Array.from(m.data, (v) => Math.fround(v * scale))) });
+    const params = { wq: times(seeded.wq), wk: times(seeded.wk), wv: times(seeded.wv) };
+    const r = a.forward(config, { query: x }, params);
+    const drawn = {};
+    for (const name of ['qkv.Wq', 'qkv.Wk', 'qkv.Wv', 'qkv.Q', 'qkv.K', 'qkv.V', 'qkv.scores', 'qkv.W', 'qkv.Y']) {
+      const m = a.matrix(name);
+      drawn[name] = m && { rows: m.rows, cols: m.cols, data: arr(m) };
+    }
+    return {
+      drawn, x: { rows: x.rows, cols: x.cols, data: arr(x) },
+      engine: {
+        'qkv.Wq': arr(params.wq), 'qkv.Wk': arr(params.wk), 'qkv.Wv': arr(params.wv),
+        'qkv.Q': arr(r.heads[0].q), 'qkv.K': arr(r.heads[0].k), 'qkv.V': arr(r.heads[0].v),
+        'qkv.scores': arr(r.heads[0].scaledScores), 'qkv.W': arr(r.heads[0].weights), 'qkv.Y': arr(r.output),
+      },
+    };
+  }, { dk, dv, seed, scale });
+}
+
+// softmax((XWq)(XWk)ᵀ/√d_k) in float64, written independently of the engine.
+function referenceWeights(x, wq, wk, dk) {
+  const n = x.rows, d = x.cols;
+  const project = (w) => Array.from({ length: n }, (_, i) => Array.from({ length: dk }, (_, c) => {
+    let s = 0;
+    for (let t = 0; t < d; ++t) s += x.data[i * d + t] * w.data[t * dk + c];
+    return s;
+  }));
+  const q = project(wq), k = project(wk);
+  const out = [];
+  for (let i = 0; i < n; ++i) {
+    const s = k.map((kj) => kj.reduce((acc, v, c) => acc + v * q[i][c], 0) / Math.sqrt(dk));
+    const max = Math.max(...s);
+    const e = s.map((v) => Math.exp(v - max));
+    const sum = e.reduce((a, b) => a + b, 0);
+    out.push(...e.map((v) => v / sum));
+  }
+  return out;
+}
+
+function assertDrawnIsEngine(r, shapes) {
+  for (const [name, values] of Object.entries(r.engine)) {
+    assert.ok(r.drawn[name], `${name} is drawn`);
+    assert.deepEqual(r.drawn[name].data, values, `${name} is exactly the engine's`);
+  }
+  for (const [name, [rows, cols]] of Object.entries(shapes))
+    assert.deepEqual([r.drawn[name].rows, r.drawn[name].cols], [rows, cols], `${name} shape`);
+  const w = r.drawn['qkv.W'];
+  const dk = r.drawn['qkv.Q'].cols;
+  const ref = referenceWeights(r.x, r.drawn['qkv.Wq'], r.drawn['qkv.Wk'], dk);
+  w.data.forEach((v, k) => assert.ok(Math.abs(v - ref[k]) <= 1e-5 + 1e-4 * ref[k], `weight ${k}: ${v} vs ${ref[k]}`));
+}
+
+test('Wq, Wk, Wv, Q, K, V, scores, weights and outputs are the engine\'s; sliders recompute', async () => {
+  const { page, problems } = await openPage(session, { width: 1200, height: 1800 });
+  assert.equal(await page.evaluate(() => window.attnlab.setState('v=2')), '');
+  await settle(page);
+  assert.equal((await page.evaluate(() => window.attnlab.view())).view, 2);
+  let r = await drawnAndEngine(page, { dk: 8, dv: 8, seed: 1, scale: 3 });
+  assertDrawnIsEngine(r, { 'qkv.Wq': [100, 8], 'qkv.Wv': [100, 8], 'qkv.Q': [12, 8], 'qkv.W': [12, 12], 'qkv.Y': [12, 8] });
+  // Scores are not symmetric once Wq and Wk differ: "it" → "animal" is not "animal" → "it".
+  const s = r.drawn['qkv.scores'].data;
+  assert.notEqual(s[8 * 12 + 1], s[1 * 12 + 8]);
+  await screenshot(page, 'qkv-desktop');
+
+  // Sliders (through the state string): d_k = 4, d_v = 6, another seed, another scale.
+  await page.evaluate(() => window.attnlab.setState('v=2&q.dk=4&q.dv=6&q.s=7&q.sc=0.5'));
+  await settle(page);
+  r = await drawnAndEngine(page, { dk: 4, dv: 6, seed: 7, scale: 0.5 });
+  assertDrawnIsEngine(r, { 'qkv.Wq': [100, 4], 'qkv.Wv': [100, 6], 'qkv.Q': [12, 4], 'qkv.V': [12, 6], 'qkv.Y': [12, 6] });
+
+  // Moving the mouse redraws but computes nothing.
+  const runs = await page.evaluate(() => window.attnlab.view().engineRuns);
+  for (let k = 0; k < 5; ++k) await page.mouse.move(30 + k * 40, 30);
+  await settle(page);
+  assert.equal(await page.evaluate(() => window.attnlab.view().engineRuns), runs);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('clicking a weight follows that pair: qᵢ, kⱼ, qᵢ∘kⱼ, the dot product, the weight, the output', async () => {
+  const { page, problems } = await openPage(session, { width: 1200, height: 2400 });
+  await page.evaluate(() => window.attnlab.setState('v=2'));
+  await settle(page);
+  const layout = await page.evaluate(() => window.attnlab.layout());
+  const c = cellCentre(layout['qkv.W'], 12, 12, 3, 5);
+  await page.mouse.click(c.x, c.y);
+  await settle(page);
+  assert.match(await page.evaluate(() => window.attnlab.state()), /q\.i=3&q\.j=5/);
+  const p = await page.evaluate(() => {
+    const a = window.attnlab;
+    const arr = (m) => Array.from(a.matrix(m).data);
+    return {
+      q: arr('qkv.pair.q'), k: arr('qkv.pair.k'), qk: arr('qkv.pair.qk'), terms: a.matrix('qkv.pair.terms'),
+      y: arr('qkv.pair.y'), bars: arr('qkv.pair.weights'), scalars: a.scalars(),
+      Q: arr('qkv.Q'), K: arr('qkv.K'), W: arr('qkv.W'), Y: arr('qkv.Y'), scores: arr('qkv.scores'),
+    };
+  });
+  const dk = p.q.length, n = 12;
+  assert.deepEqual(p.q, p.Q.slice(3 * dk, 4 * dk), 'qᵢ is row 3 of Q');
+  assert.deepEqual(p.k, p.K.slice(5 * dk, 6 * dk), 'kⱼ is row 5 of K');
+  p.qk.forEach((v, c2) => assert.equal(v, Math.fround(p.q[c2] * p.k[c2]), `q∘k ${c2}`));
+  const dot = p.qk.reduce((a, b) => a + b, 0);
+  assert.ok(Math.abs(dot - p.scalars['qkv.pair.dot']) < 1e-4 * (1 + Math.abs(dot)), `sum of q∘k ${dot} vs ${p.scalars['qkv.pair.dot']}`);
+  assert.ok(Math.abs(p.scalars['qkv.pair.scaled'] - dot / Math.sqrt(dk)) < 1e-4 * (1 + Math.abs(dot)));
+  assert.equal(p.scalars['qkv.pair.scaled'], p.scores[3 * n + 5]);
+  assert.equal(p.scalars['qkv.pair.weight'], p.W[3 * n + 5]);
+  assert.deepEqual(p.bars, p.W, 'the bars are drawn from the weights');
+  assert.equal(p.scalars['qkv.pair.weights.row'], 3);
+  // The weighted values add up to the output row of "cross".
+  const dv = p.terms.cols, terms = Array.from(Object.values(p.terms.data));
+  for (let c2 = 0; c2 < dv; ++c2) {
+    let sum = 0;
+    for (let j = 0; j < n; ++j) sum += terms[j * dv + c2];
+    assert.ok(Math.abs(sum - p.y[c2]) < 1e-4 * (1 + Math.abs(sum)), `column ${c2}: ${sum} vs ${p.y[c2]}`);
+    assert.equal(p.y[c2], p.Y[3 * dv + c2]);
+  }
+  await screenshot(page, 'qkv-pair');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('identity projections give back view 1; a bad slider value is refused', async () => {
+  const { page, problems } = await openPage(session);
+  await page.evaluate(() => window.attnlab.setState('v=2&q.id=1'));
+  await settle(page);
+  const r = await page.evaluate(() => {
+    const a = window.attnlab;
+    const x = a.view().embeddings;
+    return { w: Array.from(a.matrix('qkv.W').data), view1: Array.from(a.selfAttention(x.data, x.rows, x.cols).heads[0].weights.data), wq: a.matrix('qkv.Wq') };
+  });
+  assert.deepEqual([r.wq.rows, r.wq.cols], [100, 100]);
+  r.w.forEach((v, k) => assert.ok(Math.abs(v - r.view1[k]) < 1e-6, `weight ${k}: ${v} vs view 1's ${r.view1[k]}`));
+  assert.match(await page.evaluate(() => window.attnlab.setState('q.dk=99')), /out_of_range: state 'q.dk'/);
+  await settle(page);
+  assert.ok(!(await page.evaluate(() => window.attnlab.state())).includes('q.dk'));
+  assert.ok((await page.evaluate(() => Array.from(window.attnlab.matrix('qkv.W').data))).every(Number.isFinite));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('on a phone (380 px, devicePixelRatio 2): it fits and a tap shows a cell', async () => {
+  const { page, problems } = await openPage(session, { width: 380, height: 800, dpr: 2, touch: true });
+  await page.evaluate(() => window.attnlab.setState('v=2'));
+  await settle(page);
+  let layout = await page.evaluate(() => window.attnlab.layout());
+  for (const name of ['qkv.Wq', 'qkv.Q', 'qkv.W', 'qkv.scores', 'qkv.Y', 'qkv.pair.terms'])
+    assert.ok(layout[name].x >= 0 && layout[name].x + layout[name].width <= 380, `${name} fits: ${JSON.stringify(layout[name])}`);
+  layout = await dragUntilVisible(page, 'qkv.Q');
+  assert.equal(await page.evaluate(() => window.attnlab.state()), 'v=2', 'scrolling moved no slider');
+  const q = await page.evaluate(() => window.attnlab.matrix('qkv.Q'));
+  const p = cellCentre(layout['qkv.Q'], q.rows, q.cols, 2, 1);
+  assert.ok(p.y > 0 && p.y < 800, `cell on screen at ${p.y}`);
+  await page.touchscreen.tap(p.x, p.y);
+  await settle(page);
+  const hovered = (await page.evaluate(() => window.attnlab.view())).hovered;
+  assert.deepEqual(hovered, { map: 'qkv.Q', row: 2, col: 1, value: Object.values(q.data)[2 * q.cols + 1] });
+  await screenshot(page, 'qkv-phone');
+  // A tap on a weight follows that pair, as a click does; a drag over it scrolls instead.
+  layout = await dragUntilVisible(page, 'qkv.W', { top: 300 });
+  const w = cellCentre(layout['qkv.W'], 12, 12, 6, 4);
+  await page.touchscreen.tap(w.x, w.y);
+  await settle(page);
+  assert.equal(await page.evaluate(() => window.attnlab.state()), 'v=2&q.i=6&q.j=4');
+  assert.equal((await page.evaluate(() => window.attnlab.scalars()))['qkv.pair.weight'],
+    (await page.evaluate(() => Array.from(window.attnlab.matrix('qkv.W').data)))[6 * 12 + 4]);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
