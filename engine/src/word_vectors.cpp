@@ -47,6 +47,7 @@ Status WordVectors::Parse(const uint8_t* data, size_t size, WordVectors* out) {
                       std::to_string(dim) + ", got " + std::to_string(size));
   WordVectors wv;
   wv.dim_ = static_cast<int>(dim);
+  wv.levels_ = static_cast<int>(levels);
   wv.words_.reserve(count);
   const char* text = reinterpret_cast<const char*>(data + kHeaderBytes);
   size_t start = 0;

@@ -38,6 +38,7 @@ TEST(WordVectors, ParsesAndDequantises) {
   ASSERT_TRUE(WordVectors::Parse(f.data(), f.size(), &wv).ok());
   EXPECT_EQ(wv.size(), 2u);
   EXPECT_EQ(wv.dim(), 3);
+  EXPECT_EQ(wv.levels(), 4);
   EXPECT_EQ(wv.Find("b"), 1);
   EXPECT_EQ(wv.Find("c"), -1);
   Matrix a(1, 3);
@@ -92,9 +93,10 @@ TEST_F(GloveAsset, HasTheMostFrequentTwentyThousandWords) {
   EXPECT_EQ(vectors_.dim(), 100);
   EXPECT_EQ(vectors_.word(0), "the");
   // GloVe 6B 100-d "the" starts -0.038194, -0.24487, 0.72812; codes are within half a step,
-  // and a step is the vector's largest magnitude / 28.
+  // and a step is the vector's largest magnitude / levels.
+  EXPECT_EQ(vectors_.levels(), 24);
   const Matrix the = vectors_.Vector(0);
-  const float half_step = the.cwiseAbs().maxCoeff() / 28.0f / 2.0f * 1.0001f;
+  const float half_step = the.cwiseAbs().maxCoeff() / vectors_.levels() / 2.0f * 1.0001f;
   EXPECT_NEAR(the(0, 0), -0.038194f, half_step);
   EXPECT_NEAR(the(0, 1), -0.24487f, half_step);
   EXPECT_NEAR(the(0, 2), 0.72812f, half_step);

@@ -20,6 +20,8 @@ class WordVectors {
   static Status Parse(const uint8_t* data, size_t size, WordVectors* out);
 
   int dim() const { return dim_; }
+  // Codes lie in [-levels, levels]; a vector's step is its largest magnitude / levels.
+  int levels() const { return levels_; }
   size_t size() const { return words_.size(); }
   const std::string& word(size_t index) const { return words_[index]; }
   // Mean L2 norm of the stored vectors; unknown words get vectors of this length.
@@ -31,6 +33,7 @@ class WordVectors {
 
  private:
   int dim_ = 0;
+  int levels_ = 0;
   std::vector<std::string> words_;
   std::unordered_map<std::string, size_t> index_;
   std::vector<float> scales_;   // (size)
