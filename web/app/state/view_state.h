@@ -25,7 +25,7 @@ struct SentenceState {
   int hash_dim = 16;  // width d of the hashed vectors
 
   void Visit(FieldVisitor& v) {
-    v.String("s", text, 400);
+    v.String("s", text, 511);  // the sentence box holds 511 bytes
     v.Choice("vec", vectors, 2);
     v.Int("d", hash_dim, 2, 64);
   }
