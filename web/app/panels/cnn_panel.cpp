@@ -75,11 +75,7 @@ void CnnPanel::RecomputeFields(PanelContext& ctx) {
   config.window_left = config.window_right = s.window;
   ++*ctx.engine_runs;
   if (status.ok()) status = attn::SelfAttention(config, x_, &window);
-  if (!status.ok()) {
-    error_ = status.ToString();
-    return;
-  }
-  error_.clear();
+  if (!KeepStatus(status, &error_)) return;
   x_t_ = x_.transpose();
   stack_t_ = outputs.back().transpose();
   field_ = std::move(field);

@@ -67,11 +67,7 @@ void HeadsPanel::Recompute(PanelContext& ctx) {
   attn::AttentionResult result;
   ++*ctx.engine_runs;
   const attn::Status status = attn::Forward(config, inputs, &result);
-  if (!status.ok()) {
-    error_ = status.ToString();
-    return;
-  }
-  error_.clear();
+  if (!KeepStatus(status, &error_)) return;
   result_ = std::move(result);
   shown_ = s;
   changed_ = true;

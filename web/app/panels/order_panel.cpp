@@ -51,11 +51,7 @@ void OrderPanel::Recompute(PanelContext& ctx) {
   if (status.ok()) status = attn::PermuteRows(a.output, order, &permuted);
   float difference = 0;
   if (status.ok()) status = attn::MaxAbsDifference(b.output, permuted, &difference);
-  if (!status.ok()) {
-    error_ = status.ToString();
-    return;
-  }
-  error_.clear();
+  if (!KeepStatus(status, &error_)) return;
   order_ = std::move(order);
   shuffled_tokens_.resize(n);
   shuffled_known_.resize(n);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/status.h"
 #include "attn/tensor.h"
 #include "data/prices.h"
 #include "published.h"
@@ -41,6 +42,13 @@ class Panel {
   // Views of words show the shared sentence box above the tabs; the others do not.
   virtual bool uses_sentence() const { return true; }
 };
+
+// Records the outcome of an engine run: on error keeps its message in *error (the panel keeps its
+// last good picture) and returns false; on success clears *error and returns true.
+inline bool KeepStatus(const attn::Status& status, std::string* error) {
+  *error = status.ok() ? std::string() : status.ToString();
+  return status.ok();
+}
 
 // Shows an engine error in the panel's colours: the last good picture stays below it.
 void DrawStatusLine(const std::string& error);

@@ -44,11 +44,7 @@ void PricesPanel::Recompute(PanelContext& ctx) {
   if (status.ok()) status = attn::MovingAverage(noisy, 2 * s.window + 1, &average);
   ++*ctx.engine_runs;
   if (status.ok()) status = attn::AttentionSmoother(noisy, config, &smoother);
-  if (!status.ok()) {
-    error_ = status.ToString();
-    return;
-  }
-  error_.clear();
+  if (!KeepStatus(status, &error_)) return;
   series_ = &series;
   clean_ = series.prices;
   noisy_ = std::move(noisy);

@@ -67,11 +67,7 @@ void QkvPanel::Recompute(PanelContext& ctx) {
     computed_version_ = in.version;
     computed_ = s;
     computed_query_ = -1;
-    if (!status.ok()) {
-      error_ = status.ToString();
-      return;
-    }
-    error_.clear();
+    if (!KeepStatus(status, &error_)) return;
     result_ = std::move(result);
     changed_ = true;
   }

@@ -85,11 +85,7 @@ void RelevancePanel::Recompute(PanelContext& ctx) {
     status = run(static_cast<attn::ScoreFunction>(k), static_cast<attn::Normalizer>(s.normalizer), &by_score[k]);
   for (int k = 0; k < kNormalizers && status.ok(); ++k)
     status = run(static_cast<attn::ScoreFunction>(s.score), static_cast<attn::Normalizer>(k), &by_normalizer[k]);
-  if (!status.ok()) {
-    error_ = status.ToString();  // the last good pictures stay
-    return;
-  }
-  error_.clear();
+  if (!KeepStatus(status, &error_)) return;  // the last good pictures stay
   score_weights_ = std::move(by_score);
   normalizer_weights_ = std::move(by_normalizer);
   changed_ = true;

@@ -27,11 +27,7 @@ void WordsPanel::Recompute(PanelContext& ctx) {
     computed_version_ = in.version;
     computed_temperature_ = s.temperature;
     computed_spotlight_ = -2;
-    if (!status.ok()) {
-      error_ = status.ToString();
-      return;
-    }
-    error_.clear();
+    if (!KeepStatus(status, &error_)) return;
     result_ = std::move(result);
     changed_ = true;
   }
