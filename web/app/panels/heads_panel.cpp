@@ -49,10 +49,7 @@ void HeadsPanel::Recompute(PanelContext& ctx) {
   const HeadsState& s = ctx.state.heads;
   const SentenceInputs& in = ctx.sentence;
   changed_ = false;
-  if (in.version == 0) return;
-  if (in.version == computed_version_ && SameInputs(s, computed_)) return;
-  computed_version_ = in.version;
-  computed_ = s;
+  if (!SentenceInputsChanged(in, s, SameInputs, &computed_version_, &computed_)) return;
   const int d = static_cast<int>(in.x.cols());
   attn::AttentionConfig config;
   config.num_heads = s.heads;

@@ -40,10 +40,7 @@ void MasksPanel::Recompute(PanelContext& ctx) {
   const MasksState& s = ctx.state.masks;
   const SentenceInputs& in = ctx.sentence;
   changed_ = false;
-  if (in.version == 0) return;
-  if (in.version == computed_version_ && SameInputs(s, computed_)) return;
-  computed_version_ = in.version;
-  computed_ = s;
+  if (!SentenceInputsChanged(in, s, SameInputs, &computed_version_, &computed_)) return;
   const int n = static_cast<int>(in.tokens.size());
   attn::AttentionConfig config;  // Q = K = V = X, scaled dot product, softmax: view 1 plus masks
   config.causal = s.causal;

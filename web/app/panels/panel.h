@@ -43,6 +43,17 @@ class Panel {
   virtual bool uses_sentence() const { return true; }
 };
 
+// Views of the sentence re-run the engine only when the sentence or their own state changed:
+// returns true (and remembers both) when either differs from the last run.
+template <typename State, typename Same>
+bool SentenceInputsChanged(const SentenceInputs& in, const State& state, Same same, int* last_version,
+                           State* last_state) {
+  if (in.version == 0 || (in.version == *last_version && same(state, *last_state))) return false;
+  *last_version = in.version;
+  *last_state = state;
+  return true;
+}
+
 // Records the outcome of an engine run: on error keeps its message in *error (the panel keeps its
 // last good picture) and returns false; on success clears *error and returns true.
 inline bool KeepStatus(const attn::Status& status, std::string* error) {
