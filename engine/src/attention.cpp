@@ -15,12 +15,9 @@ float EffectiveScale(const AttentionConfig& config, int d_k) {
 
 Status Forward(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
                AttentionResult* out) {
-  ATTN_RETURN_IF_ERROR(validate::AttentionConfigValid(config));
-  ATTN_RETURN_IF_ERROR(validate::AttentionInputsValid(config, inputs));
-  const reference::AttentionDims d = reference::ResolveDims(config, inputs);
-  AttentionParameters complete = params;
-  ATTN_RETURN_IF_ERROR(InitializeParameters(config, d.d_model, d.d_kv_model, d.d_value_model, &complete));
-  ATTN_RETURN_IF_ERROR(validate::AttentionParametersValid(config, d, complete));
+  reference::AttentionDims d;
+  AttentionParameters complete;
+  ATTN_RETURN_IF_ERROR(validate::PrepareCall(config, inputs, params, &d, &complete));
 
   AttentionResult result;
   if (config.kernel == KernelId::kReference) {

@@ -22,12 +22,9 @@ void RunForwardBackward(const AttentionConfig& config, const AttentionInputs& in
 
 Status Backward(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
                 const Matrix& d_output, AttentionGradients* out) {
-  ATTN_RETURN_IF_ERROR(validate::AttentionConfigValid(config));
-  ATTN_RETURN_IF_ERROR(validate::AttentionInputsValid(config, inputs));
-  const reference::AttentionDims d = reference::ResolveDims(config, inputs);
-  AttentionParameters complete = params;
-  ATTN_RETURN_IF_ERROR(InitializeParameters(config, d.d_model, d.d_kv_model, d.d_value_model, &complete));
-  ATTN_RETURN_IF_ERROR(validate::AttentionParametersValid(config, d, complete));
+  reference::AttentionDims d;
+  AttentionParameters complete;
+  ATTN_RETURN_IF_ERROR(validate::PrepareCall(config, inputs, params, &d, &complete));
   ATTN_RETURN_IF_ERROR(validate::HasShape("d_output", d_output.rows(), d_output.cols(), d.n, d.d_out, "(n, d_out)"));
   ATTN_RETURN_IF_ERROR(validate::AllFinite("d_output", d_output));
 

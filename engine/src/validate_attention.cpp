@@ -205,4 +205,17 @@ Status AttentionParametersValid(const AttentionConfig& c, const reference::Atten
   return Status::Ok();
 }
 
+Status PrepareCall(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
+                   reference::AttentionDims* dims, AttentionParameters* complete) {
+  ATTN_RETURN_IF_ERROR(AttentionConfigValid(config));
+  ATTN_RETURN_IF_ERROR(AttentionInputsValid(config, inputs));
+  const reference::AttentionDims d = reference::ResolveDims(config, inputs);
+  AttentionParameters filled = params;
+  ATTN_RETURN_IF_ERROR(InitializeParameters(config, d.d_model, d.d_kv_model, d.d_value_model, &filled));
+  ATTN_RETURN_IF_ERROR(AttentionParametersValid(config, d, filled));
+  *dims = d;
+  *complete = std::move(filled);
+  return Status::Ok();
+}
+
 }  // namespace attn::validate

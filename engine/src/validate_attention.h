@@ -14,4 +14,9 @@ Status AttentionInputsValid(const AttentionConfig& config, const AttentionInputs
 Status AttentionParametersValid(const AttentionConfig& config, const reference::AttentionDims& d,
                                 const AttentionParameters& params);
 
+// What Forward and Backward both do first: check config and inputs, seed the parameters `params`
+// leaves empty, check the completed set. Fills *dims and *complete only on success.
+Status PrepareCall(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
+                   reference::AttentionDims* dims, AttentionParameters* complete);
+
 }  // namespace attn::validate
