@@ -4,6 +4,7 @@
 
 #include "attn/reference/forward.h"
 #include "kernels/eigen_ops.h"
+#include "kernels/simd_ops.h"
 #include "validate.h"
 #include "validate_attention.h"
 
@@ -12,6 +13,15 @@ namespace attn {
 float EffectiveScale(const AttentionConfig& config, int d_k) {
   return static_cast<float>(reference::ResolveScale(config, d_k));
 }
+
+namespace simd {
+
+const KernelTable*& ActiveKernelTable() {
+  static thread_local const KernelTable* table = nullptr;
+  return table;
+}
+
+}  // namespace simd
 
 Status Forward(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
                AttentionResult* out) {
@@ -22,8 +32,11 @@ Status Forward(const AttentionConfig& config, const AttentionInputs& inputs, con
   AttentionResult result;
   if (config.kernel == KernelId::kReference) {
     reference::ForwardPipeline<float, reference::ReferenceOps<float>>(config, inputs, complete, &result);
-  } else {
+  } else if (config.kernel == KernelId::kEigen) {
     reference::ForwardPipeline<float, eigen::EigenOps<float>>(config, inputs, complete, &result);
+  } else {
+    const simd::ScopedKernelTable use(simd::FindKernelTable(config.kernel));  // available: PrepareCall checked
+    reference::ForwardPipeline<float, simd::SimdOps>(config, inputs, complete, &result);
   }
   // Finite inputs can still overflow float32 (|x| ~ 1e19 gives x·xᵀ = inf); report it instead of drawing NaN.
   ATTN_RETURN_IF_ERROR(validate::AllFinite("output (scores overflowed float32; scale the inputs down)", result.output));

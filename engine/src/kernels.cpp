@@ -1,15 +1,97 @@
 #include "attn/kernels.h"
 
+#include <chrono>
+
+#include "attn/reference/ops.h"
+#include "kernels/eigen_ops.h"
+#include "kernels/simd/kernel_registry.h"
+#include "kernels/simd/kernel_table.h"
+
 namespace attn {
 
 const char* KernelName(KernelId id) {
   switch (id) {
     case KernelId::kReference: return "reference";
     case KernelId::kEigen: return "eigen";
+    case KernelId::kWasmSimd128: return "wasm_simd128";
+    case KernelId::kAvx2: return "avx2";
+    case KernelId::kAvx512: return "avx512";
   }
   return "unknown";
 }
 
-std::vector<KernelId> AvailableKernels() { return {KernelId::kReference, KernelId::kEigen}; }
+std::vector<KernelId> AvailableKernels() {
+  std::vector<KernelId> ids = {KernelId::kReference, KernelId::kEigen};
+  for (const simd::KernelTable* table : simd::CompiledKernelTables()) ids.push_back(table->id);
+  return ids;
+}
 
+bool KernelAvailable(KernelId id) {
+  for (KernelId available : AvailableKernels())
+    if (available == id) return true;
+  return false;
+}
+
+KernelId FastestKernel() { return AvailableKernels().back(); }
+
+std::string AvailableKernelNames() {
+  std::string names;
+  for (KernelId id : AvailableKernels()) names += (names.empty() ? "" : ", ") + std::string(KernelName(id));
+  return names;
+}
+
+Status MatMul(KernelId kernel, const Matrix& a, const Matrix& b, Matrix* out) {
+  if (!KernelAvailable(kernel)) {
+    return Status(StatusCode::kUnknownOption, std::string("kernel: ") + KernelName(kernel) +
+                                                  " is not available here (available: " + AvailableKernelNames() + ")");
+  }
+  if (a.cols() != b.rows()) {
+    return Status(StatusCode::kShapeMismatch, "matmul: a is (" + std::to_string(a.rows()) + ", " +
+                                                  std::to_string(a.cols()) + ") but b has " + std::to_string(b.rows()) +
+                                                  " rows");
+  }
+  if (kernel == KernelId::kReference) {
+    reference::MatMul(a, b, out);
+  } else if (kernel == KernelId::kEigen) {
+    eigen::EigenOps<float>::Product(a, b, out);
+  } else {
+    const simd::KernelTable& t = *simd::FindKernelTable(kernel);
+    out->resize(a.rows(), b.cols());
+    t.gemm(static_cast<int>(a.rows()), static_cast<int>(b.cols()), static_cast<int>(a.cols()), a.data(),
+           static_cast<int>(a.cols()), b.data(), static_cast<int>(b.cols()), false, nullptr, out->data(),
+           static_cast<int>(b.cols()));
+  }
+  return Status::Ok();
+}
+
+double MeasurePeakGflops(KernelId kernel, double min_seconds) {
+  const simd::KernelTable* t = simd::FindKernelTable(kernel);
+  if (!t) return 0.0;
+  using Clock = std::chrono::steady_clock;
+  volatile float sink = 0.0f;  // keeps the probe's result alive
+  long steps = 1 << 16;
+  double best = 0.0, spent = 0.0;
+  while (spent < min_seconds) {
+    const auto start = Clock::now();
+    sink = sink + t->peak_probe(steps);
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    spent += seconds;
+    if (seconds > 0.0) {
+      const double gflops = 24.0 * t->lanes * static_cast<double>(steps) / seconds * 1e-9;
+      best = gflops > best ? gflops : best;
+    }
+    if (seconds < 0.05) steps *= 2;  // grow until one run is long enough to time well
+  }
+  return best;
+}
+
+namespace simd {
+
+const KernelTable* FindKernelTable(KernelId id) {
+  for (const KernelTable* table : CompiledKernelTables())
+    if (table->id == id) return table;
+  return nullptr;
+}
+
+}  // namespace simd
 }  // namespace attn

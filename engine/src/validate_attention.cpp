@@ -45,7 +45,12 @@ Status Parameter(const std::string& name, const Matrix& m, int rows, int cols, c
 }  // namespace
 
 Status AttentionConfigValid(const AttentionConfig& c) {
-  ATTN_RETURN_IF_ERROR(KnownOption("kernel", static_cast<int>(c.kernel), 2));
+  ATTN_RETURN_IF_ERROR(KnownOption("kernel", static_cast<int>(c.kernel), kKernelCount));
+  if (!KernelAvailable(c.kernel)) {
+    return Status(StatusCode::kUnknownOption, std::string("kernel: ") + KernelName(c.kernel) +
+                                                  " is not available in this build on this CPU (available: " +
+                                                  AvailableKernelNames() + ")");
+  }
   ATTN_RETURN_IF_ERROR(KnownOption("score", static_cast<int>(c.score), 6));
   ATTN_RETURN_IF_ERROR(KnownOption("normalizer", static_cast<int>(c.normalizer), 5));
   ATTN_RETURN_IF_ERROR(KnownOption("position", static_cast<int>(c.position), 6));

@@ -99,7 +99,12 @@ std::vector<BadInputCase> Cases() {
       {"negative offset with learned table", [](Call* c) { c->config.position = PositionEncoding::kLearned; c->inputs.query_offset = -1; }, S::kOutOfRange, "query_offset (learned positions): expected a value >= 0, got -1"},
       {"negative relative sharpness", [](Call* c) { c->config.position = PositionEncoding::kQuadraticRelative; c->params.relative_sharpness = Matrix::Constant(1, 1, -1.0f); }, S::kOutOfRange, "relative_sharpness: expected values >= 0, got -1 at (0, 0)"},
       // Unknown options.
-      {"unknown kernel", [](Call* c) { c->config.kernel = static_cast<KernelId>(99); }, S::kUnknownOption, "kernel: expected one of 0..1, got 99"},
+      {"unknown kernel", [](Call* c) { c->config.kernel = static_cast<KernelId>(99); }, S::kUnknownOption, "kernel: expected one of 0..4, got 99"},
+      // wasm_simd128 is never available natively, avx2/avx512 never under wasm; avx512 only on such CPUs.
+      {"kernel this build or CPU lacks", [](Call* c) {
+         for (int id = 0; id < kKernelCount; ++id)
+           if (!KernelAvailable(static_cast<KernelId>(id))) c->config.kernel = static_cast<KernelId>(id);
+       }, S::kUnknownOption, "is not available in this build on this CPU (available: reference, eigen"},
       {"unknown score", [](Call* c) { c->config.score = static_cast<ScoreFunction>(17); }, S::kUnknownOption, "score: expected one of 0..5, got 17"},
       {"unknown normalizer", [](Call* c) { c->config.normalizer = static_cast<Normalizer>(-1); }, S::kUnknownOption, "normalizer: expected one of 0..4, got -1"},
       {"unknown position", [](Call* c) { c->config.position = static_cast<PositionEncoding>(6); }, S::kUnknownOption, "position: expected one of 0..5, got 6"},

@@ -118,6 +118,17 @@ Status Forward(const AttentionConfig& config, const AttentionInputs& inputs, Att
 // The first slice: self-attention of x with `config` (by default one head, Q = K = V = x).
 Status SelfAttention(const AttentionConfig& config, const Matrix& x, AttentionResult* out);
 
+// The output alone, for callers that do not draw the intermediates (benchmarks, long sequences).
+// With a SIMD kernel (wasm_simd128, avx2, avx512) and a config FusedKernelCovers, each head runs the
+// fused, tiled kernel with an online softmax: no (n, M) matrix, memory O(n·d). Otherwise it is
+// Forward's output. Same checks and errors as Forward.
+Status ForwardOutput(const AttentionConfig& config, const AttentionInputs& inputs,
+                     const AttentionParameters& params, Matrix* output);
+// Whether ForwardOutput fuses: a SIMD kernel, score kDot or kScaledDot, softmax, no softcap,
+// positions none / sinusoidal / learned / RoPE, and no float, boolean or key-padding mask (causal
+// and sliding-window masks are fused).
+bool FusedKernelCovers(const AttentionConfig& config, const AttentionInputs& inputs);
+
 // Fills every parameter the config needs and `params` leaves empty, deterministically from
 // config.seed (uniform in ±1/√fan_in from mt19937's raw output). d_model = query.cols(),
 // d_kv_model = key.cols(), d_value_model = value.cols() (the same for self-attention).

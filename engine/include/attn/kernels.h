@@ -1,19 +1,41 @@
 // Kernel variants. The reference is always compiled in and never optimised; every other
-// variant is tested against it.
+// variant is tested against it. The SIMD variants are compiled where the target has the ISA
+// (CMake chooses) and offered where the CPU has it (checked at run time).
 #pragma once
 
+#include <string>
 #include <vector>
+
+#include "attn/status.h"
+#include "attn/tensor.h"
 
 namespace attn {
 
 enum class KernelId {
-  kReference,  // plain scalar loops, the documentation of the math
-  kEigen,      // Eigen expressions (auto-vectorised by the compiler)
+  kReference,    // plain scalar loops, the documentation of the math
+  kEigen,        // Eigen expressions (auto-vectorised by the compiler)
+  kWasmSimd128,  // hand-written: packed GEMM micro-kernel, fused attention (WebAssembly SIMD128)
+  kAvx2,         // the same kernels on AVX2 + FMA (x86-64)
+  kAvx512,       // the same kernels on AVX-512F (x86-64)
 };
+constexpr int kKernelCount = 5;
 
-// "reference", "eigen"
+// "reference", "eigen", "wasm_simd128", "avx2", "avx512"
 const char* KernelName(KernelId id);
 // Variants compiled into this build and usable on this CPU, reference first.
 std::vector<KernelId> AvailableKernels();
+bool KernelAvailable(KernelId id);
+// The fastest available variant (the last of AvailableKernels()).
+KernelId FastestKernel();
+// "reference, eigen, avx2": for messages.
+std::string AvailableKernelNames();
+
+// out = a b on the variant's GEMM (reference: plain loops; eigen: Eigen's).   a: (m, k), b: (k, n)
+Status MatMul(KernelId kernel, const Matrix& a, const Matrix& b, Matrix* out);
+
+// This core's measured multiply-add throughput with the variant's vectors (12 independent chains,
+// no memory traffic), in GFLOP/s counting a multiply and an add as 2 flops; runs ≥ min_seconds.
+// 0 for reference / eigen, which have no probe.
+double MeasurePeakGflops(KernelId kernel, double min_seconds);
 
 }  // namespace attn

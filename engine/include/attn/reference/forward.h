@@ -50,11 +50,12 @@ MatrixT<T> AppendToCache(const AttentionConfig& config, const std::vector<Matrix
   return all;
 }
 
-// Order of operations: attn/config.h; shapes: attn/attention.h.
+// Everything before the heads: additive positions, the Q/K/V projections, and the key/value cache
+// per key/value head (RoPE applied to keys). Fills out->query_in, key_in, value_in, present_key,
+// present_value; returns all query heads side by side.   -> (n, h d_k), RoPE not yet applied
 template <typename T, typename Ops>
-void ForwardPipeline(const AttentionConfig& config, const AttentionInputsT<T>& in,
-                     const AttentionParametersT<T>& params, AttentionResultT<T>* out) {
-  const AttentionDims d = ResolveDims(config, in);
+MatrixT<T> ProjectInputs(const AttentionConfig& config, const AttentionInputsT<T>& in,
+                         const AttentionParametersT<T>& params, const AttentionDims& d, AttentionResultT<T>* out) {
   const MatrixT<T>& key_source = in.key.size() ? in.key : in.query;
   const bool rope = config.position == PositionEncoding::kRope;
   const bool project = config.project_inputs, bias = config.use_bias;
@@ -63,7 +64,7 @@ void ForwardPipeline(const AttentionConfig& config, const AttentionInputsT<T>& i
   out->key_in = WithPositions(config, params, key_source, d.past);          // (m, d_kv_model)
   out->value_in = in.value.size() ? in.value : out->key_in;                 // (m, d_value_model)
 
-  const MatrixT<T> q_all = ProjectIf<T, Ops>(project, bias, out->query_in, params.wq, params.bq);  // (n, h d_k)
+  MatrixT<T> q_all = ProjectIf<T, Ops>(project, bias, out->query_in, params.wq, params.bq);       // (n, h d_k)
   const MatrixT<T> k_new = ProjectIf<T, Ops>(project, bias, out->key_in, params.wk, params.bk);    // (m, h_kv d_k)
   const MatrixT<T> v_new = ProjectIf<T, Ops>(project, bias, out->value_in, params.wv, params.bv);  // (m, h_kv d_v)
 
@@ -73,14 +74,30 @@ void ForwardPipeline(const AttentionConfig& config, const AttentionInputsT<T>& i
     out->present_key[g] = AppendToCache<T>(config, in.past_key, g, k_new.middleCols(g * d.d_k, d.d_k), rope, d.past);
     out->present_value[g] = AppendToCache<T>(config, in.past_value, g, v_new.middleCols(g * d.d_v, d.d_v), false, 0);
   }
+  return q_all;
+}
+
+// Query head `head`'s slice of q_all, rotated when the config uses RoPE.   -> (n, d_k)
+template <typename T>
+MatrixT<T> HeadQuery(const AttentionConfig& config, const AttentionDims& d, const MatrixT<T>& q_all, int head) {
+  MatrixT<T> q = q_all.middleCols(head * d.d_k, d.d_k);
+  if (config.position == PositionEncoding::kRope) ApplyRope(&q, d.query_offset, static_cast<T>(config.position_base));
+  return q;
+}
+
+// Order of operations: attn/config.h; shapes: attn/attention.h.
+template <typename T, typename Ops>
+void ForwardPipeline(const AttentionConfig& config, const AttentionInputsT<T>& in,
+                     const AttentionParametersT<T>& params, AttentionResultT<T>* out) {
+  const AttentionDims d = ResolveDims(config, in);
+  const MatrixT<T> q_all = ProjectInputs<T, Ops>(config, in, params, d, out);  // (n, h d_k)
 
   out->heads.resize(d.heads);
   out->concat.resize(d.n, d.heads * d.d_v);
   for (int head = 0; head < d.heads; ++head) {
     HeadIntermediatesT<T>& h = out->heads[head];
     const int g = head / d.group;  // grouped-query: consecutive query heads share a key/value head
-    h.q = q_all.middleCols(head * d.d_k, d.d_k);
-    if (rope) ApplyRope(&h.q, d.query_offset, static_cast<T>(config.position_base));
+    h.q = HeadQuery(config, d, q_all, head);
     h.k = out->present_key[g];
     h.v = out->present_value[g];
     HeadScores<T, Ops>(config, in, params, d, head, &h);
@@ -88,7 +105,7 @@ void ForwardPipeline(const AttentionConfig& config, const AttentionInputsT<T>& i
     Ops::WeightedSum(h.weights, h.v, &h.output);
     out->concat.middleCols(head * d.d_v, d.d_v) = h.output;
   }
-  out->output = ProjectIf<T, Ops>(config.project_output, bias, out->concat, params.wo, params.bo);
+  out->output = ProjectIf<T, Ops>(config.project_output, config.use_bias, out->concat, params.wo, params.bo);
   out->parameters = params;
 }
 

@@ -1,0 +1,66 @@
+// ForwardOutput: the output without the intermediates. On a SIMD kernel and a config the fused
+// kernel covers, each head runs FlashAttention (kernels/simd/flash_attention.h) straight into its
+// columns of the concatenation, so memory stays O(n·d); otherwise it is Forward's output.
+#include "attn/attention.h"
+#include "attn/reference/forward.h"
+#include "kernels/simd_ops.h"
+#include "validate.h"
+#include "validate_attention.h"
+
+namespace attn {
+
+bool FusedKernelCovers(const AttentionConfig& config, const AttentionInputs& inputs) {
+  const bool additive_or_rope = config.position == PositionEncoding::kNone ||
+                                config.position == PositionEncoding::kSinusoidal ||
+                                config.position == PositionEncoding::kLearned || config.position == PositionEncoding::kRope;
+  return simd::FindKernelTable(config.kernel) != nullptr &&
+         (config.score == ScoreFunction::kDot || config.score == ScoreFunction::kScaledDot) &&
+         config.normalizer == Normalizer::kSoftmax && config.softcap == 0.0f && additive_or_rope &&
+         inputs.float_mask.empty() && inputs.bool_mask.empty() && inputs.key_padding.size() == 0;
+}
+
+Status ForwardOutput(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
+                     Matrix* output) {
+  if (!FusedKernelCovers(config, inputs)) {
+    AttentionResult result;
+    ATTN_RETURN_IF_ERROR(Forward(config, inputs, params, &result));
+    *output = std::move(result.output);
+    return Status::Ok();
+  }
+  reference::AttentionDims d;
+  AttentionParameters complete;
+  ATTN_RETURN_IF_ERROR(validate::PrepareCall(config, inputs, params, &d, &complete));
+
+  const simd::KernelTable* table = simd::FindKernelTable(config.kernel);
+  const simd::ScopedKernelTable use(table);
+  AttentionResult projected;  // inputs after positions, and the key/value caches: O(n·d)
+  const Matrix q_all = reference::ProjectInputs<float, simd::SimdOps>(config, inputs, complete, d, &projected);
+  const float scale = EffectiveScale(config, d.d_k) / config.temperature;
+  const bool rope = config.position == PositionEncoding::kRope;
+  Matrix concat(d.n, d.heads * d.d_v);  // (n, h d_v)
+  Matrix rotated;
+  for (int head = 0; head < d.heads; ++head) {
+    const Matrix& k = projected.present_key[head / d.group];
+    const Matrix& v = projected.present_value[head / d.group];
+    if (rope) rotated = reference::HeadQuery(config, d, q_all, head);
+    simd::FlashAttentionArgs args;
+    args.q = rope ? rotated.data() : q_all.data() + head * d.d_k;
+    args.ldq = rope ? d.d_k : static_cast<int>(q_all.cols());
+    args.k = k.data(), args.ldk = d.d_k;
+    args.v = v.data(), args.ldv = d.d_v;
+    args.out = concat.data() + head * d.d_v, args.ldo = static_cast<int>(concat.cols());
+    args.n = d.n, args.m = static_cast<int>(k.rows()), args.d_k = d.d_k, args.d_v = d.d_v;
+    args.scale = scale;
+    args.query_offset = d.query_offset;
+    args.causal = config.causal;
+    args.window_left = config.window_left, args.window_right = config.window_right;
+    table->flash_attention(args);
+  }
+  Matrix result = reference::ProjectIf<float, simd::SimdOps>(config.project_output, config.use_bias, concat,
+                                                             complete.wo, complete.bo);
+  ATTN_RETURN_IF_ERROR(validate::AllFinite("output (scores overflowed float32; scale the inputs down)", result));
+  *output = std::move(result);
+  return Status::Ok();
+}
+
+}  // namespace attn

@@ -1,0 +1,34 @@
+// exp(x) in float for any SIMD width, to within 2 ulp of the correctly rounded result over the whole
+// range: results below FLT_MIN come out as (correctly scaled) denormals, x > 88.7228 gives +inf,
+// x = −inf gives 0, NaN stays NaN.
+//
+// exp(x) = 2^k · exp(r),  k = round(x / ln 2),  r = x − k ln 2 ∈ [−ln2/2, ln2/2]   (ln 2 in two parts
+// so k ln 2 is exact), exp(r) by a degree-6 minimax polynomial (Cephes expf coefficients), and 2^k
+// applied as 2^⌊k/2⌋ · 2^(k−⌊k/2⌋) so both factors stay normal for k ∈ [−150, 128].
+#pragma once
+
+namespace attn::simd {
+namespace {
+
+template <class V>
+typename V::F ExpApprox(typename V::F x) {
+  using F = typename V::F;
+  // exp(−104) < 2^−150 rounds to 0; exp(89) > FLT_MAX: clamping keeps k inside [−150, 129).
+  const F clamped = V::Min(V::Max(x, V::Broadcast(-104.0f)), V::Broadcast(89.0f));
+  const F k = V::RoundNearest(V::Mul(clamped, V::Broadcast(1.44269504088896341f)));
+  F r = V::MulAdd(k, V::Broadcast(-0.693359375f), clamped);
+  r = V::MulAdd(k, V::Broadcast(2.12194440e-4f), r);
+  F p = V::Broadcast(1.9875691500e-4f);
+  p = V::MulAdd(p, r, V::Broadcast(1.3981999507e-3f));
+  p = V::MulAdd(p, r, V::Broadcast(8.3334519073e-3f));
+  p = V::MulAdd(p, r, V::Broadcast(4.1665795894e-2f));
+  p = V::MulAdd(p, r, V::Broadcast(1.6666665459e-1f));
+  p = V::MulAdd(p, r, V::Broadcast(5.0000001201e-1f));
+  p = V::MulAdd(p, V::Mul(r, r), V::Add(r, V::Broadcast(1.0f)));
+  const F k_low = V::HalfFloor(k);
+  const F result = V::Mul(V::Mul(p, V::Pow2(k_low)), V::Pow2(V::Sub(k, k_low)));
+  return V::KeepNaN(x, result);
+}
+
+}  // namespace
+}  // namespace attn::simd

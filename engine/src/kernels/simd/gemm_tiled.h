@@ -1,0 +1,155 @@
+// Register-blocked GEMM for any SIMD width V (see vec_*.h): C = A · B (+ bias), row-major.
+//
+// B is packed into panels of kNr = 2·lanes columns, each panel (k, kNr) contiguous and zero-padded,
+// so the micro-kernel streams it with aligned-stride loads; A is read in place, kMr = 6 rows at a
+// time, one broadcast per row and step. The kMr × kNr accumulator block (12 vectors) stays in
+// registers for the whole k loop: 12 multiply-adds per 2 loads + 6 broadcasts.
+// Edges (rows < kMr, columns < kNr) go through a padded tile so the micro-kernel is always full.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+
+namespace attn::simd {
+namespace {
+
+constexpr int kMr = 6;
+
+template <class V>
+constexpr int PanelWidth() { return 2 * V::kLanes; }
+
+inline int RoundUp(int x, int to) { return (x + to - 1) / to * to; }
+inline int MinInt(int a, int b) { return a < b ? a : b; }
+inline int MaxInt(int a, int b) { return a > b ? a : b; }
+
+// Heap floats without std templates (this header is compiled once per ISA; keep inline
+// library code out of it). Zero-filled.
+class FloatBuffer {
+ public:
+  explicit FloatBuffer(std::size_t count) : data_(new float[count == 0 ? 1 : count]()) {}
+  ~FloatBuffer() { delete[] data_; }
+  FloatBuffer(const FloatBuffer&) = delete;
+  FloatBuffer& operator=(const FloatBuffer&) = delete;
+  float* get() const { return data_; }
+
+ private:
+  float* data_;
+};
+
+// C[kMr, kNr] = (accumulate ? C : 0) + A[kMr, k] · P[k, kNr].
+//   a: row i at a + i·lda;  panel: (k, kNr) contiguous;  c: row i at c + i·ldc
+// The 12 accumulators are named, not an array: GCC keeps an array in memory across the loop.
+template <class V>
+inline void MicroKernel(int k, const float* a, int lda, const float* panel, float* c, int ldc, bool accumulate) {
+  static_assert(kMr == 6, "the micro-kernel is written out for 6 rows");
+  using F = typename V::F;
+  constexpr int L = V::kLanes, kNr = 2 * L;
+  F c00 = V::Zero(), c01 = V::Zero(), c10 = V::Zero(), c11 = V::Zero(), c20 = V::Zero(), c21 = V::Zero();
+  F c30 = V::Zero(), c31 = V::Zero(), c40 = V::Zero(), c41 = V::Zero(), c50 = V::Zero(), c51 = V::Zero();
+  if (accumulate) {
+    c00 = V::Load(c), c01 = V::Load(c + L);
+    c10 = V::Load(c + ldc), c11 = V::Load(c + ldc + L);
+    c20 = V::Load(c + 2 * ldc), c21 = V::Load(c + 2 * ldc + L);
+    c30 = V::Load(c + 3 * ldc), c31 = V::Load(c + 3 * ldc + L);
+    c40 = V::Load(c + 4 * ldc), c41 = V::Load(c + 4 * ldc + L);
+    c50 = V::Load(c + 5 * ldc), c51 = V::Load(c + 5 * ldc + L);
+  }
+  const float *a0 = a, *a1 = a + lda, *a2 = a + 2 * lda, *a3 = a + 3 * lda, *a4 = a + 4 * lda, *a5 = a + 5 * lda;
+  for (int p = 0; p < k; ++p, panel += kNr) {
+    const F b0 = V::Load(panel), b1 = V::Load(panel + L);
+    F ai = V::BroadcastFrom(a0 + p);
+    c00 = V::MulAdd(ai, b0, c00), c01 = V::MulAdd(ai, b1, c01);
+    ai = V::BroadcastFrom(a1 + p);
+    c10 = V::MulAdd(ai, b0, c10), c11 = V::MulAdd(ai, b1, c11);
+    ai = V::BroadcastFrom(a2 + p);
+    c20 = V::MulAdd(ai, b0, c20), c21 = V::MulAdd(ai, b1, c21);
+    ai = V::BroadcastFrom(a3 + p);
+    c30 = V::MulAdd(ai, b0, c30), c31 = V::MulAdd(ai, b1, c31);
+    ai = V::BroadcastFrom(a4 + p);
+    c40 = V::MulAdd(ai, b0, c40), c41 = V::MulAdd(ai, b1, c41);
+    ai = V::BroadcastFrom(a5 + p);
+    c50 = V::MulAdd(ai, b0, c50), c51 = V::MulAdd(ai, b1, c51);
+  }
+  V::Store(c, c00), V::Store(c + L, c01);
+  V::Store(c + ldc, c10), V::Store(c + ldc + L, c11);
+  V::Store(c + 2 * ldc, c20), V::Store(c + 2 * ldc + L, c21);
+  V::Store(c + 3 * ldc, c30), V::Store(c + 3 * ldc + L, c31);
+  V::Store(c + 4 * ldc, c40), V::Store(c + 4 * ldc + L, c41);
+  V::Store(c + 5 * ldc, c50), V::Store(c + 5 * ldc + L, c51);
+}
+
+// Packs columns [j0, j0 + kNr) of B (k, n) into panel (k, kNr), zeros past column n.
+//   transposed: B is given as Bᵀ (n, k), row j at b + j·ldb.
+template <class V>
+void PackPanel(const float* b, int ldb, bool transposed, int k, int n, int j0, float* panel) {
+  constexpr int kNr = PanelWidth<V>();
+  const int cols = MinInt(kNr, n - j0);
+  for (int p = 0; p < k; ++p) {
+    float* dst = panel + p * kNr;
+    for (int j = 0; j < cols; ++j) dst[j] = transposed ? b[(j0 + j) * ldb + p] : b[p * ldb + j0 + j];
+    for (int j = cols; j < kNr; ++j) dst[j] = 0.0f;
+  }
+}
+
+// All panels of B: panel t at packed + t·k·kNr.   packed: (⌈n/kNr⌉, k, kNr)
+template <class V>
+void PackAllPanels(const float* b, int ldb, bool transposed, int k, int n, float* packed) {
+  constexpr int kNr = PanelWidth<V>();
+  for (int j0 = 0, t = 0; j0 < n; j0 += kNr, ++t) PackPanel<V>(b, ldb, transposed, k, n, j0, packed + t * k * kNr);
+}
+
+// C[rows, cols] = A[rows, k] · panel, for rows ≤ kMr and cols ≤ kNr (the edges).
+template <class V>
+void EdgeTile(int rows, int cols, int k, const float* a, int lda, const float* panel, float* c, int ldc,
+              bool accumulate, float* a_pad /* (kMr, k) */, float* c_pad /* (kMr, kNr) */) {
+  constexpr int kNr = PanelWidth<V>();
+  for (int i = 0; i < kMr; ++i) {
+    if (i < rows) std::memcpy(a_pad + i * k, a + i * lda, sizeof(float) * k);
+    else std::memset(a_pad + i * k, 0, sizeof(float) * k);
+    for (int j = 0; j < kNr; ++j) c_pad[i * kNr + j] = (accumulate && i < rows && j < cols) ? c[i * ldc + j] : 0.0f;
+  }
+  MicroKernel<V>(k, a_pad, k, panel, c_pad, kNr, accumulate);
+  for (int i = 0; i < rows; ++i) std::memcpy(c + i * ldc, c_pad + i * kNr, sizeof(float) * cols);
+}
+
+// C (m, n) = A (m, k) · B (k, n), or A · Bᵀ with B given as (n, k) when b_transposed; + bias (n)
+// when bias is not null. Row strides lda, ldb, ldc.
+template <class V>
+void Gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed,
+          const float* bias, float* c, int ldc) {
+  constexpr int kNr = PanelWidth<V>();
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) c[i * ldc + j] = bias ? bias[j] : 0.0f;
+    return;
+  }
+  const int panels = RoundUp(n, kNr) / kNr;
+  FloatBuffer packed(static_cast<std::size_t>(panels) * k * kNr);
+  PackAllPanels<V>(b, ldb, b_transposed, k, n, packed.get());
+  FloatBuffer a_pad(static_cast<std::size_t>(kMr) * k), c_pad(kMr * kNr);
+  // Rows in blocks that keep the A block in L2 while every panel passes over it.
+  const int kRowBlock = kMr * 16;
+  for (int i0 = 0; i0 < m; i0 += kRowBlock) {
+    const int i_end = MinInt(m, i0 + kRowBlock);
+    for (int t = 0; t < panels; ++t) {
+      const float* panel = packed.get() + static_cast<std::size_t>(t) * k * kNr;
+      const int j0 = t * kNr, cols = MinInt(kNr, n - j0);
+      for (int i = i0; i < i_end; i += kMr) {
+        const int rows = MinInt(kMr, i_end - i);
+        if (rows == kMr && cols == kNr) {
+          MicroKernel<V>(k, a + i * lda, lda, panel, c + i * ldc + j0, ldc, false);
+        } else {
+          EdgeTile<V>(rows, cols, k, a + i * lda, lda, panel, c + i * ldc + j0, ldc, false, a_pad.get(), c_pad.get());
+        }
+      }
+    }
+  }
+  if (bias) {
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) c[i * ldc + j] += bias[j];
+  }
+}
+
+}  // namespace
+}  // namespace attn::simd

@@ -1,0 +1,54 @@
+// The seam between the engine and its SIMD kernel variants: each variant's translation unit
+// (kernels_<isa>.cpp, compiled with that ISA's flags, chosen by CMake) fills one KernelTable; the
+// rest of the engine calls through it and never sees an intrinsic.
+#pragma once
+
+#include "attn/kernels.h"
+
+namespace attn::simd {
+
+// One head of softmax attention, fused: out = softmax(scale · q kᵀ + mask) v, computed in tiles
+// with an online softmax so no (n, m) matrix exists. Query row i sits at position
+// query_offset + i, key j at position j; key j is allowed for row i when
+//   (!causal || j <= p)  and  (window_left < 0 || j >= p − window_left)
+//                        and  (window_right < 0 || j <= p + window_right).
+// A row with no allowed key gives zeros.
+struct FlashAttentionArgs {
+  const float* q = nullptr;  // (n, d_k), row stride ldq
+  const float* k = nullptr;  // (m, d_k), row stride ldk
+  const float* v = nullptr;  // (m, d_v), row stride ldv
+  float* out = nullptr;      // (n, d_v), row stride ldo
+  int ldq = 0, ldk = 0, ldv = 0, ldo = 0;
+  int n = 0, m = 0, d_k = 0, d_v = 0;
+  float scale = 1.0f;  // multiplies q · k (the score scale over the temperature)
+  int query_offset = 0;
+  bool causal = false;
+  int window_left = -1, window_right = -1;
+};
+
+struct KernelTable {
+  KernelId id;
+  int lanes;  // floats per vector register
+  // C (m, n) = A (m, k) · B (k, n) (+ bias (n) when not null); B given as (n, k) when b_transposed.
+  void (*gemm)(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed,
+               const float* bias, float* c, int ldc);
+  void (*flash_attention)(const FlashAttentionArgs& args);
+  // y[i] = exp(x[i]), see fast_exp.h for the accuracy.
+  void (*exp)(const float* x, float* y, int count);
+  // Each row of s (rows, cols; stride ld) -> softmax(row · inv_temperature) into w (stride ld);
+  // masked (−inf) entries give 0, a fully masked row gives zeros.
+  void (*softmax_rows)(const float* s, float* w, int rows, int cols, int ld, float inv_temperature);
+  // Runs `steps` rounds of 12 independent vector multiply-adds (the GEMM micro-kernel's pattern,
+  // without loads): 24·lanes flops a round. Returns a value that depends on every lane.
+  float (*peak_probe)(long steps);
+};
+
+// The variant's table, or null when this build or this CPU does not have it.
+const KernelTable* FindKernelTable(KernelId id);
+
+// Filled in by the variant translation units that CMake compiles for this target.
+const KernelTable& WasmSimd128Table();
+const KernelTable& Avx2Table();
+const KernelTable& Avx512Table();
+
+}  // namespace attn::simd

@@ -1,0 +1,58 @@
+// Builds one KernelTable from the templates for a SIMD width V. Included by exactly one
+// translation unit per variant (kernels_<isa>.cpp), which is compiled with that ISA's flags.
+#pragma once
+
+#include "kernels/simd/fast_exp.h"
+#include "kernels/simd/flash_attention.h"
+#include "kernels/simd/gemm_tiled.h"
+#include "kernels/simd/kernel_table.h"
+#include "kernels/simd/vec_scalar.h"
+
+namespace attn::simd {
+namespace {
+
+template <class V>
+void ExpArray(const float* x, float* y, int count) {
+  int i = 0;
+  for (; i + V::kLanes <= count; i += V::kLanes) V::Store(y + i, ExpApprox<V>(V::Load(x + i)));
+  for (; i < count; ++i) y[i] = ExpApprox<VecScalar>(x[i]);
+}
+
+// softmax(row · inv_temperature): max first, then exp(x·inv_t − max) and the sum, then scale by 1/sum.
+template <class V>
+void SoftmaxRows(const float* s, float* w, int rows, int cols, int ld, float inv_temperature) {
+  for (int i = 0; i < rows; ++i) {
+    const float* in = s + i * ld;
+    float* out = w + i * ld;
+    for (int j = 0; j < cols; ++j) out[j] = in[j] * inv_temperature;
+    const float row_max = RowMax<V>(out, cols);
+    if (row_max == kMinusInf) {  // fully masked: zeros, not 0/0
+      for (int j = 0; j < cols; ++j) out[j] = 0.0f;
+      continue;
+    }
+    const float inv_sum = 1.0f / ExpShiftedInPlace<V>(out, cols, 1.0f, row_max);
+    for (int j = 0; j < cols; ++j) out[j] *= inv_sum;
+  }
+}
+
+template <class V>
+float PeakProbe(long steps) {
+  using F = typename V::F;
+  constexpr int kChains = 12;
+  F acc[kChains];
+  for (int i = 0; i < kChains; ++i) acc[i] = V::Broadcast(0.01f * static_cast<float>(i + 1));
+  const F b = V::Broadcast(0.999f), c = V::Broadcast(0.001f);
+  for (long s = 0; s < steps; ++s)
+    for (int i = 0; i < kChains; ++i) acc[i] = V::MulAdd(acc[i], b, c);
+  F total = acc[0];
+  for (int i = 1; i < kChains; ++i) total = V::Add(total, acc[i]);
+  return V::ReduceAdd(total);
+}
+
+template <class V>
+KernelTable MakeKernelTable(KernelId id) {
+  return KernelTable{id, V::kLanes, &Gemm<V>, &FlashAttention<V>, &ExpArray<V>, &SoftmaxRows<V>, &PeakProbe<V>};
+}
+
+}  // namespace
+}  // namespace attn::simd

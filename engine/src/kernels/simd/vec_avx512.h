@@ -1,0 +1,42 @@
+// 16 float lanes on AVX-512F (x86-64). Included only by kernels_avx512.cpp, built with -mavx512f.
+#pragma once
+
+#include <immintrin.h>
+
+namespace attn::simd {
+namespace {
+
+struct VecAvx512 {
+  using F = __m512;
+  static constexpr int kLanes = 16;
+  static constexpr const char* kName = "avx512";
+
+  static F Load(const float* p) { return _mm512_loadu_ps(p); }
+  static void Store(float* p, F x) { _mm512_storeu_ps(p, x); }
+  static F Broadcast(float x) { return _mm512_set1_ps(x); }
+  static F BroadcastFrom(const float* p) { return _mm512_set1_ps(*p); }
+  static F Zero() { return _mm512_setzero_ps(); }
+  static F Add(F a, F b) { return _mm512_add_ps(a, b); }
+  static F Sub(F a, F b) { return _mm512_sub_ps(a, b); }
+  static F Mul(F a, F b) { return _mm512_mul_ps(a, b); }
+  static F MulAdd(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }  // a·b + c, one rounding
+  static F Max(F a, F b) { return _mm512_max_ps(a, b); }
+  static F Min(F a, F b) { return _mm512_min_ps(a, b); }
+  static F RoundNearest(F x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  // 2^k for integral k in [-126, 127].
+  static F Pow2(F k) {
+    const __m512i bits = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvttps_epi32(k), _mm512_set1_epi32(127)), 23);
+    return _mm512_castsi512_ps(bits);
+  }
+  // k >> 1 rounded toward −∞, for integral k (exact in float).
+  static F HalfFloor(F k) {
+    return _mm512_roundscale_ps(_mm512_mul_ps(k, _mm512_set1_ps(0.5f)), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  }
+  // Lanes of `x` that are NaN stay NaN in `result`.
+  static F KeepNaN(F x, F result) { return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), result, x); }
+  static float ReduceMax(F x) { return _mm512_reduce_max_ps(x); }
+  static float ReduceAdd(F x) { return _mm512_reduce_add_ps(x); }
+};
+
+}  // namespace
+}  // namespace attn::simd

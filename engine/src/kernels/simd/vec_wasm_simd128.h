@@ -1,0 +1,49 @@
+// 4 float lanes on WebAssembly SIMD128. Included only by kernels_wasm_simd128.cpp (-msimd128).
+// wasm SIMD128 has no fused multiply-add: MulAdd is a multiply then an add.
+#pragma once
+
+#include <wasm_simd128.h>
+
+namespace attn::simd {
+namespace {
+
+struct VecWasmSimd128 {
+  using F = v128_t;
+  static constexpr int kLanes = 4;
+  static constexpr const char* kName = "wasm_simd128";
+
+  static F Load(const float* p) { return wasm_v128_load(p); }
+  static void Store(float* p, F x) { wasm_v128_store(p, x); }
+  static F Broadcast(float x) { return wasm_f32x4_splat(x); }
+  static F BroadcastFrom(const float* p) { return wasm_v128_load32_splat(p); }
+  static F Zero() { return wasm_f32x4_splat(0.0f); }
+  static F Add(F a, F b) { return wasm_f32x4_add(a, b); }
+  static F Sub(F a, F b) { return wasm_f32x4_sub(a, b); }
+  static F Mul(F a, F b) { return wasm_f32x4_mul(a, b); }
+  static F MulAdd(F a, F b, F c) { return wasm_f32x4_add(wasm_f32x4_mul(a, b), c); }
+  // pmax/pmin: one instruction each on x86 (maxps/minps); inputs here are never NaN where it matters.
+  static F Max(F a, F b) { return wasm_f32x4_pmax(a, b); }
+  static F Min(F a, F b) { return wasm_f32x4_pmin(a, b); }
+  static F RoundNearest(F x) { return wasm_f32x4_nearest(x); }
+  // 2^k for integral k in [-126, 127].
+  static F Pow2(F k) {
+    return wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(k), wasm_i32x4_splat(127)), 23);
+  }
+  // k >> 1 rounded toward −∞, for integral k (exact in float).
+  static F HalfFloor(F k) { return wasm_f32x4_floor(wasm_f32x4_mul(k, wasm_f32x4_splat(0.5f))); }
+  // Lanes of `x` that are NaN stay NaN in `result`.
+  static F KeepNaN(F x, F result) { return wasm_v128_bitselect(result, x, wasm_f32x4_eq(x, x)); }
+  static float ReduceMax(F x) {
+    const F m = wasm_f32x4_pmax(x, wasm_i32x4_shuffle(x, x, 2, 3, 0, 1));
+    const F m2 = wasm_f32x4_pmax(m, wasm_i32x4_shuffle(m, m, 1, 0, 3, 2));
+    return wasm_f32x4_extract_lane(m2, 0);
+  }
+  static float ReduceAdd(F x) {
+    const F s = wasm_f32x4_add(x, wasm_i32x4_shuffle(x, x, 2, 3, 0, 1));
+    const F s2 = wasm_f32x4_add(s, wasm_i32x4_shuffle(s, s, 1, 0, 3, 2));
+    return wasm_f32x4_extract_lane(s2, 0);
+  }
+};
+
+}  // namespace
+}  // namespace attn::simd

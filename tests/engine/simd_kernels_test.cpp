@@ -1,0 +1,316 @@
+// Every hand-written SIMD variant (wasm_simd128, avx2, avx512 — whichever this build and CPU have)
+// against plain double-precision loops: GEMM, fused attention, softmax rows and exp, on shapes on
+// both sides of every vector width, with row strides wider than the rows and with pointers that
+// are not vector-aligned. Tolerances scale with the values (Σ|a||b| for sums of products).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "attn/kernels.h"
+#include "kernels/simd/kernel_table.h"
+#include "support/random.h"
+
+namespace attn {
+namespace {
+
+using simd::FlashAttentionArgs;
+using simd::KernelTable;
+using testing::RandomMatrix;
+
+const int kSizes[] = {1, 3, 4, 5, 7, 8, 9, 16, 17, 35, 64, 100};
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+std::vector<const KernelTable*> SimdTables() {
+  std::vector<const KernelTable*> tables;
+  for (KernelId id : AvailableKernels())
+    if (const KernelTable* t = simd::FindKernelTable(id)) tables.push_back(t);
+  return tables;
+}
+
+// Sizes picked by a fixed walk through kSizes, so every size meets several others.
+int Pick(int i, int salt) { return kSizes[(i * 7 + salt * 5 + salt * salt) % 12]; }
+
+// A buffer of `rows` rows at stride `ld`, starting `offset` floats in (misaligned when odd), filled
+// from a seed; the padding between rows holds NaN so a kernel reading past a row is caught.
+struct Strided {
+  std::vector<float> storage;
+  int rows, cols, ld, offset;
+  Strided(int rows_, int cols_, int ld_, int offset_, uint32_t seed)
+      : storage(static_cast<size_t>(rows_) * ld_ + offset_ + 1, std::numeric_limits<float>::quiet_NaN()),
+        rows(rows_), cols(cols_), ld(ld_), offset(offset_) {
+    const Matrix m = RandomMatrix(rows, cols, seed);
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j) at(i, j) = m(i, j);
+  }
+  float* data() { return storage.data() + offset; }
+  float& at(int i, int j) { return storage[offset + static_cast<size_t>(i) * ld + j]; }
+};
+
+TEST(SimdKernels, AvailableKernelsAreNamedAndUnavailableOnesAreRefused) {
+  const std::vector<KernelId> available = AvailableKernels();
+  ASSERT_GE(available.size(), 2u);
+  EXPECT_EQ(available[0], KernelId::kReference);
+  EXPECT_EQ(FastestKernel(), available.back());
+  for (int id = 0; id < kKernelCount; ++id) {
+    const KernelId kernel = static_cast<KernelId>(id);
+    EXPECT_NE(std::string(KernelName(kernel)), "unknown");
+    const bool listed = std::find(available.begin(), available.end(), kernel) != available.end();
+    EXPECT_EQ(KernelAvailable(kernel), listed);
+    EXPECT_EQ(simd::FindKernelTable(kernel) != nullptr, listed && id >= static_cast<int>(KernelId::kWasmSimd128));
+    Matrix out;
+    const Status status = MatMul(kernel, Matrix::Ones(2, 3), Matrix::Ones(3, 2), &out);
+    EXPECT_EQ(status.ok(), listed) << KernelName(kernel) << ": " << status.message();
+    if (!listed) EXPECT_NE(status.message().find("not available"), std::string::npos) << status.message();
+  }
+#if defined(__EMSCRIPTEN__)
+  EXPECT_TRUE(KernelAvailable(KernelId::kWasmSimd128));  // the page's build must have its fast path
+#endif
+}
+
+TEST(SimdKernels, MatMulChecksShapes) {
+  Matrix out;
+  const Status status = MatMul(FastestKernel(), Matrix::Ones(2, 3), Matrix::Ones(4, 2), &out);
+  EXPECT_EQ(status.code(), StatusCode::kShapeMismatch);
+}
+
+TEST(SimdKernels, GemmMatchesDoubleLoops) {
+  int cases = 0;
+  for (const KernelTable* t : SimdTables()) {
+    for (int i = 0; i < 36; ++i) {
+      // Each size once as m, once as n, once as k; the others from the walk.
+      const int m = i < 12 ? kSizes[i] : Pick(i, 1), n = (i >= 12 && i < 24) ? kSizes[i - 12] : Pick(i, 2),
+                k = i >= 24 ? kSizes[i - 24] : Pick(i, 3);
+      for (int variant = 0; variant < 4; ++variant) {
+        const bool transposed = variant & 1, bias = variant & 2;
+        const int pad = 1 + i % 3, offset = i % 2;  // strides wider than rows, odd offsets: unaligned
+        Strided a(m, k, k + pad, offset, 100 + i);
+        Strided b(transposed ? n : k, transposed ? k : n, (transposed ? k : n) + pad, 1 - offset, 200 + i);
+        Strided bias_row(1, n, n, offset, 300 + i);
+        Strided c(m, n, n + pad, offset, 400 + i);
+        t->gemm(m, n, k, a.data(), a.ld, b.data(), b.ld, transposed, bias ? bias_row.data() : nullptr, c.data(), c.ld);
+        for (int r = 0; r < m; ++r) {
+          for (int col = 0; col < n; ++col) {
+            double want = bias ? bias_row.at(0, col) : 0.0, magnitude = std::fabs(want);
+            for (int p = 0; p < k; ++p) {
+              const double prod = double(a.at(r, p)) * (transposed ? b.at(col, p) : b.at(p, col));
+              want += prod, magnitude += std::fabs(prod);
+            }
+            ASSERT_NEAR(c.at(r, col), want, (k + 2) * 1.2e-7 * magnitude + 1e-30)  // γ_k Σ|a b|
+                << KernelName(t->id) << " m=" << m << " n=" << n << " k=" << k << " transposed=" << transposed
+                << " bias=" << bias << " at (" << r << ", " << col << ")";
+          }
+          // The padding after each row of C is untouched.
+          for (int col = n; col < c.ld && r + 1 < m; ++col) ASSERT_TRUE(std::isnan(c.at(r, col)));
+        }
+        ++cases;
+      }
+    }
+  }
+  if (SimdTables().empty()) GTEST_SKIP() << "no SIMD variant on this target";
+  EXPECT_GT(cases, 0);
+}
+
+// softmax(scale · q kᵀ + mask) v in double, the mask as in FlashAttentionArgs; a row with no
+// allowed key gives zeros. tolerance[i]: float32's error bound for row i — a score's error is at
+// most (d_k + 4)·u·scale·Σ|q||k|, which moves the weighted mean of v by at most that times max|v|.
+std::vector<double> AttentionDouble(const FlashAttentionArgs& a, std::vector<double>* tolerance) {
+  std::vector<double> out(static_cast<size_t>(a.n) * a.d_v, 0.0);
+  double v_max = 0;
+  for (int j = 0; j < a.m; ++j)
+    for (int c = 0; c < a.d_v; ++c) v_max = std::max(v_max, std::fabs(double(a.v[j * a.ldv + c])));
+  tolerance->assign(a.n, (a.m + 4) * 1.2e-7 * v_max);  // the weighted sum over m keys
+  for (int i = 0; i < a.n; ++i) {
+    const int p = a.query_offset + i;
+    std::vector<double> s(a.m, -INFINITY);
+    double mx = -INFINITY;
+    for (int j = 0; j < a.m; ++j) {
+      const bool allowed = (!a.causal || j <= p) && (a.window_left < 0 || j >= p - a.window_left) &&
+                           (a.window_right < 0 || j <= p + a.window_right);
+      if (!allowed) continue;
+      double dot = 0, magnitude = 0;
+      for (int c = 0; c < a.d_k; ++c) {
+        dot += double(a.q[i * a.ldq + c]) * a.k[j * a.ldk + c];
+        magnitude += std::fabs(double(a.q[i * a.ldq + c]) * a.k[j * a.ldk + c]);
+      }
+      s[j] = a.scale * dot;
+      (*tolerance)[i] = std::max((*tolerance)[i], 2 * (a.d_k + 4) * 1.2e-7 * a.scale * magnitude * v_max);
+      mx = std::max(mx, s[j]);
+    }
+    if (mx == -INFINITY) continue;
+    double sum = 0;
+    for (int j = 0; j < a.m; ++j) sum += s[j] == -INFINITY ? 0.0 : std::exp(s[j] - mx);
+    for (int j = 0; j < a.m; ++j) {
+      if (s[j] == -INFINITY) continue;
+      const double w = std::exp(s[j] - mx) / sum;
+      for (int c = 0; c < a.d_v; ++c) out[i * a.d_v + c] += w * a.v[j * a.ldv + c];
+    }
+  }
+  return out;
+}
+
+TEST(SimdKernels, FlashAttentionMatchesDoubleSoftmaxAttention) {
+  struct Mask {
+    bool causal;
+    int left, right, offset;
+  };
+  const Mask masks[] = {{false, -1, -1, 0}, {true, -1, -1, 0}, {false, 2, 1, 0}, {true, 4, -1, 3}, {true, -1, -1, -6},
+                        {false, 0, 0, 0}};
+  int cases = 0;
+  for (const KernelTable* t : SimdTables()) {
+    for (int i = 0; i < 24; ++i) {
+      const int n = i < 12 ? kSizes[i] : Pick(i, 1), m = i >= 12 ? kSizes[i - 12] : Pick(i, 2);
+      const int d_k = Pick(i, 3), d_v = Pick(i, 4);
+      const Mask& mask = masks[i % 6];
+      const int pad = i % 3, offset = i % 2;
+      Strided q(n, d_k, d_k + pad, offset, 500 + i), k(m, d_k, d_k + 1, offset, 600 + i),
+          v(m, d_v, d_v + pad, 1 - offset, 700 + i), out(n, d_v, d_v + 2, offset, 800 + i);
+      FlashAttentionArgs args;
+      args.q = q.data(), args.ldq = q.ld, args.k = k.data(), args.ldk = k.ld, args.v = v.data(), args.ldv = v.ld;
+      args.out = out.data(), args.ldo = out.ld;
+      args.n = n, args.m = m, args.d_k = d_k, args.d_v = d_v;
+      args.scale = 3.0f / std::sqrt(static_cast<float>(d_k));  // sharp enough that the max matters
+      args.causal = mask.causal, args.window_left = mask.left, args.window_right = mask.right;
+      args.query_offset = mask.offset;
+      t->flash_attention(args);
+      std::vector<double> tolerance;
+      const std::vector<double> want = AttentionDouble(args, &tolerance);
+      for (int r = 0; r < n; ++r)
+        for (int c = 0; c < d_v; ++c)
+          ASSERT_NEAR(out.at(r, c), want[r * d_v + c], tolerance[r] + 1e-6)
+              << KernelName(t->id) << " n=" << n << " m=" << m << " d_k=" << d_k << " d_v=" << d_v
+              << " mask #" << i % 6 << " at (" << r << ", " << c << ")";
+      ++cases;
+    }
+  }
+  if (SimdTables().empty()) GTEST_SKIP() << "no SIMD variant on this target";
+  EXPECT_GT(cases, 0);
+}
+
+TEST(SimdKernels, FlashAttentionSpansManyKeyTilesWithLargeScores) {
+  // Several 64-key tiles and scores in the hundreds: the online softmax must rescale exactly.
+  for (const KernelTable* t : SimdTables()) {
+    const int n = 70, m = 300, d = 16;
+    Matrix q = RandomMatrix(n, d, 1, -4.0f, 4.0f), k = RandomMatrix(m, d, 2, -4.0f, 4.0f), v = RandomMatrix(m, d, 3);
+    Matrix out(n, d);
+    FlashAttentionArgs args;
+    args.q = q.data(), args.ldq = d, args.k = k.data(), args.ldk = d, args.v = v.data(), args.ldv = d;
+    args.out = out.data(), args.ldo = d, args.n = n, args.m = m, args.d_k = d, args.d_v = d, args.scale = 2.0f;
+    t->flash_attention(args);
+    std::vector<double> tolerance;
+    const std::vector<double> want = AttentionDouble(args, &tolerance);
+    for (int i = 0; i < n * d; ++i)
+      ASSERT_NEAR(out.data()[i], want[i], tolerance[i / d] + 1e-6) << KernelName(t->id) << " at " << i;
+  }
+}
+
+TEST(SimdKernels, SoftmaxRowsMatchesDoubleWithMaskedEntriesAndRows) {
+  for (const KernelTable* t : SimdTables()) {
+    for (int cols : kSizes) {
+      const int rows = 4;
+      Matrix s = RandomMatrix(rows, cols, cols, -30.0f, 30.0f);
+      for (int j = 0; j < cols; j += 3) s(1, j) = -kInf;  // some masked entries
+      s.row(2).setConstant(-kInf);                        // a fully masked row
+      Matrix w(rows, cols);
+      const float inv_t = 1.0f / 0.7f;
+      t->softmax_rows(s.data(), w.data(), rows, cols, cols, inv_t);
+      for (int i = 0; i < rows; ++i) {
+        double mx = -INFINITY, sum = 0;
+        for (int j = 0; j < cols; ++j) mx = std::max(mx, double(s(i, j)) * inv_t);
+        for (int j = 0; j < cols; ++j) {
+          if (mx == -INFINITY) {
+            ASSERT_EQ(w(i, j), 0.0f);
+            continue;
+          }
+          sum += std::exp(double(s(i, j)) * inv_t - mx);
+        }
+        for (int j = 0; j < cols && mx != -INFINITY; ++j) {
+          const double want = std::exp(double(s(i, j)) * inv_t - mx) / sum;
+          if (s(i, j) == -kInf) ASSERT_EQ(w(i, j), 0.0f) << "masked entries are exactly 0";
+          // s·(1/τ) is rounded to float: relative error up to |s/τ|·u in each exponent, twice (max, entry).
+          const double bound = (4 + 2 * 30.0 * inv_t) * 1.2e-7 * want + 1e-12;
+          ASSERT_NEAR(w(i, j), want, bound) << KernelName(t->id) << " cols=" << cols << " row " << i;
+        }
+      }
+    }
+  }
+}
+
+// Distance in units in the last place between two non-negative floats (denormals included).
+int64_t UlpDistance(float a, float b) {
+  int32_t ia, ib;
+  std::memcpy(&ia, &a, 4);
+  std::memcpy(&ib, &b, 4);
+  return ia > ib ? int64_t(ia) - ib : int64_t(ib) - ia;
+}
+
+float FromBits(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+// Worst ulp distance of t->exp over x, checking NaN -> NaN and overflow -> +inf exactly.
+int64_t WorstExpUlp(const KernelTable& t, const std::vector<float>& x, float* worst_x) {
+  // Offset by one float so the vector loads are unaligned; an odd count exercises the scalar tail.
+  std::vector<float> in(x.size() + 1), out(x.size() + 1);
+  std::copy(x.begin(), x.end(), in.begin() + 1);
+  t.exp(in.data() + 1, out.data() + 1, static_cast<int>(x.size()));
+  int64_t worst = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const float got = out[i + 1];
+    if (std::isnan(x[i])) {
+      EXPECT_TRUE(std::isnan(got)) << "exp(NaN)";
+      continue;
+    }
+    const float want = static_cast<float>(std::exp(static_cast<double>(x[i])));  // correctly rounded
+    if (std::isinf(want)) {
+      EXPECT_EQ(got, kInf) << KernelName(t.id) << " exp(" << x[i] << ") overflows to +inf";
+      continue;
+    }
+    const int64_t ulp = UlpDistance(got, want);
+    if (ulp > worst) worst = ulp, *worst_x = x[i];
+  }
+  return worst;
+}
+
+TEST(SimdKernels, ExpWithin2UlpOverTheWholeRange) {
+  // Every float bit pattern in steps of 251 (both signs, ~17 million values) in chunks, plus the
+  // edges: overflow, the denormal results, ±inf, NaN.
+  const std::vector<float> edges = {0.0f, -0.0f, 1.0f, -1.0f, 88.72283f, 88.72284f, 88.7229f, 89.0f, 1e30f,
+                                    -87.33654f, -87.3366f, -103.2789f, -103.9721f, -104.0f, -1e30f, kInf, -kInf,
+                                    std::numeric_limits<float>::quiet_NaN(), 0.5f * 0.6931472f, -0.5f * 0.6931472f};
+  for (const KernelTable* t : SimdTables()) {
+    float worst_x = 0;
+    int64_t worst = WorstExpUlp(*t, edges, &worst_x);
+    size_t count = edges.size();
+    std::vector<float> x;
+    for (uint64_t bits = 0; bits <= 0xFFFFFFFFull; bits += 251) {
+      x.push_back(FromBits(static_cast<uint32_t>(bits)));
+      if (x.size() == (1u << 20) || bits + 251 > 0xFFFFFFFFull) {
+        float chunk_x = 0;
+        const int64_t chunk = WorstExpUlp(*t, x, &chunk_x);
+        if (chunk > worst) worst = chunk, worst_x = chunk_x;
+        count += x.size();
+        x.clear();
+      }
+    }
+    EXPECT_LE(worst, 2) << KernelName(t->id) << ": worst at x = " << worst_x;
+    std::printf("[ exp ] %s: worst %lld ulp (at x = %.9g) over %zu inputs\n", KernelName(t->id),
+                static_cast<long long>(worst), worst_x, count);
+  }
+}
+
+TEST(SimdKernels, PeakProbeMeasuresSomething) {
+  for (const KernelTable* t : SimdTables()) EXPECT_GT(MeasurePeakGflops(t->id, 0.01), 0.1) << KernelName(t->id);
+  EXPECT_EQ(MeasurePeakGflops(KernelId::kReference, 0.01), 0.0);
+}
+
+}  // namespace
+}  // namespace attn
