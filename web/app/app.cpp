@@ -16,6 +16,7 @@
 #include "panels/prices_panel.h"
 #include "panels/qkv_panel.h"
 #include "panels/relevance_panel.h"
+#include "panels/speed_panel.h"
 #include "panels/words_panel.h"
 
 namespace attnlab {
@@ -38,6 +39,7 @@ App::App() {
   panels_.push_back(std::make_unique<MasksPanel>());
   panels_.push_back(std::make_unique<CnnPanel>());
   panels_.push_back(std::make_unique<PricesPanel>());
+  panels_.push_back(std::make_unique<SpeedPanel>());
 }
 
 bool App::Init(std::string* error) { return gfx::Renderer().Init(error); }
@@ -163,7 +165,8 @@ void App::Frame() {
       std::any_of(panels_.begin(), panels_.end(), [&](const auto& p) { return p->id() == state_.view && p->uses_sentence(); });
   if (sentence_shown) DrawSentenceControls();
   UpdateSentence();
-  PanelContext ctx{state_, sentence_, published_, &engine_runs_, &prices_};
+  wants_another_frame_ = false;
+  PanelContext ctx{state_, sentence_, published_, &engine_runs_, &prices_, &wants_another_frame_};
   // When the state names another view than the tab shown last (URL, tests), select that tab;
   // otherwise the tab bar (the reader's clicks) decides.
   const ViewId requested = state_.view;

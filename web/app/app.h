@@ -41,6 +41,8 @@ class App {
   const std::string& sentence_error() const { return sentence_error_; }
   const Published& published() const { return published_; }
   int engine_runs() const { return engine_runs_; }
+  // A panel asked for the next frame although no input came (view 9 keeps timing).
+  bool wants_another_frame() const { return wants_another_frame_; }
 
  private:
   void UpdateSentence();
@@ -58,6 +60,7 @@ class App {
   char sentence_buffer_[512] = {};
   Published published_;
   int engine_runs_ = 0;
+  bool wants_another_frame_ = false;
   PricesInputs prices_;
 };
 

@@ -60,7 +60,7 @@ void LoopIteration() {
   if (!platform::TakeDirty()) return;
   DrawFrame();
   // ImGui trickles input (one key or click per frame); keep drawing until the queue is empty.
-  if (GImGui->InputEventsQueue.Size > 0) platform::MarkDirty();
+  if (GImGui->InputEventsQueue.Size > 0 || TheApp().wants_another_frame()) platform::MarkDirty();
 }
 
 }  // namespace

@@ -16,6 +16,9 @@ export async function loadAttnlab(moduleOptions = {}) {
     selfAttention: (x, n, d, options = {}) => m.selfAttention(x, n, d, options),
     // forward({numHeads: 2, projectInputs: true, score: 'cosine', ...}, {query: {rows, cols, data}, key?, value?})
     forward: (config, inputs, params = null) => m.forward(config, inputs, params),
+    // forwardOutput({kernel: 'wasm_simd128', numHeads: 4, ...}, inputs): {output, fused} only; the fused
+    // kernel keeps memory O(n·d), for long sequences and timing.
+    forwardOutput: (config, inputs, params = null) => m.forwardOutput(config, inputs, params),
     tokenize: (text) => m.tokenize(text),
     hashEmbeddings: (tokens, dim) => m.hashEmbeddings(tokens, dim),
     availableKernels: () => m.availableKernels(),

@@ -187,28 +187,52 @@ attn::Status ConfigFromJs(val o, attn::AttentionConfig* c) {
   return attn::Status::Ok();
 }
 
-// forward(config, {query, key?, value?, floatMask?}, params?) with matrices as {rows, cols, data}.
-// params may give wq, wk, wv, wo, relativeCenter (1, h), relativeSharpness (1, h).
+// The arguments of forward() / forwardOutput(): config, {query, key?, value?, floatMask?}, params?
+// with matrices as {rows, cols, data}. params may give wq, wk, wv, wo, relativeCenter (1, h),
+// relativeSharpness (1, h).
+attn::Status CallFromJs(val config_js, val inputs_js, val params_js, attn::AttentionConfig* config,
+                        attn::AttentionInputs* inputs, attn::AttentionParameters* params) {
+  attn::Matrix float_mask;
+  attn::Status status = ConfigFromJs(config_js, config);
+  if (status.ok()) status = FromJsMatrix("query", inputs_js["query"], &inputs->query);
+  if (status.ok()) status = FromJsMatrix("key", inputs_js["key"], &inputs->key);
+  if (status.ok()) status = FromJsMatrix("value", inputs_js["value"], &inputs->value);
+  if (status.ok()) status = FromJsMatrix("floatMask", inputs_js["floatMask"], &float_mask);
+  if (status.ok() && float_mask.size() > 0) inputs->float_mask.push_back(float_mask);
+  const bool has_params = !(params_js.isUndefined() || params_js.isNull());
+  if (status.ok() && has_params) {
+    status = FromJsMatrix("wq", params_js["wq"], &params->wq);
+    if (status.ok()) status = FromJsMatrix("wk", params_js["wk"], &params->wk);
+    if (status.ok()) status = FromJsMatrix("wv", params_js["wv"], &params->wv);
+    if (status.ok()) status = FromJsMatrix("wo", params_js["wo"], &params->wo);
+    if (status.ok()) status = FromJsMatrix("relativeCenter", params_js["relativeCenter"], &params->relative_center);
+    if (status.ok()) status = FromJsMatrix("relativeSharpness", params_js["relativeSharpness"], &params->relative_sharpness);
+  }
+  return status;
+}
+
+// forwardOutput(...): the output alone, {output, fused}; fused on a SIMD kernel ("wasm_simd128")
+// for the configs attn::FusedKernelCovers names: no n×n matrix, memory O(n·d).
+val ForwardOutput(val config_js, val inputs_js, val params_js) {
+  attn::AttentionConfig config;
+  attn::AttentionInputs inputs;
+  attn::AttentionParameters params;
+  attn::Status status = CallFromJs(config_js, inputs_js, params_js, &config, &inputs, &params);
+  attn::Matrix output;
+  if (status.ok()) status = attn::ForwardOutput(config, inputs, params, &output);
+  if (!status.ok()) return ErrorObject(status);
+  val out = val::object();
+  out.set("output", ToJsMatrix(output));
+  out.set("fused", attn::FusedKernelCovers(config, inputs));
+  return out;
+}
+
+// forward(...): every intermediate.
 val Forward(val config_js, val inputs_js, val params_js) {
   attn::AttentionConfig config;
   attn::AttentionInputs inputs;
   attn::AttentionParameters params;
-  attn::Matrix float_mask;
-  attn::Status status = ConfigFromJs(config_js, &config);
-  if (status.ok()) status = FromJsMatrix("query", inputs_js["query"], &inputs.query);
-  if (status.ok()) status = FromJsMatrix("key", inputs_js["key"], &inputs.key);
-  if (status.ok()) status = FromJsMatrix("value", inputs_js["value"], &inputs.value);
-  if (status.ok()) status = FromJsMatrix("floatMask", inputs_js["floatMask"], &float_mask);
-  if (status.ok() && float_mask.size() > 0) inputs.float_mask.push_back(float_mask);
-  const bool has_params = !(params_js.isUndefined() || params_js.isNull());
-  if (status.ok() && has_params) {
-    status = FromJsMatrix("wq", params_js["wq"], &params.wq);
-    if (status.ok()) status = FromJsMatrix("wk", params_js["wk"], &params.wk);
-    if (status.ok()) status = FromJsMatrix("wv", params_js["wv"], &params.wv);
-    if (status.ok()) status = FromJsMatrix("wo", params_js["wo"], &params.wo);
-    if (status.ok()) status = FromJsMatrix("relativeCenter", params_js["relativeCenter"], &params.relative_center);
-    if (status.ok()) status = FromJsMatrix("relativeSharpness", params_js["relativeSharpness"], &params.relative_sharpness);
-  }
+  attn::Status status = CallFromJs(config_js, inputs_js, params_js, &config, &inputs, &params);
   if (!status.ok()) return ErrorObject(status);
   attn::AttentionResult result;
   status = attn::Forward(config, inputs, params, &result);
@@ -362,6 +386,7 @@ val ReadPixel(float x, float y) {
 EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("selfAttention", &SelfAttention);
   emscripten::function("forward", &Forward);
+  emscripten::function("forwardOutput", &ForwardOutput);
   emscripten::function("tokenize", &Tokenize);
   emscripten::function("hashEmbeddings", &HashEmbeddings);
   emscripten::function("availableKernels", &AvailableKernels);

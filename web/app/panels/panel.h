@@ -30,6 +30,8 @@ struct PanelContext {
   int* engine_runs;
   // web/assets/prices.csv, loaded after the first frame (view 8).
   const PricesInputs* prices = nullptr;
+  // Set by a panel that needs the next frame drawn although nothing changed (a running timer).
+  bool* wants_another_frame = nullptr;
 };
 
 class Panel {

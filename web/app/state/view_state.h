@@ -10,7 +10,7 @@
 namespace attnlab {
 
 // The views, in the order of the tabs (and of ../shared/CONCEPTS.md).
-enum class ViewId { kWords, kOrder, kQkv, kRelevance, kHeads, kMasks, kCnn, kPrices, kCount };
+enum class ViewId { kWords, kOrder, kQkv, kRelevance, kHeads, kMasks, kCnn, kPrices, kSpeed, kCount };
 
 // Where the word vectors come from.
 enum class VectorSource {
@@ -175,6 +175,19 @@ struct PricesState {
   }
 };
 
+// View 9: the engine's speed in this browser.
+struct SpeedState {
+  int log2_n = 8;    // sequence length n = 2^log2_n
+  int kernel = -1;   // attn::KernelId; -1: the fastest this page has
+  bool live = true;  // keep timing, one forward a frame, while the view is open
+
+  void Visit(FieldVisitor& v) {
+    v.Int("sp.n", log2_n, 4, 14);
+    v.Int("sp.k", kernel, -1, 4);
+    v.Bool("sp.l", live);
+  }
+};
+
 struct ViewState {
   ViewId view = ViewId::kWords;
   SentenceState sentence;
@@ -186,6 +199,7 @@ struct ViewState {
   MasksState masks;
   CnnState cnn;
   PricesState prices;
+  SpeedState speed;
 
   void Visit(FieldVisitor& v) {
     v.Choice("v", view, static_cast<int>(ViewId::kCount));
@@ -198,6 +212,7 @@ struct ViewState {
     masks.Visit(v);
     cnn.Visit(v);
     prices.Visit(v);
+    speed.Visit(v);
   }
 };
 

@@ -30,5 +30,25 @@ typename V::F ExpApprox(typename V::F x) {
   return V::KeepNaN(x, result);
 }
 
+// exp(x) for x ≤ 0 where results below FLT_MIN (x < −87.3) may flush to 0 and x is never NaN: the
+// softmax of scores minus their max. One 2^k factor and no NaN blend: about a fifth fewer
+// operations than ExpApprox, same accuracy above FLT_MIN.
+template <class V>
+typename V::F ExpNonPositive(typename V::F x) {
+  using F = typename V::F;
+  const F clamped = V::Max(x, V::Broadcast(-87.33654f));  // k ≥ −126: 2^k stays normal; exp(−inf) → ~1e−38
+  const F k = V::RoundNearest(V::Mul(clamped, V::Broadcast(1.44269504088896341f)));
+  F r = V::MulAdd(k, V::Broadcast(-0.693359375f), clamped);
+  r = V::MulAdd(k, V::Broadcast(2.12194440e-4f), r);
+  F p = V::Broadcast(1.9875691500e-4f);
+  p = V::MulAdd(p, r, V::Broadcast(1.3981999507e-3f));
+  p = V::MulAdd(p, r, V::Broadcast(8.3334519073e-3f));
+  p = V::MulAdd(p, r, V::Broadcast(4.1665795894e-2f));
+  p = V::MulAdd(p, r, V::Broadcast(1.6666665459e-1f));
+  p = V::MulAdd(p, r, V::Broadcast(5.0000001201e-1f));
+  p = V::MulAdd(p, V::Mul(r, r), V::Add(r, V::Broadcast(1.0f)));
+  return V::Mul(p, V::Pow2(k));
+}
+
 }  // namespace
 }  // namespace attn::simd

@@ -44,21 +44,24 @@ float RowMax(const float* x, int count) {
   return best;
 }
 
-// x[j] = exp(x[j]·mul − sub) for j < count; returns the sum.
-template <class V>
-float ExpShiftedInPlace(float* x, int count, float mul, float sub) {
+// x[j] = exp(x[j] − sub) for j < count, x[j] ≤ sub; returns the sum. kExact: ExpApprox (masked
+// −inf entries give exactly 0, as the weights drawn need); otherwise ExpNonPositive (they give
+// ~1e−38, which no float sum or weighted mean of the unmasked terms can see).
+template <class V, bool kExact>
+float ExpShiftedInPlace(float* x, int count, float sub) {
   constexpr int L = V::kLanes;
-  const typename V::F vmul = V::Broadcast(mul), vsub = V::Broadcast(sub);
+  const typename V::F vsub = V::Broadcast(sub);
   typename V::F sum = V::Zero();
   int j = 0;
   for (; j + L <= count; j += L) {
-    const typename V::F e = ExpApprox<V>(V::Sub(V::Mul(V::Load(x + j), vmul), vsub));
+    const typename V::F shifted = V::Sub(V::Load(x + j), vsub);
+    const typename V::F e = kExact ? ExpApprox<V>(shifted) : ExpNonPositive<V>(shifted);
     V::Store(x + j, e);
     sum = V::Add(sum, e);
   }
   float total = V::ReduceAdd(sum);
   for (; j < count; ++j) {
-    x[j] = ExpApprox<VecScalar>(x[j] * mul - sub);
+    x[j] = kExact ? ExpApprox<VecScalar>(x[j] - sub) : ExpNonPositive<VecScalar>(x[j] - sub);
     total += x[j];
   }
   return total;
@@ -73,8 +76,8 @@ void ScaleRow(float* x, int count, float factor) {
 
 template <class V>
 void FlashAttention(const FlashAttentionArgs& a) {
-  constexpr int kNr = PanelWidth<V>();
-  constexpr int kBr = kMr * 4;  // query rows per tile
+  constexpr int kMr = V::kMr, kNr = PanelWidth<V>();
+  constexpr int kBr = kMr * 8;  // query rows per tile
   constexpr int kBc = 64;       // keys per tile, a multiple of every kNr (8, 16, 32)
   static_assert(kBc % kNr == 0, "key tile must hold whole panels");
   const int n = a.n, m = a.m, dk = a.d_k, dv = a.d_v;
@@ -128,7 +131,7 @@ void FlashAttention(const FlashAttentionArgs& a) {
           continue;
         }
         const float alpha = ExpApprox<VecScalar>(row_max[r] - m_new);  // exp(−inf) = 0 on the first hit
-        const float tile_sum = ExpShiftedInPlace<V>(row, kBc, 1.0f, m_new);
+        const float tile_sum = ExpShiftedInPlace<V, false>(row, kBc, m_new);
         row_sum[r] = row_sum[r] * alpha + tile_sum;
         row_max[r] = m_new;
         if (alpha != 1.0f) ScaleRow<V>(o.get() + r * dv_pad, dv_pad, alpha);

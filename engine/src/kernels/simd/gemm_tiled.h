@@ -1,9 +1,10 @@
 // Register-blocked GEMM for any SIMD width V (see vec_*.h): C = A · B (+ bias), row-major.
 //
 // B is packed into panels of kNr = 2·lanes columns, each panel (k, kNr) contiguous and zero-padded,
-// so the micro-kernel streams it with aligned-stride loads; A is read in place, kMr = 6 rows at a
-// time, one broadcast per row and step. The kMr × kNr accumulator block (12 vectors) stays in
-// registers for the whole k loop: 12 multiply-adds per 2 loads + 6 broadcasts.
+// so the micro-kernel streams it with aligned-stride loads; A is read in place, kMr = V::kMr rows at
+// a time, one broadcast per row and step. The kMr × kNr accumulator block stays in registers for the
+// whole k loop: 2·kMr multiply-adds per 2 loads + kMr broadcasts. kMr is 6 on x86 (12 accumulators
+// of 16 registers) and 4 on wasm, where V8 keeps fewer vectors in registers (6 × 8 ran 20% slower).
 // Edges (rows < kMr, columns < kNr) go through a padded tile so the micro-kernel is always full.
 #pragma once
 
@@ -12,8 +13,6 @@
 
 namespace attn::simd {
 namespace {
-
-constexpr int kMr = 6;
 
 template <class V>
 constexpr int PanelWidth() { return 2 * V::kLanes; }
@@ -36,14 +35,14 @@ class FloatBuffer {
   float* data_;
 };
 
-// C[kMr, kNr] = (accumulate ? C : 0) + A[kMr, k] · P[k, kNr].
+// C[kMr, kNr] = (accumulate ? C : 0) + A[kMr, k] · P[k, kNr], kMr = V::kMr (4 or 6).
 //   a: row i at a + i·lda;  panel: (k, kNr) contiguous;  c: row i at c + i·ldc
-// The 12 accumulators are named, not an array: GCC keeps an array in memory across the loop.
+// The accumulators are named, not an array: GCC keeps an array in memory across the loop.
 template <class V>
 inline void MicroKernel(int k, const float* a, int lda, const float* panel, float* c, int ldc, bool accumulate) {
-  static_assert(kMr == 6, "the micro-kernel is written out for 6 rows");
+  constexpr int kMr = V::kMr, L = V::kLanes, kNr = 2 * L;
+  static_assert(kMr == 4 || kMr == 6, "the micro-kernel is written out for 4 or 6 rows");
   using F = typename V::F;
-  constexpr int L = V::kLanes, kNr = 2 * L;
   F c00 = V::Zero(), c01 = V::Zero(), c10 = V::Zero(), c11 = V::Zero(), c20 = V::Zero(), c21 = V::Zero();
   F c30 = V::Zero(), c31 = V::Zero(), c40 = V::Zero(), c41 = V::Zero(), c50 = V::Zero(), c51 = V::Zero();
   if (accumulate) {
@@ -51,10 +50,13 @@ inline void MicroKernel(int k, const float* a, int lda, const float* panel, floa
     c10 = V::Load(c + ldc), c11 = V::Load(c + ldc + L);
     c20 = V::Load(c + 2 * ldc), c21 = V::Load(c + 2 * ldc + L);
     c30 = V::Load(c + 3 * ldc), c31 = V::Load(c + 3 * ldc + L);
-    c40 = V::Load(c + 4 * ldc), c41 = V::Load(c + 4 * ldc + L);
-    c50 = V::Load(c + 5 * ldc), c51 = V::Load(c + 5 * ldc + L);
+    if constexpr (kMr == 6) {
+      c40 = V::Load(c + 4 * ldc), c41 = V::Load(c + 4 * ldc + L);
+      c50 = V::Load(c + 5 * ldc), c51 = V::Load(c + 5 * ldc + L);
+    }
   }
-  const float *a0 = a, *a1 = a + lda, *a2 = a + 2 * lda, *a3 = a + 3 * lda, *a4 = a + 4 * lda, *a5 = a + 5 * lda;
+  const float *a0 = a, *a1 = a + lda, *a2 = a + 2 * lda, *a3 = a + 3 * lda;
+  const float *a4 = kMr == 6 ? a + 4 * lda : a, *a5 = kMr == 6 ? a + 5 * lda : a;
   for (int p = 0; p < k; ++p, panel += kNr) {
     const F b0 = V::Load(panel), b1 = V::Load(panel + L);
     F ai = V::BroadcastFrom(a0 + p);
@@ -65,17 +67,21 @@ inline void MicroKernel(int k, const float* a, int lda, const float* panel, floa
     c20 = V::MulAdd(ai, b0, c20), c21 = V::MulAdd(ai, b1, c21);
     ai = V::BroadcastFrom(a3 + p);
     c30 = V::MulAdd(ai, b0, c30), c31 = V::MulAdd(ai, b1, c31);
-    ai = V::BroadcastFrom(a4 + p);
-    c40 = V::MulAdd(ai, b0, c40), c41 = V::MulAdd(ai, b1, c41);
-    ai = V::BroadcastFrom(a5 + p);
-    c50 = V::MulAdd(ai, b0, c50), c51 = V::MulAdd(ai, b1, c51);
+    if constexpr (kMr == 6) {
+      ai = V::BroadcastFrom(a4 + p);
+      c40 = V::MulAdd(ai, b0, c40), c41 = V::MulAdd(ai, b1, c41);
+      ai = V::BroadcastFrom(a5 + p);
+      c50 = V::MulAdd(ai, b0, c50), c51 = V::MulAdd(ai, b1, c51);
+    }
   }
   V::Store(c, c00), V::Store(c + L, c01);
   V::Store(c + ldc, c10), V::Store(c + ldc + L, c11);
   V::Store(c + 2 * ldc, c20), V::Store(c + 2 * ldc + L, c21);
   V::Store(c + 3 * ldc, c30), V::Store(c + 3 * ldc + L, c31);
-  V::Store(c + 4 * ldc, c40), V::Store(c + 4 * ldc + L, c41);
-  V::Store(c + 5 * ldc, c50), V::Store(c + 5 * ldc + L, c51);
+  if constexpr (kMr == 6) {
+    V::Store(c + 4 * ldc, c40), V::Store(c + 4 * ldc + L, c41);
+    V::Store(c + 5 * ldc, c50), V::Store(c + 5 * ldc + L, c51);
+  }
 }
 
 // Packs columns [j0, j0 + kNr) of B (k, n) into panel (k, kNr), zeros past column n.
@@ -102,7 +108,7 @@ void PackAllPanels(const float* b, int ldb, bool transposed, int k, int n, float
 template <class V>
 void EdgeTile(int rows, int cols, int k, const float* a, int lda, const float* panel, float* c, int ldc,
               bool accumulate, float* a_pad /* (kMr, k) */, float* c_pad /* (kMr, kNr) */) {
-  constexpr int kNr = PanelWidth<V>();
+  constexpr int kMr = V::kMr, kNr = PanelWidth<V>();
   for (int i = 0; i < kMr; ++i) {
     if (i < rows) std::memcpy(a_pad + i * k, a + i * lda, sizeof(float) * k);
     else std::memset(a_pad + i * k, 0, sizeof(float) * k);
@@ -117,7 +123,7 @@ void EdgeTile(int rows, int cols, int k, const float* a, int lda, const float* p
 template <class V>
 void Gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed,
           const float* bias, float* c, int ldc) {
-  constexpr int kNr = PanelWidth<V>();
+  constexpr int kMr = V::kMr, kNr = PanelWidth<V>();
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {
     for (int i = 0; i < m; ++i)

@@ -9,6 +9,7 @@ namespace {
 struct VecAvx2 {
   using F = __m256;
   static constexpr int kLanes = 8;
+  static constexpr int kMr = 6;  // GEMM micro-kernel rows (gemm_tiled.h)
   static constexpr const char* kName = "avx2";
 
   static F Load(const float* p) { return _mm256_loadu_ps(p); }

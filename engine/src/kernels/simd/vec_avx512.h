@@ -9,6 +9,7 @@ namespace {
 struct VecAvx512 {
   using F = __m512;
   static constexpr int kLanes = 16;
+  static constexpr int kMr = 6;  // GEMM micro-kernel rows (gemm_tiled.h)
   static constexpr const char* kName = "avx512";
 
   static F Load(const float* p) { return _mm512_loadu_ps(p); }

@@ -10,6 +10,7 @@ namespace {
 struct VecWasmSimd128 {
   using F = v128_t;
   static constexpr int kLanes = 4;
+  static constexpr int kMr = 4;  // GEMM micro-kernel rows (gemm_tiled.h)
   static constexpr const char* kName = "wasm_simd128";
 
   static F Load(const float* p) { return wasm_v128_load(p); }

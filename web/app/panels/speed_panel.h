@@ -1,0 +1,47 @@
+// View 9: the engine's forward pass timed in the reader's browser — µs, GFLOP/s and the share of
+// this core's measured SIMD peak, for the fused kernel and the ones that build every intermediate.
+#pragma once
+
+#include <array>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "attn/attention.h"
+#include "panels/panel.h"
+
+namespace attnlab {
+
+class SpeedPanel : public Panel {
+ public:
+  ViewId id() const override { return ViewId::kSpeed; }
+  const char* title() const override { return "9 Speed"; }
+  bool uses_sentence() const override { return false; }
+  void Draw(PanelContext& ctx) override;
+
+ private:
+  struct Timing {
+    double us = 0;      // median µs per forward
+    double gflops = 0;  // FLOPs / time
+  };
+  // Times forwards of (kernel, n) for at least min_ms (one run at least); µs per forward, or a
+  // negative value with error_ set.
+  double TimeBatch(PanelContext& ctx, attn::KernelId kernel, int n, double min_ms);
+  void DrawControls(PanelContext& ctx, attn::KernelId kernel);
+  void DrawLive(PanelContext& ctx, attn::KernelId kernel, int n);
+  void DrawSweep(PanelContext& ctx);
+
+  std::string error_;
+  attn::AttentionParameters params_;  // seeded once: d_model 256, 4 heads, with biases
+  std::map<int, attn::Matrix> inputs_;  // x per n, seeded
+  attn::Matrix output_;
+  // Live: the last batches of the shown (kernel, n).
+  int live_kernel_ = -2, live_n_ = 0;
+  std::vector<double> live_us_;
+  double peak_gflops_ = 0;  // this core's wasm SIMD multiply-add peak; 0 until measured
+  // Sweep: (kernel, log2 n) still to measure, and the results.
+  std::vector<std::pair<attn::KernelId, int>> sweep_queue_;
+  std::map<std::pair<int, int>, Timing> sweep_;
+};
+
+}  // namespace attnlab
