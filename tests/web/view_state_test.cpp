@@ -45,7 +45,7 @@ TEST(ViewState, BadFieldsAreReportedAndSkippedWhileGoodOnesApply) {
       {"w.t=9&s=ok", attn::StatusCode::kOutOfRange, "'w.t': expected 0.05..5, got 9"},
       {"w.t=abc&s=ok", attn::StatusCode::kParseError, "'w.t': expected a finite number"},
       {"w.t=nan&s=ok", attn::StatusCode::kParseError, "finite"},
-      {"v=99&s=ok", attn::StatusCode::kOutOfRange, "'v': expected 0..7"},
+      {"v=99&s=ok", attn::StatusCode::kOutOfRange, "'v': expected 0..8"},
       {"w.l=yes&s=ok", attn::StatusCode::kParseError, "expected 0 or 1"},
       {"zz=1&s=ok", attn::StatusCode::kParseError, "'zz': unknown key"},
       {"s=ok&s2", attn::StatusCode::kParseError, "expected key=value"},
