@@ -1,0 +1,100 @@
+// View 9: the forward timed in the browser; and forwardOutput(), the fused path, from JavaScript.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openBrowser, openPage, screenshot, settle } from './browser.mjs';
+
+let session;
+before(async () => { session = await openBrowser(); });
+after(async () => { await session?.close(); });
+
+const flops = (n, d = 256) => 2 * n * d * d * 4 + 4 * n * n * d;
+const scalars = (page) => page.evaluate(() => window.attnlab.scalars());
+
+test('the Speed view times the fused wasm_simd128 forward and the kernels that keep every intermediate', async () => {
+  const { page, problems } = await openPage(session);
+  const kernels = await page.evaluate(() => window.attnlab.availableKernels());
+  assert.deepEqual(kernels, ['reference', 'eigen', 'wasm_simd128']);
+
+  // Not live: one measurement, then the page idles.
+  await page.evaluate(() => window.attnlab.setState('v=8&sp.l=0&sp.n=8'));
+  await settle(page);
+  let s = await scalars(page);
+  assert.equal(s['speed.n'], 256);
+  assert.equal(s['speed.fused'], 1, 'wasm_simd128 runs the fused kernel');
+  assert.equal(s['speed.kernel'], 2);
+  assert.ok(s['speed.us'] > 0 && s['speed.us'] < 5e6, `${s['speed.us']} µs`);
+  // GFLOP/s is the FLOP count over the measured time, nothing else.
+  assert.ok(Math.abs(s['speed.gflops'] - flops(256) / s['speed.us'] * 1e-3) < 1e-9 * s['speed.gflops'] + 1e-12);
+  const output = await page.evaluate(() => window.attnlab.matrix('speed.output'));
+  assert.equal(output.rows, 256);
+  assert.equal(output.cols, 256);
+  assert.ok(Array.from(Object.values(output.data)).every(Number.isFinite));
+  await screenshot(page, 'speed');
+
+  // eigen builds every n×n intermediate: the view keeps n at 1024 for it.
+  await page.evaluate(() => window.attnlab.setState('v=8&sp.l=0&sp.k=1&sp.n=12'));
+  await settle(page);
+  s = await scalars(page);
+  assert.equal(s['speed.kernel'], 1);
+  assert.equal(s['speed.n'], 1024);
+  assert.equal(s['speed.fused'], 0);
+
+  // Live: the engine keeps running with no input at all, and stops when live is switched off.
+  await page.evaluate(() => window.attnlab.setState('v=8&sp.k=-1&sp.n=6&sp.l=1'));
+  const before = await page.evaluate(() => window.attnlab.view().engineRuns);
+  await page.waitForTimeout(600);
+  const during = await page.evaluate(() => window.attnlab.view().engineRuns);
+  assert.ok(during > before + 5, `live: ${during - before} runs in 600 ms`);
+  await page.evaluate(() => window.attnlab.setState('v=8&sp.n=6&sp.l=0'));
+  await settle(page);
+  const stopped = await page.evaluate(() => window.attnlab.view().engineRuns);
+  await page.waitForTimeout(300);
+  assert.equal(await page.evaluate(() => window.attnlab.view().engineRuns), stopped, 'nothing runs once idle');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('forwardOutput(): the fused kernel from JavaScript equals forward() and a float64 reference', async () => {
+  const { page, problems } = await openPage(session);
+  const r = await page.evaluate(() => {
+    // Seeded values in [-1, 1): n = 37 rows (not a multiple of any tile), d_model 8, 2 heads, causal.
+    let seed = 5;
+    const next = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+    const x = { rows: 37, cols: 8, data: new Float32Array(37 * 8).map(next) };
+    const config = { numHeads: 2, causal: true, seed: 3, kernel: 'wasm_simd128' };
+    const fused = window.attnlab.forwardOutput(config, { query: x });
+    const full = window.attnlab.forward({ ...config, kernel: 'reference' }, { query: x });
+    return {
+      fused: fused.fused, out: Array.from(fused.output.data), full: Array.from(full.output.data),
+      x: Array.from(x.data),
+      bad: window.attnlab.forwardOutput({ ...config, kernel: 'avx2' }, { query: x }),
+      uncovered: window.attnlab.forwardOutput({ ...config, normalizer: 'sparsemax' }, { query: x }).fused,
+    };
+  });
+  assert.equal(r.fused, true);
+  assert.equal(r.uncovered, false, 'sparsemax is not fused: it runs the full pipeline');
+  assert.equal(r.bad.ok, false);
+  assert.equal(r.bad.code, 'unknown_option');
+  // float64: causal softmax(q kᵀ / √4) v per head of 4 columns, Q = K = V = x.
+  const n = 37, d = 8, dh = 4;
+  const want = new Array(n * d).fill(0);
+  for (let h = 0; h < 2; ++h) {
+    for (let i = 0; i < n; ++i) {
+      const s = [];
+      for (let j = 0; j <= i; ++j) {
+        let dot = 0;
+        for (let c = 0; c < dh; ++c) dot += r.x[i * d + h * dh + c] * r.x[j * d + h * dh + c];
+        s.push(dot / Math.sqrt(dh));
+      }
+      const mx = Math.max(...s), e = s.map((v) => Math.exp(v - mx)), sum = e.reduce((a, b) => a + b);
+      for (let j = 0; j <= i; ++j)
+        for (let c = 0; c < dh; ++c) want[i * d + h * dh + c] += (e[j] / sum) * r.x[j * d + h * dh + c];
+    }
+  }
+  for (let i = 0; i < n * d; ++i) {
+    assert.ok(Math.abs(r.out[i] - want[i]) < 2e-6, `fused[${i}] = ${r.out[i]}, float64 ${want[i]}`);
+    assert.ok(Math.abs(r.out[i] - r.full[i]) < 2e-6, `fused[${i}] = ${r.out[i]}, forward() ${r.full[i]}`);
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
