@@ -10,6 +10,7 @@
 // the machine does not land on one implementation only. The rounds' samples are pooled and ms is their
 // median. Peers run n = 64…4096 (never above); attnlab also n = 16384. Prints a markdown table and the
 // targets, writes the rows to bench/results.json (--quick: bench/.cache/results-quick.json).
+// Its own checks: node --test bench/
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -229,7 +230,7 @@ function ratioTo(best, r) {  // peer ms / attnlab ms in the same group at the sa
   return a?.ms != null ? r.ms / a.ms : null;
 }
 
-function table(rows, peaks) {
+export function table(rows, peaks) {
   const best = bestRows(rows);
   const out = ['| n | impl (variant) | ms | GFLOP/s | attnlab ×faster | % of peak | peak RSS MB |',
                '| ---: | --- | ---: | ---: | ---: | ---: | ---: |'];
@@ -268,7 +269,7 @@ function gemmLines(peaks) {
   });
 }
 
-function targets(rows, peaks, page, o) {
+export function targets(rows, peaks, page, o) {
   const best = bestRows(rows);
   const lines = [];
   const verdict = (ok, text) => lines.push(`- ${ok === null ? 'not measured' : ok ? '**met**' : '**not met**'}: ${text}`);
@@ -307,7 +308,10 @@ function targets(rows, peaks, page, o) {
 }
 
 function environment() {
-  const cpu = (fs.readFileSync('/proc/cpuinfo', 'utf8').match(/^model name\s*:\s*(.*)$/m) || [])[1] ?? os.cpus()[0]?.model;
+  const cpuinfo = fs.readFileSync('/proc/cpuinfo', 'utf8');
+  const cpu = (cpuinfo.match(/^model name\s*:\s*(.*)$/m) || [])[1] ?? os.cpus()[0]?.model;
+  const flags = new Set(((cpuinfo.match(/^flags\s*:\s*(.*)$/m) || [])[1] ?? '').split(/\s+/));
+  const simd = [['avx512f', 'AVX-512F'], ['avx2', 'AVX2'], ['fma', 'FMA']].filter(([f]) => flags.has(f)).map(([, s]) => s);
   const emcc = spawnSync('emcc', ['--version'], { encoding: 'utf8' });
   const pkgVersion = (name) => {
     try {
@@ -316,7 +320,8 @@ function environment() {
   };
   return {
     date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-    cpu: `${cpu} (${os.cpus().length} logical cores)`,
+    cpu: `${cpu} (${os.cpus().length} logical cores${simd.length ? ', ' + simd.join(', ') : ''})`,
+    load: os.loadavg()[0],
     node: process.version,
     emscripten: emcc.status === 0 ? (emcc.stdout.match(/\d+\.\d+\.\d+/) || ['?'])[0] : 'not found',
     packages: Object.fromEntries(['onnxruntime-web', 'onnxruntime-node', '@tensorflow/tfjs-core',
@@ -342,7 +347,8 @@ function report(rows, peaks, page, o, env, seconds) {
     `- node ${env.node}, emscripten ${env.emscripten}`,
     `- packages: ${Object.entries(env.packages).map(([k, v]) => `${k} ${v}`).join(', ')}`,
     `- PyTorch: ${torch ? `${torch.version}, ${torch.threads} thread, BLAS ${(torch.blas || []).join(', ')}` : 'not measured'}`,
-    `- command: \`node bench/run.mjs${args ? ' ' + args : ''}\` (${Math.round(seconds)} s)`,
+    `- command: \`node bench/run.mjs${args ? ' ' + args : ''}\` (${Math.round(seconds)} s); load average (1 min) ` +
+    `${env.load.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end`,
     '',
     table(rows, peaks),
     '',
@@ -366,7 +372,8 @@ function report(rows, peaks, page, o, env, seconds) {
     '- tfjs-wasm: @tensorflow/tfjs-backend-wasm SIMD, one thread (the non-threaded binary under node): fused ' +
     '2-D matMul + bias projections, 1/√d folded into Q, one 2-D matMul per head on a once-transposed K.',
     '- pytorch: torch.set_num_threads(1), inference mode, OpenBLAS serial; variants `mha` ' +
-    '(nn.MultiheadAttention fast path), `functional` (F.multi_head_attention_forward), `explicit` (linear + bmm).',
+    '(nn.MultiheadAttention fast path), `functional` (F.multi_head_attention_forward), `explicit` (F.linear, then ' +
+    'per head and per block of 512 query rows mm + softmax + mm).',
     '',
   ].join('\n');
 }
@@ -384,7 +391,7 @@ async function main() {
   const jsonPath = path.resolve(ROOT, o.json);
   fs.mkdirSync(path.dirname(jsonPath), { recursive: true });
   const jsonRows = rows.map(({ samples, not_built, ...r }) => ({ ...r, samples }));
-  fs.writeFileSync(jsonPath, JSON.stringify(jsonRows, null, 1) + '\n');
+  fs.writeFileSync(jsonPath, `[\n${jsonRows.map((r) => JSON.stringify(r)).join(',\n')}\n]\n`);
 
   console.log(table(rows, peaks));
   console.log('');
