@@ -87,5 +87,7 @@ fi
 #-- 3. npm packages --------------------------------------------------------------------------------
 if [ ! -f "$root/node_modules/.package-lock.json" ] || [ "$root/package-lock.json" -nt "$root/node_modules/.package-lock.json" ]; then
   say "npm ci"
-  (cd "$root" && npm ci --no-audit --no-fund --loglevel=error)
+  # onnxruntime-node (a bench peer) would download CUDA providers from outside the npm registry; the
+  # CPU build it ships is all the bench uses.
+  (cd "$root" && ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error)
 fi
