@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what attnlab needs, and nothing when it is all there (safe to re-run):
-#   1. Debian/Ubuntu packages listed in scripts/deps-debian.txt
+#   1. Debian/Ubuntu packages listed in scripts/deps-debian.txt, or in the deps files given as
+#      arguments (npm run bench: scripts/setup.sh scripts/deps-debian.txt scripts/deps-bench-debian.txt)
 #   2. Dear ImGui 1.90.1 sources from Debian's source package into .cache/ (or IMGUI_DIR=/path)
 #   3. npm packages (npm ci)
 # Where it cannot install (not root, no apt), it prints exactly what is missing and exits 1.
@@ -13,7 +14,9 @@ imgui_deb_version=1.90.1+ds-1
 say() { printf 'setup: %s\n' "$*"; }
 
 #-- 1. Debian packages ---------------------------------------------------------------------------
-mapfile -t wanted < <(grep -v '^\s*#' "$root/scripts/deps-debian.txt" | awk 'NF {print $1}')
+deps_files=("$@")
+[ ${#deps_files[@]} -gt 0 ] || deps_files=("$root/scripts/deps-debian.txt")
+mapfile -t wanted < <(cat "${deps_files[@]}" | grep -v '^\s*#' | awk 'NF {print $1}')
 missing=()
 if command -v dpkg-query >/dev/null; then
   for pkg in "${wanted[@]}"; do
@@ -84,5 +87,7 @@ fi
 #-- 3. npm packages --------------------------------------------------------------------------------
 if [ ! -f "$root/node_modules/.package-lock.json" ] || [ "$root/package-lock.json" -nt "$root/node_modules/.package-lock.json" ]; then
   say "npm ci"
-  (cd "$root" && npm ci --no-audit --no-fund --loglevel=error)
+  # onnxruntime-node (a bench peer) would download CUDA providers from outside the npm registry; the
+  # CPU build it ships is all the bench uses.
+  (cd "$root" && ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error)
 fi

@@ -1,0 +1,414 @@
+// The benchmark: attnlab (native and WebAssembly) against its peers on one full multi-head attention
+// forward (fp32, batch 1, d_model 256, 4 heads, Wq Wk Wv Wo with biases, one thread).
+//
+//   node bench/run.mjs [--quick] [--only impl,impl] [--markdown bench/RESULTS.md]
+//                      [--ns 64,256] [--reps 5] [--rounds 2] [--warmup-ms 1500]
+//                      [--json bench/results.json] [--build-dir build]
+//
+// Every (impl, variant, n) runs in its own child process (so its peak RSS is its own), which prints one
+// JSON line (see bench/peers/common.mjs). Order: for n, for round, for impl — so a noisy moment on
+// the machine does not land on one implementation only. The rounds' samples are pooled and ms is their
+// median. Peers run n = 64…4096 (never above); attnlab also n = 16384. Prints a markdown table and the
+// targets, writes the rows to bench/results.json (--quick: bench/.cache/results-quick.json).
+// Its own checks: node --test bench/
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import zlib from 'node:zlib';
+
+const BENCH = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.dirname(BENCH);
+const D = 256;
+const PEER_NS = [64, 256, 1024, 4096];
+const ATTNLAB_ONLY_NS = [16384];
+const PEER_MAX_N = 4096;  // peers at n = 16384 are not asked for (ort-web already needs 721 MB at 4096)
+const PYTHON = process.env.ATTNLAB_BENCH_PYTHON || '/usr/bin/python3';  // Debian's, which has torch
+const NODE = [process.execPath, '--no-experimental-fetch'];
+const CHILD_TIMEOUT_MS = 15 * 60 * 1000;
+
+export const flops = (n) => 2 * n * D * D * 4 + 4 * n * n * D;
+
+// ---------------------------------------------------------------------------------------------- options
+function parseOptions(argv) {
+  const o = { quick: false, only: null, markdown: null, ns: null, reps: null, rounds: null, warmupMs: null,
+              json: null, buildDir: 'build' };
+  for (let i = 0; i < argv.length; ++i) {
+    const a = argv[i], next = () => {
+      if (i + 1 >= argv.length) throw new Error(`${a} needs a value`);
+      return argv[++i];
+    };
+    if (a === '--quick') o.quick = true;
+    else if (a === '--only') o.only = next().split(',').map((s) => s.trim()).filter(Boolean);
+    else if (a === '--markdown') o.markdown = next();
+    else if (a === '--ns') o.ns = next().split(',').map(Number);
+    else if (a === '--reps') o.reps = Number(next());
+    else if (a === '--rounds') o.rounds = Number(next());
+    else if (a === '--warmup-ms') o.warmupMs = Number(next());
+    else if (a === '--json') o.json = next();
+    else if (a === '--build-dir') o.buildDir = next();
+    else if (a === '--help' || a === '-h') {
+      console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\nimport ')[0]);
+      process.exit(0);
+    } else throw new Error(`unknown option ${a} (see --help)`);
+  }
+  o.reps ??= o.quick ? 3 : 5;
+  o.rounds ??= o.quick ? 1 : 2;
+  o.warmupMs ??= o.quick ? 300 : 1500;
+  o.json ??= o.quick ? path.join('bench', '.cache', 'results-quick.json') : path.join('bench', 'results.json');
+  const ns = o.ns ?? (o.quick ? [64, 256] : [...PEER_NS, ...ATTNLAB_ONLY_NS]);
+  o.ns = ns;
+  o.peerNs = ns.filter((n) => n <= PEER_MAX_N);
+  if (!(o.reps > 0 && o.rounds > 0 && o.warmupMs >= 0 && ns.every((n) => n > 0))) throw new Error('bad options');
+  return o;
+}
+
+// -------------------------------------------------------------------------------------------- the impls
+// Each unit is one (impl, variant) and the command that runs it; group: which peak and which attnlab
+// it is compared with.
+function units(buildDir) {
+  const nativeBin = path.resolve(ROOT, buildDir, 'native/bench/attnlab_bench');
+  const wasmJs = path.resolve(ROOT, buildDir, 'wasm/bench/attnlab_bench.js');
+  const peer = (f) => path.join(BENCH, 'peers', f);
+  return [
+    { impl: 'attnlab-wasm', group: 'wasm', cmd: [...NODE, wasmJs, 'forward'], needs: wasmJs },
+    { impl: 'attnlab-native', group: 'native', cmd: [nativeBin, 'forward'], needs: nativeBin },
+    { impl: 'onnxruntime-web', variant: 'explicit', group: 'wasm', cmd: [...NODE, peer('ort_web.mjs'), '--variant', 'explicit'] },
+    { impl: 'onnxruntime-web', variant: 'fused', group: 'wasm', cmd: [...NODE, peer('ort_web.mjs'), '--variant', 'fused'] },
+    { impl: 'tfjs-wasm', variant: 'simd', group: 'wasm', cmd: [...NODE, peer('tfjs_wasm.mjs')] },
+    { impl: 'onnxruntime-node', variant: 'explicit', group: 'native', cmd: [...NODE, peer('ort_node.mjs'), '--variant', 'explicit'] },
+    { impl: 'onnxruntime-node', variant: 'fused', group: 'native', cmd: [...NODE, peer('ort_node.mjs'), '--variant', 'fused'] },
+    { impl: 'pytorch', variant: 'mha', group: 'native', cmd: [PYTHON, peer('torch_mha.py'), '--variant', 'mha'] },
+    { impl: 'pytorch', variant: 'functional', group: 'native', cmd: [PYTHON, peer('torch_mha.py'), '--variant', 'functional'] },
+    { impl: 'pytorch', variant: 'explicit', group: 'native', cmd: [PYTHON, peer('torch_mha.py'), '--variant', 'explicit'] },
+  ];
+}
+const IMPL_ORDER = ['attnlab-wasm', 'onnxruntime-web', 'tfjs-wasm', 'attnlab-native', 'onnxruntime-node', 'pytorch'];
+const isAttnlab = (impl) => impl.startsWith('attnlab-');
+const groupOf = (impl) => (['attnlab-wasm', 'onnxruntime-web', 'tfjs-wasm'].includes(impl) ? 'wasm' : 'native');
+
+// Runs one child; returns its JSON row (the last stdout line that is a JSON object), or an error row.
+export function runChild(cmd, label) {
+  const t0 = Date.now();
+  const r = spawnSync(cmd[0], cmd.slice(1), { cwd: ROOT, encoding: 'utf8', timeout: CHILD_TIMEOUT_MS,
+                                                maxBuffer: 64 << 20 });
+  const seconds = (Date.now() - t0) / 1000;
+  const lines = (r.stdout || '').split('\n').map((l) => l.trim()).filter((l) => l.startsWith('{'));
+  for (const line of lines.reverse()) {
+    try {
+      const row = JSON.parse(line);
+      if (row && typeof row === 'object') return { row, seconds };
+    } catch { /* not the result line */ }
+  }
+  const why = r.error ? (r.error.code === 'ETIMEDOUT' ? `timed out after ${CHILD_TIMEOUT_MS / 1000} s` : r.error.message)
+    : r.signal ? `killed by ${r.signal}`
+      : `exit ${r.status}, no result line${lastLine(r.stderr) ? ': ' + lastLine(r.stderr) : ''}`;
+  return { row: { error: `${label}: ${why}` }, seconds };
+}
+const lastLine = (s) => (s || '').trim().split('\n').pop()?.slice(0, 200) ?? '';
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b), h = s.length >> 1;
+  return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2;
+};
+
+// Short form of the errors the table shows (onnxruntime's carry a build path and a C++ signature).
+export function shortError(message) {
+  const m = /ERROR_MESSAGE: (.*)$/.exec(message);
+  let s = m ? m[1] : message;
+  s = s.replace(/^\S+\.(h|cc|cpp):\d+ .*?\) /, '');
+  return s.length > 80 ? s.slice(0, 77) + '…' : s;
+}
+
+// ------------------------------------------------------------------------------------------ measuring
+function measure(o) {
+  const all = units(o.buildDir).filter((u) => !o.only || o.only.includes(u.impl));
+  if (o.only) {
+    const known = new Set(all.map((u) => u.impl));
+    const unknown = o.only.filter((i) => !known.has(i));
+    if (unknown.length) throw new Error(`--only: unknown impl ${unknown.join(', ')} (known: ${IMPL_ORDER.join(', ')})`);
+  }
+  const common = ['--warmup-ms', String(o.warmupMs), '--reps', String(o.reps)];
+  const pooled = new Map();  // key impl|variant|n -> { impl, variant, n, samples, rss, error }
+  const notBuilt = (u) => u.needs && !fs.existsSync(u.needs);
+  for (const n of o.ns) {
+    const here = all.filter((u) => isAttnlab(u.impl) || o.peerNs.includes(n));
+    for (let round = 1; round <= o.rounds; ++round) {
+      for (const u of here) {
+        const key = `${u.impl}|${u.variant ?? ''}|${n}`;
+        let acc = pooled.get(key);
+        if (!acc) pooled.set(key, acc = { impl: u.impl, variant: u.variant, n, samples: [], rss: [], errors: [], extra: {} });
+        if (notBuilt(u)) {
+          acc.errors.push('not built');
+          continue;
+        }
+        if (acc.errors.length && !acc.samples.length) continue;  // failed in an earlier round: it will again
+        const label = `${u.impl}${u.variant ? ' ' + u.variant : ''}`;
+        const { row, seconds } = runChild([...u.cmd, '--n', String(n), ...common], label);
+        if (row.variant) acc.variant = row.variant;
+        if (row.error || !Number.isFinite(row.ms)) {
+          acc.errors.push(row.error ?? 'no ms in the result line');
+        } else {
+          acc.samples.push(...(Array.isArray(row.samples) && row.samples.length ? row.samples : [row.ms]));
+          if (Number.isFinite(row.peak_rss_mb)) acc.rss.push(row.peak_rss_mb);
+          for (const k of ['version', 'blas', 'threads']) if (row[k] !== undefined) acc.extra[k] = row[k];
+        }
+        const shown = row.error ? `error: ${shortError(row.error)}` : `${row.ms?.toFixed?.(2)} ms`;
+        process.stderr.write(`bench: n=${n} round ${round}/${o.rounds} ${label}: ${shown} (${seconds.toFixed(1)} s)\n`);
+      }
+    }
+  }
+  return [...pooled.values()].map((a) => {
+    const base = { impl: a.impl, variant: a.variant ?? null, n: a.n };
+    if (!a.samples.length) {
+      return { ...base, ms: null, gflops: null, peak_rss_mb: null, error: a.errors[0] ?? 'no result',
+               not_built: a.errors[0] === 'not built' || undefined };
+    }
+    const ms = median(a.samples);
+    return { ...base, ms: round(ms, 4), gflops: round(flops(a.n) / ms / 1e6, 3),
+             peak_rss_mb: a.rss.length ? Math.max(...a.rss) : null, samples: a.samples, ...a.extra };
+  });
+}
+
+// attnlab_bench peak / gemm, native and wasm: {native: {peak, gemm}, wasm: {...}}, nulls when not built.
+function measurePeaks(o) {
+  const out = { native: {}, wasm: {} };
+  const nativeBin = path.resolve(ROOT, o.buildDir, 'native/bench/attnlab_bench');
+  const wasmJs = path.resolve(ROOT, o.buildDir, 'wasm/bench/attnlab_bench.js');
+  for (const [group, cmd, needs] of [['native', [nativeBin], nativeBin], ['wasm', [...NODE, wasmJs], wasmJs]]) {
+    if (o.only && !o.only.includes(`attnlab-${group}`) && !o.only.some((i) => groupOf(i) === group)) continue;
+    if (!fs.existsSync(needs)) {
+      out[group] = { error: 'not built' };
+      continue;
+    }
+    const peak = runChild([...cmd, 'peak'], `attnlab-${group} peak`).row;
+    const gemm = runChild([...cmd, 'gemm', '--m', '4096', '--k', '256', '--n', '256', '--warmup-ms', '500', '--reps', '5'],
+                          `attnlab-${group} gemm`).row;
+    out[group] = {
+      peak_gflops: Number.isFinite(peak.peak_gflops) ? peak.peak_gflops : null,
+      peak_variant: peak.variant ?? null,
+      gemm_gflops: Number.isFinite(gemm.gemm_gflops) ? gemm.gemm_gflops : null,
+      error: peak.error ?? gemm.error ?? ((Number.isFinite(peak.peak_gflops) && Number.isFinite(gemm.gemm_gflops)) ? undefined : 'no peak_gflops / gemm_gflops in the output'),
+    };
+    process.stderr.write(`bench: attnlab-${group} peak ${out[group].peak_gflops ?? '?'} GFLOP/s, GEMM ${out[group].gemm_gflops ?? '?'} GFLOP/s\n`);
+  }
+  return out;
+}
+
+function pageSize(buildDir) {
+  const site = path.resolve(ROOT, buildDir, 'wasm/site');
+  const files = ['attnlab.wasm', 'attnlab.mjs'].map((f) => path.join(site, f));
+  if (!files.every((f) => fs.existsSync(f))) return null;
+  const parts = files.map((f) => ({ file: path.relative(ROOT, f),
+                                    gzip_bytes: zlib.gzipSync(fs.readFileSync(f), { level: 9 }).length }));
+  return { parts, gzip_bytes: parts.reduce((s, p) => s + p.gzip_bytes, 0) };
+}
+
+// ---------------------------------------------------------------------------------------------- report
+const round = (x, digits) => (x == null ? null : Math.round(x * 10 ** digits) / 10 ** digits);
+const fmtMs = (ms) => (ms == null ? '' : ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
+const fmt = (x, d = 1) => (x == null || !Number.isFinite(x) ? '–' : x.toFixed(d));
+
+// The best variant per (impl, n); when every variant failed, the first error.
+export function bestRows(rows) {
+  const by = new Map();
+  for (const r of rows) {
+    const key = `${r.impl}|${r.n}`;
+    const cur = by.get(key);
+    if (!cur || (r.ms != null && (cur.ms == null || r.ms < cur.ms))) by.set(key, r);
+  }
+  return [...by.values()].map((best) => {
+    const failed = rows.filter((r) => r.impl === best.impl && r.n === best.n && r.ms == null && r !== best);
+    return failed.length && best.ms != null ? { ...best, failedVariants: failed } : best;
+  }).sort((a, b) => a.n - b.n || IMPL_ORDER.indexOf(a.impl) - IMPL_ORDER.indexOf(b.impl));
+}
+
+function ratioTo(best, r) {  // peer ms / attnlab ms in the same group at the same n
+  if (isAttnlab(r.impl) || r.ms == null) return null;
+  const a = best.find((x) => x.impl === `attnlab-${groupOf(r.impl)}` && x.n === r.n);
+  return a?.ms != null ? r.ms / a.ms : null;
+}
+
+export function table(rows, peaks) {
+  const best = bestRows(rows);
+  const out = ['| n | impl (variant) | ms | GFLOP/s | attnlab ×faster | % of peak | peak RSS MB |',
+               '| ---: | --- | ---: | ---: | ---: | ---: | ---: |'];
+  for (const r of best) {
+    const name = `${r.impl}${r.variant ? ` (${r.variant})` : ''}` +
+      (r.failedVariants ? ` — ${r.failedVariants.map((f) => `${f.variant}: ${shortError(f.error)}`).join('; ')}` : '');
+    if (r.ms == null) {
+      out.push(`| ${r.n} | ${name} | ${r.not_built ? 'not built' : 'error: ' + shortError(r.error)} | | | | |`);
+      continue;
+    }
+    const peak = peaks[groupOf(r.impl)]?.peak_gflops;
+    const ratio = ratioTo(best, r);
+    out.push(`| ${r.n} | ${name} | ${fmtMs(r.ms)} | ${fmt(r.gflops)} | ${ratio == null ? '' : ratio.toFixed(2) + '×'} | ` +
+             `${peak ? fmt(100 * r.gflops / peak) + '%' : '–'} | ${fmt(r.peak_rss_mb, 0)} |`);
+  }
+  return out.join('\n');
+}
+
+function variantsTable(rows) {
+  const withVariants = rows.filter((r) => rows.some((s) => s.impl === r.impl && s.n === r.n && s !== r));
+  if (!withVariants.length) return '';
+  const out = ['| n | impl | variant | ms | GFLOP/s | peak RSS MB |', '| ---: | --- | --- | ---: | ---: | ---: |'];
+  for (const r of withVariants.sort((a, b) => a.n - b.n || IMPL_ORDER.indexOf(a.impl) - IMPL_ORDER.indexOf(b.impl))) {
+    out.push(`| ${r.n} | ${r.impl} | ${r.variant} | ${r.ms == null ? 'error: ' + shortError(r.error) : fmtMs(r.ms)} | ` +
+             `${fmt(r.gflops)} | ${fmt(r.peak_rss_mb, 0)} |`);
+  }
+  return out.join('\n');
+}
+
+function gemmLines(peaks) {
+  return ['native', 'wasm'].filter((g) => Object.keys(peaks[g]).length).map((g) => {
+    const p = peaks[g];
+    if (p.peak_gflops == null || p.gemm_gflops == null) return `- GEMM 4096×256×256, attnlab-${g}: ${p.error ?? 'not measured'}`;
+    return `- GEMM 4096×256×256, attnlab-${g}: ${fmt(p.gemm_gflops)} GFLOP/s = ${fmt(100 * p.gemm_gflops / p.peak_gflops)}% ` +
+           `of the measured SIMD mul+add peak (${fmt(p.peak_gflops)} GFLOP/s, ${p.peak_variant ?? '?'}, one core)`;
+  });
+}
+
+export function targets(rows, peaks, page, o) {
+  const best = bestRows(rows);
+  const lines = [];
+  const verdict = (ok, text) => lines.push(`- ${ok === null ? 'not measured' : ok ? '**met**' : '**not met**'}: ${text}`);
+  const ratioTarget = (attnlab, peer, factor, what) => {
+    const ns = o.peerNs.filter((n) => n >= 256);
+    const pairs = ns.map((n) => {
+      const p = best.find((r) => r.impl === peer && r.n === n);
+      return { n, ratio: p ? ratioTo(best, p) : null };
+    });
+    const known = pairs.filter((p) => p.ratio != null);
+    const ok = !ns.length || known.length < ns.length ? null : known.every((p) => p.ratio >= factor);
+    const detail = pairs.map((p) => `n=${p.n}: ${p.ratio == null ? '–' : p.ratio.toFixed(2) + '×'}`).join(', ');
+    verdict(ok, `${attnlab} ${what} ${peer} at every n ≥ 256 (${detail || 'no n ≥ 256 measured'})`);
+  };
+  ratioTarget('attnlab-wasm', 'onnxruntime-web', 1.5, '≥ 1.5× faster than');
+  ratioTarget('attnlab-wasm', 'tfjs-wasm', 1.5, '≥ 1.5× faster than');
+  ratioTarget('attnlab-native', 'onnxruntime-node', 1.0, 'at least as fast as');
+  ratioTarget('attnlab-native', 'pytorch', 2.0, '≥ 2× faster than');
+  for (const g of ['native', 'wasm']) {
+    const p = peaks[g];
+    if (!p || !Object.keys(p).length) continue;
+    const share = p.peak_gflops && p.gemm_gflops ? p.gemm_gflops / p.peak_gflops : null;
+    verdict(share == null ? null : share >= 0.6,
+            `attnlab-${g} GEMM ≥ 60% of the measured SIMD peak (${share == null ? p.error ?? '–' : fmt(100 * share) + '%'})`);
+  }
+  for (const impl of ['attnlab-wasm', 'attnlab-native']) {
+    if (!o.ns.includes(16384) || (o.only && !o.only.includes(impl))) continue;
+    const r = best.find((x) => x.impl === impl && x.n === 16384);
+    verdict(r?.ms == null ? (r?.not_built ? null : false) : true,
+            `${impl} completes n = 16384 (${r?.ms != null ? `${fmtMs(r.ms)} ms, peak RSS ${fmt(r.peak_rss_mb, 0)} MB` : r?.not_built ? 'not built' : shortError(r?.error ?? 'not run')})`);
+  }
+  verdict(page == null ? null : page.gzip_bytes <= 400 * 1024,
+          `page wasm + js ≤ 400 KB gzipped (${page == null ? 'build/wasm/site/attnlab.wasm + attnlab.mjs not built' :
+            `${fmt(page.gzip_bytes / 1024)} KB: ${page.parts.map((p) => `${path.basename(p.file)} ${fmt(p.gzip_bytes / 1024)} KB`).join(' + ')}`})`);
+  return lines.join('\n');
+}
+
+function environment() {
+  const cpuinfo = fs.readFileSync('/proc/cpuinfo', 'utf8');
+  const cpu = (cpuinfo.match(/^model name\s*:\s*(.*)$/m) || [])[1] ?? os.cpus()[0]?.model;
+  const flags = new Set(((cpuinfo.match(/^flags\s*:\s*(.*)$/m) || [])[1] ?? '').split(/\s+/));
+  const simd = [['avx512f', 'AVX-512F'], ['avx2', 'AVX2'], ['fma', 'FMA']].filter(([f]) => flags.has(f)).map(([, s]) => s);
+  const emcc = spawnSync('emcc', ['--version'], { encoding: 'utf8' });
+  const pkgVersion = (name) => {
+    try {
+      return JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
+    } catch { return 'not installed'; }
+  };
+  return {
+    date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    cpu: `${cpu} (${os.cpus().length} logical cores${simd.length ? ', ' + simd.join(', ') : ''})`,
+    load: os.loadavg()[0],
+    node: process.version,
+    emscripten: emcc.status === 0 ? (emcc.stdout.match(/\d+\.\d+\.\d+/) || ['?'])[0] : 'not found',
+    packages: Object.fromEntries(['onnxruntime-web', 'onnxruntime-node', '@tensorflow/tfjs-core',
+                                  '@tensorflow/tfjs-backend-wasm'].map((p) => [p, pkgVersion(p)])),
+  };
+}
+
+function report(rows, peaks, page, o, env, seconds) {
+  const torch = rows.find((r) => r.impl === 'pytorch' && r.version);
+  const args = process.argv.slice(2).join(' ');
+  return [
+    `# attnlab benchmark`,
+    '',
+    `One full multi-head attention forward: fp32, batch 1, d_model 256, 4 heads, the four projections Wq, Wk, Wv,`,
+    `Wo with biases, one thread. ms is the median of ${o.rounds * o.reps} runs (${o.rounds} round${o.rounds > 1 ? 's' : ''} × ${o.reps}, ` +
+    `each in a fresh process after ${o.warmupMs} ms of warm-up); peak RSS is the process's VmHWM. Each peer is shown at ` +
+    `its best variant (all variants below). "attnlab ×faster" is peer ms / attnlab ms (attnlab-wasm for the wasm ` +
+    `peers, attnlab-native for the native ones); "% of peak" is against attnlab_bench's measured one-core SIMD ` +
+    `mul+add peak (wasm rows against the wasm peak, native rows against the native one). FLOPs = 2·n·d²·4 + 4·n²·d.`,
+    '',
+    `- date: ${env.date}`,
+    `- CPU: ${env.cpu}`,
+    `- node ${env.node}, emscripten ${env.emscripten}`,
+    `- packages: ${Object.entries(env.packages).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `- PyTorch: ${torch ? `${torch.version}, ${torch.threads} thread, BLAS ${(torch.blas || []).join(', ')}` : 'not measured'}`,
+    `- command: \`node bench/run.mjs${args ? ' ' + args : ''}\` (${Math.round(seconds)} s); load average (1 min) ` +
+    `${env.load.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end`,
+    '',
+    table(rows, peaks),
+    '',
+    ...gemmLines(peaks),
+    '',
+    '## Targets',
+    '',
+    targets(rows, peaks, page, o),
+    '',
+    '## Every variant',
+    '',
+    variantsTable(rows) || '(one variant per implementation)',
+    '',
+    '## The peers',
+    '',
+    '- onnxruntime-web: wasm backend (SIMD build), numThreads 1, under node; onnxruntime-node: CPU provider, ' +
+    '1 intra-op and 1 inter-op thread. Both at graph optimisation level "all", on two models written by ' +
+    '`bench/peers/export_onnx.py` (Debian\'s python3-torch): `explicit` (torch.onnx.export of the projections + ' +
+    'per-head softmax(QKᵀ/√d)V + Wo) and `fused` (the projections around `com.microsoft.MultiHeadAttention`). ' +
+    'Where the fused op fails (ort-web at n = 4096: "Integer overflow") the explicit graph is the result.',
+    '- tfjs-wasm: @tensorflow/tfjs-backend-wasm SIMD, one thread (the non-threaded binary under node): fused ' +
+    '2-D matMul + bias projections, 1/√d folded into Q, one 2-D matMul per head on a once-transposed K.',
+    '- pytorch: torch.set_num_threads(1), inference mode, OpenBLAS serial; variants `mha` ' +
+    '(nn.MultiheadAttention fast path), `functional` (F.multi_head_attention_forward), `explicit` (F.linear, then ' +
+    'per head and per block of 512 query rows mm + softmax + mm).',
+    '',
+  ].join('\n');
+}
+
+// ------------------------------------------------------------------------------------------------ main
+async function main() {
+  const o = parseOptions(process.argv.slice(2));
+  const t0 = Date.now();
+  const env = environment();
+  const peaks = measurePeaks(o);
+  const rows = measure(o);
+  const page = pageSize(o.buildDir);
+  const seconds = (Date.now() - t0) / 1000;
+
+  const jsonPath = path.resolve(ROOT, o.json);
+  fs.mkdirSync(path.dirname(jsonPath), { recursive: true });
+  const jsonRows = rows.map(({ samples, not_built, ...r }) => ({ ...r, samples }));
+  fs.writeFileSync(jsonPath, `[\n${jsonRows.map((r) => JSON.stringify(r)).join(',\n')}\n]\n`);
+
+  console.log(table(rows, peaks));
+  console.log('');
+  for (const l of gemmLines(peaks)) console.log(l);
+  console.log('\nTargets:');
+  console.log(targets(rows, peaks, page, o));
+  console.log(`\nbench: ${rows.length} rows in ${path.relative(process.cwd(), jsonPath)} (${Math.round(seconds)} s)`);
+  if (o.markdown) {
+    const md = path.resolve(ROOT, o.markdown);
+    fs.writeFileSync(md, report(rows, peaks, page, o, env, seconds));
+    console.log(`bench: report in ${path.relative(process.cwd(), md)}`);
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((e) => {
+    console.error(`bench: ${e.message}`);
+    process.exit(2);
+  });
+}

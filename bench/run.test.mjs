@@ -1,0 +1,84 @@
+// The bench orchestrator's own checks: node --test bench/
+// Pure parts (FLOPs, best variant and its fallback, ratios, targets, error text, the child's result
+// line) plus one real --quick run of the fastest peer.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import test from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { bestRows, flops, runChild, shortError, table, targets } from './run.mjs';
+
+const BENCH = path.dirname(fileURLToPath(import.meta.url));
+const row = (impl, n, ms, extra = {}) => ({ impl, n, ms, gflops: ms == null ? null : flops(n) / ms / 1e6,
+                                             peak_rss_mb: 100, ...extra });
+const ORT_OVERFLOW = 'failed to call OrtRun(). ERROR_CODE: 1, ERROR_MESSAGE: /a/b/onnxruntime/core/common/safeint.h:17 ' +
+  'static void SafeIntExceptionHandler<onnxruntime::OnnxRuntimeException>::SafeIntOnOverflow() Integer overflow';
+
+test('FLOPs: 2·n·d²·4 + 4·n²·d with d = 256', () => {
+  assert.equal(flops(1024), 2 * 1024 * 256 * 256 * 4 + 4 * 1024 * 1024 * 256);
+});
+
+test('onnxruntime error text is shortened to its message', () => {
+  assert.equal(shortError(ORT_OVERFLOW), 'Integer overflow');
+  assert.equal(shortError('not built'), 'not built');
+});
+
+test('best variant per (impl, n); a failed fused variant falls back to the explicit one', () => {
+  const rows = [
+    row('onnxruntime-web', 4096, null, { variant: 'fused', error: ORT_OVERFLOW }),
+    row('onnxruntime-web', 4096, 1200, { variant: 'explicit' }),
+    row('pytorch', 4096, 600, { variant: 'mha' }),
+    row('pytorch', 4096, 500, { variant: 'explicit' }),
+  ];
+  const best = bestRows(rows);
+  assert.deepEqual(best.map((r) => [r.impl, r.variant]), [['onnxruntime-web', 'explicit'], ['pytorch', 'explicit']]);
+  assert.equal(best[0].failedVariants[0].variant, 'fused');
+  assert.match(table(rows, { native: {}, wasm: {} }), /onnxruntime-web \(explicit\) — fused: Integer overflow \| 1200 \|/);
+});
+
+test('ratios and targets: wasm peers against attnlab-wasm, native peers against attnlab-native', () => {
+  const o = { ns: [256, 16384], peerNs: [256], only: null };
+  const rows = [
+    row('attnlab-wasm', 256, 5), row('onnxruntime-web', 256, 10, { variant: 'fused' }), row('tfjs-wasm', 256, 7),
+    row('attnlab-native', 256, 2), row('onnxruntime-node', 256, 2.5, { variant: 'fused' }), row('pytorch', 256, 3),
+    row('attnlab-wasm', 16384, 9000), row('attnlab-native', 16384, null, { error: 'not built', not_built: true }),
+  ];
+  const peaks = { native: { peak_gflops: 100, gemm_gflops: 70, peak_variant: 'avx2' }, wasm: { peak_gflops: 50, gemm_gflops: 20 } };
+  const t = table(rows, peaks);
+  assert.match(t, /\| 256 \| onnxruntime-web \(fused\) \| 10\.0 \| [\d.]+ \| 2\.00× \|/);
+  assert.match(t, /\| 256 \| pytorch \| 3\.00 \| [\d.]+ \| 1\.50× \|/);
+  const lines = targets(rows, peaks, { gzip_bytes: 500 * 1024, parts: [] }, o).split('\n');
+  const verdict = (re) => lines.find((l) => re.test(l))?.split(':')[0];
+  assert.equal(verdict(/faster than onnxruntime-web/), '- **met**');
+  assert.equal(verdict(/faster than tfjs-wasm/), '- **not met**');          // 1.4×
+  assert.equal(verdict(/as fast as onnxruntime-node/), '- **met**');
+  assert.equal(verdict(/2× faster than pytorch/), '- **not met**');          // 1.5×
+  assert.equal(verdict(/attnlab-native GEMM/), '- **met**');                 // 70%
+  assert.equal(verdict(/attnlab-wasm GEMM/), '- **not met**');               // 40%
+  assert.equal(verdict(/attnlab-wasm completes/), '- **met**');
+  assert.equal(verdict(/attnlab-native completes/), '- not measured');
+  assert.equal(verdict(/400 KB/), '- **not met**');
+});
+
+test('a child result is the last JSON line of its stdout; a silent failure becomes an error row', () => {
+  const ok = runChild([process.execPath, '-e', 'console.log("banner"); console.log(JSON.stringify({impl: "x", n: 4, ms: 1}))'], 'x');
+  assert.deepEqual(ok.row, { impl: 'x', n: 4, ms: 1 });
+  const bad = runChild([process.execPath, '-e', 'console.error("oops"); process.exit(3)'], 'x');
+  assert.equal(bad.row.error, 'x: exit 3, no result line: oops');
+});
+
+test('--quick --only tfjs-wasm runs and writes its rows', () => {
+  const json = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-bench-')), 'rows.json');
+  const r = spawnSync(process.execPath, [path.join(BENCH, 'run.mjs'), '--quick', '--only', 'tfjs-wasm', '--json', json],
+                      { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const rows = JSON.parse(fs.readFileSync(json, 'utf8'));
+  assert.deepEqual(rows.map((x) => x.n), [64, 256]);
+  for (const x of rows) {
+    assert.equal(x.impl, 'tfjs-wasm');
+    assert.ok(x.ms > 0 && x.gflops > 0 && x.peak_rss_mb > 0, JSON.stringify(x));
+  }
+  assert.match(r.stdout, /\| 64 \| tfjs-wasm \(simd\) \|/);
+});

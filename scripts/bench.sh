@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# npm run bench [-- options for bench/run.mjs]: one command builds what it needs and prints a table.
+#   1. scripts/setup.sh with the bench's Debian packages too (scripts/deps-bench-debian.txt)
+#   2. attnlab's bench binaries: target attnlab_bench in presets native-release and wasm-release
+#   3. the ONNX models of the onnxruntime peers (bench/.cache/*.onnx), when missing or out of date
+#   4. node bench/run.mjs "$@"  (e.g. --quick, --only pytorch,attnlab-native, --markdown bench/RESULTS.md)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+say() { printf 'bench: %s\n' "$*" >&2; }
+
+bash scripts/setup.sh scripts/deps-debian.txt scripts/deps-bench-debian.txt
+
+mkdir -p build/bench-logs
+for preset in native-release wasm-release; do
+  log=build/bench-logs/$preset.log
+  say "building attnlab_bench ($preset)"
+  if cmake --preset "$preset" >"$log" 2>&1 && cmake --build --preset "$preset" --target attnlab_bench >>"$log" 2>&1; then
+    continue
+  fi
+  if grep -q "unknown target 'attnlab_bench'" "$log"; then
+    say "$preset has no target attnlab_bench yet: its rows will read 'not built'"
+  else
+    say "building attnlab_bench ($preset) failed; the last lines of $log:"
+    tail -n 15 "$log" >&2
+  fi
+  dir=build/${preset%-release}
+  if [ -e "$dir/bench/attnlab_bench" ] || [ -e "$dir/bench/attnlab_bench.js" ]; then
+    say "an older $dir/bench/attnlab_bench is still there and will be measured"
+  fi
+done
+
+python=${ATTNLAB_BENCH_PYTHON:-/usr/bin/python3}  # Debian's python3, the one with python3-torch
+models=(bench/.cache/mha_explicit.onnx bench/.cache/mha_fused.onnx)
+stale=0
+for m in "${models[@]}"; do
+  [ -f "$m" ] && [ "$m" -nt bench/peers/export_onnx.py ] || stale=1
+done
+if [ "$stale" = 1 ]; then
+  say "exporting the ONNX models"
+  "$python" bench/peers/export_onnx.py bench/.cache ||
+    say "the ONNX export failed (needs python3-torch for $python): the onnxruntime rows will show the error"
+fi
+
+exec node bench/run.mjs "$@"
