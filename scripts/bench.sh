@@ -15,18 +15,10 @@ mkdir -p build/bench-logs
 for preset in native-release wasm-release; do
   log=build/bench-logs/$preset.log
   say "building attnlab_bench ($preset)"
-  if cmake --preset "$preset" >"$log" 2>&1 && cmake --build --preset "$preset" --target attnlab_bench >>"$log" 2>&1; then
-    continue
-  fi
-  if grep -q "unknown target 'attnlab_bench'" "$log"; then
-    say "$preset has no target attnlab_bench yet: its rows will read 'not built'"
-  else
+  if ! { cmake --preset "$preset" && cmake --build --preset "$preset" --target attnlab_bench; } >"$log" 2>&1; then
     say "building attnlab_bench ($preset) failed; the last lines of $log:"
     tail -n 15 "$log" >&2
-  fi
-  dir=build/${preset%-release}
-  if [ -e "$dir/bench/attnlab_bench" ] || [ -e "$dir/bench/attnlab_bench.js" ]; then
-    say "an older $dir/bench/attnlab_bench is still there and will be measured"
+    exit 1
   fi
 done
 

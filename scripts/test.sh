@@ -39,11 +39,19 @@ ctest_stage() {  # ctest_stage PRESET
 ctest_stage native-release
 ctest_stage wasm-release
 
-stage e2e node --test --test-reporter=tap tests/e2e/
-e2e_pass=$(grep -E '^# pass [0-9]+' "$logs/e2e.log" | awk '{print $3}' | tail -n1)
-e2e_fail=$(grep -E '^# fail [0-9]+' "$logs/e2e.log" | awk '{print $3}' | tail -n1)
-passed=$((passed + ${e2e_pass:-0}))
-failed=$((failed + ${e2e_fail:-0}))
+# node --test prints "# pass N" and "# fail M" in TAP.
+node_test_stage() {  # node_test_stage NAME DIR
+  stage "$1" node --test --test-reporter=tap "$2"
+  local pass fail
+  pass=$(grep -E '^# pass [0-9]+' "$logs/$1.log" | awk '{print $3}' | tail -n1)
+  fail=$(grep -E '^# fail [0-9]+' "$logs/$1.log" | awk '{print $3}' | tail -n1)
+  passed=$((passed + ${pass:-0}))
+  failed=$((failed + ${fail:-0}))
+}
+
+node_test_stage e2e tests/e2e/
+# The benchmark's own logic (FLOPs, best variants, ratios, targets) and one quick real peer run.
+node_test_stage bench-harness bench/
 
 if [ ${#broken[@]} -gt 0 ]; then
   echo "test: stages that failed: ${broken[*]} (logs in $logs/)"

@@ -4,7 +4,7 @@
 //   attnlab check [--kernel K] CASE.json...  computes each case, compares with its "outputs"; one
 //                                            line per case, then "N passed, M failed"; exit 1 if
 //                                            any failed
-//   attnlab attend "The cat sat on the mat" [--dim D] [--temperature T] [--kernel reference|eigen]
+//   attnlab attend "The cat sat on the mat" [--dim D] [--temperature T] [--kernel K]
 //                                  prints the tokens, the attention weights and the output rows
 // Bad input: one line on stderr, exit 2.
 #include <cstdio>
@@ -21,10 +21,11 @@ namespace {
 
 int Usage() {
   std::fprintf(stderr,
-               "usage: attnlab run [--kernel reference|eigen] CASE.json | "
-               "attnlab check [--kernel reference|eigen] CASE.json... | "
-               "attnlab attend SENTENCE [--dim D] [--temperature T] [--scale S] "
-               "[--kernel reference|eigen]\n");
+               "usage: attnlab run [--kernel K] CASE.json | "
+               "attnlab check [--kernel K] CASE.json... | "
+               "attnlab attend SENTENCE [--dim D] [--temperature T] [--scale S] [--kernel K]\n"
+               "kernels here: %s\n",
+               attn::AvailableKernelNames().c_str());
   return 2;
 }
 

@@ -85,13 +85,24 @@ void FlashAttention(const FlashAttentionArgs& a) {
   const int m_pad = RoundUp(MaxInt(m, 1), kBc), dv_pad = RoundUp(dv, kNr);
 
   // Kᵀ as panels of kNr keys, (m_pad / kNr, d_k, kNr); V as panels of kNr columns, (dv_pad / kNr, m_pad, kNr).
-  // Padding rows and columns stay zero.
-  FloatBuffer kt(static_cast<std::size_t>(m_pad) * MaxInt(dk, 1)), vp(static_cast<std::size_t>(dv_pad) * m_pad);
-  if (m > 0 && dk > 0) PackAllPanels<V>(a.k, a.ldk, true, dk, m, kt.get());
-  for (int j0 = 0, t = 0; m > 0 && j0 < dv; j0 += kNr, ++t)
-    PackPanel<V>(a.v, a.ldv, false, m, dv, j0, vp.get() + static_cast<std::size_t>(t) * m_pad * kNr);
-
-  FloatBuffer qs(static_cast<std::size_t>(kBr) * MaxInt(dk, 1)), s(kBr * kBc), o(static_cast<std::size_t>(kBr) * dv_pad);
+  // Padding keys (m up to m_pad) are zero in both. Q tile (kBr, d_k), S/P tile (kBr, kBc), O tile (kBr, dv_pad).
+  const int dk1 = MaxInt(dk, 1);
+  ScratchLayout layout;
+  const std::size_t kt_at = layout.Add(static_cast<std::size_t>(m_pad) * dk1),
+                    vp_at = layout.Add(static_cast<std::size_t>(dv_pad) * m_pad),
+                    qs_at = layout.Add(static_cast<std::size_t>(kBr) * dk1), s_at = layout.Add(kBr * kBc),
+                    o_at = layout.Add(static_cast<std::size_t>(kBr) * dv_pad);
+  float* base = layout.Allocate();
+  float *kt = ScratchLayout::At(base, kt_at), *vp = ScratchLayout::At(base, vp_at), *qs = ScratchLayout::At(base, qs_at),
+        *s = ScratchLayout::At(base, s_at), *o = ScratchLayout::At(base, o_at);
+  const int packed_keys = RoundUp(MaxInt(m, 0), kNr);  // PackAllPanels fills whole panels
+  if (m > 0 && dk > 0) PackAllPanels<V>(a.k, a.ldk, true, dk, m, kt);
+  for (std::size_t i = static_cast<std::size_t>(packed_keys) * dk1; i < static_cast<std::size_t>(m_pad) * dk1; ++i) kt[i] = 0.0f;
+  for (int j0 = 0, t = 0; j0 < dv; j0 += kNr, ++t) {
+    float* panel = vp + static_cast<std::size_t>(t) * m_pad * kNr;
+    if (m > 0) PackPanel<V>(a.v, a.ldv, false, m, dv, j0, panel);
+    for (std::size_t i = static_cast<std::size_t>(MaxInt(m, 0)) * kNr; i < static_cast<std::size_t>(m_pad) * kNr; ++i) panel[i] = 0.0f;
+  }
   float row_max[kBr], row_sum[kBr];
   const KeyBand band{a};
 
@@ -99,8 +110,8 @@ void FlashAttention(const FlashAttentionArgs& a) {
     const int rows = MinInt(kBr, n - q0), rows_pad = RoundUp(rows, kMr);
     // Q tile with the scale folded in; padding rows are zero, so their scores are 0 and unused.
     for (int r = 0; r < kBr; ++r)
-      for (int c = 0; c < dk; ++c) qs.get()[r * dk + c] = r < rows ? a.q[(q0 + r) * a.ldq + c] * a.scale : 0.0f;
-    for (int i = 0; i < kBr * dv_pad; ++i) o.get()[i] = 0.0f;
+      for (int c = 0; c < dk; ++c) qs[r * dk + c] = r < rows ? a.q[(q0 + r) * a.ldq + c] * a.scale : 0.0f;
+    for (int i = 0; i < kBr * dv_pad; ++i) o[i] = 0.0f;
     for (int r = 0; r < kBr; ++r) row_max[r] = kMinusInf, row_sum[r] = 0.0f;
 
     const int p_first = a.query_offset + q0, p_last = p_first + rows - 1;
@@ -111,19 +122,19 @@ void FlashAttention(const FlashAttentionArgs& a) {
       // S = Qs Kᵀ[:, k0, k0 + kBc)   (rows_pad, kBc)
       for (int i = 0; i < rows_pad; i += kMr)
         for (int jj = 0; jj < kBc; jj += kNr)
-          MicroKernel<V>(dk, qs.get() + i * dk, dk, kt.get() + static_cast<std::size_t>(k0 + jj) * dk, s.get() + i * kBc + jj,
+          MicroKernel<V>(dk, qs + i * dk, dk, kt + static_cast<std::size_t>(k0 + jj) * dk, kNr, s + i * kBc + jj,
                          kBc, false);
       if (k0 < common_lo || k0 + kBc - 1 > common_hi) {
         for (int r = 0; r < rows; ++r) {
           const int lo = band.Lo(p_first + r) - k0, hi = band.Hi(p_first + r) - k0;
-          float* row = s.get() + r * kBc;
+          float* row = s + r * kBc;
           for (int j = 0; j < kBc; ++j)
             if (j < lo || j > hi) row[j] = kMinusInf;
         }
       }
       // Online softmax: P = exp(S − m_new) in place; earlier sums and outputs scaled by exp(m_old − m_new).
       for (int r = 0; r < rows; ++r) {
-        float* row = s.get() + r * kBc;
+        float* row = s + r * kBc;
         const float tile_max = RowMax<V>(row, kBc);
         const float m_new = tile_max > row_max[r] ? tile_max : row_max[r];
         if (m_new == kMinusInf) {  // nothing allowed yet: P = 0
@@ -134,17 +145,17 @@ void FlashAttention(const FlashAttentionArgs& a) {
         const float tile_sum = ExpShiftedInPlace<V, false>(row, kBc, m_new);
         row_sum[r] = row_sum[r] * alpha + tile_sum;
         row_max[r] = m_new;
-        if (alpha != 1.0f) ScaleRow<V>(o.get() + r * dv_pad, dv_pad, alpha);
+        if (alpha != 1.0f) ScaleRow<V>(o + r * dv_pad, dv_pad, alpha);
       }
       // O += P V[k0, k0 + kBc)   (rows_pad, dv_pad)
       for (int i = 0; i < rows_pad; i += kMr)
         for (int t = 0; t < dv_pad / kNr; ++t)
-          MicroKernel<V>(kBc, s.get() + i * kBc, kBc, vp.get() + static_cast<std::size_t>(t) * m_pad * kNr + static_cast<std::size_t>(k0) * kNr,
-                         o.get() + i * dv_pad + t * kNr, dv_pad, true);
+          MicroKernel<V>(kBc, s + i * kBc, kBc, vp + static_cast<std::size_t>(t) * m_pad * kNr + static_cast<std::size_t>(k0) * kNr,
+                         kNr, o + i * dv_pad + t * kNr, dv_pad, true);
     }
     for (int r = 0; r < rows; ++r) {
       const float inv = row_sum[r] > 0.0f ? 1.0f / row_sum[r] : 0.0f;  // no allowed key: zeros
-      for (int c = 0; c < dv; ++c) a.out[(q0 + r) * a.ldo + c] = o.get()[r * dv_pad + c] * inv;
+      for (int c = 0; c < dv; ++c) a.out[(q0 + r) * a.ldo + c] = o[r * dv_pad + c] * inv;
     }
   }
 }
