@@ -15,16 +15,23 @@ const VIEWS = [
   ['6-masks', 'v=5&m.wl=2&m.wr=0'],
   ['7-cnn', 'v=6&c.a=8'],
   ['8-prices', 'v=7&p.s=1&p.n=0.15&p.i=100'],
+  ['9-speed', 'v=8&sp.l=0&sp.n=10', { click: 'speed.sweep', until: 'speed.sweep.wasm_simd128.4096' }],
 ];
 
 await mkdir(out, { recursive: true });
 const session = await openBrowser();
 try {
   const { page, problems } = await openPage(session, { width: 1280, height: 960 });
-  for (const [name, state] of VIEWS) {
+  for (const [name, state, action] of VIEWS) {
     const error = await page.evaluate((s) => window.attnlab.setState(s), state);
     if (error) throw new Error(`${name}: ${error}`);
     await settle(page);
+    if (action) {  // click a control, then wait for the value it fills (the speed sweep takes seconds)
+      const r = await page.evaluate((n) => window.attnlab.layout()[n], action.click);
+      await page.mouse.click(r.x + r.width / 2, r.y + r.height / 2);
+      await page.waitForFunction((k) => window.attnlab.scalars()[k] !== undefined, action.until, { timeout: 120000 });
+      await settle(page);
+    }
     await page.mouse.move(1, 1);  // no tooltip in the picture
     await settle(page);
     await page.screenshot({ path: join(out, `${name}.png`) });

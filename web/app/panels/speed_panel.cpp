@@ -96,7 +96,10 @@ void SpeedPanel::DrawControls(PanelContext& ctx, attn::KernelId kernel) {
   ImGui::SameLine();
   ImGui::Checkbox("live", &s.live);
   ImGui::SameLine();
-  if (ImGui::Button("Sweep every kernel")) {
+  const bool sweep = ImGui::Button("Sweep every kernel");
+  const ImVec2 b0 = ImGui::GetItemRectMin(), b1 = ImGui::GetItemRectMax();
+  ctx.published.Rect("speed.sweep", {b0.x, b0.y, b1.x - b0.x, b1.y - b0.y});
+  if (sweep) {
     sweep_queue_.clear();
     sweep_.clear();
     for (attn::KernelId id : kernels)
