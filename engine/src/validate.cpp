@@ -1,9 +1,8 @@
 #include "validate.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
-
-#include <cmath>
 #include <sstream>
 
 namespace attn::validate {
