@@ -50,6 +50,16 @@ test('the Speed view times the fused wasm_simd128 forward and the kernels that k
   const stopped = await page.evaluate(() => window.attnlab.view().engineRuns);
   await page.waitForTimeout(300);
   assert.equal(await page.evaluate(() => window.attnlab.view().engineRuns), stopped, 'nothing runs once idle');
+
+  // Live at n = 8192, where one forward takes seconds: it times once and pauses, the page goes idle.
+  await page.evaluate(() => window.attnlab.setState('v=8&sp.n=13&sp.l=1'));
+  await page.waitForFunction(() => window.attnlab.idle(), null, { polling: 200, timeout: 60000 });
+  s = await scalars(page);
+  assert.equal(s['speed.n'], 8192);
+  assert.ok(s['speed.us'] > 300000, `one forward at n = 8192 took ${s['speed.us']} µs`);
+  const paused = await page.evaluate(() => window.attnlab.view().engineRuns);
+  await page.waitForTimeout(300);
+  assert.equal(await page.evaluate(() => window.attnlab.view().engineRuns), paused, 'live pauses when slow');
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,7 @@ class SpeedPanel : public Panel {
   // Live: the last batches of the shown (kernel, n).
   int live_kernel_ = -2, live_n_ = 0;
   std::vector<double> live_us_;
+  std::set<int> warmed_kernels_;  // kernels whose first, untimed batch has run
   double peak_gflops_ = 0;  // this core's wasm SIMD multiply-add peak; 0 until measured
   // Sweep: (kernel, log2 n) still to measure, and the results.
   std::vector<std::pair<attn::KernelId, int>> sweep_queue_;

@@ -182,7 +182,7 @@ struct SpeedState {
   bool live = true;  // keep timing, one forward a frame, while the view is open
 
   void Visit(FieldVisitor& v) {
-    v.Int("sp.n", log2_n, 4, 14);
+    v.Int("sp.n", log2_n, 4, 13);
     v.Int("sp.k", kernel, -1, 4);
     v.Bool("sp.l", live);
   }
