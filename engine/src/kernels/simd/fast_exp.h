@@ -10,21 +10,29 @@
 namespace attn::simd {
 namespace {
 
+// exp(x) = 2^k · p for x inside [−104, 89]: k = round(x / ln 2) and p = exp(x − k ln 2) ∈ [0.7, 1.42].
 template <class V>
-typename V::F ExpApprox(typename V::F x) {
+typename V::F ExpMantissa(typename V::F x, typename V::F* k) {
   using F = typename V::F;
-  // exp(−104) < 2^−150 rounds to 0; exp(89) > FLT_MAX: clamping keeps k inside [−150, 129).
-  const F clamped = V::Min(V::Max(x, V::Broadcast(-104.0f)), V::Broadcast(89.0f));
-  const F k = V::RoundNearest(V::Mul(clamped, V::Broadcast(1.44269504088896341f)));
-  F r = V::MulAdd(k, V::Broadcast(-0.693359375f), clamped);
-  r = V::MulAdd(k, V::Broadcast(2.12194440e-4f), r);
+  *k = V::RoundNearest(V::Mul(x, V::Broadcast(1.44269504088896341f)));
+  F r = V::MulAdd(*k, V::Broadcast(-0.693359375f), x);
+  r = V::MulAdd(*k, V::Broadcast(2.12194440e-4f), r);
   F p = V::Broadcast(1.9875691500e-4f);
   p = V::MulAdd(p, r, V::Broadcast(1.3981999507e-3f));
   p = V::MulAdd(p, r, V::Broadcast(8.3334519073e-3f));
   p = V::MulAdd(p, r, V::Broadcast(4.1665795894e-2f));
   p = V::MulAdd(p, r, V::Broadcast(1.6666665459e-1f));
   p = V::MulAdd(p, r, V::Broadcast(5.0000001201e-1f));
-  p = V::MulAdd(p, V::Mul(r, r), V::Add(r, V::Broadcast(1.0f)));
+  return V::MulAdd(p, V::Mul(r, r), V::Add(r, V::Broadcast(1.0f)));
+}
+
+template <class V>
+typename V::F ExpApprox(typename V::F x) {
+  using F = typename V::F;
+  // exp(−104) < 2^−150 rounds to 0; exp(89) > FLT_MAX: clamping keeps k inside [−150, 129).
+  const F clamped = V::Min(V::Max(x, V::Broadcast(-104.0f)), V::Broadcast(89.0f));
+  F k;
+  const F p = ExpMantissa<V>(clamped, &k);
   const F k_low = V::HalfFloor(k);
   const F result = V::Mul(V::Mul(p, V::Pow2(k_low)), V::Pow2(V::Sub(k, k_low)));
   return V::KeepNaN(x, result);
@@ -37,16 +45,8 @@ template <class V>
 typename V::F ExpNonPositive(typename V::F x) {
   using F = typename V::F;
   const F clamped = V::Max(x, V::Broadcast(-87.33654f));  // k ≥ −126: 2^k stays normal; exp(−inf) → ~1e−38
-  const F k = V::RoundNearest(V::Mul(clamped, V::Broadcast(1.44269504088896341f)));
-  F r = V::MulAdd(k, V::Broadcast(-0.693359375f), clamped);
-  r = V::MulAdd(k, V::Broadcast(2.12194440e-4f), r);
-  F p = V::Broadcast(1.9875691500e-4f);
-  p = V::MulAdd(p, r, V::Broadcast(1.3981999507e-3f));
-  p = V::MulAdd(p, r, V::Broadcast(8.3334519073e-3f));
-  p = V::MulAdd(p, r, V::Broadcast(4.1665795894e-2f));
-  p = V::MulAdd(p, r, V::Broadcast(1.6666665459e-1f));
-  p = V::MulAdd(p, r, V::Broadcast(5.0000001201e-1f));
-  p = V::MulAdd(p, V::Mul(r, r), V::Add(r, V::Broadcast(1.0f)));
+  F k;
+  const F p = ExpMantissa<V>(clamped, &k);
   return V::Mul(p, V::Pow2(k));
 }
 
