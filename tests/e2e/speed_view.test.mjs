@@ -108,3 +108,16 @@ test('forwardOutput(): the fused kernel from JavaScript equals forward() and a f
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('on a phone (380 px, devicePixelRatio 2): the controls wrap and fit', async () => {
+  const { page, problems } = await openPage(session, { width: 380, height: 800, dpr: 2, touch: true });
+  await page.evaluate(() => window.attnlab.setState('v=8&sp.l=0&sp.n=9'));
+  await settle(page);
+  const sweep = await page.evaluate(() => window.attnlab.layout()['speed.sweep']);
+  assert.ok(sweep, 'the sweep button is drawn');
+  assert.ok(sweep.x >= 0 && sweep.x + sweep.width <= 380, `sweep button at x ${sweep.x}..${sweep.x + sweep.width}`);
+  assert.equal((await scalars(page))['speed.n'], 512);
+  await screenshot(page, 'speed-phone');
+  assert.deepEqual(problems, []);
+  await page.close();
+});

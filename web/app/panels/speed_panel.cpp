@@ -10,6 +10,7 @@
 
 #include "attn/kernels.h"
 #include "imgui.h"
+#include "widgets/flow_layout.h"
 
 namespace attnlab {
 namespace {
@@ -96,9 +97,9 @@ void SpeedPanel::DrawControls(PanelContext& ctx, attn::KernelId kernel) {
   char label[32];
   std::snprintf(label, sizeof label, "n = %d", 1 << s.log2_n);
   ImGui::SliderInt("sequence length", &s.log2_n, kMinLog2N, MaxLog2N(kernel), label, ImGuiSliderFlags_AlwaysClamp);
-  ImGui::SameLine();
+  SameLineIfFits(60);
   ImGui::Checkbox("live", &s.live);
-  ImGui::SameLine();
+  SameLineIfFits(150);
   const bool sweep = ImGui::Button("Sweep every kernel");
   const ImVec2 b0 = ImGui::GetItemRectMin(), b1 = ImGui::GetItemRectMax();
   ctx.published.Rect("speed.sweep", {b0.x, b0.y, b1.x - b0.x, b1.y - b0.y});
@@ -109,7 +110,7 @@ void SpeedPanel::DrawControls(PanelContext& ctx, attn::KernelId kernel) {
       for (int k = 6; k <= std::min(12, MaxLog2N(id)); ++k) sweep_queue_.push_back({id, k});
     std::reverse(sweep_queue_.begin(), sweep_queue_.end());  // popped from the back: small n first
   }
-  ImGui::SameLine();
+  SameLineIfFits(110);
   if (ImGui::Button("Measure peak")) peak_gflops_ = attn::MeasurePeakGflops(attn::FastestKernel(), 0.3);
   if (MaxLog2N(kernel) < kMaxLog2N)
     ImGui::TextDisabled("%s builds every n×n intermediate: n is kept to %d here.", attn::KernelName(kernel),
@@ -144,13 +145,15 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
   attn::AttentionInputs probe;
   const bool fused = attn::FusedKernelCovers(BenchConfig(kernel), probe);
   ImGui::SeparatorText("This browser, this core");
-  ImGui::Text("n = %d, d_model = %d, %d heads:  %.0f µs per forward  ·  %.2f GFLOP/s", n, kDModel, kHeads, us, gflops);
+  ImGui::TextWrapped("n = %d, d_model = %d, %d heads:  %.0f µs per forward  ·  %.2f GFLOP/s", n, kDModel, kHeads, us,
+                     gflops);
   if (peak_gflops_ > 0)
-    ImGui::Text("%.0f%% of this core's measured SIMD multiply-add peak (%.1f GFLOP/s)", 100.0 * gflops / peak_gflops_,
-                peak_gflops_);
-  ImGui::TextDisabled("median of %d batch%s of ≥ 15 ms (the kernel's first batch is not timed); %.3g GFLOP "
-                      "per forward",
-                      static_cast<int>(live_us_.size()), live_us_.size() == 1 ? "" : "es", Flops(n) * 1e-9);
+    ImGui::TextWrapped("%.0f%% of this core's measured SIMD multiply-add peak (%.1f GFLOP/s)",
+                       100.0 * gflops / peak_gflops_, peak_gflops_);
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("median of %d batch%s of ≥ 15 ms (the kernel's first batch is not timed); %.3g GFLOP per forward",
+                     static_cast<int>(live_us_.size()), live_us_.size() == 1 ? "" : "es", Flops(n) * 1e-9);
+  ImGui::PopStyleColor();
   if (s.live && live_us_.back() > kLiveLimitUs) {
     ImGui::TextDisabled("Live timing pauses while one forward takes over %.1f s.", kLiveLimitUs * 1e-6);
     ImGui::SameLine();
