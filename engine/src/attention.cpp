@@ -5,7 +5,7 @@
 #include "attn/reference/forward.h"
 #include "kernels/eigen_ops.h"
 #include "kernels/simd_ops.h"
-#include "validate.h"
+#include "attn/validate.h"
 #include "validate_attention.h"
 
 namespace attn {

@@ -4,7 +4,7 @@
 #include "attn/attention.h"
 #include "attn/reference/forward.h"
 #include "kernels/simd_ops.h"
-#include "validate.h"
+#include "attn/validate.h"
 #include "validate_attention.h"
 
 namespace attn {

@@ -4,7 +4,7 @@
 
 #include "attn/reference/backward.h"
 #include "kernels/eigen_ops.h"
-#include "validate.h"
+#include "attn/validate.h"
 #include "validate_attention.h"
 
 namespace attn {

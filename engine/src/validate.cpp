@@ -1,4 +1,4 @@
-#include "validate.h"
+#include "attn/validate.h"
 
 #include <cmath>
 #include <cstdint>

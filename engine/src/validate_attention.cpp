@@ -3,7 +3,7 @@
 #include <sstream>
 #include <string>
 
-#include "validate.h"
+#include "attn/validate.h"
 
 namespace attn::validate {
 namespace {

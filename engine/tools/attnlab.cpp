@@ -15,7 +15,7 @@
 
 #include "attn/attention.h"
 #include "attn/case_io.h"
-#include "attn/text.h"
+#include "lessons/text.h"
 
 namespace {
 
@@ -131,10 +131,10 @@ int Attend(int argc, char** argv) {
     }
     ++i;
   }
-  const auto tokens = attn::Tokenize(sentence);
+  const auto tokens = lessons::Tokenize(sentence);
   attn::AttentionResult result;
   const attn::Status status =
-      attn::SelfAttention(config, attn::HashEmbeddings(tokens, static_cast<int>(dim)), &result);
+      attn::SelfAttention(config, lessons::HashEmbeddings(tokens, static_cast<int>(dim)), &result);
   if (!status.ok()) {
     std::fprintf(stderr, "attnlab: %s\n", status.ToString().c_str());
     return 2;

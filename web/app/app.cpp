@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "attn/text.h"
+#include "lessons/text.h"
 #include "imgui.h"
 #include "panels/cnn_panel.h"
 #include "panels/heads_panel.h"
@@ -44,7 +44,7 @@ App::App() {
 
 bool App::Init(std::string* error) { return gfx::Renderer().Init(error); }
 
-void App::SetWordVectors(attn::WordVectors vectors) {
+void App::SetWordVectors(lessons::WordVectors vectors) {
   word_vectors_ = std::move(vectors);
   word_vectors_error_.clear();
   sentence_dirty_ = true;
@@ -55,7 +55,7 @@ void App::WordVectorsFailed(const std::string& why) {
   sentence_dirty_ = true;
 }
 
-void App::SetPrices(PriceTable table) {
+void App::SetPrices(lessons::PriceTable table) {
   prices_.table = std::move(table);
   prices_.error.clear();
   ++prices_.version;
@@ -64,8 +64,8 @@ void App::SetPrices(PriceTable table) {
 void App::PricesFailed(const std::string& why) { prices_.error = why; }
 
 attn::Status App::SetStateString(const std::string& text) {
-  ViewState parsed = state_;
-  const attn::Status status = ParseState(text, &parsed);
+  lessons::ViewState parsed = state_;
+  const attn::Status status = lessons::ParseState(text, &parsed);
   state_ = parsed;  // the valid fields apply even when another one was bad
   return status;
 }
@@ -75,15 +75,15 @@ attn::Status App::SetStateString(const std::string& text) {
 //-----------------------------------------------------------------------------
 
 void App::UpdateSentence() {
-  const SentenceState& s = state_.sentence;
+  const lessons::SentenceState& s = state_.sentence;
   const bool same = s.text == sentence_state_used_.text && s.vectors == sentence_state_used_.vectors &&
                     s.hash_dim == sentence_state_used_.hash_dim;
   if (same && !sentence_dirty_) return;
-  const bool waiting_for_glove = s.vectors == VectorSource::kGlove && !word_vectors_loaded() && word_vectors_error_.empty();
+  const bool waiting_for_glove = s.vectors == lessons::VectorSource::kGlove && !word_vectors_loaded() && word_vectors_error_.empty();
   if (waiting_for_glove) return;
   sentence_state_used_ = s;
   sentence_dirty_ = false;
-  std::vector<std::string> tokens = attn::Tokenize(s.text);
+  std::vector<std::string> tokens = lessons::Tokenize(s.text);
   if (tokens.empty()) {
     sentence_error_ = "Type a sentence: there are no words to attend to yet.";
     return;  // keep the last picture rather than an empty one
@@ -93,13 +93,13 @@ void App::UpdateSentence() {
     return;
   }
   sentence_error_.clear();
-  if (s.vectors == VectorSource::kGlove && word_vectors_loaded()) {
-    attn::EmbeddedTokens e = attn::EmbedTokens(word_vectors_, tokens);
+  if (s.vectors == lessons::VectorSource::kGlove && word_vectors_loaded()) {
+    lessons::EmbeddedTokens e = lessons::EmbedTokens(word_vectors_, tokens);
     sentence_.x = std::move(e.x);
     sentence_.known = std::move(e.known);
     sentence_.glove = true;
   } else {
-    sentence_.x = attn::HashEmbeddings(tokens, s.hash_dim);
+    sentence_.x = lessons::HashEmbeddings(tokens, s.hash_dim);
     sentence_.known.assign(tokens.size(), true);  // hashed vectors exist for every word
     sentence_.glove = false;
   }
@@ -112,7 +112,7 @@ void App::UpdateSentence() {
 //-----------------------------------------------------------------------------
 
 void App::DrawSentenceControls() {
-  SentenceState& s = state_.sentence;
+  lessons::SentenceState& s = state_.sentence;
   if (std::strncmp(sentence_buffer_, s.text.c_str(), sizeof(sentence_buffer_)) != 0)
     std::snprintf(sentence_buffer_, sizeof(sentence_buffer_), "%s", s.text.c_str());
   ImGui::SetNextItemWidth(-FLT_MIN);
@@ -133,11 +133,11 @@ void App::DrawSentenceControls() {
     if (ImGui::SmallButton(preset)) s.text = preset;
   }
   int source = static_cast<int>(s.vectors);
-  ImGui::RadioButton("GloVe word vectors (100-d)", &source, static_cast<int>(VectorSource::kGlove));
+  ImGui::RadioButton("GloVe word vectors (100-d)", &source, static_cast<int>(lessons::VectorSource::kGlove));
   ImGui::SameLine();
-  ImGui::RadioButton("hashed vectors", &source, static_cast<int>(VectorSource::kHash));
-  s.vectors = static_cast<VectorSource>(source);
-  if (s.vectors == VectorSource::kHash) {
+  ImGui::RadioButton("hashed vectors", &source, static_cast<int>(lessons::VectorSource::kHash));
+  s.vectors = static_cast<lessons::VectorSource>(source);
+  if (s.vectors == lessons::VectorSource::kHash) {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(std::max(80.0f, ImGui::GetContentRegionAvail().x - 120.0f));
     ImGui::SliderInt("width d", &s.hash_dim, 2, 64);
@@ -169,7 +169,7 @@ void App::Frame() {
   PanelContext ctx{state_, sentence_, published_, &engine_runs_, &prices_, &wants_another_frame_};
   // When the state names another view than the tab shown last (URL, tests), select that tab;
   // otherwise the tab bar (the reader's clicks) decides.
-  const ViewId requested = state_.view;
+  const lessons::ViewId requested = state_.view;
   const bool moved = requested != shown_view_;
   if (ImGui::BeginTabBar("views", ImGuiTabBarFlags_FittingPolicyScroll)) {
     for (auto& panel : panels_) {

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "attn/word_vectors.h"
+#include "lessons/word_vectors.h"
 #include "panels/panel.h"
 #include "published.h"
-#include "state/view_state.h"
+#include "lessons/view_state.h"
 
 namespace attnlab {
 
@@ -22,18 +22,18 @@ class App {
   void Frame();
 
   // Hands over the parsed GloVe asset; the views re-run with it.
-  void SetWordVectors(attn::WordVectors vectors);
+  void SetWordVectors(lessons::WordVectors vectors);
   // The asset could not be had: fall back to hashed vectors and say why.
   void WordVectorsFailed(const std::string& why);
   // Hands over the parsed prices.csv (view 8), or says why it is missing.
-  void SetPrices(PriceTable table);
+  void SetPrices(lessons::PriceTable table);
   void PricesFailed(const std::string& why);
-  const PricesInputs& prices() const { return prices_; }
+  const lessons::PricesInputs& prices() const { return prices_; }
   bool word_vectors_loaded() const { return word_vectors_.size() > 0; }
 
-  ViewState& state() { return state_; }
+  lessons::ViewState& state() { return state_; }
   // The whole state as a short string, and back (bad fields are reported and skipped).
-  std::string StateString() const { return SerializeState(state_); }
+  std::string StateString() const { return lessons::SerializeState(state_); }
   attn::Status SetStateString(const std::string& text);
 
   const SentenceInputs& sentence() const { return sentence_; }
@@ -48,20 +48,20 @@ class App {
   void UpdateSentence();
   void DrawSentenceControls();
 
-  ViewState state_;
+  lessons::ViewState state_;
   std::vector<std::unique_ptr<Panel>> panels_;
-  ViewId shown_view_ = ViewId::kCount;  // the tab drawn last frame; differs when the state moved it
+  lessons::ViewId shown_view_ = lessons::ViewId::kCount;  // the tab drawn last frame; differs when the state moved it
   SentenceInputs sentence_;
-  SentenceState sentence_state_used_;
+  lessons::SentenceState sentence_state_used_;
   bool sentence_dirty_ = true;
   std::string sentence_error_;
-  attn::WordVectors word_vectors_;
+  lessons::WordVectors word_vectors_;
   std::string word_vectors_error_;
   char sentence_buffer_[512] = {};
   Published published_;
   int engine_runs_ = 0;
   bool wants_another_frame_ = false;
-  PricesInputs prices_;
+  lessons::PricesInputs prices_;
 };
 
 App& TheApp();

@@ -15,9 +15,9 @@
 #include "published.h"
 #include "attn/attention.h"
 #include "attn/config_names.h"
-#include "attn/text.h"
-#include "attn/word_vectors.h"
-#include "data/prices.h"
+#include "lessons/text.h"
+#include "lessons/word_vectors.h"
+#include "lessons/prices.h"
 #include "main.h"
 #include "platform_html5.h"
 
@@ -249,12 +249,12 @@ val Forward(val config_js, val inputs_js, val params_js) {
   return out;
 }
 
-val Tokenize(const std::string& text) { return ToJsStrings(attn::Tokenize(text)); }
+val Tokenize(const std::string& text) { return ToJsStrings(lessons::Tokenize(text)); }
 
 val HashEmbeddings(val tokens, int dim) {
   if (dim < 1 || dim > 4096)
     return ErrorObject(attn::Status(attn::StatusCode::kOutOfRange, "dim: expected 1..4096, got " + std::to_string(dim)));
-  return ToJsMatrix(attn::HashEmbeddings(emscripten::vecFromJSArray<std::string>(tokens), dim));
+  return ToJsMatrix(lessons::HashEmbeddings(emscripten::vecFromJSArray<std::string>(tokens), dim));
 }
 
 val AvailableKernels() {
@@ -342,9 +342,9 @@ val PageScalars() {
 
 // Parses the GloVe asset's bytes and gives them to the page; returns "" or what is wrong.
 std::string LoadWordVectors(const std::string& bytes) {
-  attn::WordVectors vectors;
+  lessons::WordVectors vectors;
   const attn::Status status =
-      attn::WordVectors::Parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &vectors);
+      lessons::WordVectors::Parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &vectors);
   if (!status.ok()) {
     attnlab::TheApp().WordVectorsFailed("Word vectors unavailable (" + status.message() + "); using hashed vectors.");
   } else {
@@ -356,8 +356,8 @@ std::string LoadWordVectors(const std::string& bytes) {
 
 // Parses prices.csv's text for view 8; returns "" or what is wrong (the view then says so).
 std::string LoadPrices(const std::string& text) {
-  attnlab::PriceTable table;
-  const attn::Status status = attnlab::ParsePrices(text, &table);
+  lessons::PriceTable table;
+  const attn::Status status = lessons::ParsePrices(text, &table);
   if (status.ok()) attnlab::TheApp().SetPrices(std::move(table));
   else attnlab::TheApp().PricesFailed("Prices unavailable (" + status.message() + ").");
   attnlab::platform::MarkDirty();

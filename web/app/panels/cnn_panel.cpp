@@ -7,9 +7,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "attn/explain.h"
-#include "attn/layers.h"
-#include "attn/signals.h"
+#include "lessons/explain.h"
+#include "lessons/layers.h"
+#include "lessons/signals.h"
 #include "imgui.h"
 #include "widgets/matrix_view.h"
 #include "widgets/series_plot.h"
@@ -22,11 +22,11 @@ constexpr int kChannels = 3;   // features per token
 constexpr int kConvOut = 2;    // output channels of the convolution attention rebuilds
 constexpr int kCurvePoints = 33;
 
-bool SameFields(const CnnState& a, const CnnState& b) {
+bool SameFields(const lessons::CnnState& a, const lessons::CnnState& b) {
   return a.seed == b.seed && a.radius == b.radius && a.layers == b.layers && a.output == b.output && a.window == b.window &&
          a.temperature == b.temperature;
 }
-bool SameConv(const CnnState& a, const CnnState& b) {
+bool SameConv(const lessons::CnnState& a, const lessons::CnnState& b) {
   return a.seed == b.seed && a.radius == b.radius && a.alpha == b.alpha && a.output == b.output;
 }
 
@@ -48,23 +48,23 @@ void HatchMaskedCells(const LayoutRect& r, int rows, const attn::Matrix& mask, i
 }  // namespace
 
 void CnnPanel::RecomputeFields(PanelContext& ctx) {
-  CnnState& s = ctx.state.cnn;
+  lessons::CnnState& s = ctx.state.cnn;
   if (computed_fields_ && SameFields(s, fields_for_)) return;
   computed_fields_ = true;
   fields_for_ = s;
   const int K = 2 * s.radius + 1, L = s.layers, i = s.output;
   ++*ctx.engine_runs;
-  x_ = attn::SeededSequence(kLength, kChannels, static_cast<uint32_t>(s.seed));
-  std::vector<attn::Conv1dParams> layers;
-  for (int l = 0; l < L; ++l) layers.push_back(attn::SeededConv1d(K, kChannels, kChannels, s.seed * 101u + l));
+  x_ = lessons::SeededSequence(kLength, kChannels, static_cast<uint32_t>(s.seed));
+  std::vector<lessons::Conv1dParams> layers;
+  for (int l = 0; l < L; ++l) layers.push_back(lessons::SeededConv1d(K, kChannels, kChannels, s.seed * 101u + l));
   std::vector<attn::Matrix> outputs;
   ++*ctx.engine_runs;
-  attn::Status status = attn::Conv1dStack(layers, x_, &outputs);
+  attn::Status status = lessons::Conv1dStack(layers, x_, &outputs);
   attn::Matrix field = attn::Matrix::Zero(L + 1, kLength);
   for (int m = 0; m <= L && status.ok(); ++m) {
-    attn::IndexRange range;
+    lessons::IndexRange range;
     ++*ctx.engine_runs;
-    status = attn::ReceptiveField(m, K, kLength, i, &range);
+    status = lessons::ReceptiveField(m, K, kLength, i, &range);
     if (status.ok() && range.size() > 0) field.row(m).segment(range.first, range.size()).setOnes();
   }
   attn::AttentionConfig config;  // Q = K = V = x: weights by content alone
@@ -87,29 +87,29 @@ void CnnPanel::RecomputeFields(PanelContext& ctx) {
 }
 
 void CnnPanel::RecomputeConv(PanelContext& ctx) {
-  const CnnState& s = ctx.state.cnn;
+  const lessons::CnnState& s = ctx.state.cnn;
   if ((computed_conv_ && SameConv(s, conv_for_)) || x_.size() == 0) return;
   computed_conv_ = true;
   conv_for_ = s;
   const int K = 2 * s.radius + 1;
-  const attn::Conv1dParams conv = attn::SeededConv1d(K, kChannels, kConvOut, s.seed * 7u + 3u);
+  const lessons::Conv1dParams conv = lessons::SeededConv1d(K, kChannels, kConvOut, s.seed * 7u + 3u);
   attn::Matrix conv_out;
-  attn::ConvAsAttentionResult as_attention;
+  lessons::ConvAsAttentionResult as_attention;
   ++*ctx.engine_runs;
-  attn::Status status = attn::Conv1d(conv, x_, &conv_out);
+  attn::Status status = lessons::Conv1d(conv, x_, &conv_out);
   ++*ctx.engine_runs;
-  if (status.ok()) status = attn::ConvAsAttention(conv, x_, s.alpha, &as_attention);
+  if (status.ok()) status = lessons::ConvAsAttention(conv, x_, s.alpha, &as_attention);
   float diff = 0;
-  if (status.ok()) status = attn::MaxAbsDifference(as_attention.output, conv_out, &diff);
+  if (status.ok()) status = lessons::MaxAbsDifference(as_attention.output, conv_out, &diff);
   // The curve depends on the convolution only, not on α: one sweep per kernel.
   const bool new_curve = !curve_for_set_ || curve_seed_ != s.seed || curve_radius_ != s.radius;
   attn::Matrix alphas(kCurvePoints, 1), diffs(kCurvePoints, 1);
   for (int k = 0; k < kCurvePoints && status.ok() && new_curve; ++k) {
     alphas(k, 0) = std::pow(10.0f, -2.0f + 4.0f * k / (kCurvePoints - 1));  // 0.01 … 100
-    attn::ConvAsAttentionResult r;
+    lessons::ConvAsAttentionResult r;
     ++*ctx.engine_runs;
-    status = attn::ConvAsAttention(conv, x_, alphas(k, 0), &r);
-    if (status.ok()) status = attn::MaxAbsDifference(r.output, conv_out, &diffs(k, 0));
+    status = lessons::ConvAsAttention(conv, x_, alphas(k, 0), &r);
+    if (status.ok()) status = lessons::MaxAbsDifference(r.output, conv_out, &diffs(k, 0));
   }
   if (!status.ok()) {
     error_ = status.ToString();
@@ -142,7 +142,7 @@ void CnnPanel::Draw(PanelContext& ctx) {
       "with 3 channels.",
       "click a dot in the top row to choose an output, add layers or widen the kernel and watch its field "
       "grow; then raise α below until K attention heads compute exactly the convolution.");
-  CnnState& s = ctx.state.cnn;
+  lessons::CnnState& s = ctx.state.cnn;
   const float w = std::min(260.0f, ImGui::GetContentRegionAvail().x * 0.5f - 90.0f);
   int K = 2 * s.radius + 1;
   ImGui::SetNextItemWidth(w);
@@ -189,8 +189,8 @@ void CnnPanel::Draw(PanelContext& ctx) {
 }
 
 void CnnPanel::DrawReceptiveField(PanelContext& ctx) {
-  CnnState& s = ctx.state.cnn;
-  const int K = 2 * s.radius + 1, L = s.layers, left = attn::Conv1dLeftPadding(K);
+  lessons::CnnState& s = ctx.state.cnn;
+  const int K = 2 * s.radius + 1, L = s.layers, left = lessons::Conv1dLeftPadding(K);
   ImGui::SeparatorText("The input sequence x (3 channels × 24 steps)");
   MatrixViewOptions o;
   o.symbol = "x";
@@ -202,9 +202,9 @@ void CnnPanel::DrawReceptiveField(PanelContext& ctx) {
   ImGui::SeparatorText("Receptive field of one output");
   const int inside = static_cast<int>(field_.row(L).sum());
   ImGui::TextWrapped("Output %d of %d layer%s of kernel %d depends on 1 + L(K−1) = %d inputs%s: the yellow dots.", s.output,
-                     L, L == 1 ? "" : "s", K, attn::ReceptiveFieldSize(L, K), inside < attn::ReceptiveFieldSize(L, K) ? " (clipped at the ends)" : "");
+                     L, L == 1 ? "" : "s", K, lessons::ReceptiveFieldSize(L, K), inside < lessons::ReceptiveFieldSize(L, K) ? " (clipped at the ends)" : "");
   ctx.published.Matrix("cnn.field", field_);
-  ctx.published.Scalar("cnn.field.size", attn::ReceptiveFieldSize(L, K));
+  ctx.published.Scalar("cnn.field.size", lessons::ReceptiveFieldSize(L, K));
   // The pyramid: the output on top, the input at the bottom, lines from each node to its K inputs.
   const float line = ImGui::GetTextLineHeight();
   const float label_w = ImGui::CalcTextSize("layer 0 (x)").x + 8.0f;
@@ -268,7 +268,7 @@ void CnnPanel::DrawReceptiveField(PanelContext& ctx) {
 }
 
 void CnnPanel::DrawConvolution(PanelContext& ctx) {
-  CnnState& s = ctx.state.cnn;
+  lessons::CnnState& s = ctx.state.cnn;
   const int K = 2 * s.radius + 1;
   ImGui::SeparatorText("Self-attention contains convolution");
   ImGui::TextWrapped("%d heads, head h scoring keys only by position: −α(δ − Δₕ)², δ = j − i, Δₕ = h − %d. Head h "

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "attn/attention.h"
-#include "attn/conv_attention.h"
+#include "lessons/conv_attention.h"
 #include "gfx/heatmap.h"
 #include "panels/panel.h"
 
@@ -13,7 +13,7 @@ namespace attnlab {
 
 class CnnPanel : public Panel {
  public:
-  ViewId id() const override { return ViewId::kCnn; }
+  lessons::ViewId id() const override { return lessons::ViewId::kCnn; }
   const char* title() const override { return "7 CNN"; }
   void Draw(PanelContext& ctx) override;
   bool uses_sentence() const override { return false; }
@@ -24,7 +24,7 @@ class CnnPanel : public Panel {
   void DrawReceptiveField(PanelContext& ctx);
   void DrawConvolution(PanelContext& ctx);
 
-  CnnState fields_for_{}, conv_for_{};
+  lessons::CnnState fields_for_{}, conv_for_{};
   bool computed_fields_ = false, computed_conv_ = false, curve_for_set_ = false;
   int curve_seed_ = 0, curve_radius_ = 0;
   bool fields_changed_ = false, conv_changed_ = false;

@@ -26,7 +26,7 @@ ImU32 HeadColor(int h) {
   return kColors[h % 16];
 }
 
-bool SameInputs(const HeadsState& a, const HeadsState& b) {
+bool SameInputs(const lessons::HeadsState& a, const lessons::HeadsState& b) {
   return a.heads == b.heads && a.kv_heads == b.kv_heads && a.seed == b.seed && a.temperature == b.temperature;
 }
 
@@ -46,7 +46,7 @@ void MarkHeadBlocks(const LayoutRect& r, int heads, int block, int total, bool c
 }  // namespace
 
 void HeadsPanel::Recompute(PanelContext& ctx) {
-  const HeadsState& s = ctx.state.heads;
+  const lessons::HeadsState& s = ctx.state.heads;
   const SentenceInputs& in = ctx.sentence;
   changed_ = false;
   if (!SentenceInputsChanged(in, s, SameInputs, &computed_version_, &computed_)) return;
@@ -84,7 +84,7 @@ void HeadsPanel::Draw(PanelContext& ctx) {
   DrawStatusLine(error_);
   ctx.published.Scalar("heads.error", error_.empty() ? 0 : 1);  // the tests see the status line
   if (result_.heads.empty()) return;
-  HeadsState& s = ctx.state.heads;
+  lessons::HeadsState& s = ctx.state.heads;
   const int heads = static_cast<int>(result_.heads.size());
   s.selected = std::min(s.selected, heads - 1);
   ctx.published.Scalar("heads.count", heads);
@@ -104,7 +104,7 @@ void HeadsPanel::Draw(PanelContext& ctx) {
 }
 
 void HeadsPanel::DrawControls(PanelContext& ctx) {
-  HeadsState& s = ctx.state.heads;
+  lessons::HeadsState& s = ctx.state.heads;
   const float w = std::min(220.0f, ImGui::GetContentRegionAvail().x * 0.6f);
   ImGui::SetNextItemWidth(w);
   ImGui::SliderInt("heads h", &s.heads, 1, 16);
@@ -137,7 +137,7 @@ void HeadsPanel::DrawControls(PanelContext& ctx) {
 }
 
 void HeadsPanel::DrawHeadGrid(PanelContext& ctx) {
-  HeadsState& s = ctx.state.heads;
+  lessons::HeadsState& s = ctx.state.heads;
   const int heads = static_cast<int>(result_.heads.size());
   const int d_k = static_cast<int>(result_.heads[0].q.cols());
   char text[96];
@@ -187,7 +187,7 @@ void HeadsPanel::DrawSelectedHead(PanelContext& ctx) {
 }
 
 void HeadsPanel::DrawCombination(PanelContext& ctx) {
-  const HeadsState& s = ctx.state.heads;
+  const lessons::HeadsState& s = ctx.state.heads;
   const SentenceInputs& in = ctx.sentence;
   const int heads = static_cast<int>(result_.heads.size());
   const MatrixLabels tokens{&in.tokens, &in.known};

@@ -12,7 +12,7 @@ namespace attnlab {
 
 class HeadsPanel : public Panel {
  public:
-  ViewId id() const override { return ViewId::kHeads; }
+  lessons::ViewId id() const override { return lessons::ViewId::kHeads; }
   const char* title() const override { return "5 Heads"; }
   void Draw(PanelContext& ctx) override;
 
@@ -24,8 +24,8 @@ class HeadsPanel : public Panel {
   void DrawCombination(PanelContext& ctx);
 
   int computed_version_ = 0;
-  HeadsState computed_;  // the inputs of the last engine run, good or not
-  HeadsState shown_;     // the inputs of result_
+  lessons::HeadsState computed_;  // the inputs of the last engine run, good or not
+  lessons::HeadsState shown_;     // the inputs of result_
   bool changed_ = false;           // every texture needs a new upload this frame
   int uploaded_selected_ = -2;     // the head the large map holds
   std::string error_;

@@ -13,7 +13,7 @@
 namespace attnlab {
 namespace {
 
-bool SameInputs(const MasksState& a, const MasksState& b) {
+bool SameInputs(const lessons::MasksState& a, const lessons::MasksState& b) {
   return a.causal == b.causal && a.window_left == b.window_left && a.window_right == b.window_right &&
          a.padding == b.padding;
 }
@@ -37,7 +37,7 @@ int BlindRows(const attn::Matrix& scores) {
 }  // namespace
 
 void MasksPanel::Recompute(PanelContext& ctx) {
-  const MasksState& s = ctx.state.masks;
+  const lessons::MasksState& s = ctx.state.masks;
   const SentenceInputs& in = ctx.sentence;
   changed_ = false;
   if (!SentenceInputsChanged(in, s, SameInputs, &computed_version_, &computed_)) return;
@@ -78,7 +78,7 @@ void MasksPanel::Draw(PanelContext& ctx) {
 }
 
 void MasksPanel::DrawControls(PanelContext& ctx) {
-  MasksState& s = ctx.state.masks;
+  lessons::MasksState& s = ctx.state.masks;
   const int n = std::max(1, static_cast<int>(ctx.sentence.tokens.size()));
   ImGui::Checkbox("causal (no peeking ahead)", &s.causal);
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
@@ -97,7 +97,7 @@ void MasksPanel::DrawControls(PanelContext& ctx) {
 }
 
 void MasksPanel::DrawPaddingToggles(PanelContext& ctx) {
-  MasksState& s = ctx.state.masks;
+  lessons::MasksState& s = ctx.state.masks;
   const std::vector<std::string>& tokens = ctx.sentence.tokens;
   ImGui::TextDisabled("Padding (tap a word):");
   for (int k = 0; k < static_cast<int>(tokens.size()); ++k) {

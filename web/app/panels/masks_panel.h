@@ -10,7 +10,7 @@ namespace attnlab {
 
 class MasksPanel : public Panel {
  public:
-  ViewId id() const override { return ViewId::kMasks; }
+  lessons::ViewId id() const override { return lessons::ViewId::kMasks; }
   const char* title() const override { return "6 Masks"; }
   void Draw(PanelContext& ctx) override;
 
@@ -21,7 +21,7 @@ class MasksPanel : public Panel {
   void DrawMaps(PanelContext& ctx);
 
   int computed_version_ = 0;
-  MasksState computed_;
+  lessons::MasksState computed_;
   bool changed_ = false;  // textures need a new upload this frame
   std::string error_;
   attn::AttentionResult result_;

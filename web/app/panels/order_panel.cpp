@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "attn/explain.h"
+#include "lessons/explain.h"
 #include "attn/positions.h"
 #include "imgui.h"
 #include "widgets/matrix_view.h"
@@ -12,10 +12,10 @@
 namespace attnlab {
 namespace {
 
-attn::PositionEncoding EngineEncoding(OrderEncoding e) {
+attn::PositionEncoding EngineEncoding(lessons::OrderEncoding e) {
   switch (e) {
-    case OrderEncoding::kSinusoidal: return attn::PositionEncoding::kSinusoidal;
-    case OrderEncoding::kLearned: return attn::PositionEncoding::kLearned;
+    case lessons::OrderEncoding::kSinusoidal: return attn::PositionEncoding::kSinusoidal;
+    case lessons::OrderEncoding::kLearned: return attn::PositionEncoding::kLearned;
     default: return attn::PositionEncoding::kNone;
   }
 }
@@ -23,7 +23,7 @@ attn::PositionEncoding EngineEncoding(OrderEncoding e) {
 }  // namespace
 
 void OrderPanel::Recompute(PanelContext& ctx) {
-  const OrderState& s = ctx.state.order;
+  const lessons::OrderState& s = ctx.state.order;
   const SentenceInputs& in = ctx.sentence;
   changed_ = false;
   if (in.version == 0) return;
@@ -34,11 +34,11 @@ void OrderPanel::Recompute(PanelContext& ctx) {
   attn::AttentionConfig config;  // parameter-free self-attention, as in view 1
   config.position = EngineEncoding(s.encoding);
   config.seed = 1;  // the learned table is seeded: the same table for both orders
-  std::vector<int> order = attn::SeededPermutation(n, static_cast<unsigned>(s.shuffle));
+  std::vector<int> order = lessons::SeededPermutation(n, static_cast<unsigned>(s.shuffle));
   attn::AttentionInputs original, shuffled;
   original.query = in.x;
   attn::AttentionResult a, b;
-  attn::Status status = attn::PermuteRows(in.x, order, &shuffled.query);
+  attn::Status status = lessons::PermuteRows(in.x, order, &shuffled.query);
   if (status.ok()) {
     ++*ctx.engine_runs;
     status = attn::Forward(config, original, &a);
@@ -48,9 +48,9 @@ void OrderPanel::Recompute(PanelContext& ctx) {
     status = attn::Forward(config, shuffled, &b);
   }
   attn::Matrix permuted;
-  if (status.ok()) status = attn::PermuteRows(a.output, order, &permuted);
+  if (status.ok()) status = lessons::PermuteRows(a.output, order, &permuted);
   float difference = 0;
-  if (status.ok()) status = attn::MaxAbsDifference(b.output, permuted, &difference);
+  if (status.ok()) status = lessons::MaxAbsDifference(b.output, permuted, &difference);
   if (!KeepStatus(status, &error_)) return;
   order_ = std::move(order);
   shuffled_tokens_.resize(n);
@@ -64,9 +64,9 @@ void OrderPanel::Recompute(PanelContext& ctx) {
   permuted_output_ = std::move(permuted);
   difference_ = difference;
   const int d = static_cast<int>(in.x.cols());
-  if (s.encoding == OrderEncoding::kSinusoidal) {
+  if (s.encoding == lessons::OrderEncoding::kSinusoidal) {
     encoding_ = attn::SinusoidalEncoding<float>(n, d, 0, config.position_base);
-  } else if (s.encoding == OrderEncoding::kLearned) {
+  } else if (s.encoding == lessons::OrderEncoding::kLearned) {
     encoding_ = a.parameters.position_table.topRows(n);  // the rows of the seeded table in use
   } else {
     encoding_.resize(0, 0);
@@ -83,7 +83,7 @@ void OrderPanel::Draw(PanelContext& ctx) {
       "sinusoidal or a learned encoding eᵢ.",
       "shuffle a few times and watch the largest difference stay 0; then switch on an encoding and shuffle "
       "again.");
-  OrderState& s = ctx.state.order;
+  lessons::OrderState& s = ctx.state.order;
   if (ImGui::Button("Shuffle the words")) s.shuffle = s.shuffle % 999 + 1;
   const ImVec2 b0 = ImGui::GetItemRectMin(), b1 = ImGui::GetItemRectMax();
   ctx.published.Rect("order.shuffle", {b0.x, b0.y, b1.x - b0.x, b1.y - b0.y});
@@ -92,12 +92,12 @@ void OrderPanel::Draw(PanelContext& ctx) {
   if (ImGui::Button("Original order")) s.shuffle = 0;
   ImGui::EndDisabled();
   int encoding = static_cast<int>(s.encoding);
-  ImGui::RadioButton("no position", &encoding, static_cast<int>(OrderEncoding::kNone));
+  ImGui::RadioButton("no position", &encoding, static_cast<int>(lessons::OrderEncoding::kNone));
   ImGui::SameLine();
-  ImGui::RadioButton("sinusoidal", &encoding, static_cast<int>(OrderEncoding::kSinusoidal));
+  ImGui::RadioButton("sinusoidal", &encoding, static_cast<int>(lessons::OrderEncoding::kSinusoidal));
   ImGui::SameLine();
-  ImGui::RadioButton("learned (seeded)", &encoding, static_cast<int>(OrderEncoding::kLearned));
-  s.encoding = static_cast<OrderEncoding>(encoding);
+  ImGui::RadioButton("learned (seeded)", &encoding, static_cast<int>(lessons::OrderEncoding::kLearned));
+  s.encoding = static_cast<lessons::OrderEncoding>(encoding);
 
   Recompute(ctx);
   DrawStatusLine(error_);
@@ -137,7 +137,7 @@ void OrderPanel::Draw(PanelContext& ctx) {
       });
   ctx.published.Matrix("order.Ypermuted", permuted_output_);
   if (encoding_.size() > 0) {
-    ImGui::SeparatorText(s.encoding == OrderEncoding::kSinusoidal
+    ImGui::SeparatorText(s.encoding == lessons::OrderEncoding::kSinusoidal
                              ? "Sinusoidal encoding: eₚ,₂ₜ = sin(p / 10000^(2t/d)), eₚ,₂ₜ₊₁ = cos(...)"
                              : "Learned encoding: one seeded row per position (trained in a real model)");
     std::vector<std::string> positions(encoding_.rows());

@@ -13,7 +13,7 @@ namespace attnlab {
 
 class OrderPanel : public Panel {
  public:
-  ViewId id() const override { return ViewId::kOrder; }
+  lessons::ViewId id() const override { return lessons::ViewId::kOrder; }
   const char* title() const override { return "2 Order"; }
   void Draw(PanelContext& ctx) override;
 
@@ -21,7 +21,7 @@ class OrderPanel : public Panel {
   void Recompute(PanelContext& ctx);
 
   int computed_version_ = 0;
-  OrderState computed_;
+  lessons::OrderState computed_;
   bool changed_ = false;
   std::string error_;
   std::vector<int> order_;                   // shuffled row i is original row order_[i]

@@ -7,9 +7,9 @@
 
 #include "attn/status.h"
 #include "attn/tensor.h"
-#include "data/prices.h"
+#include "lessons/prices.h"
 #include "published.h"
-#include "state/view_state.h"
+#include "lessons/view_state.h"
 
 namespace attnlab {
 
@@ -23,13 +23,13 @@ struct SentenceInputs {
 };
 
 struct PanelContext {
-  ViewState& state;
+  lessons::ViewState& state;
   const SentenceInputs& sentence;
   Published& published;
   // Engine runs this frame, by all panels: the tests check nothing re-runs when nothing changed.
   int* engine_runs;
   // web/assets/prices.csv, loaded after the first frame (view 8).
-  const PricesInputs* prices = nullptr;
+  const lessons::PricesInputs* prices = nullptr;
   // Set by a panel that needs the next frame drawn although nothing changed (a running timer).
   bool* wants_another_frame = nullptr;
 };
@@ -37,7 +37,7 @@ struct PanelContext {
 class Panel {
  public:
   virtual ~Panel() = default;
-  virtual ViewId id() const = 0;
+  virtual lessons::ViewId id() const = 0;
   // The tab's label.
   virtual const char* title() const = 0;
   virtual void Draw(PanelContext& ctx) = 0;

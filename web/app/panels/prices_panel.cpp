@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "attn/signals.h"
+#include "lessons/signals.h"
 #include "imgui.h"
 #include "widgets/matrix_view.h"
 #include "widgets/series_plot.h"
@@ -14,7 +14,7 @@
 namespace attnlab {
 namespace {
 
-bool SameInputs(const PricesState& a, const PricesState& b) {
+bool SameInputs(const lessons::PricesState& a, const lessons::PricesState& b) {
   return a.stock == b.stock && a.noise == b.noise && a.noise_seed == b.noise_seed && a.window == b.window &&
          a.value_weight == b.value_weight && a.time_weight == b.time_weight && a.temperature == b.temperature;
 }
@@ -22,28 +22,28 @@ bool SameInputs(const PricesState& a, const PricesState& b) {
 }  // namespace
 
 void PricesPanel::Recompute(PanelContext& ctx) {
-  PricesState& s = ctx.state.prices;
+  lessons::PricesState& s = ctx.state.prices;
   changed_ = false;
-  const PricesInputs& in = *ctx.prices;
+  const lessons::PricesInputs& in = *ctx.prices;
   if (in.version == 0 || in.table.series.empty()) return;
   s.stock = std::clamp(s.stock, 0, static_cast<int>(in.table.series.size()) - 1);
   if (in.version == computed_version_ && SameInputs(s, computed_for_)) return;
   computed_version_ = in.version;
   computed_for_ = s;
-  const PriceSeries& series = in.table.series[s.stock];
+  const lessons::PriceSeries& series = in.table.series[s.stock];
   attn::Matrix noisy, average;
-  attn::SmootherResult smoother;
-  attn::SmootherConfig config;
+  lessons::SmootherResult smoother;
+  lessons::SmootherConfig config;
   config.value_weight = s.value_weight;
   config.time_weight = s.time_weight;
   config.steps_per_unit = 12.0f;  // months: time is measured in years
   config.temperature = s.temperature;
   ++*ctx.engine_runs;
-  attn::Status status = attn::AddSeededRelativeNoise(series.prices, s.noise, static_cast<uint32_t>(s.noise_seed), &noisy);
+  attn::Status status = lessons::AddSeededRelativeNoise(series.prices, s.noise, static_cast<uint32_t>(s.noise_seed), &noisy);
   ++*ctx.engine_runs;
-  if (status.ok()) status = attn::MovingAverage(noisy, 2 * s.window + 1, &average);
+  if (status.ok()) status = lessons::MovingAverage(noisy, 2 * s.window + 1, &average);
   ++*ctx.engine_runs;
-  if (status.ok()) status = attn::AttentionSmoother(noisy, config, &smoother);
+  if (status.ok()) status = lessons::AttentionSmoother(noisy, config, &smoother);
   if (!KeepStatus(status, &error_)) return;
   series_ = &series;
   clean_ = series.prices;
@@ -70,8 +70,8 @@ void PricesPanel::Draw(PanelContext& ctx) {
       "2000–2010; this view needs no sentence.",
       "add noise, then hover (or tap) a month to see whom it attends to; raise the value weight and "
       "watch the smoother keep the crash of 2008 sharp where the moving average blurs it.");
-  PricesState& s = ctx.state.prices;
-  const PricesInputs& in = *ctx.prices;
+  lessons::PricesState& s = ctx.state.prices;
+  const lessons::PricesInputs& in = *ctx.prices;
   DrawStatusLine(in.error);  // a failed reload keeps the last good table
   if (in.version == 0) {
     if (in.error.empty()) ImGui::TextDisabled("Loading the prices...");

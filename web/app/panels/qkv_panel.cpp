@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "attn/explain.h"
-#include "attn/qkv_explain.h"
+#include "lessons/explain.h"
+#include "lessons/qkv_explain.h"
 #include "imgui.h"
 #include "widgets/bar_chart.h"
 #include "widgets/grid.h"
@@ -15,7 +15,7 @@
 namespace attnlab {
 namespace {
 
-bool SameLayer(const QkvState& a, const QkvState& b) {
+bool SameLayer(const lessons::QkvState& a, const lessons::QkvState& b) {
   return a.d_k == b.d_k && a.d_v == b.d_v && a.seed == b.seed && a.scale == b.scale && a.identity == b.identity;
 }
 
@@ -46,7 +46,7 @@ bool WordCombo(const char* label, const std::vector<std::string>& tokens, int* i
 }  // namespace
 
 void QkvPanel::Recompute(PanelContext& ctx) {
-  QkvState& s = ctx.state.qkv;
+  lessons::QkvState& s = ctx.state.qkv;
   const SentenceInputs& in = ctx.sentence;
   changed_ = false;
   if (in.version == 0) return;
@@ -62,7 +62,7 @@ void QkvPanel::Recompute(PanelContext& ctx) {
     inputs.query = in.x;
     attn::AttentionResult result;
     ++*ctx.engine_runs;
-    attn::Status status = attn::ScaledProjections(config, d_model, s.scale, s.identity, &params);
+    attn::Status status = lessons::ScaledProjections(config, d_model, s.scale, s.identity, &params);
     if (status.ok()) status = attn::Forward(config, inputs, params, &result);
     computed_version_ = in.version;
     computed_ = s;
@@ -78,8 +78,8 @@ void QkvPanel::Recompute(PanelContext& ctx) {
   if (changed_ || s.query != computed_query_ || s.key != computed_key_) {
     const attn::HeadIntermediates& h = result_.heads[0];
     ++*ctx.engine_runs;
-    attn::Status status = attn::PairProduct(h.q, h.k, s.query, s.key, &pair_product_);
-    if (status.ok()) status = attn::WeightedTerms(h.weights, h.v, s.query, &pair_terms_);
+    attn::Status status = lessons::PairProduct(h.q, h.k, s.query, s.key, &pair_product_);
+    if (status.ok()) status = lessons::WeightedTerms(h.weights, h.v, s.query, &pair_terms_);
     if (!status.ok()) {
       error_ = status.ToString();
       return;
@@ -94,7 +94,7 @@ void QkvPanel::Recompute(PanelContext& ctx) {
 }
 
 void QkvPanel::DrawControls(PanelContext& ctx) {
-  QkvState& s = ctx.state.qkv;
+  lessons::QkvState& s = ctx.state.qkv;
   const bool wide = ImGui::GetContentRegionAvail().x >= 700.0f;
   const float w = wide ? ImGui::GetContentRegionAvail().x * 0.5f - 120.0f : ImGui::GetContentRegionAvail().x - 110.0f;
   auto next = [&](bool same_line) {
@@ -102,8 +102,8 @@ void QkvPanel::DrawControls(PanelContext& ctx) {
     ImGui::SetNextItemWidth(std::max(100.0f, w));
   };
   // d_model is the width of the shared word vectors: GloVe's is fixed, hashed ones are chosen.
-  SentenceState& sentence = ctx.state.sentence;
-  if (sentence.vectors == VectorSource::kHash) {
+  lessons::SentenceState& sentence = ctx.state.sentence;
+  if (sentence.vectors == lessons::VectorSource::kHash) {
     next(false);
     ImGui::SliderInt("d_model (word vectors)", &sentence.hash_dim, 2, 64);
     sentence.hash_dim = std::clamp(sentence.hash_dim, 2, 64);
@@ -113,7 +113,7 @@ void QkvPanel::DrawControls(PanelContext& ctx) {
     ImGui::SameLine();
     // Wrap the button on a narrow screen.
     if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2) ImGui::NewLine();
-    if (ImGui::SmallButton(label)) sentence.vectors = VectorSource::kHash;
+    if (ImGui::SmallButton(label)) sentence.vectors = lessons::VectorSource::kHash;
   }
   ImGui::BeginDisabled(s.identity);
   next(false);
@@ -205,7 +205,7 @@ void QkvPanel::DrawLayer(PanelContext& ctx) {
     EndGrid();
   }
 
-  QkvState& s = ctx.state.qkv;
+  lessons::QkvState& s = ctx.state.qkv;
   auto pick = [&](int i, int j) {
     s.query = i;
     s.key = j;
@@ -242,7 +242,7 @@ void QkvPanel::DrawLayer(PanelContext& ctx) {
 }
 
 void QkvPanel::DrawPair(PanelContext& ctx) {
-  QkvState& s = ctx.state.qkv;
+  lessons::QkvState& s = ctx.state.qkv;
   const SentenceInputs& in = ctx.sentence;
   ImGui::SeparatorText("One pair: query word i, key word j");
   WordCombo("query i", in.tokens, &s.query);

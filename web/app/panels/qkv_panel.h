@@ -10,7 +10,7 @@ namespace attnlab {
 
 class QkvPanel : public Panel {
  public:
-  ViewId id() const override { return ViewId::kQkv; }
+  lessons::ViewId id() const override { return lessons::ViewId::kQkv; }
   const char* title() const override { return "3 Q,K,V"; }
   void Draw(PanelContext& ctx) override;
 
@@ -22,7 +22,7 @@ class QkvPanel : public Panel {
 
   // What the last layer was computed from; the pair is tracked separately.
   int computed_version_ = 0;
-  QkvState computed_;
+  lessons::QkvState computed_;
   int computed_query_ = -1, computed_key_ = -1;
   bool changed_ = false;  // textures need a new upload this frame
   std::string error_;

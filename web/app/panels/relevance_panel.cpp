@@ -37,7 +37,7 @@ const char* const kScoreShort[] = {"dot", "scaled dot", "general (bilinear)", "a
 // Tokens per d_k in the saturation sweep: 32 keeps the whole sweep well under 100 ms.
 constexpr int kSweepTokens = 32;
 
-bool SameInputs(const RelevanceState& a, const RelevanceState& b) {
+bool SameInputs(const lessons::RelevanceState& a, const lessons::RelevanceState& b) {
   return a.normalizer == b.normalizer && a.score == b.score && a.temperature == b.temperature && a.seed == b.seed;
 }
 
@@ -58,7 +58,7 @@ bool ChoiceCombo(const char* label, const char* const* names, int count, int* in
 }  // namespace
 
 void RelevancePanel::Recompute(PanelContext& ctx) {
-  const RelevanceState& s = ctx.state.relevance;
+  const lessons::RelevanceState& s = ctx.state.relevance;
   const SentenceInputs& in = ctx.sentence;
   changed_ = false;
   if (in.version == 0 || (in.version == computed_version_ && SameInputs(s, computed_))) return;
@@ -92,7 +92,7 @@ void RelevancePanel::Recompute(PanelContext& ctx) {
 }
 
 void RelevancePanel::DrawControls(PanelContext& ctx) {
-  RelevanceState& s = ctx.state.relevance;
+  lessons::RelevanceState& s = ctx.state.relevance;
   const float avail = ImGui::GetContentRegionAvail().x;
   const bool wide = avail >= 700.0f;
   ImGui::SetNextItemWidth(std::max(120.0f, (wide ? avail * 0.5f : avail) - 130.0f));
@@ -125,7 +125,7 @@ void RelevancePanel::Draw(PanelContext& ctx) {
 }
 
 void RelevancePanel::DrawScoreGrid(PanelContext& ctx) {
-  RelevanceState& s = ctx.state.relevance;
+  lessons::RelevanceState& s = ctx.state.relevance;
   const MatrixLabels tokens{&ctx.sentence.tokens, &ctx.sentence.known};
   ImGui::SeparatorText("Six relevance functions, one normaliser");
   ChoiceCombo("normaliser", kNormalizerShort, kNormalizers, &s.normalizer);
@@ -145,7 +145,7 @@ void RelevancePanel::DrawScoreGrid(PanelContext& ctx) {
 }
 
 void RelevancePanel::DrawNormalizerGrid(PanelContext& ctx) {
-  RelevanceState& s = ctx.state.relevance;
+  lessons::RelevanceState& s = ctx.state.relevance;
   const MatrixLabels tokens{&ctx.sentence.tokens, &ctx.sentence.known};
   ImGui::SeparatorText("Four normalisers, one relevance function");
   ChoiceCombo("relevance", kScoreShort, kScores, &s.score);
@@ -170,7 +170,7 @@ void RelevancePanel::DrawNormalizerGrid(PanelContext& ctx) {
 }
 
 void RelevancePanel::DrawRowBars(PanelContext& ctx) {
-  RelevanceState& s = ctx.state.relevance;
+  lessons::RelevanceState& s = ctx.state.relevance;
   const std::vector<std::string>& tokens = ctx.sentence.tokens;
   s.row = std::min(s.row, static_cast<int>(tokens.size()) - 1);
   if (s.row < 0) {
@@ -198,7 +198,7 @@ void RelevancePanel::DrawSaturation(PanelContext& ctx) {
     swept_ = true;
     const auto start = std::chrono::steady_clock::now();
     ++*ctx.engine_runs;
-    const attn::Status status = attn::SaturationSweep(kSweepTokens, 10, 1, &sweep_);
+    const attn::Status status = lessons::SaturationSweep(kSweepTokens, 10, 1, &sweep_);
     sweep_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!status.ok()) sweep_error_ = status.ToString();
   }

@@ -5,7 +5,7 @@
 #include <array>
 
 #include "attn/attention.h"
-#include "attn/saturation.h"
+#include "lessons/saturation.h"
 #include "gfx/heatmap.h"
 #include "panels/panel.h"
 
@@ -13,7 +13,7 @@ namespace attnlab {
 
 class RelevancePanel : public Panel {
  public:
-  ViewId id() const override { return ViewId::kRelevance; }
+  lessons::ViewId id() const override { return lessons::ViewId::kRelevance; }
   const char* title() const override { return "4 Relevance"; }
   void Draw(PanelContext& ctx) override;
 
@@ -29,7 +29,7 @@ class RelevancePanel : public Panel {
   void DrawSaturation(PanelContext& ctx);
 
   int computed_version_ = 0;
-  RelevanceState computed_;
+  lessons::RelevanceState computed_;
   bool changed_ = false;  // textures need a new upload this frame
   std::string error_;
   std::array<attn::Matrix, kScores> score_weights_;           // (n, n) per relevance function
@@ -40,7 +40,7 @@ class RelevancePanel : public Panel {
   // The saturation sweep: computed once, the first time the view is drawn.
   bool swept_ = false;
   std::string sweep_error_;
-  attn::SaturationCurves sweep_;
+  lessons::SaturationCurves sweep_;
   double sweep_ms_ = 0;
 };
 

@@ -83,7 +83,7 @@ double SpeedPanel::TimeBatch(PanelContext& ctx, attn::KernelId kernel, int n, do
 }
 
 void SpeedPanel::DrawControls(PanelContext& ctx, attn::KernelId kernel) {
-  SpeedState& s = ctx.state.speed;
+  lessons::SpeedState& s = ctx.state.speed;
   const std::vector<attn::KernelId> kernels = attn::AvailableKernels();
   ImGui::SetNextItemWidth(220);
   if (ImGui::BeginCombo("kernel", attn::KernelName(kernel))) {
@@ -118,7 +118,7 @@ void SpeedPanel::DrawControls(PanelContext& ctx, attn::KernelId kernel) {
 }
 
 void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
-  const SpeedState& s = ctx.state.speed;
+  const lessons::SpeedState& s = ctx.state.speed;
   if (live_kernel_ != static_cast<int>(kernel) || live_n_ != n) {
     live_kernel_ = static_cast<int>(kernel), live_n_ = n;
     live_us_.clear();
@@ -228,7 +228,7 @@ void SpeedPanel::Draw(PanelContext& ctx) {
       "views draw.",
       "drag n up and watch GFLOP/s climb as each byte is reused more; switch the kernel to eigen, then "
       "reference; press Sweep to fill the table for every kernel.");
-  const SpeedState& s = ctx.state.speed;
+  const lessons::SpeedState& s = ctx.state.speed;
   const attn::KernelId kernel = s.kernel >= 0 && attn::KernelAvailable(static_cast<attn::KernelId>(s.kernel))
                                     ? static_cast<attn::KernelId>(s.kernel)
                                     : attn::FastestKernel();

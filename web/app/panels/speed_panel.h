@@ -15,7 +15,7 @@ namespace attnlab {
 
 class SpeedPanel : public Panel {
  public:
-  ViewId id() const override { return ViewId::kSpeed; }
+  lessons::ViewId id() const override { return lessons::ViewId::kSpeed; }
   const char* title() const override { return "9 Speed"; }
   bool uses_sentence() const override { return false; }
   void Draw(PanelContext& ctx) override;

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "attn/explain.h"
+#include "lessons/explain.h"
 #include "imgui.h"
 #include "widgets/bar_chart.h"
 #include "widgets/lines_view.h"
@@ -14,7 +14,7 @@
 namespace attnlab {
 
 void WordsPanel::Recompute(PanelContext& ctx) {
-  const WordsState& s = ctx.state.words;
+  const lessons::WordsState& s = ctx.state.words;
   const SentenceInputs& in = ctx.sentence;
   changed_ = false;
   if (in.version == 0) return;
@@ -37,7 +37,7 @@ void WordsPanel::Recompute(PanelContext& ctx) {
     computed_spotlight_ = s.spotlight;
     if (s.spotlight >= 0) {
       const attn::HeadIntermediates& h = result_.heads[0];
-      if (!attn::WeightedTerms(h.weights, h.v, s.spotlight, &terms_).ok()) terms_.resize(0, 0);
+      if (!lessons::WeightedTerms(h.weights, h.v, s.spotlight, &terms_).ok()) terms_.resize(0, 0);
       output_row_ = result_.output.row(s.spotlight);
     }
     changed_ = true;
@@ -52,7 +52,7 @@ void WordsPanel::Draw(PanelContext& ctx) {
       "and softmax turns each row of scores into weights. In matrix form: Y = softmax(XXᵀ / (√d τ)) X.",
       "pick a preset, click a row of the weights to follow one word step by step, or lower the "
       "temperature τ to make each word take mostly from its closest match.");
-  WordsState& s = ctx.state.words;
+  lessons::WordsState& s = ctx.state.words;
   const float half = std::max(140.0f, ImGui::GetContentRegionAvail().x * 0.5f - 8.0f);
   ImGui::SetNextItemWidth(half);
   ImGui::SliderFloat("temperature τ", &s.temperature, 0.05f, 5.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
@@ -117,7 +117,7 @@ void WordsPanel::Draw(PanelContext& ctx) {
 }
 
 void WordsPanel::DrawSpotlight(PanelContext& ctx) {
-  WordsState& s = ctx.state.words;
+  lessons::WordsState& s = ctx.state.words;
   const SentenceInputs& in = ctx.sentence;
   const attn::HeadIntermediates& h = result_.heads[0];
   ImGui::SeparatorText("Spotlight one word");

@@ -9,7 +9,7 @@ namespace attnlab {
 
 class WordsPanel : public Panel {
  public:
-  ViewId id() const override { return ViewId::kWords; }
+  lessons::ViewId id() const override { return lessons::ViewId::kWords; }
   const char* title() const override { return "1 Words"; }
   void Draw(PanelContext& ctx) override;
 

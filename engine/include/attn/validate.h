@@ -1,0 +1,30 @@
+// Input checks shared by the engine's entry points and the lessons; each returns a Status that names the argument,
+// the expected and the given value or shape.
+#pragma once
+
+#include <string>
+
+#include "attn/status.h"
+#include "attn/tensor.h"
+
+namespace attn::validate {
+
+// "(3, 5)"
+std::string Shape(Eigen::Index rows, Eigen::Index cols);
+// kEmptyInput if `m` has no rows or no columns.
+Status NonEmpty(const std::string& name, const Matrix& m);
+// kNonFinite naming the first bad element.
+Status AllFinite(const std::string& name, const Matrix& m);
+// kNonFinite for NaN or +inf (−inf is allowed: it masks, as in ONNX float masks).
+Status NoNanOrPositiveInf(const std::string& name, const Matrix& m);
+// kOutOfRange unless finite and > 0.
+Status Positive(const std::string& name, float value);
+// kOutOfRange unless value >= minimum.
+Status AtLeast(const std::string& name, long value, long minimum);
+// kShapeMismatch unless `m` is (rows, cols); `expected` spells the shape with symbols, e.g. "(n, M)".
+Status HasShape(const std::string& name, Eigen::Index m_rows, Eigen::Index m_cols, Eigen::Index rows,
+                Eigen::Index cols, const std::string& expected = "");
+// kUnknownOption unless 0 <= value < count.
+Status KnownOption(const std::string& name, int value, int count);
+
+}  // namespace attn::validate

@@ -1,0 +1,17 @@
+// The engine's vocabulary, as the lessons use it: row-major float matrices and statuses. Lessons
+// compute what the views show from the engine's results; they depend on the engine, never the
+// other way round, and know nothing of ImGui, GL or Emscripten.
+#pragma once
+
+#include "attn/status.h"
+#include "attn/tensor.h"
+
+namespace lessons {
+
+using attn::Matrix;
+using attn::MatrixD;
+using attn::MatrixT;
+using attn::Status;
+using attn::StatusCode;
+
+}  // namespace lessons

@@ -1,0 +1,34 @@
+// Two smoothers of a series (CONCEPTS.md §1, §11): a moving average, which is a convolution with a
+// box kernel, and attention re-weighting, whose window is chosen by similarity of value and time.
+#pragma once
+
+#include "lessons/common.h"
+
+namespace lessons {
+
+// Mean over a centred window of `width` (odd) steps: Conv1d with the box kernel 1/width, divided
+// by the same convolution of ones so that windows clipped at the ends average only what they see.
+// series: (n, c) -> (n, c)
+Status MovingAverage(const Matrix& series, int width, Matrix* out);
+
+struct SmootherConfig {
+  float value_weight = 1.0f;  // feature a·(x_i − mean)/std: how much similar prices attract
+  float time_weight = 1.0f;   // feature b·(i − centre)/steps_per_unit: how much nearby times attract
+  float steps_per_unit = 12.0f;
+  float temperature = 1.0f;   // τ: weights = softmax(−|f_i − f_j|² / τ)
+};
+
+struct SmootherResult {
+  Matrix features;  // (n, 2): [value feature, time feature]
+  Matrix query;     // (n, 3): [2 f_i, 1]
+  Matrix key;       // (n, 3): [f_j, −|f_j|²]
+  Matrix weights;   // (n, n): row i = whom point i attends to
+  Matrix smoothed;  // (n, 1): weights · series
+};
+
+// Attention re-weighting of series: (n, 1) through attn::Forward (dot product, scale 1, softmax with
+// temperature τ). q_i·k_j = −|f_i − f_j|² + |f_i|², and the |f_i|² term is the same along a row, so
+// the weights are softmax_j(−|f_i − f_j|² / τ): a Gaussian kernel in (value, time).
+Status AttentionSmoother(const Matrix& series, const SmootherConfig& config, SmootherResult* out);
+
+}  // namespace lessons

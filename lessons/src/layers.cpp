@@ -1,0 +1,212 @@
+// Reference loops for the layers of layers.h; readable first, never optimised.
+#include "lessons/layers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "attn/reference.h"
+#include "attn/validate.h"
+
+namespace lessons {
+namespace {
+
+// kShapeMismatch unless `m` is exactly (rows, cols).
+Status ExpectShape(const std::string& name, const Matrix& m, Eigen::Index rows, Eigen::Index cols) {
+  if (m.rows() == rows && m.cols() == cols) return Status::Ok();
+  return Status(StatusCode::kShapeMismatch, name + ": expected " + attn::validate::Shape(rows, cols) +
+                                                ", got " + attn::validate::Shape(m.rows(), m.cols()));
+}
+
+Status CheckInput(const Matrix& x) {
+  ATTN_RETURN_IF_ERROR(attn::validate::NonEmpty("x", x));
+  return attn::validate::AllFinite("x", x);
+}
+
+Status CheckWeight(const std::string& name, const Matrix& m, Eigen::Index rows, Eigen::Index cols) {
+  ATTN_RETURN_IF_ERROR(ExpectShape(name, m, rows, cols));
+  return attn::validate::AllFinite(name.c_str(), m);
+}
+
+Status CheckConv(const Conv1dParams& p, Eigen::Index c_in) {
+  if (p.taps.empty()) {
+    return Status(StatusCode::kEmptyInput, "conv taps: expected a kernel size K >= 1, got 0 taps");
+  }
+  const Eigen::Index c_out = p.taps[0].cols();
+  if (c_out == 0) return Status(StatusCode::kEmptyInput, "conv taps[0]: expected c_out >= 1");
+  for (size_t t = 0; t < p.taps.size(); ++t) {
+    ATTN_RETURN_IF_ERROR(
+        CheckWeight("conv taps[" + std::to_string(t) + "]", p.taps[t], c_in, c_out));
+  }
+  return CheckWeight("conv bias", p.bias, 1, c_out);
+}
+
+// Adds a bias row to every row of `m`.
+void AddBiasRows(const Matrix& bias, Matrix* m) {
+  for (Eigen::Index i = 0; i < m->rows(); ++i)
+    for (Eigen::Index c = 0; c < m->cols(); ++c) (*m)(i, c) += bias(0, c);
+}
+
+// Applies tanh to every element.
+void TanhInPlace(Matrix* m) {
+  for (Eigen::Index i = 0; i < m->size(); ++i) m->data()[i] = std::tanh(m->data()[i]);
+}
+
+// H = L(X) for the configured layer; fills pre_activations only for the RNN.
+Status RunSequenceLayer(const SequenceAttentionConfig& config, const Matrix& x,
+                        SequenceAttentionResult* r) {
+  switch (config.layer) {
+    case SequenceLayerKind::kRnn: {
+      ElmanRnnResult rnn;
+      ATTN_RETURN_IF_ERROR(ElmanRnn(config.rnn, x, &rnn));
+      r->pre_activations = std::move(rnn.pre_activations);
+      r->hidden = std::move(rnn.hidden);
+      return Status::Ok();
+    }
+    case SequenceLayerKind::kConv1d: return Conv1d(config.conv, x, &r->hidden);
+    case SequenceLayerKind::kFullyConnected: return FullyConnected(config.dense, x, &r->hidden);
+  }
+  return Status(StatusCode::kUnknownOption, "layer: expected rnn, conv1d or fully_connected, got " +
+                                                std::to_string(static_cast<int>(config.layer)));
+}
+
+}  // namespace
+
+int Conv1dLeftPadding(int kernel_size) { return (kernel_size - 1) / 2; }
+
+Status Conv1d(const Conv1dParams& params, const Matrix& x, Matrix* y) {
+  ATTN_RETURN_IF_ERROR(CheckInput(x));
+  ATTN_RETURN_IF_ERROR(CheckConv(params, x.cols()));
+  const Eigen::Index n = x.rows(), c_in = x.cols(), c_out = params.bias.cols();
+  const int kernel_size = static_cast<int>(params.taps.size());
+  const int left = Conv1dLeftPadding(kernel_size);
+  Matrix out(n, c_out);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    for (Eigen::Index o = 0; o < c_out; ++o) {
+      float sum = params.bias(0, o);
+      for (int t = 0; t < kernel_size; ++t) {
+        const Eigen::Index j = i + t - left;
+        if (j < 0 || j >= n) continue;  // zero padding contributes nothing
+        for (Eigen::Index c = 0; c < c_in; ++c) sum += x(j, c) * params.taps[t](c, o);
+      }
+      out(i, o) = sum;
+    }
+  }
+  *y = std::move(out);
+  return Status::Ok();
+}
+
+Status Conv1dStack(const std::vector<Conv1dParams>& layers, const Matrix& x,
+                   std::vector<Matrix>* outputs) {
+  if (layers.empty()) return Status(StatusCode::kEmptyInput, "layers: expected at least one layer");
+  std::vector<Matrix> result;
+  const Matrix* input = &x;
+  for (size_t l = 0; l < layers.size(); ++l) {
+    Matrix y;
+    const Status status = Conv1d(layers[l], *input, &y);
+    if (!status.ok()) {
+      return Status(status.code(), "layer " + std::to_string(l) + ": " + status.message());
+    }
+    result.push_back(std::move(y));
+    input = &result.back();
+  }
+  *outputs = std::move(result);
+  return Status::Ok();
+}
+
+int ReceptiveFieldSize(int num_layers, int kernel_size) {
+  if (num_layers < 0 || kernel_size < 1) return 0;
+  return 1 + num_layers * (kernel_size - 1);
+}
+
+Status ReceptiveField(int num_layers, int kernel_size, int sequence_length, int output_index,
+                      IndexRange* range) {
+  if (num_layers < 0 || kernel_size < 1 || sequence_length < 1) {
+    return Status(StatusCode::kOutOfRange,
+                  "receptive field: expected layers >= 0, kernel >= 1, length >= 1, got " +
+                      std::to_string(num_layers) + ", " + std::to_string(kernel_size) + ", " +
+                      std::to_string(sequence_length));
+  }
+  if (output_index < 0 || output_index >= sequence_length) {
+    return Status(StatusCode::kOutOfRange, "output_index: expected 0.." +
+                                               std::to_string(sequence_length - 1) + ", got " +
+                                               std::to_string(output_index));
+  }
+  const int left = Conv1dLeftPadding(kernel_size), right = kernel_size - 1 - left;
+  range->first = std::max(0, output_index - num_layers * left);
+  range->last = std::min(sequence_length - 1, output_index + num_layers * right);
+  return Status::Ok();
+}
+
+Status ElmanRnn(const ElmanRnnParams& params, const Matrix& x, ElmanRnnResult* out) {
+  ATTN_RETURN_IF_ERROR(CheckInput(x));
+  const Eigen::Index d_h = params.w_xh.cols();
+  if (d_h == 0) return Status(StatusCode::kEmptyInput, "w_xh: expected d_h >= 1 columns");
+  ATTN_RETURN_IF_ERROR(CheckWeight("w_xh", params.w_xh, x.cols(), d_h));
+  ATTN_RETURN_IF_ERROR(CheckWeight("w_hh", params.w_hh, d_h, d_h));
+  ATTN_RETURN_IF_ERROR(CheckWeight("bias", params.bias, 1, d_h));
+  const Matrix h0 = params.h0.size() == 0 ? Matrix::Zero(1, d_h) : params.h0;
+  ATTN_RETURN_IF_ERROR(CheckWeight("h0", h0, 1, d_h));
+
+  const Eigen::Index n = x.rows();
+  ElmanRnnResult r;
+  r.pre_activations.resize(n, d_h);
+  r.hidden.resize(n, d_h);
+  for (Eigen::Index t = 0; t < n; ++t) {
+    for (Eigen::Index o = 0; o < d_h; ++o) {
+      float a = params.bias(0, o);
+      for (Eigen::Index c = 0; c < x.cols(); ++c) a += x(t, c) * params.w_xh(c, o);
+      for (Eigen::Index c = 0; c < d_h; ++c) {
+        a += (t == 0 ? h0(0, c) : r.hidden(t - 1, c)) * params.w_hh(c, o);
+      }
+      r.pre_activations(t, o) = a;
+      r.hidden(t, o) = std::tanh(a);
+    }
+  }
+  *out = std::move(r);
+  return Status::Ok();
+}
+
+Status FullyConnected(const FullyConnectedParams& params, const Matrix& x, Matrix* h) {
+  ATTN_RETURN_IF_ERROR(CheckInput(x));
+  const Eigen::Index d_out = params.weight.cols();
+  if (d_out == 0) return Status(StatusCode::kEmptyInput, "weight: expected d_out >= 1 columns");
+  ATTN_RETURN_IF_ERROR(CheckWeight("weight", params.weight, x.cols(), d_out));
+  ATTN_RETURN_IF_ERROR(CheckWeight("bias", params.bias, 1, d_out));
+  Matrix out;
+  attn::reference::MatMul(x, params.weight, &out);
+  AddBiasRows(params.bias, &out);
+  TanhInPlace(&out);
+  *h = std::move(out);
+  return Status::Ok();
+}
+
+const char* SequenceLayerName(SequenceLayerKind kind) {
+  switch (kind) {
+    case SequenceLayerKind::kRnn: return "rnn";
+    case SequenceLayerKind::kConv1d: return "conv1d";
+    case SequenceLayerKind::kFullyConnected: return "fully_connected";
+  }
+  return "unknown";
+}
+
+Status SequenceAttention(const SequenceAttentionConfig& config, const Matrix& x,
+                         SequenceAttentionResult* out) {
+  if (config.scale != 0.0f) ATTN_RETURN_IF_ERROR(attn::validate::Positive("scale", config.scale));
+  SequenceAttentionResult r;
+  ATTN_RETURN_IF_ERROR(RunSequenceLayer(config, x, &r));
+
+  const Eigen::Index n = r.hidden.rows(), d_h = r.hidden.cols();
+  const float scale =
+      config.scale != 0.0f ? config.scale : 1.0f / std::sqrt(static_cast<float>(d_h));
+  attn::reference::MatMulTransposedB(r.hidden, r.hidden, &r.scores);  // h_i · h_j
+  r.scores *= scale;
+  attn::reference::SoftmaxRows(r.scores, 1.0f, &r.weights);
+  attn::reference::MatMul(r.weights, r.hidden, &r.context);  // c_i = Σ_j a_ij h_j
+  r.combined.resize(n, 2 * d_h);
+  r.combined << r.hidden, r.context;
+  *out = std::move(r);
+  return Status::Ok();
+}
+
+}  // namespace lessons

@@ -1,0 +1,91 @@
+#include "lessons/saturation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+#include <string>
+
+#include "attn/attention.h"
+#include "attn/grad.h"
+
+namespace lessons {
+
+Matrix RandomNormalMatrix(int rows, int cols, uint32_t seed, uint32_t stream) {
+  std::seed_seq seq{seed, stream};
+  std::mt19937 gen(seq);
+  Matrix m(rows, cols);
+  constexpr double kTwoPi = 6.283185307179586;
+  constexpr double kInv2To32 = 1.0 / 4294967296.0;
+  for (Eigen::Index k = 0; k < m.size(); ++k) {
+    // u1 in (0, 1): never 0, so the log stays finite.
+    const double u1 = (static_cast<double>(gen()) + 0.5) * kInv2To32;
+    const double u2 = static_cast<double>(gen()) * kInv2To32;
+    m.data()[k] = static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2));
+  }
+  return m;
+}
+
+Matrix RowEntropy(const Matrix& weights) {
+  Matrix h = Matrix::Zero(weights.rows(), 1);
+  for (Eigen::Index i = 0; i < weights.rows(); ++i) {
+    double sum = 0;
+    for (Eigen::Index j = 0; j < weights.cols(); ++j) {
+      const double w = weights(i, j);
+      if (w > 0) sum -= w * std::log(w);
+    }
+    h(i, 0) = static_cast<float>(sum);
+  }
+  return h;
+}
+
+namespace {
+
+// The median of a column of values (the mean of the middle two for an even count).
+float Median(const Matrix& column) {
+  std::vector<float> v(column.data(), column.data() + column.size());
+  std::sort(v.begin(), v.end());
+  const size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5f * (v[h - 1] + v[h]);
+}
+
+}  // namespace
+
+Status SaturationSweep(int tokens, int max_log2_dk, uint32_t seed, SaturationCurves* out) {
+  if (tokens < 2 || tokens > 1024)
+    return Status(StatusCode::kOutOfRange, "tokens: expected 2..1024, got " + std::to_string(tokens));
+  if (max_log2_dk < 1 || max_log2_dk > 12)
+    return Status(StatusCode::kOutOfRange, "max_log2_dk: expected 1..12, got " + std::to_string(max_log2_dk));
+  SaturationCurves curves;
+  curves.log2_dk.resize(1, max_log2_dk);
+  curves.entropy.resize(2, max_log2_dk);
+  curves.gradient_norm.resize(2, max_log2_dk);
+  // One-wide values and output gradient: ∂L/∂w_ij = g_i v_j, unit variance whatever d_k is.
+  attn::AttentionInputs inputs;
+  inputs.value = RandomNormalMatrix(tokens, 1, seed, 0);
+  const Matrix d_output = RandomNormalMatrix(tokens, 1, seed, 1);
+  for (int p = 1; p <= max_log2_dk; ++p) {
+    const int d_k = 1 << p;
+    inputs.query = RandomNormalMatrix(tokens, d_k, seed, 2 * p);
+    inputs.key = RandomNormalMatrix(tokens, d_k, seed, 2 * p + 1);
+    curves.log2_dk(0, p - 1) = static_cast<float>(p);
+    const attn::ScoreFunction variants[2] = {attn::ScoreFunction::kDot, attn::ScoreFunction::kScaledDot};
+    for (int row = 0; row < 2; ++row) {
+      attn::AttentionConfig config;
+      config.score = variants[row];
+      attn::AttentionResult result;
+      Status status = attn::Forward(config, inputs, &result);
+      if (!status.ok()) return status;
+      attn::AttentionGradients grads;
+      status = attn::Backward(config, inputs, attn::AttentionParameters{}, d_output, &grads);
+      if (!status.ok()) return status;
+      curves.entropy(row, p - 1) = RowEntropy(result.heads[0].weights).mean();
+      // The median row: a few near-ties keep a large gradient, the typical row loses it.
+      curves.gradient_norm(row, p - 1) = Median(grads.d_scores[0].rowwise().norm());
+    }
+  }
+  *out = std::move(curves);
+  return Status::Ok();
+}
+
+}  // namespace lessons

@@ -1,0 +1,181 @@
+#include "lessons/view_state.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace lessons {
+namespace {
+
+bool Unreserved(unsigned char c) { return std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~'; }
+
+std::string PercentEncode(const std::string& s) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (Unreserved(c)) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  return out;
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// '+' is a space, as in query strings. False on a truncated or non-hex escape.
+bool PercentDecode(const std::string& s, std::string* out) {
+  out->clear();
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '+') {
+      out->push_back(' ');
+    } else if (s[i] != '%') {
+      out->push_back(s[i]);
+    } else {
+      if (i + 2 >= s.size()) return false;
+      const int hi = HexValue(s[i + 1]), lo = HexValue(s[i + 2]);
+      if (hi < 0 || lo < 0) return false;
+      out->push_back(static_cast<char>(hi * 16 + lo));
+      i += 2;
+    }
+  }
+  return true;
+}
+
+// Shortest text that reads back as the same float.
+std::string FormatFloat(float value) {
+  char buf[32];
+  for (int precision = 1; precision <= 9; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*g", precision, static_cast<double>(value));
+    if (std::strtof(buf, nullptr) == value) break;
+  }
+  return buf;
+}
+
+// Every field as (key, encoded value), in visiting order.
+class Collector : public FieldVisitor {
+ public:
+  void Int(const char* key, int& value, int, int) override { Add(key, std::to_string(value)); }
+  void Float(const char* key, float& value, float, float) override { Add(key, FormatFloat(value)); }
+  void Bool(const char* key, bool& value) override { Add(key, value ? "1" : "0"); }
+  void String(const char* key, std::string& value, size_t) override { Add(key, PercentEncode(value)); }
+  std::vector<std::pair<std::string, std::string>> fields;
+
+ private:
+  void Add(const char* key, std::string value) { fields.emplace_back(key, std::move(value)); }
+};
+
+// Reads fields from parsed key=value pairs; keeps the first problem to report.
+class Reader : public FieldVisitor {
+ public:
+  explicit Reader(std::map<std::string, std::string> values) : values_(std::move(values)) {}
+
+  void Int(const char* key, int& value, int lo, int hi) override {
+    const std::string* text = Take(key);
+    if (!text) return;
+    char* end = nullptr;
+    const long v = std::strtol(text->c_str(), &end, 10);
+    if (text->empty() || *end != '\0') return Fail(attn::StatusCode::kParseError, key, "expected an integer, got '" + *text + "'");
+    if (v < lo || v > hi)
+      return Fail(attn::StatusCode::kOutOfRange, key,
+                  "expected " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " + *text);
+    value = static_cast<int>(v);
+  }
+  void Float(const char* key, float& value, float lo, float hi) override {
+    const std::string* text = Take(key);
+    if (!text) return;
+    char* end = nullptr;
+    const float v = std::strtof(text->c_str(), &end);
+    if (text->empty() || *end != '\0' || !std::isfinite(v))
+      return Fail(attn::StatusCode::kParseError, key, "expected a finite number, got '" + *text + "'");
+    if (v < lo || v > hi)
+      return Fail(attn::StatusCode::kOutOfRange, key, "expected " + FormatFloat(lo) + ".." + FormatFloat(hi) + ", got " + *text);
+    value = v;
+  }
+  void Bool(const char* key, bool& value) override {
+    const std::string* text = Take(key);
+    if (!text) return;
+    if (*text != "0" && *text != "1") return Fail(attn::StatusCode::kParseError, key, "expected 0 or 1, got '" + *text + "'");
+    value = *text == "1";
+  }
+  void String(const char* key, std::string& value, size_t max_bytes) override {
+    const std::string* text = Take(key);
+    if (!text) return;
+    std::string decoded;
+    if (!PercentDecode(*text, &decoded)) return Fail(attn::StatusCode::kParseError, key, "bad %-escape");
+    if (decoded.size() > max_bytes)
+      return Fail(attn::StatusCode::kOutOfRange, key, "longer than " + std::to_string(max_bytes) + " bytes");
+    value = std::move(decoded);
+  }
+
+  // Keys nobody asked for.
+  void ReportUnknownKeys() {
+    for (const auto& kv : values_)
+      if (!taken_.count(kv.first)) Fail(attn::StatusCode::kParseError, kv.first.c_str(), "unknown key");
+  }
+  attn::Status status;
+
+ private:
+  const std::string* Take(const char* key) {
+    const auto it = values_.find(key);
+    if (it == values_.end()) return nullptr;
+    taken_.insert(key);
+    return &it->second;
+  }
+  void Fail(attn::StatusCode code, const char* key, const std::string& what) {
+    if (status.ok()) status = attn::Status(code, std::string("state '") + key + "': " + what);
+  }
+  std::map<std::string, std::string> values_;
+  std::set<std::string> taken_;
+};
+
+}  // namespace
+
+std::string SerializeState(const ViewState& state) {
+  ViewState defaults, copy = state;
+  Collector d, s;
+  defaults.Visit(d);
+  copy.Visit(s);
+  std::string out;
+  for (size_t i = 0; i < s.fields.size(); ++i) {
+    if (s.fields[i].second == d.fields[i].second) continue;
+    if (!out.empty()) out.push_back('&');
+    out += s.fields[i].first + "=" + s.fields[i].second;
+  }
+  return out;
+}
+
+attn::Status ParseState(const std::string& text, ViewState* state) {
+  std::map<std::string, std::string> values;
+  attn::Status malformed;
+  size_t start = text.empty() ? 0 : (text[0] == '#' || text[0] == '?' ? 1 : 0);
+  while (start < text.size()) {
+    size_t end = text.find('&', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string pair = text.substr(start, end - start);
+    const size_t eq = pair.find('=');
+    if (!pair.empty() && eq == std::string::npos && malformed.ok())
+      malformed = attn::Status(attn::StatusCode::kParseError, "state: expected key=value, got '" + pair + "'");
+    if (eq != std::string::npos) values[pair.substr(0, eq)] = pair.substr(eq + 1);
+    start = end + 1;
+  }
+  Reader reader(std::move(values));
+  state->Visit(reader);
+  reader.ReportUnknownKeys();
+  return malformed.ok() ? reader.status : malformed;
+}
+
+}  // namespace lessons
