@@ -68,10 +68,10 @@ std::string FormatFloat(float value) {
 // Every field as (key, encoded value), in visiting order.
 class Collector : public FieldVisitor {
  public:
-  void Int(const char* key, int& value, int, int) override { Add(key, std::to_string(value)); }
-  void Float(const char* key, float& value, float, float) override { Add(key, FormatFloat(value)); }
-  void Bool(const char* key, bool& value) override { Add(key, value ? "1" : "0"); }
-  void String(const char* key, std::string& value, size_t) override { Add(key, PercentEncode(value)); }
+  void Int(const IntField& f, int& value) override { Add(f.key, std::to_string(value)); }
+  void Float(const FloatField& f, float& value) override { Add(f.key, FormatFloat(value)); }
+  void Bool(const BoolField& f, bool& value) override { Add(f.key, value ? "1" : "0"); }
+  void String(const TextField& f, std::string& value) override { Add(f.key, PercentEncode(value)); }
   std::vector<std::pair<std::string, std::string>> fields;
 
  private:
@@ -83,7 +83,9 @@ class Reader : public FieldVisitor {
  public:
   explicit Reader(std::map<std::string, std::string> values) : values_(std::move(values)) {}
 
-  void Int(const char* key, int& value, int lo, int hi) override {
+  void Int(const IntField& f, int& value) override {
+    const char* key = f.key;
+    const int lo = f.min, hi = f.max;
     const std::string* text = Take(key);
     if (!text) return;
     char* end = nullptr;
@@ -94,7 +96,9 @@ class Reader : public FieldVisitor {
                   "expected " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " + *text);
     value = static_cast<int>(v);
   }
-  void Float(const char* key, float& value, float lo, float hi) override {
+  void Float(const FloatField& f, float& value) override {
+    const char* key = f.key;
+    const float lo = f.min, hi = f.max;
     const std::string* text = Take(key);
     if (!text) return;
     char* end = nullptr;
@@ -105,13 +109,16 @@ class Reader : public FieldVisitor {
       return Fail(attn::StatusCode::kOutOfRange, key, "expected " + FormatFloat(lo) + ".." + FormatFloat(hi) + ", got " + *text);
     value = v;
   }
-  void Bool(const char* key, bool& value) override {
+  void Bool(const BoolField& f, bool& value) override {
+    const char* key = f.key;
     const std::string* text = Take(key);
     if (!text) return;
     if (*text != "0" && *text != "1") return Fail(attn::StatusCode::kParseError, key, "expected 0 or 1, got '" + *text + "'");
     value = *text == "1";
   }
-  void String(const char* key, std::string& value, size_t max_bytes) override {
+  void String(const TextField& f, std::string& value) override {
+    const char* key = f.key;
+    const size_t max_bytes = f.max_bytes;
     const std::string* text = Take(key);
     if (!text) return;
     std::string decoded;
@@ -143,6 +150,11 @@ class Reader : public FieldVisitor {
 };
 
 }  // namespace
+
+void KeyWriter::Int(const IntField& f, int& value) { text += std::string(f.key) + "=" + std::to_string(value) + "&"; }
+void KeyWriter::Float(const FloatField& f, float& value) { text += std::string(f.key) + "=" + FormatFloat(value) + "&"; }
+void KeyWriter::Bool(const BoolField& f, bool& value) { text += std::string(f.key) + (value ? "=1&" : "=0&"); }
+void KeyWriter::String(const TextField& f, std::string& value) { text += std::string(f.key) + "=" + PercentEncode(value) + "&"; }
 
 std::string SerializeState(const ViewState& state) {
   ViewState defaults, copy = state;

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "lessons/text.h"
+#include "gfx/heatmap_store.h"
 #include "imgui.h"
 #include "panels/cnn_panel.h"
 #include "panels/heads_panel.h"
@@ -18,6 +18,7 @@
 #include "panels/relevance_panel.h"
 #include "panels/speed_panel.h"
 #include "panels/words_panel.h"
+#include "widgets/field_widgets.h"
 
 namespace attnlab {
 
@@ -44,24 +45,38 @@ App::App() {
 
 bool App::Init(std::string* error) { return gfx::Renderer().Init(error); }
 
-void App::SetWordVectors(lessons::WordVectors vectors) {
+attn::Status App::LoadWordVectors(const uint8_t* bytes, size_t size) {
+  lessons::WordVectors vectors;
+  const attn::Status status = lessons::WordVectors::Parse(bytes, size, &vectors);
+  if (!status.ok()) {
+    WordVectorsFailed(status.message());
+    return status;
+  }
   word_vectors_ = std::move(vectors);
   word_vectors_error_.clear();
-  sentence_dirty_ = true;
+  ++word_vectors_version_;
+  return status;
 }
 
 void App::WordVectorsFailed(const std::string& why) {
-  word_vectors_error_ = why;
-  sentence_dirty_ = true;
+  word_vectors_error_ = "Word vectors unavailable (" + why + "); using hashed vectors.";
+  ++word_vectors_version_;
 }
 
-void App::SetPrices(lessons::PriceTable table) {
+attn::Status App::LoadPrices(const std::string& csv) {
+  lessons::PriceTable table;
+  const attn::Status status = lessons::ParsePrices(csv, &table);
+  if (!status.ok()) {
+    PricesFailed(status.message());
+    return status;
+  }
   prices_.table = std::move(table);
   prices_.error.clear();
   ++prices_.version;
+  return status;
 }
 
-void App::PricesFailed(const std::string& why) { prices_.error = why; }
+void App::PricesFailed(const std::string& why) { prices_.error = "Prices unavailable (" + why + ")."; }
 
 attn::Status App::SetStateString(const std::string& text) {
   lessons::ViewState parsed = state_;
@@ -76,35 +91,11 @@ attn::Status App::SetStateString(const std::string& text) {
 
 void App::UpdateSentence() {
   const lessons::SentenceState& s = state_.sentence;
-  const bool same = s.text == sentence_state_used_.text && s.vectors == sentence_state_used_.vectors &&
-                    s.hash_dim == sentence_state_used_.hash_dim;
-  if (same && !sentence_dirty_) return;
   const bool waiting_for_glove = s.vectors == lessons::VectorSource::kGlove && !word_vectors_loaded() && word_vectors_error_.empty();
-  if (waiting_for_glove) return;
-  sentence_state_used_ = s;
-  sentence_dirty_ = false;
-  std::vector<std::string> tokens = lessons::Tokenize(s.text);
-  if (tokens.empty()) {
-    sentence_error_ = "Type a sentence: there are no words to attend to yet.";
-    return;  // keep the last picture rather than an empty one
-  }
-  if (tokens.size() > 200) {
-    sentence_error_ = "That is " + std::to_string(tokens.size()) + " words; the explorer shows up to 200.";
-    return;
-  }
-  sentence_error_.clear();
-  if (s.vectors == lessons::VectorSource::kGlove && word_vectors_loaded()) {
-    lessons::EmbeddedTokens e = lessons::EmbedTokens(word_vectors_, tokens);
-    sentence_.x = std::move(e.x);
-    sentence_.known = std::move(e.known);
-    sentence_.glove = true;
-  } else {
-    sentence_.x = lessons::HashEmbeddings(tokens, s.hash_dim);
-    sentence_.known.assign(tokens.size(), true);  // hashed vectors exist for every word
-    sentence_.glove = false;
-  }
-  sentence_.tokens = std::move(tokens);
-  ++sentence_.version;
+  if (waiting_for_glove) return;  // the first picture is GloVe's, not a flash of hashed vectors
+  const lessons::WordVectors* vectors = word_vectors_loaded() ? &word_vectors_ : nullptr;
+  sentence_.Update(lessons::FieldsKey(s) + "#" + std::to_string(word_vectors_version_),
+                   [&](lessons::Sentence* out) { return lessons::ComputeSentence(s, vectors, out); });
 }
 
 //-----------------------------------------------------------------------------
@@ -140,14 +131,14 @@ void App::DrawSentenceControls() {
   if (s.vectors == lessons::VectorSource::kHash) {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(std::max(80.0f, ImGui::GetContentRegionAvail().x - 120.0f));
-    ImGui::SliderInt("width d", &s.hash_dim, 2, 64);
-    s.hash_dim = std::clamp(s.hash_dim, 2, 64);
+    SliderField(s.kHashDim, &s.hash_dim);
   } else if (!word_vectors_loaded()) {
     ImGui::TextDisabled("%s", word_vectors_error_.empty() ? "Loading the word vectors (1.5 MB)..." : word_vectors_error_.c_str());
   }
-  if (sentence_.glove && std::find(sentence_.known.begin(), sentence_.known.end(), false) != sentence_.known.end())
+  const lessons::Sentence& sentence = sentence_.model();
+  if (sentence.glove && std::find(sentence.known.begin(), sentence.known.end(), false) != sentence.known.end())
     ImGui::TextDisabled("Words marked ? are not among GloVe's 20,000 most frequent: they get a stand-in vector.");
-  DrawStatusLine(sentence_error_);
+  DrawStatusLine(sentence_error());
 }
 
 void App::Frame() {
@@ -160,13 +151,14 @@ void App::Frame() {
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                    ImGuiWindowFlags_NoBringToFrontOnFocus);
 
+  const std::string state_before = StateString();
   ImGui::TextUnformatted("attnlab: self-attention, step by step");
   const bool sentence_shown =
       std::any_of(panels_.begin(), panels_.end(), [&](const auto& p) { return p->id() == state_.view && p->uses_sentence(); });
   if (sentence_shown) DrawSentenceControls();
   UpdateSentence();
   wants_another_frame_ = false;
-  PanelContext ctx{state_, sentence_, published_, &engine_runs_, &prices_, &wants_another_frame_};
+  PanelContext ctx{state_, sentence_.model(), sentence_.version(), published_, &prices_, &wants_another_frame_};
   // When the state names another view than the tab shown last (URL, tests), select that tab;
   // otherwise the tab bar (the reader's clicks) decides.
   const lessons::ViewId requested = state_.view;
@@ -190,6 +182,10 @@ void App::Frame() {
       (!ImGui::IsAnyItemActive() || published_.passive_active()))
     ImGui::SetScrollY(ImGui::GetScrollY() - io.MouseDelta.y);
   ImGui::End();
+  // A click changed the state while the views were drawn from the old one: draw once more, so the
+  // models follow the state before the page rests (state -> compute -> model -> draw).
+  if (StateString() != state_before) wants_another_frame_ = true;
+  gfx::CollectUnusedHeatmaps();
 }
 
 }  // namespace attnlab

@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "lessons/views/sentence.h"
 #include "lessons/word_vectors.h"
+#include "memo.h"
 #include "panels/panel.h"
 #include "published.h"
 #include "lessons/view_state.h"
@@ -21,12 +23,13 @@ class App {
   // Builds this frame's UI; each panel re-runs the engine only if its inputs changed.
   void Frame();
 
-  // Hands over the parsed GloVe asset; the views re-run with it.
-  void SetWordVectors(lessons::WordVectors vectors);
-  // The asset could not be had: fall back to hashed vectors and say why.
+  // The GloVe asset's bytes: parsed, then the views re-run with it. On a bad asset the page falls
+  // back to hashed vectors and says why; returns the parse status.
+  attn::Status LoadWordVectors(const uint8_t* bytes, size_t size);
+  // The asset could not be fetched (`why`, e.g. "HTTP 404"): hashed vectors, and the reason shown.
   void WordVectorsFailed(const std::string& why);
-  // Hands over the parsed prices.csv (view 8), or says why it is missing.
-  void SetPrices(lessons::PriceTable table);
+  // prices.csv's text for view 8, or why it could not be fetched.
+  attn::Status LoadPrices(const std::string& csv);
   void PricesFailed(const std::string& why);
   const lessons::PricesInputs& prices() const { return prices_; }
   bool word_vectors_loaded() const { return word_vectors_.size() > 0; }
@@ -36,11 +39,11 @@ class App {
   std::string StateString() const { return lessons::SerializeState(state_); }
   attn::Status SetStateString(const std::string& text);
 
-  const SentenceInputs& sentence() const { return sentence_; }
+  const lessons::Sentence& sentence() const { return sentence_.model(); }
   // Empty when the sentence is fine; otherwise why it cannot be drawn.
-  const std::string& sentence_error() const { return sentence_error_; }
+  const std::string& sentence_error() const { return sentence_.status().message(); }
   const Published& published() const { return published_; }
-  int engine_runs() const { return engine_runs_; }
+  int engine_runs() const { return EngineRuns(); }
   // A panel asked for the next frame although no input came (view 9 keeps timing).
   bool wants_another_frame() const { return wants_another_frame_; }
 
@@ -51,15 +54,12 @@ class App {
   lessons::ViewState state_;
   std::vector<std::unique_ptr<Panel>> panels_;
   lessons::ViewId shown_view_ = lessons::ViewId::kCount;  // the tab drawn last frame; differs when the state moved it
-  SentenceInputs sentence_;
-  lessons::SentenceState sentence_state_used_;
-  bool sentence_dirty_ = true;
-  std::string sentence_error_;
+  Memo<lessons::Sentence> sentence_;
+  int word_vectors_version_ = 0;  // bumps when the asset arrives or fails: the sentence is embedded again
   lessons::WordVectors word_vectors_;
   std::string word_vectors_error_;
   char sentence_buffer_[512] = {};
   Published published_;
-  int engine_runs_ = 0;
   bool wants_another_frame_ = false;
   lessons::PricesInputs prices_;
 };

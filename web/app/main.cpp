@@ -13,6 +13,7 @@
 #include "imgui.h"
 #include "imgui_internal.h"
 #include "platform_html5.h"
+#include "theme.h"
 
 namespace attnlab {
 namespace {
@@ -81,7 +82,7 @@ std::string Start(const std::string& font_ttf) {
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;  // no file system; the URL will hold the state
-  ImGui::StyleColorsDark();
+  ApplyTheme();
   ImGuiStyle& style = ImGui::GetStyle();
   style.WindowPadding = ImVec2(12, 12);
   style.FrameRounding = 3.0f;

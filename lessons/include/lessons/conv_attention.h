@@ -1,4 +1,4 @@
-// Self-attention contains convolution (Cordonnier, Loukas & Jaggi, ICLR 2020; CONCEPTS.md §11).
+// Self-attention contains convolution (Cordonnier, Loukas & Jaggi, ICLR 2020; docs/concepts.md §11).
 // K heads: head h scores keys only by the quadratic relative position −α(δ − Δ_h)², Δ_h = h − ⌊K/2⌋,
 // so as α grows it attends only to the token at offset Δ_h. Head h's value projection is the conv's
 // tap for that offset and the output projection sums the heads: the layer becomes the convolution.

@@ -1,4 +1,4 @@
-// The layers attention is compared with and combined with (CONCEPTS.md §11–12): a 1-D
+// The layers attention is compared with and combined with (docs/concepts.md §11–12): a 1-D
 // convolution and its receptive field, an Elman RNN, and attention over a layer's hidden states.
 // Plain reference loops, row-major, one row per token; every intermediate is returned.
 #pragma once
@@ -72,7 +72,7 @@ struct FullyConnectedParams {
 Status FullyConnected(const FullyConnectedParams& params, const Matrix& x, Matrix* h);
 
 // ---------------------------------------------------------------------------------------------
-// A sequence layer L, then attention over its hidden states H (CONCEPTS.md §12):
+// A sequence layer L, then attention over its hidden states H (docs/concepts.md §12):
 //   H = L(X),  s_ij = scale · h_i·h_j,  a_i = softmax(s_i),  c_i = Σ_j a_ij h_j,  z_i = [h_i; c_i].
 enum class SequenceLayerKind { kRnn, kConv1d, kFullyConnected };
 

@@ -1,4 +1,4 @@
-// Seeded example data for the sequence views (CONCEPTS.md §1, §11): a smooth multi-channel signal,
+// Seeded example data for the sequence views (docs/concepts.md §1, §11): a smooth multi-channel signal,
 // a random convolution and Gaussian noise. mt19937's raw output is mapped by hand, so the same seed
 // gives the same numbers natively and in the browser.
 #pragma once

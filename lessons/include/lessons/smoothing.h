@@ -1,4 +1,4 @@
-// Two smoothers of a series (CONCEPTS.md §1, §11): a moving average, which is a convolution with a
+// Two smoothers of a series (docs/concepts.md §1, §11): a moving average, which is a convolution with a
 // box kernel, and attention re-weighting, whose window is chosen by similarity of value and time.
 #pragma once
 

@@ -9,57 +9,79 @@
 
 namespace lessons {
 
-// The views, in the order of the tabs (and of ../shared/CONCEPTS.md).
+// The views, in the order of the tabs (and of docs/concepts.md).
 enum class ViewId { kWords, kOrder, kQkv, kRelevance, kHeads, kMasks, kCnn, kPrices, kSpeed, kCount };
 
 // Where the word vectors come from.
 enum class VectorSource {
   kGlove,  // the 20k-word GloVe asset (web/assets/word-vectors.bin), 100-d
   kHash,   // a deterministic N(0, 1) vector per word, of any width
+  kCount
 };
 
 // The sentence every word view shares.
 struct SentenceState {
+  static constexpr TextField kText{"s", 511};  // the sentence box holds 511 bytes
+  static constexpr ChoiceField kVectors{"vec", static_cast<int>(VectorSource::kCount)};
+  static constexpr IntField kHashDim{"d", "width d", 2, 64};
+  static constexpr int kMaxTokens = 200;  // the explorer shows up to this many words
+
   std::string text = "The animal didn't cross the street because it was too tired";
   VectorSource vectors = VectorSource::kGlove;
   int hash_dim = 16;  // width d of the hashed vectors
 
   void Visit(FieldVisitor& v) {
-    v.String("s", text, 511);  // the sentence box holds 511 bytes
-    v.Choice("vec", vectors, 2);
-    v.Int("d", hash_dim, 2, 64);
+    v.String(kText, text);
+    v.Choice(kVectors, vectors);
+    v.Int(kHashDim, hash_dim);
   }
 };
 
 // View 1: words -> vectors -> attention, no weights.
 struct WordsState {
+  static constexpr FloatField kTemperature{"w.t", "temperature τ", 0.05f, 5.0f, "%.2f", true};
+  static constexpr IntField kSpotlight{"w.sp", "word", -1, SentenceState::kMaxTokens - 1};
+  static constexpr IntField kStep{"w.st", "step", 0, 3};
+  static constexpr BoolField kLines{"w.l", "lines view"};
+
   float temperature = 1.0f;  // τ in softmax(xᵢ·xⱼ / (√d τ))
   int spotlight = -1;        // the token followed step by step; -1: none
   int step = 3;              // 0 scores, 1 weights, 2 weighted vectors, 3 output
   bool lines = false;        // the lines view instead of the heatmap
 
   void Visit(FieldVisitor& v) {
-    v.Float("w.t", temperature, 0.05f, 5.0f);
-    v.Int("w.sp", spotlight, -1, 199);
-    v.Int("w.st", step, 0, 3);
-    v.Bool("w.l", lines);
+    v.Float(kTemperature, temperature);
+    v.Int(kSpotlight, spotlight);
+    v.Int(kStep, step);
+    v.Bool(kLines, lines);
   }
 };
 
 // View 2: order has no influence, until positions are added.
 enum class OrderEncoding { kNone, kSinusoidal, kLearned, kCount };
 struct OrderState {
+  static constexpr IntField kShuffle{"o.sh", "shuffle", 0, 999};
+  static constexpr ChoiceField kEncoding{"o.pe", static_cast<int>(OrderEncoding::kCount)};
+
   int shuffle = 0;  // 0: the sentence's order; k > 0: the k-th seeded shuffle
   OrderEncoding encoding = OrderEncoding::kNone;
 
   void Visit(FieldVisitor& v) {
-    v.Int("o.sh", shuffle, 0, 999);
-    v.Choice("o.pe", encoding, static_cast<int>(OrderEncoding::kCount));
+    v.Int(kShuffle, shuffle);
+    v.Choice(kEncoding, encoding);
   }
 };
 
 // View 3: queries, keys and values from learnable projections Wq, Wk, Wv.
 struct QkvState {
+  static constexpr IntField kDk{"q.dk", "d_k (q, k)", 1, 64};
+  static constexpr IntField kDv{"q.dv", "d_v (v)", 1, 64};
+  static constexpr IntField kSeed{"q.s", "seed", 0, 9999};
+  static constexpr FloatField kScale{"q.sc", "weight scale", 0.1f, 10.0f, "%.2f", true};
+  static constexpr BoolField kIdentity{"q.id", "identity: Wq = Wk = Wv = I (back to view 1)"};
+  static constexpr IntField kQuery{"q.i", "query i", 0, SentenceState::kMaxTokens - 1};
+  static constexpr IntField kKey{"q.j", "key j", 0, SentenceState::kMaxTokens - 1};
+
   int d_k = 8;            // width of queries and keys
   int d_v = 8;            // width of values
   int seed = 1;           // seeds Wq, Wk, Wv (through the engine)
@@ -69,35 +91,51 @@ struct QkvState {
   int key = 1;            // ... and key word j
 
   void Visit(FieldVisitor& v) {
-    v.Int("q.dk", d_k, 1, 64);
-    v.Int("q.dv", d_v, 1, 64);
-    v.Int("q.s", seed, 0, 9999);
-    v.Float("q.sc", scale, 0.1f, 10.0f);
-    v.Bool("q.id", identity);
-    v.Int("q.i", query, 0, 199);
-    v.Int("q.j", key, 0, 199);
+    v.Int(kDk, d_k);
+    v.Int(kDv, d_v);
+    v.Int(kSeed, seed);
+    v.Float(kScale, scale);
+    v.Bool(kIdentity, identity);
+    v.Int(kQuery, query);
+    v.Int(kKey, key);
   }
 };
 
 // View 4: relevance functions and normalisers side by side, and the saturation plot.
 struct RelevanceState {
-  int normalizer = 0;        // attn::Normalizer used by the grid of relevance functions (0..3)
-  int score = 1;             // attn::ScoreFunction used by the grid of normalisers (0..5)
+  static constexpr int kShownScores = 6;       // every attn::ScoreFunction
+  static constexpr int kShownNormalizers = 4;  // softmax, sparsemax, ReLU-normalised, sigmoid
+  static constexpr IntField kRow{"r.row", "row", -1, SentenceState::kMaxTokens - 1};
+  static constexpr IntField kNormalizer{"r.n", "normaliser", 0, kShownNormalizers - 1};
+  static constexpr IntField kScore{"r.sc", "relevance", 0, kShownScores - 1};
+  static constexpr FloatField kTemperature{"r.t", "temperature τ", 0.05f, 20.0f, "%.2f", true};
+  static constexpr IntField kSeed{"r.s", "seed of W, w", 0, 9999};
+
+  int normalizer = 0;        // attn::Normalizer used by the grid of relevance functions
+  int score = 1;             // attn::ScoreFunction used by the grid of normalisers
   float temperature = 1.0f;  // τ of every normaliser
   int seed = 1;              // seeds the bilinear and additive parameters
   int row = -1;              // the word whose row of weights is compared as bars; -1: none
 
   void Visit(FieldVisitor& v) {
-    v.Int("r.row", row, -1, 199);
-    v.Int("r.n", normalizer, 0, 3);
-    v.Int("r.sc", score, 0, 5);
-    v.Float("r.t", temperature, 0.05f, 20.0f);
-    v.Int("r.s", seed, 0, 9999);
+    v.Int(kRow, row);
+    v.Int(kNormalizer, normalizer);
+    v.Int(kScore, score);
+    v.Float(kTemperature, temperature);
+    v.Int(kSeed, seed);
   }
 };
 
 // View 5: several heads, their concatenation and Wᵒ; grouped-query attention.
 struct HeadsState {
+  static constexpr int kMaxHeads = 16;
+  static constexpr IntField kHeads{"h.n", "heads h", 1, kMaxHeads};
+  static constexpr IntField kKvHeads{"h.kv", "key/value heads", 0, kMaxHeads};
+  static constexpr IntField kSelected{"h.sel", "selected head", -1, kMaxHeads - 1};
+  static constexpr IntField kSeed{"h.seed", "seed", 0, 9999};
+  static constexpr FloatField kTemperature{"h.t", "temperature τ", 0.01f, 5.0f, "%.3f", true};
+  static constexpr BoolField kLines{"h.l", "lines view"};
+
   int heads = 4;       // query heads h
   int kv_heads = 0;    // key/value heads; 0: one per query head (no grouping); must divide h
   int selected = 0;    // the head drawn large; -1: none
@@ -107,32 +145,46 @@ struct HeadsState {
   bool lines = true;   // the heads' weights as coloured lines
 
   void Visit(FieldVisitor& v) {
-    v.Int("h.n", heads, 1, 16);
-    v.Int("h.kv", kv_heads, 0, 16);
-    v.Int("h.sel", selected, -1, 15);
-    v.Int("h.seed", seed, 0, 9999);
-    v.Float("h.t", temperature, 0.01f, 5.0f);
-    v.Bool("h.l", lines);
+    v.Int(kHeads, heads);
+    v.Int(kKvHeads, kv_heads);
+    v.Int(kSelected, selected);
+    v.Int(kSeed, seed);
+    v.Float(kTemperature, temperature);
+    v.Bool(kLines, lines);
   }
 };
 
 // View 6: masks and windows.
 struct MasksState {
+  static constexpr BoolField kCausal{"m.c", "causal (no peeking ahead)"};
+  static constexpr IntField kWindowLeft{"m.wl", "window: before", -1, SentenceState::kMaxTokens - 1};
+  static constexpr IntField kWindowRight{"m.wr", "window: after", -1, SentenceState::kMaxTokens - 1};
+  static constexpr TextField kPadding{"m.p", SentenceState::kMaxTokens};
+
   bool causal = true;
   int window_left = -1;   // keys at most this many positions before the query; -1: unbounded
   int window_right = -1;  // keys at most this many positions after it; -1: unbounded
   std::string padding;    // '1' at token k: key k is padding, never attended ("0010")
 
   void Visit(FieldVisitor& v) {
-    v.Bool("m.c", causal);
-    v.Int("m.wl", window_left, -1, 199);
-    v.Int("m.wr", window_right, -1, 199);
-    v.String("m.p", padding, 200);
+    v.Bool(kCausal, causal);
+    v.Int(kWindowLeft, window_left);
+    v.Int(kWindowRight, window_right);
+    v.String(kPadding, padding);
   }
 };
 
 // View 7: a CNN's receptive field vs self-attention, and attention rebuilding a convolution.
 struct CnnState {
+  static constexpr int kLength = 24;  // tokens in the seeded sequence
+  static constexpr IntField kRadius{"c.r", "kernel radius", 1, 4};  // the slider shows K = 2r + 1
+  static constexpr IntField kLayers{"c.l", "layers L", 1, 6};
+  static constexpr IntField kOutput{"c.i", "output i", 0, kLength - 1};
+  static constexpr IntField kWindow{"c.w", "window r", 0, kLength - 1};
+  static constexpr FloatField kAlpha{"c.a", "sharpness α", 0.01f, 100.0f, "%.3g", true};
+  static constexpr IntField kSeed{"c.sd", "seed", 1, 999};
+  static constexpr FloatField kTemperature{"c.t", "attention τ", 0.05f, 5.0f, "%.2f", true};
+
   int radius = 1;        // kernel size K = 2r + 1
   int layers = 2;        // L stacked convolutions
   int output = 11;       // the output whose receptive field is shown
@@ -142,18 +194,27 @@ struct CnnState {
   float temperature = 0.3f;  // τ of the two attention rows: lower sharpens the content weighting
 
   void Visit(FieldVisitor& v) {
-    v.Int("c.r", radius, 1, 4);
-    v.Int("c.l", layers, 1, 6);
-    v.Int("c.i", output, 0, 23);
-    v.Int("c.w", window, 0, 23);
-    v.Float("c.a", alpha, 0.01f, 100.0f);
-    v.Int("c.sd", seed, 1, 999);
-    v.Float("c.t", temperature, 0.05f, 5.0f);
+    v.Int(kRadius, radius);
+    v.Int(kLayers, layers);
+    v.Int(kOutput, output);
+    v.Int(kWindow, window);
+    v.Float(kAlpha, alpha);
+    v.Int(kSeed, seed);
+    v.Float(kTemperature, temperature);
   }
 };
 
 // View 8: smoothing a noisy price series, attention re-weighting vs a moving average.
 struct PricesState {
+  static constexpr IntField kStock{"p.s", "stock", 0, 15};
+  static constexpr FloatField kNoise{"p.n", "noise × price", 0.0f, 0.5f};
+  static constexpr IntField kNoiseSeed{"p.sd", "noise seed", 1, 999};
+  static constexpr IntField kWindow{"p.w", "average radius", 0, 12};  // the slider shows 2r + 1 months
+  static constexpr FloatField kValueWeight{"p.vw", "value weight", 0.0f, 4.0f};
+  static constexpr FloatField kTimeWeight{"p.tw", "time weight", 0.0f, 8.0f};
+  static constexpr FloatField kTemperature{"p.t", "temperature τ", 0.02f, 10.0f, "%.2f", true};
+  static constexpr IntField kFocus{"p.i", "month", -1, 499};
+
   int stock = 0;              // series index in prices.csv order
   float noise = 0.1f;         // noise σ as a fraction of each price
   int noise_seed = 1;
@@ -164,31 +225,37 @@ struct PricesState {
   int focus = -1;             // the point whose weights are shown when nothing is hovered
 
   void Visit(FieldVisitor& v) {
-    v.Int("p.s", stock, 0, 15);
-    v.Float("p.n", noise, 0.0f, 0.5f);
-    v.Int("p.sd", noise_seed, 1, 999);
-    v.Int("p.w", window, 0, 12);
-    v.Float("p.vw", value_weight, 0.0f, 4.0f);
-    v.Float("p.tw", time_weight, 0.0f, 8.0f);
-    v.Float("p.t", temperature, 0.02f, 10.0f);
-    v.Int("p.i", focus, -1, 499);
+    v.Int(kStock, stock);
+    v.Float(kNoise, noise);
+    v.Int(kNoiseSeed, noise_seed);
+    v.Int(kWindow, window);
+    v.Float(kValueWeight, value_weight);
+    v.Float(kTimeWeight, time_weight);
+    v.Float(kTemperature, temperature);
+    v.Int(kFocus, focus);
   }
 };
 
 // View 9: the engine's speed in this browser.
 struct SpeedState {
+  static constexpr IntField kLog2N{"sp.n", "sequence length", 4, 13};
+  static constexpr IntField kKernel{"sp.k", "kernel", -1, 4};  // attn::KernelId; -1: the fastest
+  static constexpr BoolField kLive{"sp.l", "live"};
+
   int log2_n = 8;    // sequence length n = 2^log2_n
   int kernel = -1;   // attn::KernelId; -1: the fastest this page has
   bool live = true;  // keep timing, one forward a frame, while the view is open
 
   void Visit(FieldVisitor& v) {
-    v.Int("sp.n", log2_n, 4, 13);
-    v.Int("sp.k", kernel, -1, 4);
-    v.Bool("sp.l", live);
+    v.Int(kLog2N, log2_n);
+    v.Int(kKernel, kernel);
+    v.Bool(kLive, live);
   }
 };
 
 struct ViewState {
+  static constexpr ChoiceField kView{"v", static_cast<int>(ViewId::kCount)};
+
   ViewId view = ViewId::kWords;
   SentenceState sentence;
   WordsState words;
@@ -202,7 +269,7 @@ struct ViewState {
   SpeedState speed;
 
   void Visit(FieldVisitor& v) {
-    v.Choice("v", view, static_cast<int>(ViewId::kCount));
+    v.Choice(kView, view);
     sentence.Visit(v);
     words.Visit(v);
     order.Visit(v);

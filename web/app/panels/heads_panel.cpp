@@ -6,6 +6,8 @@
 #include <cstdio>
 
 #include "imgui.h"
+#include "theme.h"
+#include "widgets/field_widgets.h"
 #include "widgets/flow_layout.h"
 #include "widgets/heatmap_grid.h"
 #include "widgets/lines_view.h"
@@ -13,22 +15,6 @@
 
 namespace attnlab {
 namespace {
-
-// 16 colours far apart in hue, readable on the dark background.
-ImU32 HeadColor(int h) {
-  static const ImU32 kColors[16] = {
-      IM_COL32(255, 196, 61, 255),  IM_COL32(86, 180, 233, 255),  IM_COL32(240, 110, 110, 255),
-      IM_COL32(120, 220, 120, 255), IM_COL32(204, 121, 247, 255), IM_COL32(255, 140, 40, 255),
-      IM_COL32(60, 220, 210, 255),  IM_COL32(250, 130, 200, 255), IM_COL32(190, 190, 90, 255),
-      IM_COL32(140, 150, 255, 255), IM_COL32(255, 90, 60, 255),   IM_COL32(160, 255, 200, 255),
-      IM_COL32(230, 180, 140, 255), IM_COL32(100, 160, 120, 255), IM_COL32(255, 255, 150, 255),
-      IM_COL32(180, 120, 160, 255)};
-  return kColors[h % 16];
-}
-
-bool SameInputs(const lessons::HeadsState& a, const lessons::HeadsState& b) {
-  return a.heads == b.heads && a.kv_heads == b.kv_heads && a.seed == b.seed && a.temperature == b.temperature;
-}
 
 // Lines in the head colours over a heatmap, between the column (or row) blocks of each head.
 void MarkHeadBlocks(const LayoutRect& r, int heads, int block, int total, bool columns) {
@@ -45,31 +31,6 @@ void MarkHeadBlocks(const LayoutRect& r, int heads, int block, int total, bool c
 
 }  // namespace
 
-void HeadsPanel::Recompute(PanelContext& ctx) {
-  const lessons::HeadsState& s = ctx.state.heads;
-  const SentenceInputs& in = ctx.sentence;
-  changed_ = false;
-  if (!SentenceInputsChanged(in, s, SameInputs, &computed_version_, &computed_)) return;
-  const int d = static_cast<int>(in.x.cols());
-  attn::AttentionConfig config;
-  config.num_heads = s.heads;
-  config.num_kv_heads = s.kv_heads;
-  config.head_dim = config.value_head_dim = std::max(1, d / s.heads);  // d_k = d/h, rounded down
-  config.project_inputs = true;
-  config.project_output = true;
-  config.seed = static_cast<uint32_t>(s.seed);
-  config.temperature = s.temperature;
-  attn::AttentionInputs inputs;
-  inputs.query = in.x;
-  attn::AttentionResult result;
-  ++*ctx.engine_runs;
-  const attn::Status status = attn::Forward(config, inputs, &result);
-  if (!KeepStatus(status, &error_)) return;
-  result_ = std::move(result);
-  shown_ = s;
-  changed_ = true;
-}
-
 void HeadsPanel::Draw(PanelContext& ctx) {
   DrawExplanation(
       "Multi-head attention runs h attentions side by side. Each head has its own Wq, Wk, Wv, narrower "
@@ -80,12 +41,13 @@ void HeadsPanel::Draw(PanelContext& ctx) {
       "add heads and compare their maps, click a head to enlarge it, hover a word in the lines view, or "
       "switch on grouped-query and watch heads of a group share keys.");
   DrawControls(ctx);
-  Recompute(ctx);
-  DrawStatusLine(error_);
-  ctx.published.Scalar("heads.error", error_.empty() ? 0 : 1);  // the tests see the status line
-  if (result_.heads.empty()) return;
+  if (ctx.sentence_version == 0) return;
   lessons::HeadsState& s = ctx.state.heads;
-  const int heads = static_cast<int>(result_.heads.size());
+  memo_.Update(SentenceKey(ctx, s), [&](lessons::HeadsModel* m) { return lessons::ComputeHeads(ctx.sentence, s, m); });
+  DrawStatusLine(memo_.error());
+  ctx.published.Scalar("heads.error", memo_.error().empty() ? 0 : 1);  // the tests see the status line
+  if (!memo_.has_model()) return;
+  const int heads = static_cast<int>(memo_.model().result.heads.size());
   s.selected = std::min(s.selected, heads - 1);
   ctx.published.Scalar("heads.count", heads);
   ctx.published.Scalar("heads.selected", s.selected);
@@ -107,15 +69,13 @@ void HeadsPanel::DrawControls(PanelContext& ctx) {
   lessons::HeadsState& s = ctx.state.heads;
   const float w = std::min(220.0f, ImGui::GetContentRegionAvail().x * 0.6f);
   ImGui::SetNextItemWidth(w);
-  ImGui::SliderInt("heads h", &s.heads, 1, 16);
-  s.heads = std::clamp(s.heads, 1, 16);
+  SliderField(s.kHeads, &s.heads);
   SameLineIfFits(w + 100.0f);
   ImGui::SetNextItemWidth(w);
-  ImGui::SliderFloat("temperature τ", &s.temperature, 0.01f, 5.0f, "%.3f", ImGuiSliderFlags_Logarithmic);
-  s.temperature = std::clamp(s.temperature, 0.01f, 5.0f);  // Ctrl+click can type any value
+  SliderField(s.kTemperature, &s.temperature);
   SameLineIfFits(150.0f);
   ImGui::SetNextItemWidth(110.0f);
-  if (ImGui::InputInt("seed", &s.seed)) s.seed = std::clamp(s.seed, 0, 9999);
+  if (ImGui::InputInt(s.kSeed.label, &s.seed)) s.seed = s.kSeed.Clamp(s.seed);
   bool grouped = s.kv_heads > 0 && s.kv_heads < s.heads;
   if (ImGui::Checkbox("grouped-query", &grouped)) s.kv_heads = grouped ? 1 : 0;
   if (grouped) {
@@ -133,34 +93,34 @@ void HeadsPanel::DrawControls(PanelContext& ctx) {
     }
   }
   SameLineIfFits(120.0f);
-  ImGui::Checkbox("lines view", &s.lines);
+  CheckboxField(s.kLines, &s.lines);
 }
 
 void HeadsPanel::DrawHeadGrid(PanelContext& ctx) {
   lessons::HeadsState& s = ctx.state.heads;
-  const int heads = static_cast<int>(result_.heads.size());
-  const int d_k = static_cast<int>(result_.heads[0].q.cols());
+  const lessons::HeadsModel& model = memo_.model();
+  const int heads = static_cast<int>(model.result.heads.size());
+  const int d_k = static_cast<int>(model.result.heads[0].q.cols());
   char text[96];
   std::snprintf(text, sizeof(text), "Weights of each head (dₖ = %d)", d_k);
   ImGui::SeparatorText(text);
-  const bool grouped = shown_.kv_heads > 0 && shown_.kv_heads < heads;
   std::vector<GridTile> tiles;
   for (int h = 0; h < heads; ++h) {
-    const attn::Matrix& w = result_.heads[h].weights;
-    if (grouped)  // query head h reads key/value head h / (h_q / h_kv): the engine's rule, for the title
-      std::snprintf(text, sizeof(text), "h%d · kv%d", h, h / (heads / shown_.kv_heads));
+    const attn::Matrix& w = model.result.heads[h].weights;
+    if (model.grouped)
+      std::snprintf(text, sizeof(text), "h%d · kv%d", h, model.KvHeadOf(h));
     else
       std::snprintf(text, sizeof(text), "head %d", h);
-    tiles.push_back({"heads.W" + std::to_string(h), text, &w, nullptr, &ctx.sentence.tokens, &head_maps_[h],
+    tiles.push_back({"heads.W" + std::to_string(h), text, &w, nullptr, &ctx.sentence.tokens, memo_.version(),
                      SequentialStyle(w), HeadColor(h)});
   }
   // Many heads get smaller tiles, so a phone shows four in a row.
-  const int clicked = DrawHeatmapGrid(tiles, s.selected, changed_, heads <= 4 ? 110.0f : 72.0f, ctx.published);
+  const int clicked = DrawHeatmapGrid(tiles, s.selected, heads <= 4 ? 110.0f : 72.0f, ctx.published);
   if (clicked >= 0) s.selected = clicked;
-  if (grouped)
+  if (model.grouped)
     ImGui::TextWrapped("Grouped-query: %d query heads share each of %d key/value heads (fewer keys and values to "
                        "store), yet every head still has its own queries, so its map differs.",
-                       heads / shown_.kv_heads, shown_.kv_heads);
+                       model.group, model.kv_heads);
 }
 
 void HeadsPanel::DrawSelectedHead(PanelContext& ctx) {
@@ -169,8 +129,8 @@ void HeadsPanel::DrawSelectedHead(PanelContext& ctx) {
     ImGui::TextDisabled("Click a head to enlarge it.");
     return;
   }
-  const SentenceInputs& in = ctx.sentence;
-  const attn::HeadIntermediates& head = result_.heads[h];
+  const lessons::Sentence& in = ctx.sentence;
+  const attn::HeadIntermediates& head = memo_.model().result.heads[h];
   char title[64];
   std::snprintf(title, sizeof(title), "Head %d, enlarged", h);
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(HeadColor(h)));
@@ -181,38 +141,38 @@ void HeadsPanel::DrawSelectedHead(PanelContext& ctx) {
   o.style = SequentialStyle(head.weights);
   o.rows = o.cols = MatrixLabels{&in.tokens, &in.known};
   o.describe = [&](int i, int j) { ImGui::Text("scaled score qᵢ·kⱼ/√dₖ = %.6g", head.scaled_scores(i, j)); };
-  const bool upload = changed_ || uploaded_selected_ != h;
-  uploaded_selected_ = h;
-  DrawMatrix("heads.big", selected_map_, head.weights, upload, o, ctx.published);
+  DrawMatrix("heads.big", head.weights, memo_.version(), o, ctx.published);
 }
 
 void HeadsPanel::DrawCombination(PanelContext& ctx) {
   const lessons::HeadsState& s = ctx.state.heads;
-  const SentenceInputs& in = ctx.sentence;
-  const int heads = static_cast<int>(result_.heads.size());
+  const lessons::Sentence& in = ctx.sentence;
+  const attn::AttentionResult& result = memo_.model().result;
+  const int version = memo_.version();
+  const int heads = static_cast<int>(result.heads.size());
   const MatrixLabels tokens{&in.tokens, &in.known};
   if (s.lines) {
     ImGui::SeparatorText("All heads as lines (one colour per head)");
     std::vector<WeightLayer> layers;
-    for (int h = 0; h < heads; ++h) layers.push_back({&result_.heads[h].weights, HeadColor(h)});
+    for (int h = 0; h < heads; ++h) layers.push_back({&result.heads[h].weights, HeadColor(h)});
     DrawLines("heads.lines", in.tokens, layers, 520.0f, ctx.published);
     ImGui::TextDisabled("Hover a word on the left to see where each head sends it.");
   }
-  const int d_v = static_cast<int>(result_.heads[0].v.cols());
+  const int d_v = static_cast<int>(result.heads[0].v.cols());
   char title[96];
   std::snprintf(title, sizeof(title), "Concatenation [head₀ … head%d] (%d × %d)", heads - 1,
-                static_cast<int>(result_.concat.rows()), static_cast<int>(result_.concat.cols()));
+                static_cast<int>(result.concat.rows()), static_cast<int>(result.concat.cols()));
   ImGui::SeparatorText(title);
   MatrixViewOptions o;
   o.symbol = "concat";
-  o.style = DivergingStyle(result_.concat);
+  o.style = DivergingStyle(result.concat);
   o.rows = tokens;
   o.square = false;
   o.describe = [&](int, int j) { ImGui::TextDisabled("from head %d", j / d_v); };
-  MarkHeadBlocks(DrawMatrix("heads.concat", concat_map_, result_.concat, changed_, o, ctx.published), heads, d_v,
-                 static_cast<int>(result_.concat.cols()), true);
+  MarkHeadBlocks(DrawMatrix("heads.concat", result.concat, version, o, ctx.published), heads, d_v,
+                 static_cast<int>(result.concat.cols()), true);
 
-  const attn::Matrix& wo = result_.parameters.wo;
+  const attn::Matrix& wo = result.parameters.wo;
   std::snprintf(title, sizeof(title), "Output projection Wᵒ (%d × %d)", static_cast<int>(wo.rows()), static_cast<int>(wo.cols()));
   ImGui::SeparatorText(title);
   MatrixViewOptions ow;
@@ -220,16 +180,16 @@ void HeadsPanel::DrawCombination(PanelContext& ctx) {
   ow.style = DivergingStyle(wo);
   ow.max_width = 360.0f;
   ow.describe = [&](int i, int) { ImGui::TextDisabled("row %d multiplies head %d's outputs", i, i / d_v); };
-  MarkHeadBlocks(DrawMatrix("heads.Wo", wo_map_, wo, changed_, ow, ctx.published), heads, d_v,
+  MarkHeadBlocks(DrawMatrix("heads.Wo", wo, version, ow, ctx.published), heads, d_v,
                  static_cast<int>(wo.rows()), false);
 
   ImGui::SeparatorText("Output Y = concat · Wᵒ");
   MatrixViewOptions oy;
   oy.symbol = "y";
-  oy.style = DivergingStyle(result_.output);
+  oy.style = DivergingStyle(result.output);
   oy.rows = tokens;
   oy.square = false;
-  DrawMatrix("heads.Y", output_map_, result_.output, changed_, oy, ctx.published);
+  DrawMatrix("heads.Y", result.output, version, oy, ctx.published);
 }
 
 }  // namespace attnlab

@@ -2,10 +2,7 @@
 // outputs concatenated and multiplied by Wᵒ. Fewer key/value heads than query heads: grouped-query.
 #pragma once
 
-#include <array>
-
-#include "attn/attention.h"
-#include "gfx/heatmap.h"
+#include "lessons/views/heads.h"
 #include "panels/panel.h"
 
 namespace attnlab {
@@ -17,21 +14,12 @@ class HeadsPanel : public Panel {
   void Draw(PanelContext& ctx) override;
 
  private:
-  void Recompute(PanelContext& ctx);
   void DrawControls(PanelContext& ctx);
   void DrawHeadGrid(PanelContext& ctx);
   void DrawSelectedHead(PanelContext& ctx);
   void DrawCombination(PanelContext& ctx);
 
-  int computed_version_ = 0;
-  lessons::HeadsState computed_;  // the inputs of the last engine run, good or not
-  lessons::HeadsState shown_;     // the inputs of result_
-  bool changed_ = false;           // every texture needs a new upload this frame
-  int uploaded_selected_ = -2;     // the head the large map holds
-  std::string error_;
-  attn::AttentionResult result_;
-  std::array<gfx::Heatmap, 16> head_maps_;
-  gfx::Heatmap selected_map_, concat_map_, wo_map_, output_map_;
+  Memo<lessons::HeadsModel> memo_;
 };
 
 }  // namespace attnlab

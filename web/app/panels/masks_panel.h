@@ -2,8 +2,7 @@
 // padding keys that nobody attends to. Blocked scores are −inf, their weights 0, drawn hatched.
 #pragma once
 
-#include "attn/attention.h"
-#include "gfx/heatmap.h"
+#include "lessons/views/masks.h"
 #include "panels/panel.h"
 
 namespace attnlab {
@@ -15,17 +14,11 @@ class MasksPanel : public Panel {
   void Draw(PanelContext& ctx) override;
 
  private:
-  void Recompute(PanelContext& ctx);
   void DrawControls(PanelContext& ctx);
   void DrawPaddingToggles(PanelContext& ctx);
   void DrawMaps(PanelContext& ctx);
 
-  int computed_version_ = 0;
-  lessons::MasksState computed_;
-  bool changed_ = false;  // textures need a new upload this frame
-  std::string error_;
-  attn::AttentionResult result_;
-  gfx::Heatmap scores_map_, weights_map_, output_map_;
+  Memo<lessons::MasksModel> memo_;
 };
 
 }  // namespace attnlab

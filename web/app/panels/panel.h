@@ -1,33 +1,25 @@
-// A view of the explorer. Each panel owns its engine results and textures, re-runs the engine
-// only when its inputs changed, draws, and publishes what it drew. It computes none of the math.
+// A view of the explorer. A panel lays out its controls, asks its memo for the model of the
+// current state (lessons/views/ computes it, only when the state changed), draws the model and
+// publishes what it drew. It computes none of the math.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "attn/status.h"
-#include "attn/tensor.h"
 #include "lessons/prices.h"
-#include "published.h"
 #include "lessons/view_state.h"
+#include "lessons/views/sentence.h"
+#include "memo.h"
+#include "published.h"
 
 namespace attnlab {
 
-// The sentence shared by the word views: tokens and their vectors, made once per change.
-struct SentenceInputs {
-  std::vector<std::string> tokens;
-  std::vector<bool> known;  // false: not in the vocabulary (a stand-in vector)
-  attn::Matrix x;           // (n, d)
-  int version = 0;          // bumps whenever tokens or x change; 0 = nothing yet
-  bool glove = false;       // x holds GloVe vectors
-};
-
 struct PanelContext {
   lessons::ViewState& state;
-  const SentenceInputs& sentence;
+  // The shared sentence and its version (0: none yet); views of words recompute when it bumps.
+  const lessons::Sentence& sentence;
+  int sentence_version;
   Published& published;
-  // Engine runs this frame, by all panels: the tests check nothing re-runs when nothing changed.
-  int* engine_runs;
   // web/assets/prices.csv, loaded after the first frame (view 8).
   const lessons::PricesInputs* prices = nullptr;
   // Set by a panel that needs the next frame drawn although nothing changed (a running timer).
@@ -45,22 +37,10 @@ class Panel {
   virtual bool uses_sentence() const { return true; }
 };
 
-// Views of the sentence re-run the engine only when the sentence or their own state changed:
-// returns true (and remembers both) when either differs from the last run.
-template <typename State, typename Same>
-bool SentenceInputsChanged(const SentenceInputs& in, const State& state, Same same, int* last_version,
-                           State* last_state) {
-  if (in.version == 0 || (in.version == *last_version && same(state, *last_state))) return false;
-  *last_version = in.version;
-  *last_state = state;
-  return true;
-}
-
-// Records the outcome of an engine run: on error keeps its message in *error (the panel keeps its
-// last good picture) and returns false; on success clears *error and returns true.
-inline bool KeepStatus(const attn::Status& status, std::string* error) {
-  *error = status.ok() ? std::string() : status.ToString();
-  return status.ok();
+// The memo key of a view of the sentence: its state's fields and the sentence's version.
+template <typename State>
+std::string SentenceKey(const PanelContext& ctx, const State& state) {
+  return lessons::FieldsKey(state) + "#" + std::to_string(ctx.sentence_version);
 }
 
 // Shows an engine error in the panel's colours: the last good picture stays below it.

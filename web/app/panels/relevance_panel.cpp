@@ -3,12 +3,12 @@
 #include "panels/relevance_panel.h"
 
 #include <algorithm>
-#include <chrono>
 #include <string>
 
 #include "attn/config_names.h"
 #include "imgui.h"
 #include "widgets/bar_chart.h"
+#include "widgets/field_widgets.h"
 #include "widgets/grid.h"
 #include "widgets/line_plot.h"
 #include "widgets/matrix_view.h"
@@ -34,13 +34,6 @@ const char* const kNormalizerTitles[] = {
 const char* const kNormalizerShort[] = {"softmax", "sparsemax", "ReLU-normalised", "sigmoid"};
 const char* const kScoreShort[] = {"dot", "scaled dot", "general (bilinear)", "additive", "additive concat", "cosine"};
 
-// Tokens per d_k in the saturation sweep: 32 keeps the whole sweep well under 100 ms.
-constexpr int kSweepTokens = 32;
-
-bool SameInputs(const lessons::RelevanceState& a, const lessons::RelevanceState& b) {
-  return a.normalizer == b.normalizer && a.score == b.score && a.temperature == b.temperature && a.seed == b.seed;
-}
-
 bool ChoiceCombo(const char* label, const char* const* names, int count, int* index) {
   bool changed = false;
   ImGui::SetNextItemWidth(std::min(220.0f, ImGui::GetContentRegionAvail().x * 0.6f));
@@ -57,52 +50,15 @@ bool ChoiceCombo(const char* label, const char* const* names, int count, int* in
 
 }  // namespace
 
-void RelevancePanel::Recompute(PanelContext& ctx) {
-  const lessons::RelevanceState& s = ctx.state.relevance;
-  const SentenceInputs& in = ctx.sentence;
-  changed_ = false;
-  if (in.version == 0 || (in.version == computed_version_ && SameInputs(s, computed_))) return;
-  computed_version_ = in.version;
-  computed_ = s;
-  attn::AttentionInputs inputs;
-  inputs.query = in.x;  // q = k = v = x: the relevance function alone decides
-  auto run = [&](attn::ScoreFunction score, attn::Normalizer normalizer, attn::Matrix* weights) {
-    attn::AttentionConfig config;
-    config.score = score;
-    config.normalizer = normalizer;
-    config.temperature = s.temperature;
-    config.seed = static_cast<uint32_t>(s.seed);
-    attn::AttentionResult result;
-    ++*ctx.engine_runs;
-    const attn::Status status = attn::Forward(config, inputs, &result);
-    if (status.ok()) *weights = std::move(result.heads[0].weights);
-    return status;
-  };
-  std::array<attn::Matrix, kScores> by_score;
-  std::array<attn::Matrix, kNormalizers> by_normalizer;
-  attn::Status status;
-  for (int k = 0; k < kScores && status.ok(); ++k)
-    status = run(static_cast<attn::ScoreFunction>(k), static_cast<attn::Normalizer>(s.normalizer), &by_score[k]);
-  for (int k = 0; k < kNormalizers && status.ok(); ++k)
-    status = run(static_cast<attn::ScoreFunction>(s.score), static_cast<attn::Normalizer>(k), &by_normalizer[k]);
-  if (!KeepStatus(status, &error_)) return;  // the last good pictures stay
-  score_weights_ = std::move(by_score);
-  normalizer_weights_ = std::move(by_normalizer);
-  changed_ = true;
-}
-
 void RelevancePanel::DrawControls(PanelContext& ctx) {
   lessons::RelevanceState& s = ctx.state.relevance;
   const float avail = ImGui::GetContentRegionAvail().x;
   const bool wide = avail >= 700.0f;
   ImGui::SetNextItemWidth(std::max(120.0f, (wide ? avail * 0.5f : avail) - 130.0f));
-  ImGui::SliderFloat("temperature τ", &s.temperature, 0.05f, 20.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
+  SliderField(s.kTemperature, &s.temperature);
   if (wide) ImGui::SameLine();
   ImGui::SetNextItemWidth(std::max(120.0f, (wide ? avail * 0.5f : avail) - 130.0f));
-  ImGui::SliderInt("seed of W, w", &s.seed, 0, 9999);
-  // Ctrl+click can type any value: keep the state's ranges.
-  s.temperature = std::clamp(s.temperature, 0.05f, 20.0f);
-  s.seed = std::clamp(s.seed, 0, 9999);
+  SliderField(s.kSeed, &s.seed);
 }
 
 void RelevancePanel::Draw(PanelContext& ctx) {
@@ -116,9 +72,11 @@ void RelevancePanel::Draw(PanelContext& ctx) {
       "compare dot with scaled dot, switch the normaliser to sparsemax, raise τ to flatten every row, click a row "
       "of the normalisers to compare it as bars; below, hover the saturation plot at d_k = 1024.");
   DrawControls(ctx);
-  Recompute(ctx);
-  DrawStatusLine(error_);
-  if (!score_weights_[0].size()) return;
+  if (ctx.sentence_version == 0) return;
+  const lessons::RelevanceState& s = ctx.state.relevance;
+  memo_.Update(SentenceKey(ctx, s), [&](lessons::RelevanceModel* m) { return lessons::ComputeRelevance(ctx.sentence, s, m); });
+  DrawStatusLine(memo_.error());
+  if (!memo_.has_model()) return;
   DrawScoreGrid(ctx);
   DrawNormalizerGrid(ctx);
   DrawSaturation(ctx);
@@ -128,18 +86,18 @@ void RelevancePanel::DrawScoreGrid(PanelContext& ctx) {
   lessons::RelevanceState& s = ctx.state.relevance;
   const MatrixLabels tokens{&ctx.sentence.tokens, &ctx.sentence.known};
   ImGui::SeparatorText("Six relevance functions, one normaliser");
-  ChoiceCombo("normaliser", kNormalizerShort, kNormalizers, &s.normalizer);
+  ChoiceCombo(s.kNormalizer.label, kNormalizerShort, s.kShownNormalizers, &s.normalizer);
   if (!BeginGrid("rel.scores", 3, 300.0f)) return;
-  for (int k = 0; k < kScores; ++k) {
+  for (int k = 0; k < s.kShownScores; ++k) {
     ImGui::TableNextColumn();
     ImGui::TextWrapped("%s", kScoreTitles[k]);
     MatrixViewOptions o;
     o.symbol = "w";
-    o.style = SequentialStyle(score_weights_[k]);
+    o.style = SequentialStyle(memo_.model().by_score[k]);
     o.rows = o.cols = tokens;
     o.max_width = 380.0f;
-    DrawMatrix(std::string("rel.score.") + attn::ScoreFunctionName(static_cast<attn::ScoreFunction>(k)), score_maps_[k],
-               score_weights_[k], changed_, o, ctx.published);
+    DrawMatrix(std::string("rel.score.") + attn::ScoreFunctionName(static_cast<attn::ScoreFunction>(k)),
+               memo_.model().by_score[k], memo_.version(), o, ctx.published);
   }
   EndGrid();
 }
@@ -148,22 +106,22 @@ void RelevancePanel::DrawNormalizerGrid(PanelContext& ctx) {
   lessons::RelevanceState& s = ctx.state.relevance;
   const MatrixLabels tokens{&ctx.sentence.tokens, &ctx.sentence.known};
   ImGui::SeparatorText("Four normalisers, one relevance function");
-  ChoiceCombo("relevance", kScoreShort, kScores, &s.score);
-  if (!BeginGrid("rel.norms", 4, 300.0f)) return;
-  for (int k = 0; k < kNormalizers; ++k) {
+  ChoiceCombo(s.kScore.label, kScoreShort, s.kShownScores, &s.score);
+  if (!BeginGrid("rel.norms", s.kShownNormalizers, 300.0f)) return;
+  for (int k = 0; k < s.kShownNormalizers; ++k) {
     ImGui::TableNextColumn();
     ImGui::TextWrapped("%s", kNormalizerTitles[k]);
     MatrixViewOptions o;
     o.symbol = "w";
-    o.style = SequentialStyle(normalizer_weights_[k]);
+    o.style = SequentialStyle(memo_.model().by_normalizer[k]);
     o.rows = o.cols = tokens;
     o.max_width = 380.0f;
     o.marked_row = s.row;
     o.marked_col = s.row;
     o.on_click = [&](int i, int) { s.row = i; };
     o.describe = [](int, int) { ImGui::TextDisabled("click to compare this row as bars"); };
-    DrawMatrix(std::string("rel.norm.") + attn::NormalizerName(static_cast<attn::Normalizer>(k)), normalizer_maps_[k],
-               normalizer_weights_[k], changed_, o, ctx.published);
+    DrawMatrix(std::string("rel.norm.") + attn::NormalizerName(static_cast<attn::Normalizer>(k)),
+               memo_.model().by_normalizer[k], memo_.version(), o, ctx.published);
   }
   EndGrid();
   DrawRowBars(ctx);
@@ -182,30 +140,24 @@ void RelevancePanel::DrawRowBars(PanelContext& ctx) {
   ImGui::Text("The weights of \"%s\" under each normaliser:", tokens[s.row].c_str());
   ImGui::SameLine();
   if (ImGui::SmallButton("hide")) s.row = -1;
-  if (s.row < 0 || !BeginGrid("rel.rows", 4, 300.0f)) return;
-  for (int k = 0; k < kNormalizers; ++k) {
+  if (s.row < 0 || !BeginGrid("rel.rows", s.kShownNormalizers, 300.0f)) return;
+  for (int k = 0; k < s.kShownNormalizers; ++k) {
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(kNormalizerShort[k]);
     DrawBars(std::string("rel.row.") + attn::NormalizerName(static_cast<attn::Normalizer>(k)), tokens,
-             normalizer_weights_[k], s.row, 340.0f, ctx.published);
+             memo_.model().by_normalizer[k], s.row, 340.0f, ctx.published);
   }
   EndGrid();
 }
 
 void RelevancePanel::DrawSaturation(PanelContext& ctx) {
   ImGui::SeparatorText("Why divide by √d_k: saturation");
-  if (!swept_) {
-    swept_ = true;
-    const auto start = std::chrono::steady_clock::now();
-    ++*ctx.engine_runs;
-    const attn::Status status = lessons::SaturationSweep(kSweepTokens, 10, 1, &sweep_);
-    sweep_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (!status.ok()) sweep_error_ = status.ToString();
-  }
-  DrawStatusLine(sweep_error_);
-  if (!sweep_error_.empty()) return;
-  ctx.published.Scalar("rel.sat.ms", sweep_ms_);
-  ctx.published.Scalar("rel.sat.tokens", kSweepTokens);
+  saturation_.Update("", lessons::ComputeSaturation);
+  DrawStatusLine(saturation_.error());
+  if (!saturation_.has_model()) return;
+  const lessons::SaturationModel& sat = saturation_.model();
+  ctx.published.Scalar("rel.sat.ms", sat.ms);
+  ctx.published.Scalar("rel.sat.tokens", sat.kTokens);
   ImGui::TextWrapped(
       "32 random queries and keys with unit-variance entries, for d_k = 2 to 1024, through the engine's forward "
       "and backward passes. q·k then has variance d_k: without the scale the scores spread out, softmax turns "
@@ -219,11 +171,11 @@ void RelevancePanel::DrawSaturation(PanelContext& ctx) {
   o.x_label = "d_k";
   o.x_powers_of_two = true;
   o.y_label = "mean entropy of a row of weights (nats)";
-  DrawLinePlot("rel.sat.entropy", sweep_.log2_dk, sweep_.entropy, series, o, ctx.published);
+  DrawLinePlot("rel.sat.entropy", sat.curves.log2_dk, sat.curves.entropy, series, o, ctx.published);
   ImGui::TableNextColumn();
   o.y_label = "|∂L/∂scores| of the median row (log scale)";
   o.log_y = true;
-  DrawLinePlot("rel.sat.grad", sweep_.log2_dk, sweep_.gradient_norm, series, o, ctx.published);
+  DrawLinePlot("rel.sat.grad", sat.curves.log2_dk, sat.curves.gradient_norm, series, o, ctx.published);
   EndGrid();
 }
 

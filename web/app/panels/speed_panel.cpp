@@ -10,44 +10,16 @@
 
 #include "attn/kernels.h"
 #include "imgui.h"
+#include "widgets/field_widgets.h"
 #include "widgets/flow_layout.h"
 
 namespace attnlab {
 namespace {
 
-constexpr int kDModel = 256, kHeads = 4;
-// 2^13: one forward takes seconds there in a browser; `npm run bench` goes to 2^14.
-constexpr int kMinLog2N = 4, kMaxLog2N = 13;
+using lessons::SpeedLab;
 constexpr int kLiveSamples = 9;
 // Live timing repeats only while one forward is quicker than this, so the page stays responsive.
 constexpr double kLiveLimitUs = 300000.0;
-
-double Flops(int n) {
-  const double d = kDModel, len = n;
-  return 2.0 * len * d * d * 4.0 + 4.0 * len * len * d;
-}
-
-attn::AttentionConfig BenchConfig(attn::KernelId kernel) {
-  attn::AttentionConfig config;
-  config.kernel = kernel;
-  config.num_heads = kHeads;
-  config.project_inputs = config.project_output = config.use_bias = true;
-  config.seed = 7;
-  return config;
-}
-
-// Kernels that build every (n, n) intermediate stay small enough to keep the page responsive
-// and inside the wasm heap; the fused kernel goes to 2^13.
-int MaxLog2N(attn::KernelId kernel) {
-  attn::AttentionInputs probe;
-  if (attn::FusedKernelCovers(BenchConfig(kernel), probe)) return kMaxLog2N;
-  return kernel == attn::KernelId::kReference ? 8 : 10;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
 
 std::string Bytes(double b) {
   char buf[32];
@@ -59,27 +31,12 @@ std::string Bytes(double b) {
 
 }  // namespace
 
-double SpeedPanel::TimeBatch(PanelContext& ctx, attn::KernelId kernel, int n, double min_ms) {
-  using Clock = std::chrono::steady_clock;
-  if (params_.wq.size() == 0) {
-    const attn::Status status = attn::InitializeParameters(BenchConfig(kernel), kDModel, kDModel, kDModel, &params_);
-    if (!KeepStatus(status, &error_)) return -1;
-  }
-  attn::Matrix& x = inputs_[n];
-  if (x.rows() != n) x = attn::Matrix::Random(n, kDModel);  // Eigen's fixed-seed generator: the same x every time
-  attn::AttentionInputs inputs;
-  inputs.query = x;
-  const attn::AttentionConfig config = BenchConfig(kernel);
-  const auto start = Clock::now();
-  int runs = 0;
-  double ms = 0;
-  do {
-    ++*ctx.engine_runs;
-    if (!KeepStatus(attn::ForwardOutput(config, inputs, params_, &output_), &error_)) return -1;
-    ++runs;
-    ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  } while (ms < min_ms);
-  return 1000.0 * ms / runs;
+double SpeedPanel::TimeBatch(attn::KernelId kernel, int n, double min_ms) {
+  ++EngineRuns();
+  double us = 0;
+  const attn::Status status = lab_.TimeBatch(kernel, n, min_ms, &us);
+  error_ = status.ok() ? std::string() : status.ToString();
+  return status.ok() ? us : -1;
 }
 
 void SpeedPanel::DrawControls(PanelContext& ctx, attn::KernelId kernel) {
@@ -92,13 +49,13 @@ void SpeedPanel::DrawControls(PanelContext& ctx, attn::KernelId kernel) {
     }
     ImGui::EndCombo();
   }
-  s.log2_n = std::min(s.log2_n, MaxLog2N(kernel));
+  s.log2_n = std::min(s.log2_n, SpeedLab::MaxLog2N(kernel));
   ImGui::SetNextItemWidth(220);
   char label[32];
   std::snprintf(label, sizeof label, "n = %d", 1 << s.log2_n);
-  ImGui::SliderInt("sequence length", &s.log2_n, kMinLog2N, MaxLog2N(kernel), label, ImGuiSliderFlags_AlwaysClamp);
+  SliderField(s.kLog2N, &s.log2_n, SpeedLab::MaxLog2N(kernel), label);
   SameLineIfFits(60);
-  ImGui::Checkbox("live", &s.live);
+  CheckboxField(s.kLive, &s.live);
   SameLineIfFits(150);
   const bool sweep = ImGui::Button("Sweep every kernel");
   const ImVec2 b0 = ImGui::GetItemRectMin(), b1 = ImGui::GetItemRectMax();
@@ -107,14 +64,14 @@ void SpeedPanel::DrawControls(PanelContext& ctx, attn::KernelId kernel) {
     sweep_queue_.clear();
     sweep_.clear();
     for (attn::KernelId id : kernels)
-      for (int k = 6; k <= std::min(12, MaxLog2N(id)); ++k) sweep_queue_.push_back({id, k});
+      for (int k = 6; k <= std::min(12, SpeedLab::MaxLog2N(id)); ++k) sweep_queue_.push_back({id, k});
     std::reverse(sweep_queue_.begin(), sweep_queue_.end());  // popped from the back: small n first
   }
   SameLineIfFits(110);
   if (ImGui::Button("Measure peak")) peak_gflops_ = attn::MeasurePeakGflops(attn::FastestKernel(), 0.3);
-  if (MaxLog2N(kernel) < kMaxLog2N)
+  if (SpeedLab::MaxLog2N(kernel) < SpeedLab::kMaxLog2N)
     ImGui::TextDisabled("%s builds every n×n intermediate: n is kept to %d here.", attn::KernelName(kernel),
-                        1 << MaxLog2N(kernel));
+                        1 << SpeedLab::MaxLog2N(kernel));
 }
 
 void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
@@ -127,32 +84,31 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
   if (live_us_.empty()) {
     // A kernel's first runs compile (the browser tiers wasm up): one untimed batch per kernel.
     bool ok = true;
-    if (warmed_kernels_.insert(static_cast<int>(kernel)).second) ok = TimeBatch(ctx, kernel, n, 15.0) > 0;
+    if (warmed_kernels_.insert(static_cast<int>(kernel)).second) ok = TimeBatch(kernel, n, 15.0) > 0;
     for (int i = 0; ok && i < (s.live ? 1 : 3); ++i) {
-      const double us = TimeBatch(ctx, kernel, n, 15.0);
+      const double us = TimeBatch(kernel, n, 15.0);
       ok = us > 0;
       if (ok) live_us_.push_back(us);
     }
   } else if (s.live && !slow) {
-    const double us = TimeBatch(ctx, kernel, n, 15.0);
+    const double us = TimeBatch(kernel, n, 15.0);
     if (us > 0) live_us_.push_back(us);
     if (live_us_.size() > kLiveSamples) live_us_.erase(live_us_.begin());
   }
   if (s.live && !slow && ctx.wants_another_frame) *ctx.wants_another_frame = true;
   DrawStatusLine(error_);
   if (live_us_.empty()) return;
-  const double us = Median(live_us_), gflops = Flops(n) / us * 1e-3;
-  attn::AttentionInputs probe;
-  const bool fused = attn::FusedKernelCovers(BenchConfig(kernel), probe);
+  const double us = lessons::Median(live_us_), gflops = SpeedLab::Flops(n) / us * 1e-3;
+  const bool fused = SpeedLab::Fused(kernel);
   ImGui::SeparatorText("This browser, this core");
-  ImGui::TextWrapped("n = %d, d_model = %d, %d heads:  %.0f µs per forward  ·  %.2f GFLOP/s", n, kDModel, kHeads, us,
+  ImGui::TextWrapped("n = %d, d_model = %d, %d heads:  %.0f µs per forward  ·  %.2f GFLOP/s", n, SpeedLab::kDModel, SpeedLab::kHeads, us,
                      gflops);
   if (peak_gflops_ > 0)
     ImGui::TextWrapped("%.0f%% of this core's measured SIMD multiply-add peak (%.1f GFLOP/s)",
                        100.0 * gflops / peak_gflops_, peak_gflops_);
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("median of %d batch%s of ≥ 15 ms (the kernel's first batch is not timed); %.3g GFLOP per forward",
-                     static_cast<int>(live_us_.size()), live_us_.size() == 1 ? "" : "es", Flops(n) * 1e-9);
+                     static_cast<int>(live_us_.size()), live_us_.size() == 1 ? "" : "es", SpeedLab::Flops(n) * 1e-9);
   ImGui::PopStyleColor();
   if (s.live && live_us_.back() > kLiveLimitUs) {
     ImGui::TextDisabled("Live timing pauses while one forward takes over %.1f s.", kLiveLimitUs * 1e-6);
@@ -160,7 +116,7 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
     if (ImGui::SmallButton("Time again")) live_us_.clear();
   }
   // The (n, n) matrices a head keeps when every intermediate is returned: raw, scaled, capped, masked scores, weights.
-  const double full_bytes = 5.0 * kHeads * n * static_cast<double>(n) * 4.0;
+  const double full_bytes = SpeedLab::IntermediateBytes(n);
   if (fused) {
     ImGui::TextWrapped("Fused: each head tiles the keys and keeps a running max and sum (online softmax), so no "
                        "n×n matrix exists. Returning every intermediate would take %s.",
@@ -174,7 +130,7 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
   ctx.published.Scalar("speed.n", n);
   ctx.published.Scalar("speed.fused", fused ? 1 : 0);
   ctx.published.Scalar("speed.kernel", static_cast<int>(kernel));
-  ctx.published.Matrix("speed.output", output_);
+  ctx.published.Matrix("speed.output", lab_.output());
 }
 
 void SpeedPanel::DrawSweep(PanelContext& ctx) {
@@ -182,11 +138,11 @@ void SpeedPanel::DrawSweep(PanelContext& ctx) {
     const auto [kernel, log2_n] = sweep_queue_.back();
     sweep_queue_.pop_back();
     std::vector<double> batches;
-    if (warmed_kernels_.insert(static_cast<int>(kernel)).second) TimeBatch(ctx, kernel, 1 << log2_n, 10.0);
+    if (warmed_kernels_.insert(static_cast<int>(kernel)).second) TimeBatch(kernel, 1 << log2_n, 10.0);
     // Three batches, or one when a single forward is long enough to time on its own (n ≥ 2048).
-    for (int i = 0; i < (log2_n >= 11 ? 1 : 3); ++i) batches.push_back(TimeBatch(ctx, kernel, 1 << log2_n, 10.0));
-    const double us = Median(batches);
-    if (us > 0) sweep_[{static_cast<int>(kernel), log2_n}] = Timing{us, Flops(1 << log2_n) / us * 1e-3};
+    for (int i = 0; i < (log2_n >= 11 ? 1 : 3); ++i) batches.push_back(TimeBatch(kernel, 1 << log2_n, 10.0));
+    const double us = lessons::Median(batches);
+    if (us > 0) sweep_[{static_cast<int>(kernel), log2_n}] = Timing{us, SpeedLab::Flops(1 << log2_n) / us * 1e-3};
     if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
   }
   if (sweep_.empty()) return;
@@ -205,7 +161,7 @@ void SpeedPanel::DrawSweep(PanelContext& ctx) {
         ImGui::TableNextColumn();
         const auto it = sweep_.find({static_cast<int>(id), k});
         if (it == sweep_.end()) {
-          ImGui::TextDisabled(k > MaxLog2N(id) ? "—" : "…");
+          ImGui::TextDisabled(k > SpeedLab::MaxLog2N(id) ? "—" : "…");
           continue;
         }
         ImGui::Text("%.2f (%.0f µs)", it->second.gflops, it->second.us);
@@ -233,7 +189,7 @@ void SpeedPanel::Draw(PanelContext& ctx) {
                                     ? static_cast<attn::KernelId>(s.kernel)
                                     : attn::FastestKernel();
   DrawControls(ctx, kernel);
-  DrawLive(ctx, kernel, 1 << std::min(s.log2_n, MaxLog2N(kernel)));
+  DrawLive(ctx, kernel, 1 << std::min(s.log2_n, SpeedLab::MaxLog2N(kernel)));
   DrawSweep(ctx);
 }
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/attention.h"
+#include "lessons/views/speed.h"
 #include "panels/panel.h"
 
 namespace attnlab {
@@ -25,17 +25,14 @@ class SpeedPanel : public Panel {
     double us = 0;      // median µs per forward
     double gflops = 0;  // FLOPs / time
   };
-  // Times forwards of (kernel, n) for at least min_ms (one run at least); µs per forward, or a
-  // negative value with error_ set.
-  double TimeBatch(PanelContext& ctx, attn::KernelId kernel, int n, double min_ms);
+  // lab_.TimeBatch, counted as an engine run: µs per forward, or a negative value with error_ set.
+  double TimeBatch(attn::KernelId kernel, int n, double min_ms);
   void DrawControls(PanelContext& ctx, attn::KernelId kernel);
   void DrawLive(PanelContext& ctx, attn::KernelId kernel, int n);
   void DrawSweep(PanelContext& ctx);
 
   std::string error_;
-  attn::AttentionParameters params_;  // seeded once: d_model 256, 4 heads, with biases
-  std::map<int, attn::Matrix> inputs_;  // x per n, seeded
-  attn::Matrix output_;
+  lessons::SpeedLab lab_;  // the layer of `npm run bench`, its inputs and its last output
   // Live: the last batches of the shown (kernel, n).
   int live_kernel_ = -2, live_n_ = 0;
   std::vector<double> live_us_;

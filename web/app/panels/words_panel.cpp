@@ -5,44 +5,14 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "lessons/explain.h"
 #include "imgui.h"
+#include "theme.h"
 #include "widgets/bar_chart.h"
+#include "widgets/field_widgets.h"
 #include "widgets/lines_view.h"
 #include "widgets/matrix_view.h"
 
 namespace attnlab {
-
-void WordsPanel::Recompute(PanelContext& ctx) {
-  const lessons::WordsState& s = ctx.state.words;
-  const SentenceInputs& in = ctx.sentence;
-  changed_ = false;
-  if (in.version == 0) return;
-  if (in.version != computed_version_ || s.temperature != computed_temperature_) {
-    attn::AttentionConfig config;  // Q = K = V = X, scaled dot product, softmax
-    config.temperature = s.temperature;
-    attn::AttentionResult result;
-    ++*ctx.engine_runs;
-    const attn::Status status = attn::SelfAttention(config, in.x, &result);
-    computed_version_ = in.version;
-    computed_temperature_ = s.temperature;
-    computed_spotlight_ = -2;
-    if (!KeepStatus(status, &error_)) return;
-    result_ = std::move(result);
-    changed_ = true;
-  }
-  const int n = static_cast<int>(in.tokens.size());
-  ctx.state.words.spotlight = std::min(s.spotlight, n - 1);
-  if (s.spotlight != computed_spotlight_ || changed_) {
-    computed_spotlight_ = s.spotlight;
-    if (s.spotlight >= 0) {
-      const attn::HeadIntermediates& h = result_.heads[0];
-      if (!lessons::WeightedTerms(h.weights, h.v, s.spotlight, &terms_).ok()) terms_.resize(0, 0);
-      output_row_ = result_.output.row(s.spotlight);
-    }
-    changed_ = true;
-  }
-}
 
 void WordsPanel::Draw(PanelContext& ctx) {
   DrawExplanation(
@@ -55,21 +25,29 @@ void WordsPanel::Draw(PanelContext& ctx) {
   lessons::WordsState& s = ctx.state.words;
   const float half = std::max(140.0f, ImGui::GetContentRegionAvail().x * 0.5f - 8.0f);
   ImGui::SetNextItemWidth(half);
-  ImGui::SliderFloat("temperature τ", &s.temperature, 0.05f, 5.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
-  s.temperature = std::clamp(s.temperature, 0.05f, 5.0f);  // Ctrl+click can type any value
+  SliderField(s.kTemperature, &s.temperature);
   ImGui::SameLine();
-  ImGui::Checkbox("lines view", &s.lines);
+  CheckboxField(s.kLines, &s.lines);
+  DrawMaps(ctx);
+  DrawSpotlight(ctx);
+}
 
-  Recompute(ctx);
-  DrawStatusLine(error_);
-  if (result_.heads.empty()) return;
-  const SentenceInputs& in = ctx.sentence;
-  const attn::HeadIntermediates& h = result_.heads[0];
+void WordsPanel::DrawMaps(PanelContext& ctx) {
+  lessons::WordsState& s = ctx.state.words;
+  const lessons::Sentence& in = ctx.sentence;
+  if (ctx.sentence_version == 0) return;
+  s.spotlight = std::min(s.spotlight, static_cast<int>(in.tokens.size()) - 1);
+  memo_.Update(SentenceKey(ctx, s), [&](lessons::WordsModel* m) { return lessons::ComputeWords(in, s, m); });
+  DrawStatusLine(memo_.error());
+  if (!memo_.has_model()) return;
+  const lessons::WordsModel& model = memo_.model();
+  const int version = memo_.version();
+  const attn::HeadIntermediates& h = model.result.heads[0];
   MatrixLabels tokens{&in.tokens, &in.known};
 
   auto draw_x = [&] {
     ImGui::SeparatorText("Word vectors X");
-    DrawMatrix("words.X", x_map_, in.x, changed_, TokenRowsOptions("x", DivergingStyle(in.x), tokens), ctx.published);
+    DrawMatrix("words.X", in.x, ctx.sentence_version, TokenRowsOptions("x", DivergingStyle(in.x), tokens), ctx.published);
   };
   auto draw_raw = [&] {
     ImGui::SeparatorText("Raw scores XXᵀ (xᵢ · xⱼ)");
@@ -78,12 +56,12 @@ void WordsPanel::Draw(PanelContext& ctx) {
     o.style = DivergingStyle(h.raw_scores);
     o.rows = o.cols = tokens;
     o.describe = [&](int i, int j) { ImGui::Text("scaled ÷ √d: %.6g", h.scaled_scores(i, j)); };
-    DrawMatrix("words.raw", raw_map_, h.raw_scores, changed_, o, ctx.published);
+    DrawMatrix("words.raw", h.raw_scores, version, o, ctx.published);
   };
   auto draw_weights = [&] {
     ImGui::SeparatorText("Weights W = softmax(XXᵀ / (√d τ))");
     if (s.lines) {
-      DrawLines("words.lines", in.tokens, {{&h.weights, IM_COL32(255, 196, 61, 255)}}, 520.0f, ctx.published);
+      DrawLines("words.lines", in.tokens, {{&h.weights, CurrentTheme().highlight}}, 520.0f, ctx.published);
       ImGui::TextDisabled("Hover a word on the left to see only where it looks.");
       return;
     }
@@ -96,12 +74,12 @@ void WordsPanel::Draw(PanelContext& ctx) {
       ImGui::TextDisabled("click to follow %s", in.tokens[i].c_str());
     };
     o.on_click = [&](int i, int) { s.spotlight = i; s.step = 0; };
-    DrawMatrix("words.W", weights_map_, h.weights, changed_, o, ctx.published);
+    DrawMatrix("words.W", h.weights, version, o, ctx.published);
   };
   auto draw_output = [&] {
     ImGui::SeparatorText("Outputs Y = WX");
-    DrawMatrix("words.Y", output_map_, result_.output, changed_,
-               TokenRowsOptions("y", DivergingStyle(result_.output), tokens), ctx.published);
+    DrawMatrix("words.Y", model.result.output, version, TokenRowsOptions("y", DivergingStyle(model.result.output), tokens),
+               ctx.published);
   };
   DrawSideBySide(
       "words",
@@ -113,13 +91,12 @@ void WordsPanel::Draw(PanelContext& ctx) {
         draw_weights();
         draw_raw();
       });
-  DrawSpotlight(ctx);
 }
 
 void WordsPanel::DrawSpotlight(PanelContext& ctx) {
   lessons::WordsState& s = ctx.state.words;
-  const SentenceInputs& in = ctx.sentence;
-  const attn::HeadIntermediates& h = result_.heads[0];
+  const lessons::Sentence& in = ctx.sentence;
+  if (!memo_.has_model()) return;
   ImGui::SeparatorText("Spotlight one word");
   const int n = static_cast<int>(in.tokens.size());
   ImGui::SetNextItemWidth(std::min(240.0f, ImGui::GetContentRegionAvail().x));
@@ -139,7 +116,12 @@ void WordsPanel::DrawSpotlight(PanelContext& ctx) {
     ImGui::TextDisabled("Choose a word (or click a row of the weights) to see how its output is made.");
     return;
   }
-  Recompute(ctx);  // the spotlight may have changed just now
+  // The spotlight may have changed just now: the model follows before anything is drawn from it.
+  memo_.Update(SentenceKey(ctx, s), [&](lessons::WordsModel* m) { return lessons::ComputeWords(in, s, m); });
+  const lessons::WordsModel& model = memo_.model();
+  if (model.terms.rows() == 0) return;  // the last run failed: its error is shown above
+  const attn::HeadIntermediates& h = model.result.heads[0];
+  const int version = memo_.version();
   const int i = s.spotlight;
   static const char* const kSteps[] = {"1 scores", "2 softmax", "3 weighted vectors", "4 output"};
   for (int k = 0; k < 4; ++k) {
@@ -163,7 +145,7 @@ void WordsPanel::DrawSpotlight(PanelContext& ctx) {
     case 2: {
       ImGui::TextWrapped("Step 3: each word's vector, multiplied by its weight wᵢⱼ xⱼ.");
       // The same colours as X: small weights fade the rows.
-      DrawMatrix("words.spot.terms", terms_map_, terms_, changed_,
+      DrawMatrix("words.spot.terms", model.terms, version,
                  TokenRowsOptions("wᵢⱼxⱼ", DivergingStyle(in.x), MatrixLabels{&in.tokens, &in.known}), ctx.published);
       break;
     }
@@ -171,7 +153,7 @@ void WordsPanel::DrawSpotlight(PanelContext& ctx) {
       ImGui::TextWrapped("Step 4: the output of \"%s\" is the sum of those rows, yᵢ = Σⱼ wᵢⱼ xⱼ: row %d of Y.",
                          word.c_str(), i);
       const std::vector<std::string> label = {word};
-      DrawMatrix("words.spot.y", output_row_map_, output_row_, changed_,
+      DrawMatrix("words.spot.y", model.output_row, version,
                  TokenRowsOptions("y", DivergingStyle(in.x), MatrixLabels{&label, nullptr}), ctx.published);
       break;
     }

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "imgui.h"
+#include "theme.h"
 
 namespace attnlab {
 
@@ -28,7 +29,7 @@ LayoutRect DrawBars(const std::string& name, const std::vector<std::string>& lab
   const float zero = x0 + width * (-lo / span);
   ImDrawList* list = ImGui::GetWindowDrawList();
   const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
-  const ImU32 pos_col = IM_COL32(94, 201, 98, 255), neg_col = IM_COL32(120, 150, 230, 255);
+  const ImU32 pos_col = CurrentTheme().bar_positive, neg_col = CurrentTheme().bar_negative;
   for (int j = 0; j < n; ++j) {
     const float y = origin.y + j * line * 1.2f;
     const float v = m(row, j);
@@ -41,7 +42,7 @@ LayoutRect DrawBars(const std::string& name, const std::vector<std::string>& lab
     std::snprintf(number, sizeof(number), "%.6g", v);
     list->AddText(ImVec2(x0 + width + style.ItemSpacing.x, y), text_col, number);
   }
-  list->AddLine(ImVec2(zero, origin.y), ImVec2(zero, origin.y + n * line * 1.2f), IM_COL32(200, 200, 200, 160));
+  list->AddLine(ImVec2(zero, origin.y), ImVec2(zero, origin.y + n * line * 1.2f), CurrentTheme().bar_zero_line);
   const LayoutRect rect{x0, origin.y, width, n * line * 1.2f};
   ImGui::Dummy(ImVec2(x0 - origin.x + width + number_w + 2 * style.ItemSpacing.x, rect.h));
   published.Matrix(name, m);

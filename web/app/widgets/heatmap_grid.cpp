@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gfx/heatmap_store.h"
+
 namespace attnlab {
 
-int DrawHeatmapGrid(const std::vector<GridTile>& tiles, int selected, bool changed, float target_size,
-                    Published& published) {
+int DrawHeatmapGrid(const std::vector<GridTile>& tiles, int selected, float target_size, Published& published) {
   const int count = static_cast<int>(tiles.size());
   if (count == 0) return -1;
   const ImGuiStyle& style = ImGui::GetStyle();
@@ -23,13 +24,12 @@ int DrawHeatmapGrid(const std::vector<GridTile>& tiles, int selected, bool chang
     const GridTile& t = tiles[k];
     const int rows = static_cast<int>(t.m->rows()), cols = static_cast<int>(t.m->cols());
     if (rows == 0 || cols == 0) continue;
-    if (changed || t.map->rows() != rows || t.map->cols() != cols) t.map->Upload(*t.m, t.masked_by);
     const ImVec2 corner(origin.x + (k % per_row) * (size + spacing), origin.y + (k / per_row) * (size + title_h + spacing));
     list->PushClipRect(corner, ImVec2(corner.x + size, corner.y + title_h), true);  // long titles never overlap
     list->AddText(corner, t.color, t.title.c_str());
     list->PopClipRect();
     const ImVec2 p0(corner.x, corner.y + title_h), p1(p0.x + size, p0.y + size);
-    t.map->Draw(list, p0, p1, t.style);
+    gfx::HeatmapFor(ImGui::GetID(t.name.c_str()), *t.m, t.masked_by, t.version).Draw(list, p0, p1, t.style);
     list->AddRect(ImVec2(p0.x - 2, p0.y - 2), ImVec2(p1.x + 2, p1.y + 2), t.color, 0.0f, 0, k == selected ? 4.0f : 1.0f);
     ImGui::SetCursorScreenPos(p0);
     ImGui::InvisibleButton(t.name.c_str(), ImVec2(size, size));

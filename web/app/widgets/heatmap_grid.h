@@ -18,14 +18,12 @@ struct GridTile {
   const attn::Matrix* m;    // the values
   const attn::Matrix* masked_by;  // optional: cells where it is −inf are hatched
   const std::vector<std::string>* labels;  // row and column names for the tooltip
-  gfx::Heatmap* map;
+  int version;              // of the model the values belong to
   gfx::HeatmapStyle style;
   ImU32 color;              // frame and title colour
 };
 
-// Draws the tiles (uploading them when `changed`), `selected` framed thicker. Returns the index of
-// the tile clicked this frame, or -1.
-int DrawHeatmapGrid(const std::vector<GridTile>& tiles, int selected, bool changed, float target_size,
-                    Published& published);
+// Draws the tiles, `selected` framed thicker. Returns the index of the tile clicked this frame, or -1.
+int DrawHeatmapGrid(const std::vector<GridTile>& tiles, int selected, float target_size, Published& published);
 
 }  // namespace attnlab

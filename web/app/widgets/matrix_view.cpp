@@ -6,6 +6,8 @@
 #include <cstring>
 
 #include "imgui.h"
+#include "gfx/heatmap_store.h"
+#include "theme.h"
 #include "widgets/flow_layout.h"
 
 namespace attnlab {
@@ -45,8 +47,6 @@ bool AnyBlocked(const attn::Matrix& m, const attn::Matrix* masked_by) {
   return blocked(m) || (masked_by && blocked(*masked_by));
 }
 
-constexpr ImU32 kUnknownColor = IM_COL32(255, 170, 80, 255);
-
 }  // namespace
 
 MatrixViewOptions TokenRowsOptions(const char* symbol, const gfx::HeatmapStyle& style, MatrixLabels rows) {
@@ -85,11 +85,11 @@ gfx::HeatmapStyle DivergingStyle(const attn::Matrix& m) {
   return {gfx::Colormap::kDiverging, -bound, bound, 0.0f};
 }
 
-LayoutRect DrawMatrix(const std::string& name, gfx::Heatmap& map, const attn::Matrix& m, bool changed,
-                      const MatrixViewOptions& o, Published& published) {
+LayoutRect DrawMatrix(const std::string& name, const attn::Matrix& m, int version, const MatrixViewOptions& o,
+                      Published& published) {
   const int rows = static_cast<int>(m.rows()), cols = static_cast<int>(m.cols());
   if (rows == 0 || cols == 0) return {};
-  if (changed || map.rows() != rows || map.cols() != cols) map.Upload(m, o.masked_by);
+  gfx::Heatmap& map = gfx::HeatmapFor(ImGui::GetID(name.c_str()), m, o.masked_by, version);
   const ImGuiStyle& style = ImGui::GetStyle();
   const float line = ImGui::GetTextLineHeight();
 
@@ -119,7 +119,7 @@ LayoutRect DrawMatrix(const std::string& name, gfx::Heatmap& map, const attn::Ma
   for (int i = 0; i < rows; i += label_every) {
     const ImVec2 size = ImGui::CalcTextSize(row_labels[i].c_str());
     list->AddText(ImVec2(p0.x - size.x - style.ItemSpacing.x, p0.y + cell_h * (i + 0.5f) - size.y * 0.5f),
-                  Unknown(o.rows, i) ? kUnknownColor : text_col, row_labels[i].c_str());
+                  Unknown(o.rows, i) ? CurrentTheme().unknown_word : text_col, row_labels[i].c_str());
   }
   if (column_labels) {
     for (int j = 0; j < cols; ++j) {
@@ -128,14 +128,14 @@ LayoutRect DrawMatrix(const std::string& name, gfx::Heatmap& map, const attn::Ma
       const char* end = t + label.size();
       while (end > t && ImGui::CalcTextSize(t, end).x > cell_w - 2.0f) --end;  // as much as fits
       const float w = ImGui::CalcTextSize(t, end).x;
-      list->AddText(ImVec2(p0.x + cell_w * (j + 0.5f) - w * 0.5f, origin.y), Unknown(o.cols, j) ? kUnknownColor : text_col,
+      list->AddText(ImVec2(p0.x + cell_w * (j + 0.5f) - w * 0.5f, origin.y), Unknown(o.cols, j) ? CurrentTheme().unknown_word : text_col,
                     t, end);
     }
   }
   map.Draw(list, p0, p1, o.style);
   if (o.marked_row >= 0 && o.marked_row < rows && o.marked_col >= 0 && o.marked_col < cols)
     list->AddRect(ImVec2(p0.x + o.marked_col * cell_w, p0.y + o.marked_row * cell_h),
-                  ImVec2(p0.x + (o.marked_col + 1) * cell_w, p0.y + (o.marked_row + 1) * cell_h), IM_COL32(255, 196, 61, 255),
+                  ImVec2(p0.x + (o.marked_col + 1) * cell_w, p0.y + (o.marked_row + 1) * cell_h), CurrentTheme().highlight,
                   0.0f, 0, 2.0f);
   ImGui::SetCursorScreenPos(p0);
   ImGui::InvisibleButton(name.c_str(), ImVec2(p1.x - p0.x, p1.y - p0.y));
@@ -150,7 +150,7 @@ LayoutRect DrawMatrix(const std::string& name, gfx::Heatmap& map, const attn::Ma
     const bool tapped = ImGui::IsItemDeactivated() && io.MouseDragMaxDistanceSqr[0] < io.MouseDragThreshold * io.MouseDragThreshold;
     if (o.on_click && tapped) o.on_click(i, j);
     list->AddRect(ImVec2(p0.x + j * cell_w, p0.y + i * cell_h), ImVec2(p0.x + (j + 1) * cell_w, p0.y + (i + 1) * cell_h),
-                  IM_COL32(255, 255, 255, 255), 0.0f, 0, 2.0f);
+                  CurrentTheme().hover_outline, 0.0f, 0, 2.0f);
     ImGui::BeginTooltip();
     ImGui::Text("%s[%s, %s] = %.6g", o.symbol.c_str(), Label(o.rows, i).c_str(), Label(o.cols, j).c_str(), m(i, j));
     const bool masked = std::isinf(m(i, j)) || (o.masked_by && o.masked_by->rows() == rows &&

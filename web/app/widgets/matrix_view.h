@@ -46,9 +46,10 @@ MatrixViewOptions TokenRowsOptions(const char* symbol, const gfx::HeatmapStyle& 
 gfx::HeatmapStyle SequentialStyle(const attn::Matrix& m);
 gfx::HeatmapStyle DivergingStyle(const attn::Matrix& m);
 
-// Draws `m` through `map` (uploading it when `changed`) and returns where the cells are.
-LayoutRect DrawMatrix(const std::string& name, gfx::Heatmap& map, const attn::Matrix& m, bool changed,
-                      const MatrixViewOptions& options, Published& published);
+// Draws `m` and returns where the cells are. `version` is the version of the model `m` belongs to:
+// the texture kept for `name` is uploaded again when it (or the matrix) changed.
+LayoutRect DrawMatrix(const std::string& name, const attn::Matrix& m, int version, const MatrixViewOptions& options,
+                      Published& published);
 
 // Two columns on a desktop (at least `min_width` wide), one after the other on a phone.
 void DrawSideBySide(const char* id, const std::function<void()>& left, const std::function<void()>& right,

@@ -1,0 +1,22 @@
+// View 8: smoothing a noisy price series. Attention re-weighting with features of value and time
+// against a moving average (a convolution with a box kernel), both over the real prices.
+#pragma once
+
+#include "lessons/prices.h"
+#include "lessons/smoothing.h"
+#include "lessons/view_state.h"
+
+namespace lessons {
+
+struct PricesModel {
+  int stock = 0;            // the series shown, within the table
+  Matrix clean;             // (n, 1) the real prices
+  Matrix noisy;             // (n, 1) with seeded noise
+  Matrix average;           // (n, 1) moving average of noisy
+  SmootherResult smoother;  // weights (n, n) and smoothed (n, 1)
+};
+
+// state.stock is clamped to the table. kEmptyInput when the table holds no series.
+Status ComputePrices(const PriceTable& table, const PricesState& state, PricesModel* out);
+
+}  // namespace lessons

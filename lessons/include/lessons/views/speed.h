@@ -1,0 +1,45 @@
+// View 9: the engine's forward pass timed where it runs — the multi-head layer of `npm run bench`
+// (d_model 256, 4 heads, Wq Wk Wv Wo with biases) through attn::ForwardOutput.
+#pragma once
+
+#include <map>
+#include <vector>
+
+#include "attn/attention.h"
+#include "attn/kernels.h"
+#include "lessons/common.h"
+
+namespace lessons {
+
+class SpeedLab {
+ public:
+  static constexpr int kDModel = 256, kHeads = 4;
+  static constexpr int kMinLog2N = 4;
+  // 2^13: one forward takes seconds there in a browser; `npm run bench` goes to 2^14.
+  static constexpr int kMaxLog2N = 13;
+
+  // Kernels that build every (n, n) intermediate stay small enough to keep a page responsive and
+  // inside the wasm heap; the fused kernel goes to 2^kMaxLog2N.
+  static int MaxLog2N(attn::KernelId kernel);
+  // Whether the kernel runs the layer fused (no n×n matrix).
+  static bool Fused(attn::KernelId kernel);
+  // FLOPs of one forward: 2·n·d²·4 (the four projections) + 4·n²·d (QKᵀ and the weighted sums).
+  static double Flops(int n);
+  // Bytes of the (n, n) matrices every head keeps when every intermediate is returned: raw,
+  // scaled, capped, masked scores and weights.
+  static double IntermediateBytes(int n);
+
+  // Runs forwards of (kernel, n) for at least min_ms (one at least); *us = µs per forward.
+  Status TimeBatch(attn::KernelId kernel, int n, double min_ms, double* us);
+  const Matrix& output() const { return output_; }  // (n, d_model) of the last forward
+
+ private:
+  attn::AttentionParameters params_;  // seeded once
+  std::map<int, Matrix> inputs_;      // x per n, seeded
+  Matrix output_;
+};
+
+// The median of `v` (the upper one of an even count); 0 when empty.
+double Median(std::vector<double> v);
+
+}  // namespace lessons

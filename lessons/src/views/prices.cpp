@@ -1,0 +1,26 @@
+#include "lessons/views/prices.h"
+
+#include <algorithm>
+
+#include "lessons/signals.h"
+
+namespace lessons {
+
+Status ComputePrices(const PriceTable& table, const PricesState& state, PricesModel* out) {
+  if (table.series.empty()) return Status(StatusCode::kEmptyInput, "prices: the table holds no series");
+  PricesModel m;
+  m.stock = std::clamp(state.stock, 0, static_cast<int>(table.series.size()) - 1);
+  m.clean = table.series[m.stock].prices;
+  SmootherConfig config;
+  config.value_weight = state.value_weight;
+  config.time_weight = state.time_weight;
+  config.steps_per_unit = 12.0f;  // months: time is measured in years
+  config.temperature = state.temperature;
+  ATTN_RETURN_IF_ERROR(AddSeededRelativeNoise(m.clean, state.noise, static_cast<uint32_t>(state.noise_seed), &m.noisy));
+  ATTN_RETURN_IF_ERROR(MovingAverage(m.noisy, 2 * state.window + 1, &m.average));
+  ATTN_RETURN_IF_ERROR(AttentionSmoother(m.noisy, config, &m.smoother));
+  *out = std::move(m);
+  return Status::Ok();
+}
+
+}  // namespace lessons

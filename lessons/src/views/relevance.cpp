@@ -1,0 +1,40 @@
+#include "lessons/views/relevance.h"
+
+#include <chrono>
+
+#include "attn/attention.h"
+
+namespace lessons {
+
+Status ComputeRelevance(const Sentence& sentence, const RelevanceState& state, RelevanceModel* out) {
+  attn::AttentionInputs inputs;
+  inputs.query = sentence.x;
+  auto run = [&](int score, int normalizer, Matrix* weights) {
+    attn::AttentionConfig config;
+    config.score = static_cast<attn::ScoreFunction>(score);
+    config.normalizer = static_cast<attn::Normalizer>(normalizer);
+    config.temperature = state.temperature;
+    config.seed = static_cast<uint32_t>(state.seed);
+    attn::AttentionResult result;
+    ATTN_RETURN_IF_ERROR(attn::Forward(config, inputs, &result));
+    *weights = std::move(result.heads[0].weights);
+    return Status::Ok();
+  };
+  RelevanceModel m;
+  for (int k = 0; k < RelevanceState::kShownScores; ++k) ATTN_RETURN_IF_ERROR(run(k, state.normalizer, &m.by_score[k]));
+  for (int k = 0; k < RelevanceState::kShownNormalizers; ++k)
+    ATTN_RETURN_IF_ERROR(run(state.score, k, &m.by_normalizer[k]));
+  *out = std::move(m);
+  return Status::Ok();
+}
+
+Status ComputeSaturation(SaturationModel* out) {
+  const auto start = std::chrono::steady_clock::now();
+  SaturationModel m;
+  ATTN_RETURN_IF_ERROR(SaturationSweep(SaturationModel::kTokens, 10, 1, &m.curves));
+  m.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  *out = std::move(m);
+  return Status::Ok();
+}
+
+}  // namespace lessons

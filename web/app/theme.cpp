@@ -1,0 +1,43 @@
+#include "theme.h"
+
+namespace attnlab {
+namespace {
+
+const Theme kDark = {
+    /*highlight=*/IM_COL32(255, 196, 61, 255),
+    /*highlight_faint=*/IM_COL32(255, 196, 61, 90),
+    /*hover_outline=*/IM_COL32(255, 255, 255, 255),
+    /*unknown_word=*/IM_COL32(255, 170, 80, 255),
+    /*inactive_node=*/IM_COL32(120, 125, 140, 255),
+    /*hatch_fill=*/IM_COL32(40, 40, 46, 255),
+    /*hatch_line=*/IM_COL32(150, 150, 160, 200),
+    /*bar_positive=*/IM_COL32(94, 201, 98, 255),
+    /*bar_negative=*/IM_COL32(120, 150, 230, 255),
+    /*bar_zero_line=*/IM_COL32(200, 200, 200, 160),
+    /*plot_background=*/IM_COL32(24, 26, 32, 255),
+    /*plot_grid=*/IM_COL32(70, 74, 84, 255),
+    /*plot_frame=*/IM_COL32(110, 115, 128, 255),
+    /*plot_marker=*/IM_COL32(255, 255, 255, 140),
+    /*series=*/{IM_COL32(170, 175, 190, 255), IM_COL32(120, 150, 230, 255), IM_COL32(94, 201, 98, 255),
+                IM_COL32(255, 140, 60, 255)},
+    /*heads=*/{IM_COL32(255, 196, 61, 255), IM_COL32(86, 180, 233, 255), IM_COL32(240, 110, 110, 255),
+               IM_COL32(120, 220, 120, 255), IM_COL32(204, 121, 247, 255), IM_COL32(255, 140, 40, 255),
+               IM_COL32(60, 220, 210, 255), IM_COL32(250, 130, 200, 255), IM_COL32(190, 190, 90, 255),
+               IM_COL32(140, 150, 255, 255), IM_COL32(255, 90, 60, 255), IM_COL32(160, 255, 200, 255),
+               IM_COL32(230, 180, 140, 255), IM_COL32(100, 160, 120, 255), IM_COL32(255, 255, 150, 255),
+               IM_COL32(180, 120, 160, 255)},
+    /*error_text=*/ImVec4(1.0f, 0.45f, 0.35f, 1.0f),
+    /*explanation_text=*/ImVec4(0.85f, 0.87f, 0.9f, 1.0f),
+    /*try_this_text=*/ImVec4(0.55f, 0.8f, 1.0f, 1.0f),
+    /*good_text=*/ImVec4(0.45f, 0.9f, 0.5f, 1.0f),
+    /*warning_text=*/ImVec4(1.0f, 0.65f, 0.3f, 1.0f),
+    /*padded_button=*/ImVec4(0.45f, 0.45f, 0.45f, 1.0f),
+};
+
+}  // namespace
+
+const Theme& CurrentTheme() { return kDark; }
+
+void ApplyTheme() { ImGui::StyleColorsDark(); }
+
+}  // namespace attnlab

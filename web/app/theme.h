@@ -1,0 +1,35 @@
+// Every colour the page draws with, in one table; panels and widgets ask for a role, never a value.
+// ImGui's own colours (text, frames, window) come from its style, set with the same theme.
+#pragma once
+
+#include "imgui.h"
+
+namespace attnlab {
+
+struct Theme {
+  ImU32 highlight;         // the followed word, pair or point; the receptive field
+  ImU32 highlight_faint;   // lines of the receptive field, bars behind a plot
+  ImU32 hover_outline;     // the cell under the pointer
+  ImU32 unknown_word;      // labels of words outside the vocabulary
+  ImU32 inactive_node;     // dots outside the receptive field
+  ImU32 hatch_fill, hatch_line;  // masked cells drawn by hand
+  ImU32 bar_positive, bar_negative, bar_zero_line;
+  ImU32 plot_background, plot_grid, plot_frame, plot_marker;
+  ImU32 series[4];         // plot series: reference, data, baseline, attention
+  ImU32 heads[16];         // one per head, far apart in hue
+  ImVec4 error_text;
+  ImVec4 explanation_text;
+  ImVec4 try_this_text;
+  ImVec4 good_text;        // a claim that holds ("difference 0")
+  ImVec4 warning_text;     // a claim that does not
+  ImVec4 padded_button;
+};
+
+// The theme in use (dark today; a light one only needs another table).
+const Theme& CurrentTheme();
+// Sets ImGui's style colours to match the theme.
+void ApplyTheme();
+
+inline ImU32 HeadColor(int h) { return CurrentTheme().heads[h % 16]; }
+
+}  // namespace attnlab

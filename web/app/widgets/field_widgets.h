@@ -1,0 +1,17 @@
+// Sliders and checkboxes drawn from a control's field spec (lessons/fields.h): the label, range
+// and format written once, and what is typed with Ctrl+click clamped to the same range.
+#pragma once
+
+#include "lessons/fields.h"
+
+namespace attnlab {
+
+// Returns true when the value changed.
+bool SliderField(const lessons::FloatField& field, float* value);
+// `max` narrows the slider below the field's own maximum (e.g. to the sentence's last word);
+// `format` overrides the field's.
+bool SliderField(const lessons::IntField& field, int* value, int max, const char* format = nullptr);
+bool SliderField(const lessons::IntField& field, int* value);
+bool CheckboxField(const lessons::BoolField& field, bool* value);
+
+}  // namespace attnlab
