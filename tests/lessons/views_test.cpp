@@ -1,0 +1,220 @@
+// What each view computes from its state (lessons/views/): the models the panels draw, checked
+// against the engine's own numbers and the identities each view teaches.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "lessons/views/cnn.h"
+#include "lessons/views/heads.h"
+#include "lessons/views/masks.h"
+#include "lessons/views/order.h"
+#include "lessons/views/prices.h"
+#include "lessons/views/qkv.h"
+#include "lessons/views/relevance.h"
+#include "lessons/views/sentence.h"
+#include "lessons/views/speed.h"
+#include "lessons/views/words.h"
+
+namespace lessons {
+namespace {
+
+Sentence Hashed(const std::string& text, int dim = 8) {
+  SentenceState s;
+  s.text = text;
+  s.vectors = VectorSource::kHash;
+  s.hash_dim = dim;
+  Sentence out;
+  EXPECT_TRUE(ComputeSentence(s, nullptr, &out).ok());
+  return out;
+}
+
+TEST(SentenceView, TokensAndHashedVectorsOrAClearError) {
+  const Sentence s = Hashed("The cat sat on the mat", 5);
+  EXPECT_EQ(s.tokens.size(), 6u);
+  EXPECT_EQ(s.x.rows(), 6);
+  EXPECT_EQ(s.x.cols(), 5);
+  EXPECT_FALSE(s.glove);
+  SentenceState state;
+  Sentence out;
+  state.text = "   ";
+  EXPECT_EQ(ComputeSentence(state, nullptr, &out).code(), StatusCode::kEmptyInput);
+  state.text.clear();
+  for (int i = 0; i <= SentenceState::kMaxTokens; ++i) state.text += "w ";
+  const Status too_long = ComputeSentence(state, nullptr, &out);
+  EXPECT_EQ(too_long.code(), StatusCode::kOutOfRange);
+  EXPECT_NE(too_long.message().find("201 words"), std::string::npos) << too_long.message();
+  // GloVe asked for but not loaded: hashed vectors, never an empty picture.
+  state.text = "Sky is clear";
+  state.vectors = VectorSource::kGlove;
+  ASSERT_TRUE(ComputeSentence(state, nullptr, &out).ok());
+  EXPECT_FALSE(out.glove);
+  EXPECT_EQ(out.x.rows(), 3);
+}
+
+TEST(WordsView, SpotlightTermsSumToTheOutputRow) {
+  const Sentence s = Hashed("the animal did not cross the street");
+  WordsState state;
+  state.temperature = 0.7f;
+  WordsModel m;
+  ASSERT_TRUE(ComputeWords(s, state, &m).ok());
+  EXPECT_EQ(m.terms.size(), 0) << "no spotlight, no terms";
+  state.spotlight = 3;
+  ASSERT_TRUE(ComputeWords(s, state, &m).ok());
+  ASSERT_EQ(m.terms.rows(), 7);
+  EXPECT_LT((m.terms.colwise().sum() - m.output_row).cwiseAbs().maxCoeff(), 1e-5f);
+  EXPECT_EQ(m.output_row, m.result.output.row(3));
+  const Matrix& w = m.result.heads[0].weights;
+  EXPECT_NEAR(w.row(3).sum(), 1.0f, 1e-6f);
+}
+
+TEST(OrderView, ShufflingMovesTheOutputsUntilPositionsAreAdded) {
+  const Sentence s = Hashed("one two three four five six");
+  OrderState state;
+  state.shuffle = 3;
+  OrderModel m;
+  ASSERT_TRUE(ComputeOrder(s, state, &m).ok());
+  EXPECT_TRUE(m.equal) << m.difference;
+  EXPECT_EQ(m.encoding.size(), 0);
+  std::vector<int> sorted = m.order;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted, std::vector<int>({0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(m.shuffled_tokens[0], s.tokens[m.order[0]]);
+  state.encoding = OrderEncoding::kSinusoidal;
+  ASSERT_TRUE(ComputeOrder(s, state, &m).ok());
+  EXPECT_FALSE(m.equal) << m.difference;
+  EXPECT_GT(m.difference, 100 * m.rounding);
+  EXPECT_EQ(m.encoding.rows(), 6);
+  EXPECT_EQ(m.encoding.cols(), 8);
+}
+
+TEST(QkvView, ThePairsNumbersAreTheLayers) {
+  const Sentence s = Hashed("it was too tired to cross", 6);
+  QkvState state;
+  state.d_k = 3;
+  state.d_v = 5;
+  state.query = 50;  // clamped to the last word
+  state.key = 2;
+  QkvModel m;
+  ASSERT_TRUE(ComputeQkv(s, state, &m).ok());
+  const attn::HeadIntermediates& h = m.result.heads[0];
+  EXPECT_EQ(m.query, 5);
+  EXPECT_EQ(h.q.cols(), 3);
+  EXPECT_EQ(h.v.cols(), 5);
+  EXPECT_NEAR(m.dot, h.q.row(5).dot(h.k.row(2)), 1e-5f);
+  EXPECT_NEAR(m.pair_product.sum(), m.dot, 1e-5f);
+  EXPECT_EQ(m.weight, h.weights(5, 2));
+  EXPECT_LT((m.pair_terms.colwise().sum() - m.pair_output).cwiseAbs().maxCoeff(), 1e-5f);
+}
+
+TEST(RelevanceView, EveryFunctionAndNormaliserGivesRowsOfWeights) {
+  const Sentence s = Hashed("sky is clear today");
+  RelevanceState state;
+  RelevanceModel m;
+  ASSERT_TRUE(ComputeRelevance(s, state, &m).ok());
+  for (const Matrix& w : m.by_score) EXPECT_LT((w.rowwise().sum().array() - 1.0f).abs().maxCoeff(), 1e-5f);
+  // sparsemax (normaliser 1) gives exact zeros at a low temperature.
+  state.temperature = 0.05f;
+  ASSERT_TRUE(ComputeRelevance(s, state, &m).ok());
+  EXPECT_GT((m.by_normalizer[1].array() == 0.0f).count(), 0);
+}
+
+TEST(HeadsView, GroupedQueryHeadsShareKeyValueHeads) {
+  const Sentence s = Hashed("a b c d e", 16);
+  HeadsState state;
+  state.heads = 4;
+  state.kv_heads = 2;
+  HeadsModel m;
+  ASSERT_TRUE(ComputeHeads(s, state, &m).ok());
+  EXPECT_TRUE(m.grouped);
+  EXPECT_EQ(m.group, 2);
+  EXPECT_EQ(m.KvHeadOf(3), 1);
+  EXPECT_EQ(m.result.heads.size(), 4u);
+  EXPECT_EQ(m.result.heads[0].k, m.result.heads[1].k);  // one key/value head for both
+  EXPECT_NE(m.result.heads[1].k, m.result.heads[2].k);
+  state.kv_heads = 3;  // does not divide 4
+  EXPECT_FALSE(ComputeHeads(s, state, &m).ok());
+}
+
+TEST(MasksView, PaddingEveryKeyBlindsEveryQuery) {
+  const Sentence s = Hashed("a b c d");
+  MasksState state;
+  std::string padding;
+  for (int k = 0; k < 4; ++k) TogglePadding(&padding, k);
+  EXPECT_EQ(padding, "1111");
+  TogglePadding(&padding, 3);
+  EXPECT_EQ(padding, "111") << "trailing zeros are dropped";
+  state.padding = "1111";
+  MasksModel m;
+  ASSERT_TRUE(ComputeMasks(s, state, &m).ok());
+  EXPECT_EQ(m.blind_rows, 4);
+  EXPECT_EQ(m.result.output.cwiseAbs().maxCoeff(), 0.0f) << "blind rows output 0, not NaN";
+  state.padding.clear();
+  ASSERT_TRUE(ComputeMasks(s, state, &m).ok());
+  EXPECT_EQ(m.blind_rows, 0);
+  EXPECT_TRUE(std::isinf(m.result.heads[0].scores(0, 3))) << "causal by default";
+}
+
+TEST(CnnView, ReceptiveFieldAndConvolutionAsAttention) {
+  CnnState state;  // K = 3, L = 2, output 11
+  CnnFieldModel f;
+  ASSERT_TRUE(ComputeCnnField(state, &f).ok());
+  EXPECT_EQ(f.field_size, 5);
+  EXPECT_EQ(f.inside, 5);
+  EXPECT_EQ(f.field(2, 9), 1.0f);
+  EXPECT_EQ(f.field(2, 8), 0.0f);
+  EXPECT_NEAR(f.rows.row(0).sum(), 1.0f, 1e-5f);
+  EXPECT_EQ(f.masked.sum(), CnnState::kLength - (2 * state.window + 1));
+  state.alpha = 100.0f;
+  CnnConvModel c;
+  ASSERT_TRUE(ComputeCnnConv(state, &c).ok());
+  EXPECT_LT(c.difference, 1e-4f);
+  EXPECT_GT(c.curve_diff(0, 0), 100 * c.curve_diff(CnnConvModel::kCurvePoints - 1, 0)) << "α sharpens it into the conv";
+  EXPECT_EQ(c.heads.rows(), 3);
+}
+
+TEST(PricesView, NoisySmoothedAndAveragedOnTheChosenStock) {
+  PriceTable table;
+  PriceSeries series;
+  series.symbol = "X";
+  series.prices.resize(24, 1);
+  for (int i = 0; i < 24; ++i) series.prices(i, 0) = 100.0f + i;
+  series.dates.assign(24, "2000-01-01");
+  PricesModel m;
+  PricesState state;
+  EXPECT_EQ(ComputePrices(table, state, &m).code(), StatusCode::kEmptyInput);
+  table.series.push_back(series);
+  state.stock = 9;  // clamped
+  ASSERT_TRUE(ComputePrices(table, state, &m).ok());
+  EXPECT_EQ(m.stock, 0);
+  EXPECT_EQ(m.noisy.rows(), 24);
+  EXPECT_NE(m.noisy, m.clean);
+  EXPECT_LT((m.smoother.weights.rowwise().sum().array() - 1.0f).abs().maxCoeff(), 1e-5f);
+}
+
+TEST(SpeedView, TimesTheBenchLayer) {
+  EXPECT_EQ(SpeedLab::Flops(64), 2.0 * 64 * 256 * 256 * 4 + 4.0 * 64 * 64 * 256);
+  EXPECT_EQ(SpeedLab::MaxLog2N(attn::KernelId::kReference), 8);
+  EXPECT_FALSE(SpeedLab::Fused(attn::KernelId::kEigen));
+  SpeedLab lab;
+  double us = 0;
+  ASSERT_TRUE(lab.TimeBatch(attn::KernelId::kEigen, 16, 0.0, &us).ok());
+  EXPECT_GT(us, 0.0);
+  EXPECT_EQ(lab.output().rows(), 16);
+  EXPECT_EQ(lab.output().cols(), SpeedLab::kDModel);
+  EXPECT_EQ(Median({3, 1, 2}), 2);
+  EXPECT_EQ(Median({}), 0);
+}
+
+TEST(FieldsKey, ChangesExactlyWhenAFieldChanges) {
+  WordsState a, b;
+  EXPECT_EQ(FieldsKey(a), FieldsKey(b));
+  b.temperature = 0.5f;
+  EXPECT_NE(FieldsKey(a), FieldsKey(b));
+  b = a;
+  b.lines = true;
+  EXPECT_NE(FieldsKey(a), FieldsKey(b));
+}
+
+}  // namespace
+}  // namespace lessons
