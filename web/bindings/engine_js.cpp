@@ -95,8 +95,16 @@ attn::Status ConfigFromJs(val o, attn::AttentionConfig* c) {
 // The arguments of forward() / forwardOutput(): config, {query, key?, value?, floatMask?}, params?
 // with matrices as {rows, cols, data}. params may give wq, wk, wv, wo, relativeCenter (1, h),
 // relativeSharpness (1, h).
-attn::Status CallFromJs(val config_js, val inputs_js, val params_js, attn::AttentionConfig* config,
-                        attn::AttentionInputs* inputs, attn::AttentionParameters* params) {
+struct Call {
+  attn::AttentionConfig config;
+  attn::AttentionInputs inputs;
+  attn::AttentionParameters params;
+};
+
+attn::Status CallFromJs(val config_js, val inputs_js, val params_js, Call* call) {
+  attn::AttentionConfig* config = &call->config;
+  attn::AttentionInputs* inputs = &call->inputs;
+  attn::AttentionParameters* params = &call->params;
   attn::Matrix float_mask;
   attn::Status status = ConfigFromJs(config_js, config);
   if (status.ok()) status = FromJsMatrix("query", inputs_js["query"], &inputs->query);
@@ -119,28 +127,23 @@ attn::Status CallFromJs(val config_js, val inputs_js, val params_js, attn::Atten
 // forwardOutput(...): the output alone, {output, fused}; fused on a SIMD kernel ("wasm_simd128")
 // for the configs attn::FusedKernelCovers names: no n×n matrix, memory O(n·d).
 val ForwardOutput(val config_js, val inputs_js, val params_js) {
-  attn::AttentionConfig config;
-  attn::AttentionInputs inputs;
-  attn::AttentionParameters params;
-  attn::Status status = CallFromJs(config_js, inputs_js, params_js, &config, &inputs, &params);
+  Call call;
   attn::Matrix output;
-  if (status.ok()) status = attn::ForwardOutput(config, inputs, params, &output);
+  attn::Status status = CallFromJs(config_js, inputs_js, params_js, &call);
+  if (status.ok()) status = attn::ForwardOutput(call.config, call.inputs, call.params, &output);
   if (!status.ok()) return ErrorObject(status);
   val out = val::object();
   out.set("output", ToJsMatrix(output));
-  out.set("fused", attn::FusedKernelCovers(config, inputs));
+  out.set("fused", attn::FusedKernelCovers(call.config, call.inputs));
   return out;
 }
 
 // forward(...): every intermediate.
 val Forward(val config_js, val inputs_js, val params_js) {
-  attn::AttentionConfig config;
-  attn::AttentionInputs inputs;
-  attn::AttentionParameters params;
-  attn::Status status = CallFromJs(config_js, inputs_js, params_js, &config, &inputs, &params);
-  if (!status.ok()) return ErrorObject(status);
+  Call call;
   attn::AttentionResult result;
-  status = attn::Forward(config, inputs, params, &result);
+  attn::Status status = CallFromJs(config_js, inputs_js, params_js, &call);
+  if (status.ok()) status = attn::Forward(call.config, call.inputs, call.params, &result);
   if (!status.ok()) return ErrorObject(status);
   val out = ResultObject(result);
   out.set("queryIn", ToJsMatrix(result.query_in));

@@ -149,11 +149,7 @@ void CnnPanel::DrawReceptiveField(PanelContext& ctx) {
                      "windowed attention (radius %d) only the %d around it: hatched cells are masked (weight exactly 0).",
                      s.output, s.window, 2 * s.window + 1);
   static const std::vector<std::string> kRowNames = {"self-attention", "window"};
-  MatrixViewOptions r;
-  r.symbol = "w";
-  r.style = SequentialStyle(f.rows);
-  r.rows = MatrixLabels{&kRowNames, nullptr};
-  r.square = false;
+  MatrixViewOptions r = TokenRowsOptions("w", SequentialStyle(f.rows), MatrixLabels{&kRowNames, nullptr});
   r.on_click = [&](int, int j) { s.output = j; };
   const LayoutRect rect = DrawMatrix("cnn.rows", f.rows, version, r, ctx.published);
   HatchMaskedCells(rect, 2, f.masked, 1);

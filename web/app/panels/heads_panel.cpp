@@ -136,10 +136,7 @@ void HeadsPanel::DrawSelectedHead(PanelContext& ctx) {
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(HeadColor(h)));
   ImGui::SeparatorText(title);
   ImGui::PopStyleColor();
-  MatrixViewOptions o;
-  o.symbol = "w";
-  o.style = SequentialStyle(head.weights);
-  o.rows = o.cols = MatrixLabels{&in.tokens, &in.known};
+  MatrixViewOptions o = TokenGridOptions("w", SequentialStyle(head.weights), MatrixLabels{&in.tokens, &in.known});
   o.describe = [&](int i, int j) { ImGui::Text("scaled score qᵢ·kⱼ/√dₖ = %.6g", head.scaled_scores(i, j)); };
   DrawMatrix("heads.big", head.weights, memo_.version(), o, ctx.published);
 }
@@ -163,11 +160,7 @@ void HeadsPanel::DrawCombination(PanelContext& ctx) {
   std::snprintf(title, sizeof(title), "Concatenation [head₀ … head%d] (%d × %d)", heads - 1,
                 static_cast<int>(result.concat.rows()), static_cast<int>(result.concat.cols()));
   ImGui::SeparatorText(title);
-  MatrixViewOptions o;
-  o.symbol = "concat";
-  o.style = DivergingStyle(result.concat);
-  o.rows = tokens;
-  o.square = false;
+  MatrixViewOptions o = TokenRowsOptions("concat", DivergingStyle(result.concat), tokens);
   o.describe = [&](int, int j) { ImGui::TextDisabled("from head %d", j / d_v); };
   MarkHeadBlocks(DrawMatrix("heads.concat", result.concat, version, o, ctx.published), heads, d_v,
                  static_cast<int>(result.concat.cols()), true);
@@ -184,11 +177,7 @@ void HeadsPanel::DrawCombination(PanelContext& ctx) {
                  static_cast<int>(wo.rows()), false);
 
   ImGui::SeparatorText("Output Y = concat · Wᵒ");
-  MatrixViewOptions oy;
-  oy.symbol = "y";
-  oy.style = DivergingStyle(result.output);
-  oy.rows = tokens;
-  oy.square = false;
+  MatrixViewOptions oy = TokenRowsOptions("y", DivergingStyle(result.output), tokens);
   DrawMatrix("heads.Y", result.output, version, oy, ctx.published);
 }
 

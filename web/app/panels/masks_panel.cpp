@@ -80,18 +80,12 @@ void MasksPanel::DrawMaps(PanelContext& ctx) {
   ctx.published.Scalar("masks.blind_rows", blind);
   auto draw_scores = [&] {
     ImGui::SeparatorText("Scores sᵢⱼ = xᵢ·xⱼ/√d, −∞ where blocked");
-    MatrixViewOptions o;
-    o.symbol = "s";
-    o.style = DivergingStyle(h.scores);
-    o.rows = o.cols = tokens;
+    MatrixViewOptions o = TokenGridOptions("s", DivergingStyle(h.scores), tokens);
     DrawMatrix("masks.scores", h.scores, version, o, ctx.published);
   };
   auto draw_weights = [&] {
     ImGui::SeparatorText("Weights softmax(s), 0 where blocked");
-    MatrixViewOptions o;
-    o.symbol = "w";
-    o.style = SequentialStyle(h.weights);
-    o.rows = o.cols = tokens;
+    MatrixViewOptions o = TokenGridOptions("w", SequentialStyle(h.weights), tokens);
     o.masked_by = &h.scores;
     o.describe = [&](int i, int j) { ImGui::Text("score %.6g", h.scores(i, j)); };
     DrawMatrix("masks.W", h.weights, version, o, ctx.published);
@@ -101,11 +95,7 @@ void MasksPanel::DrawMaps(PanelContext& ctx) {
   };
   auto draw_output = [&] {
     ImGui::SeparatorText("Outputs Y = WX");
-    MatrixViewOptions o;
-    o.symbol = "y";
-    o.style = DivergingStyle(model.result.output);
-    o.rows = tokens;
-    o.square = false;
+    MatrixViewOptions o = TokenRowsOptions("y", DivergingStyle(model.result.output), tokens);
     DrawMatrix("masks.Y", model.result.output, version, o, ctx.published);
   };
   if (ImGui::GetContentRegionAvail().x >= 900.0f && ImGui::BeginTable("masks", 2)) {

@@ -138,11 +138,7 @@ void QkvPanel::DrawLayer(PanelContext& ctx) {
 
   auto draw_rows = [&](const char* name, const char* title, const char* symbol, const attn::Matrix& m) {
     ImGui::TextWrapped("%s", Shape(title, m).c_str());
-    MatrixViewOptions o;
-    o.symbol = symbol;
-    o.style = DivergingStyle(m);
-    o.rows = tokens;
-    o.square = false;
+    MatrixViewOptions o = TokenRowsOptions(symbol, DivergingStyle(m), tokens);
     o.max_width = 320.0f;
     o.max_height = ImGui::GetTextLineHeight() * 1.5f * static_cast<float>(m.rows());
     DrawMatrix(name, m, version, o, ctx.published);
@@ -165,10 +161,7 @@ void QkvPanel::DrawLayer(PanelContext& ctx) {
   if (BeginGrid("qkv.swy", 3, 330.0f)) {
     ImGui::TableNextColumn();
     ImGui::TextWrapped("%s", Shape("scores QKᵀ / √d_k", h.scaled_scores).c_str());
-    MatrixViewOptions o;
-    o.symbol = "qᵢ·kⱼ/√d_k";
-    o.style = DivergingStyle(h.scaled_scores);
-    o.rows = o.cols = tokens;
+    MatrixViewOptions o = TokenGridOptions("qᵢ·kⱼ/√d_k", DivergingStyle(h.scaled_scores), tokens);
     o.max_width = 420.0f;
     o.describe = [&](int i, int j) {
       ImGui::Text("qᵢ·kⱼ = %.6g; the mirror cell q%d·k%d = %.6g", h.raw_scores(i, j), j, i, h.raw_scores(j, i));
@@ -213,11 +206,7 @@ void QkvPanel::DrawPair(PanelContext& ctx) {
   float label_w = 0;
   for (const auto* l : {&q_label, &k_label, &qk_label, &y_label}) label_w = std::max(label_w, ImGui::CalcTextSize((*l)[0].c_str()).x);
   auto draw_row = [&](const char* name, const std::vector<std::string>& label, const attn::Matrix& m) {
-    MatrixViewOptions o;
-    o.symbol = label[0];
-    o.style = DivergingStyle(m);
-    o.rows = MatrixLabels{&label, nullptr};
-    o.square = false;
+    MatrixViewOptions o = TokenRowsOptions(label[0], DivergingStyle(m), MatrixLabels{&label, nullptr});
     o.legend = false;
     o.max_width = 480.0f;
     o.max_height = ImGui::GetTextLineHeight() * 1.6f;
@@ -243,11 +232,7 @@ void QkvPanel::DrawPair(PanelContext& ctx) {
   DrawBars("qkv.pair.weights", in.tokens, h.weights, i, 560.0f, ctx.published);
   ImGui::TableNextColumn();
   ImGui::TextWrapped("5. Each value vⱼ times its weight, wᵢⱼ vⱼ; their column sums are the output of \"%s\":", qw.c_str());
-  MatrixViewOptions o;
-  o.symbol = "wᵢⱼvⱼ";
-  o.style = DivergingStyle(model.pair_terms);
-  o.rows = MatrixLabels{&in.tokens, &in.known};
-  o.square = false;
+  MatrixViewOptions o = TokenRowsOptions("wᵢⱼvⱼ", DivergingStyle(model.pair_terms), MatrixLabels{&in.tokens, &in.known});
   o.max_width = 480.0f;
   o.max_height = ImGui::GetTextLineHeight() * 1.5f * static_cast<float>(model.pair_terms.rows());
   o.min_label_width = label_w;

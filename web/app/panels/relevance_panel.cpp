@@ -91,10 +91,7 @@ void RelevancePanel::DrawScoreGrid(PanelContext& ctx) {
   for (int k = 0; k < s.kShownScores; ++k) {
     ImGui::TableNextColumn();
     ImGui::TextWrapped("%s", kScoreTitles[k]);
-    MatrixViewOptions o;
-    o.symbol = "w";
-    o.style = SequentialStyle(memo_.model().by_score[k]);
-    o.rows = o.cols = tokens;
+    MatrixViewOptions o = TokenGridOptions("w", SequentialStyle(memo_.model().by_score[k]), tokens);
     o.max_width = 380.0f;
     DrawMatrix(std::string("rel.score.") + attn::ScoreFunctionName(static_cast<attn::ScoreFunction>(k)),
                memo_.model().by_score[k], memo_.version(), o, ctx.published);
@@ -111,10 +108,7 @@ void RelevancePanel::DrawNormalizerGrid(PanelContext& ctx) {
   for (int k = 0; k < s.kShownNormalizers; ++k) {
     ImGui::TableNextColumn();
     ImGui::TextWrapped("%s", kNormalizerTitles[k]);
-    MatrixViewOptions o;
-    o.symbol = "w";
-    o.style = SequentialStyle(memo_.model().by_normalizer[k]);
-    o.rows = o.cols = tokens;
+    MatrixViewOptions o = TokenGridOptions("w", SequentialStyle(memo_.model().by_normalizer[k]), tokens);
     o.max_width = 380.0f;
     o.marked_row = s.row;
     o.marked_col = s.row;

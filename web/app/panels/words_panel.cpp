@@ -51,10 +51,7 @@ void WordsPanel::DrawMaps(PanelContext& ctx) {
   };
   auto draw_raw = [&] {
     ImGui::SeparatorText("Raw scores XXᵀ (xᵢ · xⱼ)");
-    MatrixViewOptions o;
-    o.symbol = "xᵢ·xⱼ";
-    o.style = DivergingStyle(h.raw_scores);
-    o.rows = o.cols = tokens;
+    MatrixViewOptions o = TokenGridOptions("xᵢ·xⱼ", DivergingStyle(h.raw_scores), tokens);
     o.describe = [&](int i, int j) { ImGui::Text("scaled ÷ √d: %.6g", h.scaled_scores(i, j)); };
     DrawMatrix("words.raw", h.raw_scores, version, o, ctx.published);
   };
@@ -65,10 +62,7 @@ void WordsPanel::DrawMaps(PanelContext& ctx) {
       ImGui::TextDisabled("Hover a word on the left to see only where it looks.");
       return;
     }
-    MatrixViewOptions o;
-    o.symbol = "w";
-    o.style = SequentialStyle(h.weights);
-    o.rows = o.cols = tokens;
+    MatrixViewOptions o = TokenGridOptions("w", SequentialStyle(h.weights), tokens);
     o.describe = [&](int i, int j) {
       ImGui::Text("raw score %.6g, scaled %.6g", h.raw_scores(i, j), h.scaled_scores(i, j));
       ImGui::TextDisabled("click to follow %s", in.tokens[i].c_str());

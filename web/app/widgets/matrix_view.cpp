@@ -49,12 +49,20 @@ bool AnyBlocked(const attn::Matrix& m, const attn::Matrix* masked_by) {
 
 }  // namespace
 
-MatrixViewOptions TokenRowsOptions(const char* symbol, const gfx::HeatmapStyle& style, MatrixLabels rows) {
+MatrixViewOptions TokenRowsOptions(const std::string& symbol, const gfx::HeatmapStyle& style, MatrixLabels rows) {
   MatrixViewOptions o;
   o.symbol = symbol;
   o.style = style;
   o.rows = rows;
   o.square = false;
+  return o;
+}
+
+MatrixViewOptions TokenGridOptions(const std::string& symbol, const gfx::HeatmapStyle& style, MatrixLabels tokens) {
+  MatrixViewOptions o;
+  o.symbol = symbol;
+  o.style = style;
+  o.rows = o.cols = tokens;
   return o;
 }
 

@@ -40,7 +40,9 @@ struct MatrixViewOptions {
 };
 
 // A (tokens, features) matrix: one labelled row per token, rows a text line tall.
-MatrixViewOptions TokenRowsOptions(const char* symbol, const gfx::HeatmapStyle& style, MatrixLabels rows);
+MatrixViewOptions TokenRowsOptions(const std::string& symbol, const gfx::HeatmapStyle& style, MatrixLabels rows);
+// A (tokens, tokens) matrix: square cells, both axes labelled by the same words.
+MatrixViewOptions TokenGridOptions(const std::string& symbol, const gfx::HeatmapStyle& style, MatrixLabels tokens);
 
 // Colour ranges: [0, max] on viridis for weights; symmetric [−max|m|, max|m|] for signed values.
 gfx::HeatmapStyle SequentialStyle(const attn::Matrix& m);
