@@ -54,10 +54,10 @@ test('view 1: after τ moves, the spotlight\'s weighted vectors and output show 
   await page.evaluate(() => window.attnlab.setState('w.sp=7&w.st=2'));  // "because", step 3: wᵢⱼxⱼ
   await settle(page);
   await page.mouse.move(1, 1);
-  await expectFreshPixels(page, 'words.spot.terms', 'words.X', 'w.sp=7&w.st=2&w.t=0.2');
+  await expectFreshPixels(page, 'words.spot.terms', 'words.spot.terms', 'w.sp=7&w.st=2&w.t=0.2');
   await page.evaluate(() => window.attnlab.setState('w.sp=7&w.st=3&w.t=0.2'));  // step 4: yᵢ
   await settle(page);
-  await expectFreshPixels(page, 'words.spot.y', 'words.X', 'w.sp=7&w.st=3&w.t=3');
+  await expectFreshPixels(page, 'words.spot.y', 'words.spot.y', 'w.sp=7&w.st=3&w.t=3');
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -19,6 +19,7 @@
 #include "panels/speed_panel.h"
 #include "panels/words_panel.h"
 #include "widgets/field_widgets.h"
+#include "widgets/scroll_into_view.h"
 
 namespace attnlab {
 
@@ -181,6 +182,7 @@ void App::Frame() {
   if (io.MouseSource == ImGuiMouseSource_TouchScreen && ImGui::IsMouseDragging(0, 4.0f) &&
       (!ImGui::IsAnyItemActive() || published_.passive_active()))
     ImGui::SetScrollY(ImGui::GetScrollY() - io.MouseDelta.y);
+  if (StepScroll()) wants_another_frame_ = true;
   ImGui::End();
   // A click changed the state while the views were drawn from the old one: draw once more, so the
   // models follow the state before the page rests (state -> compute -> model -> draw).

@@ -9,11 +9,23 @@ Status ComputeWords(const Sentence& sentence, const WordsState& state, WordsMode
   attn::AttentionConfig config;
   config.temperature = state.temperature;
   ATTN_RETURN_IF_ERROR(attn::SelfAttention(config, sentence.x, &m.result));
+  const attn::HeadIntermediates& h = m.result.heads[0];
+  const int n = static_cast<int>(h.weights.rows());
+  for (int r = 0; r < n; ++r) {
+    Eigen::Index top = 0;
+    h.weights.row(r).maxCoeff(&top);
+    m.rows_led_by_self += top == r ? 1 : 0;
+  }
   const int i = state.spotlight;
-  if (i >= 0 && i < m.result.output.rows()) {
-    const attn::HeadIntermediates& h = m.result.heads[0];
+  if (i >= 0 && i < n) {
     ATTN_RETURN_IF_ERROR(WeightedTerms(h.weights, h.v, i, &m.terms));
     m.output_row = m.result.output.row(i);
+    m.self_weight = h.weights(i, i);
+    for (int j = 0; j < n; ++j)
+      if (j != i && (m.best_other < 0 || h.weights(i, j) > m.best_other_weight)) {
+        m.best_other = j;
+        m.best_other_weight = h.weights(i, j);
+      }
   }
   *out = std::move(m);
   return Status::Ok();

@@ -9,10 +9,19 @@
 #include "theme.h"
 #include "widgets/bar_chart.h"
 #include "widgets/field_widgets.h"
+#include "widgets/grid.h"
+#include "widgets/scroll_into_view.h"
 #include "widgets/lines_view.h"
 #include "widgets/matrix_view.h"
 
 namespace attnlab {
+namespace {
+
+// The two word × word maps stay this wide, so that on a desktop the weights are on the first
+// screen with the scores above them.
+constexpr float kSquareMapWidth = 340.0f;
+
+}  // namespace
 
 void WordsPanel::Draw(PanelContext& ctx) {
   DrawExplanation(
@@ -44,53 +53,75 @@ void WordsPanel::DrawMaps(PanelContext& ctx) {
   const int version = memo_.version();
   const attn::HeadIntermediates& h = model.result.heads[0];
   MatrixLabels tokens{&in.tokens, &in.known};
+  const int n = static_cast<int>(in.tokens.size()), d = static_cast<int>(in.x.cols());
+  const int i = s.spotlight;  // highlighted in every map: its row, and its column as a key
+  char title[128];
 
-  auto draw_x = [&] {
-    ImGui::SeparatorText("Word vectors X");
-    DrawMatrix("words.X", in.x, ctx.sentence_version, TokenRowsOptions("x", DivergingStyle(in.x), tokens), ctx.published);
-  };
-  auto draw_raw = [&] {
-    ImGui::SeparatorText("Raw scores XXᵀ (xᵢ · xⱼ)");
-    MatrixViewOptions o = TokenGridOptions("xᵢ·xⱼ", DivergingStyle(h.raw_scores), tokens);
-    o.describe = [&](int i, int j) { ImGui::Text("scaled ÷ √d: %.6g", h.scaled_scores(i, j)); };
-    DrawMatrix("words.raw", h.raw_scores, version, o, ctx.published);
-  };
-  auto draw_weights = [&] {
-    ImGui::SeparatorText("Weights W = softmax(XXᵀ / (√d τ))");
-    if (s.lines) {
-      DrawLines("words.lines", in.tokens, {{&h.weights, CurrentTheme().highlight}}, 520.0f, ctx.published);
-      ImGui::TextDisabled("Hover a word on the left to see only where it looks.");
-      return;
-    }
-    MatrixViewOptions o = TokenGridOptions("w", SequentialStyle(h.weights), tokens);
-    o.describe = [&](int i, int j) {
-      ImGui::Text("raw score %.6g, scaled %.6g", h.raw_scores(i, j), h.scaled_scores(i, j));
-      ImGui::TextDisabled("click to follow %s", in.tokens[i].c_str());
+  // The pipeline in reading order: ① X → ② scores → ③ weights → ④ outputs (two per row on a desktop).
+  if (!BeginGrid("words.maps", 2, 440.0f)) return;
+  ImGui::TableNextColumn();
+  std::snprintf(title, sizeof(title), "1  Word vectors X  (%d words × %d numbers)", n, d);
+  ImGui::SeparatorText(title);
+  MatrixViewOptions ox = TokenRowsOptions("x", DivergingStyle(in.x), tokens);
+  ox.highlight_row = i;
+  DrawMatrix("words.X", in.x, ctx.sentence_version, ox, ctx.published);
+
+  ImGui::TableNextColumn();
+  ImGui::SeparatorText("2  Scores XXᵀ: every word's vector · every word's vector");
+  MatrixViewOptions os = TokenGridOptions("xᵢ·xⱼ", DivergingStyle(h.raw_scores), tokens);
+  os.highlight_row = os.highlight_col = i;
+  os.max_width = kSquareMapWidth;
+  os.describe = [&](int r, int c) { ImGui::Text("scaled ÷ √d: %.4g", h.scaled_scores(r, c)); };
+  DrawMatrix("words.raw", h.raw_scores, version, os, ctx.published);
+
+  ImGui::TableNextColumn();
+  ImGui::SeparatorText("3  Weights W = softmax(XXᵀ / (√d τ)): each row sums to 1");
+  if (s.lines) {
+    DrawLines("words.lines", in.tokens, {{&h.weights, CurrentTheme().highlight}}, 520.0f, ctx.published);
+    ImGui::TextDisabled("Hover a word on the left to see only where it looks.");
+  } else {
+    MatrixViewOptions ow = TokenGridOptions("w", SequentialStyle(h.weights), tokens);
+    ow.highlight_row = ow.highlight_col = i;
+    ow.max_width = kSquareMapWidth;
+    ow.describe = [&](int r, int c) {
+      ImGui::Text("raw score %.4g, scaled %.4g", h.raw_scores(r, c), h.scaled_scores(r, c));
+      ImGui::TextDisabled("click to follow \"%s\" step by step", in.tokens[r].c_str());
     };
-    o.on_click = [&](int i, int) { s.spotlight = i; s.step = 0; };
-    DrawMatrix("words.W", h.weights, version, o, ctx.published);
-  };
-  auto draw_output = [&] {
-    ImGui::SeparatorText("Outputs Y = WX");
-    DrawMatrix("words.Y", model.result.output, version, TokenRowsOptions("y", DivergingStyle(model.result.output), tokens),
-               ctx.published);
-  };
-  DrawSideBySide(
-      "words",
-      [&] {
-        draw_x();
-        draw_output();
-      },
-      [&] {
-        draw_weights();
-        draw_raw();
-      });
+    ow.on_click = [&](int r, int) {
+      s.spotlight = r;
+      s.step = 0;
+      RequestScrollToSection("words.spotlight");
+    };
+    DrawMatrix("words.W", h.weights, version, ow, ctx.published);
+  }
+
+  ImGui::TableNextColumn();
+  ImGui::SeparatorText("4  Outputs Y = WX: each row a weighted average of the rows of X");
+  MatrixViewOptions oy = TokenRowsOptions("y", DivergingStyle(model.result.output), tokens);
+  oy.highlight_row = i;
+  DrawMatrix("words.Y", model.result.output, version, oy, ctx.published);
+  EndGrid();
+
+  // The lesson of this view, in numbers the reader can check on the maps above.
+  ImGui::PushStyleColor(ImGuiCol_Text, CurrentTheme().explanation_text);
+  ImGui::TextWrapped("In %d of the %d rows of W the largest weight is on the word itself: with no trained "
+                     "parameters, a word's own vector is the one that matches it best. Lower τ and every row "
+                     "becomes its own word (W turns into the identity).", model.rows_led_by_self, n);
+  if (i >= 0 && model.best_other >= 0)
+    ImGui::TextWrapped("\"%s\" (%d) keeps %.3f for itself; the other word it weighs most is \"%s\" (%d), at %.3f.",
+                       in.tokens[i].c_str(), i + 1, model.self_weight, in.tokens[model.best_other].c_str(),
+                       model.best_other + 1, model.best_other_weight);
+  ImGui::TextWrapped("That is why \"it\" does not look at \"animal\" here. For that, the comparison itself has "
+                     "to be learned: projections Wq, Wk, Wv (view 3), fitted to text.");
+  ImGui::PopStyleColor();
+  ctx.published.Scalar("words.rows_led_by_self", model.rows_led_by_self);
 }
 
 void WordsPanel::DrawSpotlight(PanelContext& ctx) {
   lessons::WordsState& s = ctx.state.words;
   const lessons::Sentence& in = ctx.sentence;
   if (!memo_.has_model()) return;
+  MarkSection("words.spotlight");
   ImGui::SeparatorText("Spotlight one word");
   const int n = static_cast<int>(in.tokens.size());
   ImGui::SetNextItemWidth(std::min(240.0f, ImGui::GetContentRegionAvail().x));
@@ -101,6 +132,7 @@ void WordsPanel::DrawSpotlight(PanelContext& ctx) {
       if (ImGui::Selectable(in.tokens[i].c_str(), i == s.spotlight)) {
         s.spotlight = i;
         s.step = 0;
+        RequestScrollToSection("words.spotlight");
       }
       ImGui::PopID();
     }
@@ -137,18 +169,18 @@ void WordsPanel::DrawSpotlight(PanelContext& ctx) {
       DrawBars("words.spot.weights", in.tokens, h.weights, i, 560.0f, ctx.published);
       break;
     case 2: {
-      ImGui::TextWrapped("Step 3: each word's vector, multiplied by its weight wᵢⱼ xⱼ.");
-      // The same colours as X: small weights fade the rows.
+      ImGui::TextWrapped("Step 3: each word's vector, multiplied by its weight: wᵢⱼ xⱼ. Coloured on this map's own "
+                         "scale, so the words with large weights stand out and the others fade.");
       DrawMatrix("words.spot.terms", model.terms, version,
-                 TokenRowsOptions("wᵢⱼxⱼ", DivergingStyle(in.x), MatrixLabels{&in.tokens, &in.known}), ctx.published);
+                 TokenRowsOptions("wᵢⱼxⱼ", DivergingStyle(model.terms), MatrixLabels{&in.tokens, &in.known}), ctx.published);
       break;
     }
     default: {
       ImGui::TextWrapped("Step 4: the output of \"%s\" is the sum of those rows, yᵢ = Σⱼ wᵢⱼ xⱼ: row %d of Y.",
-                         word.c_str(), i);
+                         word.c_str(), i + 1);
       const std::vector<std::string> label = {word};
       DrawMatrix("words.spot.y", model.output_row, version,
-                 TokenRowsOptions("y", DivergingStyle(in.x), MatrixLabels{&label, nullptr}), ctx.published);
+                 TokenRowsOptions("y", DivergingStyle(model.output_row), MatrixLabels{&label, nullptr}), ctx.published);
       break;
     }
   }

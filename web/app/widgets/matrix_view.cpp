@@ -145,6 +145,16 @@ LayoutRect DrawMatrix(const std::string& name, const attn::Matrix& m, int versio
     list->AddRect(ImVec2(p0.x + o.marked_col * cell_w, p0.y + o.marked_row * cell_h),
                   ImVec2(p0.x + (o.marked_col + 1) * cell_w, p0.y + (o.marked_row + 1) * cell_h), CurrentTheme().highlight,
                   0.0f, 0, 2.0f);
+  if (o.highlight_row >= 0 && o.highlight_row < rows) {
+    const ImVec2 a(p0.x - 1, p0.y + o.highlight_row * cell_h - 1), b(p1.x + 1, p0.y + (o.highlight_row + 1) * cell_h + 1);
+    list->AddRect(a, b, CurrentTheme().highlight, 0.0f, 0, 2.0f);
+    published.Rect(name + ".row", {a.x, a.y, b.x - a.x, b.y - a.y});
+  }
+  if (o.highlight_col >= 0 && o.highlight_col < cols) {
+    const ImVec2 a(p0.x + o.highlight_col * cell_w - 1, p0.y - 1), b(p0.x + (o.highlight_col + 1) * cell_w + 1, p1.y + 1);
+    list->AddRect(a, b, CurrentTheme().highlight, 0.0f, 0, 2.0f);
+    published.Rect(name + ".col", {a.x, a.y, b.x - a.x, b.y - a.y});
+  }
   ImGui::SetCursorScreenPos(p0);
   ImGui::InvisibleButton(name.c_str(), ImVec2(p1.x - p0.x, p1.y - p0.y));
   if (ImGui::IsItemActive()) published.MarkPassiveActive();

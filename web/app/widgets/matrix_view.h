@@ -33,6 +33,9 @@ struct MatrixViewOptions {
   const attn::Matrix* masked_by = nullptr;
   // A cell outlined as chosen (the followed pair); -1: none.
   int marked_row = -1, marked_col = -1;
+  // A whole row / column outlined as chosen (the spotlighted word); -1: none. Published as
+  // "<name>.row" / "<name>.col" rectangles.
+  int highlight_row = -1, highlight_col = -1;
   // Extra tooltip lines for cell (i, j), after the value itself.
   std::function<void(int, int)> describe;
   // Called with the cell that was clicked or tapped.

@@ -11,6 +11,13 @@ struct WordsModel {
   attn::AttentionResult result;  // one head, Q = K = V = X, scaled dot product, softmax
   Matrix terms;                  // (n, d) wᵢⱼ xⱼ for the spotlighted word i; empty without one
   Matrix output_row;             // (1, d) its output, row i of Y; empty without one
+  // What the weights say without trained parameters: in how many rows the largest weight is on the
+  // word itself (its own vector matches it best), and for the spotlighted word its own weight and
+  // the other word it weighs most.
+  int rows_led_by_self = 0;
+  float self_weight = 0;
+  int best_other = -1;  // -1 without a spotlight or with one word
+  float best_other_weight = 0;
 };
 
 Status ComputeWords(const Sentence& sentence, const WordsState& state, WordsModel* out);

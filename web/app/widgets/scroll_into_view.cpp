@@ -1,0 +1,42 @@
+#include "widgets/scroll_into_view.h"
+
+#include <cmath>
+#include <string>
+
+#include "imgui.h"
+
+namespace attnlab {
+namespace {
+
+std::string g_requested;  // the section a click asked for, until it is drawn
+float g_target = -1.0f;   // scroll Y being moved to; < 0: none
+
+}  // namespace
+
+void RequestScrollToSection(const char* section) { g_requested = section; }
+
+void MarkSection(const char* section) {
+  if (g_requested != section) return;
+  g_requested.clear();
+  const float top = ImGui::GetCursorScreenPos().y;
+  const float window_top = ImGui::GetWindowPos().y, window_h = ImGui::GetWindowHeight();
+  // Already on screen with room to show something of it: leave the page where it is.
+  if (top >= window_top && top <= window_top + window_h * 0.6f) return;
+  const float margin = ImGui::GetTextLineHeight() * 3.0f;  // keep a little of what was clicked above it
+  g_target = std::fmax(0.0f, ImGui::GetScrollY() + (top - window_top) - margin);
+}
+
+bool StepScroll() {
+  if (g_target < 0.0f) return false;
+  const float target = std::fmin(g_target, ImGui::GetScrollMaxY());
+  const float now = ImGui::GetScrollY(), step = (target - now) * 0.35f;
+  if (std::fabs(target - now) < 1.5f) {
+    ImGui::SetScrollY(target);
+    g_target = -1.0f;
+    return false;
+  }
+  ImGui::SetScrollY(now + step);
+  return true;
+}
+
+}  // namespace attnlab
