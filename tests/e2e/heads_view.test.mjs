@@ -40,7 +40,7 @@ function close(actual, expected, what, tol = 1e-5) {
 }
 
 // The engine's forward() for the view's settings, called through embind beside the page.
-async function engineHeads(page, heads, kvHeads, seed, temperature = 0.05) {
+async function engineHeads(page, heads, kvHeads, seed, temperature = 1) {
   return page.evaluate(({ heads, kvHeads, seed, temperature }) => {
     const x = window.attnlab.view().embeddings;
     const d = x.cols;

@@ -2,6 +2,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openBrowser, openPage, screenshot, settle } from './browser.mjs';
+import { cellColour, colourDistance } from './colormap.mjs';
 
 let session;
 before(async () => { session = await openBrowser(); });
@@ -62,15 +63,21 @@ test('the weights drawn are the engine\'s, and they are right', async () => {
   await settle(page);
   assert.deepEqual(await page.evaluate(() => window.attnlab.view().hovered), { map: 'words.W', row: 3, col: 5, value: data(w)[3 * n + 5] });
 
-  // The shader coloured the largest weight brighter than the smallest (viridis: purple -> yellow).
+  // Weights are coloured on a fixed 0..1 scale (1/n marked), not stretched to this map's maximum:
+  // the largest weight (0.48) is mid-viridis teal, not yellow, and every cell is the colour map of
+  // the engine's value.
+  const scalars = await page.evaluate(() => window.attnlab.scalars());
+  assert.equal(scalars['words.W.vmin'], 0);
+  assert.equal(scalars['words.W.vmax'], 1);
   let hi = 0, lo = 0;
   data(w).forEach((v, k) => { if (v > data(w)[hi]) hi = k; if (v < data(w)[lo]) lo = k; });
-  const pHi = cellCentre(layout['words.W'], n, n, Math.floor(hi / n), hi % n);
-  const pLo = cellCentre(layout['words.W'], n, n, Math.floor(lo / n), lo % n);
   await page.mouse.move(1, 1);
-  const [cHi, cLo] = await page.evaluate(([a, b]) => [window.attnlab.readPixel(a.x, a.y), window.attnlab.readPixel(b.x, b.y)], [pHi, pLo]);
-  assert.ok(cHi[0] + cHi[1] > 300, `largest weight should be drawn yellow, got rgb ${cHi}`);
-  assert.ok(cLo[0] + cLo[1] < 150 && cLo[2] > 60, `smallest weight should be drawn dark purple, got rgb ${cLo}`);
+  for (const k of [hi, lo]) {
+    const p = cellCentre(layout['words.W'], n, n, Math.floor(k / n), k % n);
+    const got = (await page.evaluate((q) => window.attnlab.readPixel(q.x, q.y), p)).slice(0, 3);
+    const want = cellColour(data(w)[k], 0, 1, 'viridis');
+    assert.ok(colourDistance(got, want) <= 3, `weight ${data(w)[k]} drawn rgb ${got}, viridis on 0..1 gives ${want}`);
+  }
 
   await screenshot(page, 'words-desktop');
   assert.deepEqual(problems, []);
@@ -187,18 +194,32 @@ test('on a phone (380 px, devicePixelRatio 2): it fits, a tap shows a cell, the 
   await page.evaluate(() => window.attnlab.setState('w.sp=-1'));
   const cdp = await page.context().newCDPSession(page);
   const touch = (type, y) => cdp.send('Input.dispatchTouchEvent', { type, touchPoints: type === 'touchEnd' ? [] : [{ x: 200, y }] });
-  await touch('touchStart', 700);
-  for (let y = 680; y >= 400; y -= 20) await touch('touchMove', y);
-  await touch('touchEnd');
-  await settle(page);
+  // A vertical drag scrolls wherever it starts (here it may start on a slider or a label).
+  for (let k = 0; k < 6; ++k) {
+    layout = await page.evaluate(() => window.attnlab.layout());
+    if (cellCentre(layout['words.W'], 12, 12, 1, 2).y < 600) break;
+    await touch('touchStart', 700);
+    for (let y = 680; y >= 400; y -= 20) await touch('touchMove', y);
+    await touch('touchEnd');
+    await settle(page);
+  }
   layout = await page.evaluate(() => window.attnlab.layout());
   assert.ok(layout['words.W'].y < r.y - 100, `the page scrolled (${r.y} -> ${layout['words.W'].y})`);
   const p = cellCentre(layout['words.W'], 12, 12, 1, 2);
   assert.ok(p.y > 0 && p.y < 800, `cell on screen at ${p.y}`);
+  // A tap on X (nothing to follow there) shows the cell, like a hover.
+  const px = cellCentre(layout['words.X'], 12, 100, 1, 2);
+  if (px.y > 20 && px.y < 780) {
+    await page.touchscreen.tap(px.x, px.y);
+    await settle(page);
+    const hovered = (await page.evaluate(() => window.attnlab.view())).hovered;
+    assert.deepEqual({ map: hovered?.map, row: hovered?.row, col: hovered?.col }, { map: 'words.X', row: 1, col: 2 });
+  }
+  // A tap on a row of W follows that word, and its first step comes into view.
   await page.touchscreen.tap(p.x, p.y);
   await settle(page);
-  const view = await page.evaluate(() => window.attnlab.view());
-  assert.deepEqual({ map: view.hovered?.map, row: view.hovered?.row, col: view.hovered?.col }, { map: 'words.W', row: 1, col: 2 });
+  await page.waitForFunction(() => { const r = window.attnlab.layout()['words.spot.scores']; return r && r.y > 0 && r.y < 700; }, null, { timeout: 5000 });
+  assert.match(await page.evaluate(() => window.attnlab.state()), /w.sp=1&w.st=0/);
   await screenshot(page, 'words-phone');
   // Tapping the sentence raises the phone keyboard (the hidden #ime input takes focus) and text from
   // it (IME-style 'input' events, no key presses) reaches the sentence.

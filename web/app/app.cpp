@@ -178,11 +178,14 @@ void App::Frame() {
     ImGui::EndTabBar();
   }
   shown_view_ = state_.view;
-  // Touch screens have no wheel: a drag that grabs no control (a heatmap is not one) scrolls.
-  if (io.MouseSource == ImGuiMouseSource_TouchScreen && ImGui::IsMouseDragging(0, 4.0f) &&
-      (!ImGui::IsAnyItemActive() || published_.passive_active()))
-    ImGui::SetScrollY(ImGui::GetScrollY() - io.MouseDelta.y);
+  // Touch screens have no wheel: the platform turns vertical finger drags into page scrolls.
+  if (pending_scroll_ != 0.0f) {
+    ImGui::SetScrollY(ImGui::GetScrollY() + pending_scroll_);
+    pending_scroll_ = 0.0f;
+  }
   if (StepScroll()) wants_another_frame_ = true;
+  published_.Scalar("page.scroll", ImGui::GetScrollY());
+  published_.Scalar("page.scroll_max", ImGui::GetScrollMaxY());
   ImGui::End();
   // A click changed the state while the views were drawn from the old one: draw once more, so the
   // models follow the state before the page rests (state -> compute -> model -> draw).

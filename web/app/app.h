@@ -22,6 +22,8 @@ class App {
   bool Init(std::string* error);
   // Builds this frame's UI; each panel re-runs the engine only if its inputs changed.
   void Frame();
+  // Scrolls the page by `px` CSS pixels in the next frame (a touch scroll; down positive).
+  void ScrollBy(float px) { pending_scroll_ += px; }
 
   // The GloVe asset's bytes: parsed, then the views re-run with it. On a bad asset the page falls
   // back to hashed vectors and says why; returns the parse status.
@@ -61,6 +63,7 @@ class App {
   char sentence_buffer_[512] = {};
   Published published_;
   bool wants_another_frame_ = false;
+  float pending_scroll_ = 0;
   lessons::PricesInputs prices_;
 };
 

@@ -46,6 +46,7 @@ void DrawFrame() {
   platform::NewFrame();
   ImGui_ImplOpenGL3_NewFrame();
   ImGui::NewFrame();
+  TheApp().ScrollBy(-platform::TakeTouchScroll());
   TheApp().Frame();
   ImGui::Render();
   glViewport(0, 0, platform::FramebufferWidth(), platform::FramebufferHeight());

@@ -5,6 +5,7 @@
 #include <emscripten.h>
 #include <emscripten/html5.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -39,6 +40,15 @@ int g_dirty_frames = 3;  // a few frames after each event: ImGui settles hover/a
 double g_last_time = 0;
 
 void Dirty() { g_dirty_frames = 3; }
+
+// A finger is classified before ImGui sees a press: a vertical drag scrolls the page wherever it
+// starts (on a slider too), a horizontal drag presses and drags (sliders move), a tap clicks.
+enum class Gesture { kNone, kUndecided, kScroll, kPress };
+Gesture g_gesture = Gesture::kNone;
+float g_touch_x = 0, g_touch_y = 0;  // where the finger went down
+float g_last_y = 0;
+float g_scroll_px = 0;               // vertical finger travel not yet applied to the page
+constexpr float kDecidePx = 8.0f;     // travel before a touch counts as a drag
 
 ImGuiKey KeyFromDom(const char* key, const char* code) {
   struct Named { const char* name; ImGuiKey key; };
@@ -126,19 +136,51 @@ EM_BOOL OnTouch(int type, const EmscriptenTouchEvent* e, void*) {
   for (int i = 0; i < e->numTouches && !t; ++i)
     if (e->touches[i].isChanged) t = &e->touches[i];
   if (!t) return true;
+  const float x = static_cast<float>(t->targetX), y = static_cast<float>(t->targetY);
   io.AddMouseSourceEvent(ImGuiMouseSource_TouchScreen);
-  io.AddMousePosEvent(static_cast<float>(t->targetX), static_cast<float>(t->targetY));
-  if (type == EMSCRIPTEN_EVENT_TOUCHSTART) io.AddMouseButtonEvent(0, true);
-  if (type == EMSCRIPTEN_EVENT_TOUCHEND || type == EMSCRIPTEN_EVENT_TOUCHCANCEL) {
-    io.AddMouseButtonEvent(0, false);
-    // Draw now, inside the gesture, so a tap on a text field can still raise the keyboard.
-    if (g_draw_now) {
-      g_draw_now();
-      g_draw_now();
-      SyncTextInputFocus();
-    }
+  if (type == EMSCRIPTEN_EVENT_TOUCHSTART) {
+    g_gesture = Gesture::kUndecided;
+    g_touch_x = x;
+    g_touch_y = g_last_y = y;
+    io.AddMousePosEvent(x, y);  // a touch shows what is under it (a tap = hover)
+    return true;
   }
-  return true;  // no emulated mouse events, no page scroll: the app scrolls itself on drag
+  if (type == EMSCRIPTEN_EVENT_TOUCHMOVE) {
+    if (g_gesture == Gesture::kUndecided && std::hypot(x - g_touch_x, y - g_touch_y) > kDecidePx) {
+      if (std::fabs(y - g_touch_y) > std::fabs(x - g_touch_x)) {
+        g_gesture = Gesture::kScroll;
+        g_last_y = g_touch_y;
+        io.AddMousePosEvent(-FLT_MAX, -FLT_MAX);  // nothing is hovered while the page moves
+      } else {
+        g_gesture = Gesture::kPress;
+        io.AddMouseButtonEvent(0, true);  // pressed where the finger went down
+      }
+    }
+    if (g_gesture == Gesture::kScroll) {
+      g_scroll_px += y - g_last_y;
+      g_last_y = y;
+    } else if (g_gesture == Gesture::kPress) {
+      io.AddMousePosEvent(x, y);
+    }
+    return true;
+  }
+  // Lifted (or cancelled): a press ends; a tap is a click where the finger was.
+  if (g_gesture == Gesture::kUndecided && type == EMSCRIPTEN_EVENT_TOUCHEND) {
+    io.AddMousePosEvent(g_touch_x, g_touch_y);
+    io.AddMouseButtonEvent(0, true);
+    io.AddMouseButtonEvent(0, false);
+  } else if (g_gesture == Gesture::kPress) {
+    io.AddMouseButtonEvent(0, false);
+  }
+  g_gesture = Gesture::kNone;
+  // Draw now, inside the gesture, so a tap on a text field can still raise the keyboard.
+  if (g_draw_now) {
+    g_draw_now();
+    g_draw_now();
+    g_draw_now();
+    SyncTextInputFocus();
+  }
+  return true;  // no emulated mouse events, no page scroll: the app scrolls itself
 }
 
 EM_BOOL OnFocus(int type, const EmscriptenFocusEvent*, void*) {
@@ -214,6 +256,12 @@ void AddText(const std::string& utf8) {
 }
 
 bool HasDirty() { return g_dirty_frames > 0; }
+
+float TakeTouchScroll() {
+  const float px = g_scroll_px;
+  g_scroll_px = 0;
+  return px;
+}
 void MarkDirty() { Dirty(); }
 int FramebufferWidth() { return g_fb_width; }
 int FramebufferHeight() { return g_fb_height; }

@@ -22,6 +22,8 @@ bool TakeDirty();
 bool HasDirty();
 // Requests that the next few frames be drawn (after a state change made from JS, say).
 void MarkDirty();
+// Vertical finger travel of touch scrolls since the last call, in CSS pixels (down positive).
+float TakeTouchScroll();
 // Framebuffer size in device pixels.
 int FramebufferWidth();
 int FramebufferHeight();

@@ -28,11 +28,7 @@ class Published {
     rects_.clear();
     scalars_.clear();
     hovered_ = HoveredCell{};
-    passive_active_ = false;
   }
-  // A display-only item (heatmap, lines) holds the pointer: a touch drag may still scroll.
-  void MarkPassiveActive() { passive_active_ = true; }
-  bool passive_active() const { return passive_active_; }
   // `m` must stay alive until the next Clear(): panels publish matrices they own.
   void Matrix(const std::string& name, const attn::Matrix& m) { matrices_[name] = &m; }
   void Rect(const std::string& name, LayoutRect r) { rects_[name] = r; }
@@ -53,7 +49,6 @@ class Published {
   std::map<std::string, LayoutRect> rects_;
   std::map<std::string, double> scalars_;
   HoveredCell hovered_;
-  bool passive_active_ = false;
 };
 
 }  // namespace attnlab

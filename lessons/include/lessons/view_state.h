@@ -140,8 +140,8 @@ struct HeadsState {
   int kv_heads = 0;    // key/value heads; 0: one per query head (no grouping); must divide h
   int selected = 0;    // the head drawn large; -1: none
   int seed = 1;        // seeds Wq, Wk, Wv, Wᵒ
-  // τ in softmax(s/τ): the seeded (untrained) projections give nearly equal scores, a low τ shows them.
-  float temperature = 0.05f;
+  // τ in softmax(s/τ). At 1 the seeded (untrained) heads show what they are: nearly uniform weights.
+  float temperature = 1.0f;
   bool lines = true;   // the heads' weights as coloured lines
 
   void Visit(FieldVisitor& v) {

@@ -4,6 +4,7 @@
 
 #include <GLES3/gl3.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ struct HeatmapStyle {
   float vmin = 0.0f;  // value at the bottom of the colour map
   float vmax = 1.0f;  // value at the top
   float gap = 0.0f;   // gap between cells as a fraction of a cell
+  // A value marked on the legend (1/n for weights: what uniform attention would give); NaN: none.
+  float reference = std::numeric_limits<float>::quiet_NaN();
+  // Weights: drawn on a fixed 0..1 scale, with a per-map toggle that stretches it to the map's maximum.
+  bool stretchable = false;
 };
 
 // One texture per heatmap; upload when the data changes, draw every frame.

@@ -137,7 +137,6 @@ void CnnPanel::DrawReceptiveField(PanelContext& ctx) {
   const LayoutRect pyramid{p0.x, p0.y, cell * kLength, row_h * (L + 1)};
   ImGui::SetCursorScreenPos(p0);
   ImGui::InvisibleButton("cnn.pyramid", ImVec2(pyramid.w, pyramid.h));
-  if (ImGui::IsItemActive()) ctx.published.MarkPassiveActive();
   if (ImGui::IsItemClicked()) {  // any row: choose the output in that column
     s.output = std::clamp(static_cast<int>((ImGui::GetIO().MousePos.x - p0.x) / cell), 0, kLength - 1);
   }
@@ -149,7 +148,7 @@ void CnnPanel::DrawReceptiveField(PanelContext& ctx) {
                      "windowed attention (radius %d) only the %d around it: hatched cells are masked (weight exactly 0).",
                      s.output, s.window, 2 * s.window + 1);
   static const std::vector<std::string> kRowNames = {"self-attention", "window"};
-  MatrixViewOptions r = TokenRowsOptions("w", SequentialStyle(f.rows), MatrixLabels{&kRowNames, nullptr});
+  MatrixViewOptions r = TokenRowsOptions("w", WeightsStyle(f.rows), MatrixLabels{&kRowNames, nullptr});
   r.on_click = [&](int, int j) { s.output = j; };
   const LayoutRect rect = DrawMatrix("cnn.rows", f.rows, version, r, ctx.published);
   HatchMaskedCells(rect, 2, f.masked, 1);
@@ -186,8 +185,7 @@ void CnnPanel::DrawConvolution(PanelContext& ctx) {
   for (int h = 0; h < K; ++h) offsets.push_back("Δ=" + std::to_string(h - K / 2));
   MatrixViewOptions hw;
   hw.symbol = "w";
-  hw.style = SequentialStyle(c.heads);
-  hw.style.vmax = 1.0f;
+  hw.style = WeightsStyle(c.heads);
   hw.rows = MatrixLabels{&offsets, nullptr};
   hw.square = false;
   ImGui::TextDisabled("Each head's weights for output %d:", s.output);

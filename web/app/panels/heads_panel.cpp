@@ -35,8 +35,10 @@ void HeadsPanel::Draw(PanelContext& ctx) {
   DrawExplanation(
       "Multi-head attention runs h attentions side by side. Each head has its own Wq, Wk, Wv, narrower "
       "(dₖ = d/h), so each can learn a different kind of relevance. Each small map is one head's weights "
-      "softmax(QₕKₕᵀ/(√dₖ τ)). The projections here are seeded at random, not trained, so their scores differ "
-      "only a little: a low temperature τ makes the differences visible. The head outputs are concatenated, [head₁ … headₕ], and multiplied by Wᵒ to give "
+      "softmax(QₕKₕᵀ/(√dₖ τ)). The projections here are seeded at random, not trained: at τ = 1 every head's "
+      "weights are close to uniform (1/n, marked on the legend). That is the honest picture of an untrained "
+      "head; what a head attends to is learned. Lower τ only to exaggerate the small differences. The head "
+      "outputs are concatenated, [head 1 … head h], and multiplied by Wᵒ to give "
       "the output. With grouped-query attention several query heads share one key/value head.",
       "add heads and compare their maps, click a head to enlarge it, hover a word in the lines view, or "
       "switch on grouped-query and watch heads of a group share keys.");
@@ -108,11 +110,11 @@ void HeadsPanel::DrawHeadGrid(PanelContext& ctx) {
   for (int h = 0; h < heads; ++h) {
     const attn::Matrix& w = model.result.heads[h].weights;
     if (model.grouped)
-      std::snprintf(text, sizeof(text), "h%d · kv%d", h, model.KvHeadOf(h));
+      std::snprintf(text, sizeof(text), "head %d · kv %d", h + 1, model.KvHeadOf(h) + 1);
     else
-      std::snprintf(text, sizeof(text), "head %d", h);
+      std::snprintf(text, sizeof(text), "head %d", h + 1);
     tiles.push_back({"heads.W" + std::to_string(h), text, &w, nullptr, &ctx.sentence.tokens, memo_.version(),
-                     SequentialStyle(w), HeadColor(h)});
+                     WeightsStyle(w), HeadColor(h)});
   }
   // Many heads get smaller tiles, so a phone shows four in a row.
   const int clicked = DrawHeatmapGrid(tiles, s.selected, heads <= 4 ? 110.0f : 72.0f, ctx.published);
@@ -132,11 +134,11 @@ void HeadsPanel::DrawSelectedHead(PanelContext& ctx) {
   const lessons::Sentence& in = ctx.sentence;
   const attn::HeadIntermediates& head = memo_.model().result.heads[h];
   char title[64];
-  std::snprintf(title, sizeof(title), "Head %d, enlarged", h);
+  std::snprintf(title, sizeof(title), "Head %d, enlarged", h + 1);
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(HeadColor(h)));
   ImGui::SeparatorText(title);
   ImGui::PopStyleColor();
-  MatrixViewOptions o = TokenGridOptions("w", SequentialStyle(head.weights), MatrixLabels{&in.tokens, &in.known});
+  MatrixViewOptions o = TokenGridOptions("w", WeightsStyle(head.weights), MatrixLabels{&in.tokens, &in.known});
   o.describe = [&](int i, int j) { ImGui::Text("scaled score qᵢ·kⱼ/√dₖ = %.6g", head.scaled_scores(i, j)); };
   DrawMatrix("heads.big", head.weights, memo_.version(), o, ctx.published);
 }
@@ -157,11 +159,11 @@ void HeadsPanel::DrawCombination(PanelContext& ctx) {
   }
   const int d_v = static_cast<int>(result.heads[0].v.cols());
   char title[96];
-  std::snprintf(title, sizeof(title), "Concatenation [head₀ … head%d] (%d × %d)", heads - 1,
+  std::snprintf(title, sizeof(title), "Concatenation [head 1 … head %d] (%d × %d)", heads,
                 static_cast<int>(result.concat.rows()), static_cast<int>(result.concat.cols()));
   ImGui::SeparatorText(title);
   MatrixViewOptions o = TokenRowsOptions("concat", DivergingStyle(result.concat), tokens);
-  o.describe = [&](int, int j) { ImGui::TextDisabled("from head %d", j / d_v); };
+  o.describe = [&](int, int j) { ImGui::TextDisabled("from head %d", j / d_v + 1); };
   MarkHeadBlocks(DrawMatrix("heads.concat", result.concat, version, o, ctx.published), heads, d_v,
                  static_cast<int>(result.concat.cols()), true);
 
@@ -172,7 +174,7 @@ void HeadsPanel::DrawCombination(PanelContext& ctx) {
   ow.symbol = "Wᵒ";
   ow.style = DivergingStyle(wo);
   ow.max_width = 360.0f;
-  ow.describe = [&](int i, int) { ImGui::TextDisabled("row %d multiplies head %d's outputs", i, i / d_v); };
+  ow.describe = [&](int i, int) { ImGui::TextDisabled("row %d multiplies head %d's outputs", i + 1, i / d_v + 1); };
   MarkHeadBlocks(DrawMatrix("heads.Wo", wo, version, ow, ctx.published), heads, d_v,
                  static_cast<int>(wo.rows()), false);
 

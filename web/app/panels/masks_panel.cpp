@@ -85,7 +85,7 @@ void MasksPanel::DrawMaps(PanelContext& ctx) {
   };
   auto draw_weights = [&] {
     ImGui::SeparatorText("Weights softmax(s), 0 where blocked");
-    MatrixViewOptions o = TokenGridOptions("w", SequentialStyle(h.weights), tokens);
+    MatrixViewOptions o = TokenGridOptions("w", WeightsStyle(h.weights), tokens);
     o.masked_by = &h.scores;
     o.describe = [&](int i, int j) { ImGui::Text("score %.6g", h.scores(i, j)); };
     DrawMatrix("masks.W", h.weights, version, o, ctx.published);

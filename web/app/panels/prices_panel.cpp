@@ -126,7 +126,7 @@ void PricesPanel::Draw(PanelContext& ctx) {
   ImGui::SeparatorText("All the weights W (row i: whom month i attends to)");
   MatrixViewOptions m;
   m.symbol = "w";
-  m.style = SequentialStyle(smoother.weights);
+  m.style = WeightsStyle(smoother.weights);
   m.style.gap = 0.0f;  // 100+ rows: grid lines would hide the cells
   m.max_width = 420.0f;
   m.rows = m.cols = MatrixLabels{&series->dates, nullptr};

@@ -174,7 +174,7 @@ void QkvPanel::DrawLayer(PanelContext& ctx) {
     ImGui::TableNextColumn();
     ImGui::TextWrapped("%s", Shape("weights softmax(QKᵀ / √d_k)", h.weights).c_str());
     o.symbol = "w";
-    o.style = SequentialStyle(h.weights);
+    o.style = WeightsStyle(h.weights);
     o.describe = [&](int i, int j) {
       ImGui::Text("score %.6g", h.scaled_scores(i, j));
       ImGui::TextDisabled("click to follow this pair");
@@ -229,7 +229,7 @@ void QkvPanel::DrawPair(PanelContext& ctx) {
   ctx.published.Scalar("qkv.pair.dot", dot);
   ctx.published.Scalar("qkv.pair.scaled", scaled);
   ctx.published.Scalar("qkv.pair.weight", weight);
-  DrawBars("qkv.pair.weights", in.tokens, h.weights, i, 560.0f, ctx.published);
+  DrawBars("qkv.pair.weights", in.tokens, h.weights, i, 560.0f, ctx.published, BarAxis{0.0f, 1.0f});
   ImGui::TableNextColumn();
   ImGui::TextWrapped("5. Each value vⱼ times its weight, wᵢⱼ vⱼ; their column sums are the output of \"%s\":", qw.c_str());
   MatrixViewOptions o = TokenRowsOptions("wᵢⱼvⱼ", DivergingStyle(model.pair_terms), MatrixLabels{&in.tokens, &in.known});

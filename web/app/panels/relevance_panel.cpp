@@ -91,7 +91,7 @@ void RelevancePanel::DrawScoreGrid(PanelContext& ctx) {
   for (int k = 0; k < s.kShownScores; ++k) {
     ImGui::TableNextColumn();
     ImGui::TextWrapped("%s", kScoreTitles[k]);
-    MatrixViewOptions o = TokenGridOptions("w", SequentialStyle(memo_.model().by_score[k]), tokens);
+    MatrixViewOptions o = TokenGridOptions("w", WeightsStyle(memo_.model().by_score[k]), tokens);
     o.max_width = 380.0f;
     DrawMatrix(std::string("rel.score.") + attn::ScoreFunctionName(static_cast<attn::ScoreFunction>(k)),
                memo_.model().by_score[k], memo_.version(), o, ctx.published);
@@ -108,7 +108,7 @@ void RelevancePanel::DrawNormalizerGrid(PanelContext& ctx) {
   for (int k = 0; k < s.kShownNormalizers; ++k) {
     ImGui::TableNextColumn();
     ImGui::TextWrapped("%s", kNormalizerTitles[k]);
-    MatrixViewOptions o = TokenGridOptions("w", SequentialStyle(memo_.model().by_normalizer[k]), tokens);
+    MatrixViewOptions o = TokenGridOptions("w", WeightsStyle(memo_.model().by_normalizer[k]), tokens);
     o.max_width = 380.0f;
     o.marked_row = s.row;
     o.marked_col = s.row;
@@ -139,7 +139,7 @@ void RelevancePanel::DrawRowBars(PanelContext& ctx) {
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(kNormalizerShort[k]);
     DrawBars(std::string("rel.row.") + attn::NormalizerName(static_cast<attn::Normalizer>(k)), tokens,
-             memo_.model().by_normalizer[k], s.row, 340.0f, ctx.published);
+             memo_.model().by_normalizer[k], s.row, 340.0f, ctx.published, BarAxis{0.0f, 1.0f});
   }
   EndGrid();
 }

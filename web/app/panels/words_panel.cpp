@@ -19,7 +19,7 @@ namespace {
 
 // The two word × word maps stay this wide, so that on a desktop the weights are on the first
 // screen with the scores above them.
-constexpr float kSquareMapWidth = 340.0f;
+constexpr float kSquareMapWidth = 360.0f;
 
 }  // namespace
 
@@ -57,17 +57,19 @@ void WordsPanel::DrawMaps(PanelContext& ctx) {
   const int i = s.spotlight;  // highlighted in every map: its row, and its column as a key
   char title[128];
 
-  // The pipeline in reading order: ① X → ② scores → ③ weights → ④ outputs (two per row on a desktop).
-  if (!BeginGrid("words.maps", 2, 440.0f)) return;
+  // The pipeline in reading order, side by side on a desktop: 1 X → 2 scores → 3 weights → 4 outputs.
+  if (!BeginGrid("words.maps", 4, 270.0f)) return;
   ImGui::TableNextColumn();
-  std::snprintf(title, sizeof(title), "1  Word vectors X  (%d words × %d numbers)", n, d);
-  ImGui::SeparatorText(title);
+  ImGui::SeparatorText("1  Word vectors X");
+  std::snprintf(title, sizeof(title), "%d words × %d numbers", n, d);
+  ImGui::TextDisabled("%s", title);
   MatrixViewOptions ox = TokenRowsOptions("x", DivergingStyle(in.x), tokens);
   ox.highlight_row = i;
   DrawMatrix("words.X", in.x, ctx.sentence_version, ox, ctx.published);
 
   ImGui::TableNextColumn();
-  ImGui::SeparatorText("2  Scores XXᵀ: every word's vector · every word's vector");
+  ImGui::SeparatorText("2  Scores XXᵀ  →");
+  ImGui::TextDisabled("every vector · every vector");
   MatrixViewOptions os = TokenGridOptions("xᵢ·xⱼ", DivergingStyle(h.raw_scores), tokens);
   os.highlight_row = os.highlight_col = i;
   os.max_width = kSquareMapWidth;
@@ -75,12 +77,13 @@ void WordsPanel::DrawMaps(PanelContext& ctx) {
   DrawMatrix("words.raw", h.raw_scores, version, os, ctx.published);
 
   ImGui::TableNextColumn();
-  ImGui::SeparatorText("3  Weights W = softmax(XXᵀ / (√d τ)): each row sums to 1");
+  ImGui::SeparatorText("3  Weights W  →");
+  ImGui::TextDisabled("softmax(XXᵀ/(√d τ)), rows sum to 1");
   if (s.lines) {
     DrawLines("words.lines", in.tokens, {{&h.weights, CurrentTheme().highlight}}, 520.0f, ctx.published);
     ImGui::TextDisabled("Hover a word on the left to see only where it looks.");
   } else {
-    MatrixViewOptions ow = TokenGridOptions("w", SequentialStyle(h.weights), tokens);
+    MatrixViewOptions ow = TokenGridOptions("w", WeightsStyle(h.weights), tokens);
     ow.highlight_row = ow.highlight_col = i;
     ow.max_width = kSquareMapWidth;
     ow.describe = [&](int r, int c) {
@@ -96,7 +99,8 @@ void WordsPanel::DrawMaps(PanelContext& ctx) {
   }
 
   ImGui::TableNextColumn();
-  ImGui::SeparatorText("4  Outputs Y = WX: each row a weighted average of the rows of X");
+  ImGui::SeparatorText("4  Outputs Y = WX  →");
+  ImGui::TextDisabled("each row: a weighted average of X's rows");
   MatrixViewOptions oy = TokenRowsOptions("y", DivergingStyle(model.result.output), tokens);
   oy.highlight_row = i;
   DrawMatrix("words.Y", model.result.output, version, oy, ctx.published);
@@ -166,7 +170,7 @@ void WordsPanel::DrawSpotlight(PanelContext& ctx) {
       break;
     case 1:
       ImGui::TextWrapped("Step 2: softmax(sᵢⱼ / τ) turns the scores into weights: positive, summing to 1.");
-      DrawBars("words.spot.weights", in.tokens, h.weights, i, 560.0f, ctx.published);
+      DrawBars("words.spot.weights", in.tokens, h.weights, i, 560.0f, ctx.published, BarAxis{0.0f, 1.0f});
       break;
     case 2: {
       ImGui::TextWrapped("Step 3: each word's vector, multiplied by its weight: wᵢⱼ xⱼ. Coloured on this map's own "

@@ -10,7 +10,7 @@
 namespace attnlab {
 
 LayoutRect DrawBars(const std::string& name, const std::vector<std::string>& labels, const attn::Matrix& m, int row,
-                    float max_width, Published& published) {
+                    float max_width, Published& published, BarAxis axis) {
   if (row < 0 || row >= m.rows() || m.cols() == 0) return {};
   const int n = static_cast<int>(m.cols());
   const ImGuiStyle& style = ImGui::GetStyle();
@@ -21,7 +21,11 @@ LayoutRect DrawBars(const std::string& name, const std::vector<std::string>& lab
     lo = std::min(lo, m(row, j));
     hi = std::max(hi, m(row, j));
   }
-  const float number_w = ImGui::CalcTextSize("-0.000000").x;
+  if (axis.hi > axis.lo) {
+    lo = std::min(lo, axis.lo);
+    hi = std::max(hi, axis.hi);
+  }
+  const float number_w = ImGui::CalcTextSize("-0.0000").x;
   const float width = std::max(60.0f, std::min(ImGui::GetContentRegionAvail().x, max_width) - label_w - number_w - 3 * style.ItemSpacing.x);
   const float span = std::max(hi - lo, 1e-12f);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -39,7 +43,7 @@ LayoutRect DrawBars(const std::string& name, const std::vector<std::string>& lab
     list->AddRectFilled(ImVec2(std::min(zero, end), y + line * 0.15f), ImVec2(std::max(zero, end), y + line * 0.95f),
                         v >= 0 ? pos_col : neg_col);
     char number[32];
-    std::snprintf(number, sizeof(number), "%.6g", v);
+    std::snprintf(number, sizeof(number), "%.4g", v);
     list->AddText(ImVec2(x0 + width + style.ItemSpacing.x, y), text_col, number);
   }
   list->AddLine(ImVec2(zero, origin.y), ImVec2(zero, origin.y + n * line * 1.2f), CurrentTheme().bar_zero_line);

@@ -33,7 +33,6 @@ int DrawHeatmapGrid(const std::vector<GridTile>& tiles, int selected, float targ
     list->AddRect(ImVec2(p0.x - 2, p0.y - 2), ImVec2(p1.x + 2, p1.y + 2), t.color, 0.0f, 0, k == selected ? 4.0f : 1.0f);
     ImGui::SetCursorScreenPos(p0);
     ImGui::InvisibleButton(t.name.c_str(), ImVec2(size, size));
-    if (ImGui::IsItemActive()) published.MarkPassiveActive();
     if (ImGui::IsItemClicked()) clicked = k;
     if (ImGui::IsItemHovered() || ImGui::IsItemActive()) {
       const ImVec2 mouse = ImGui::GetIO().MousePos;

@@ -130,7 +130,6 @@ LayoutRect DrawLinePlot(const std::string& name, const attn::Matrix& x, const at
   // Hover (or tap): the nearest point's exact values.
   ImGui::SetCursorScreenPos(p0);
   ImGui::InvisibleButton(name.c_str(), ImVec2(p1.x - p0.x, p1.y - p0.y));
-  if (ImGui::IsItemActive()) published.MarkPassiveActive();
   if (ImGui::IsItemHovered() || ImGui::IsItemActive()) {
     const float mouse = ImGui::GetIO().MousePos.x;
     int nearest = 0;

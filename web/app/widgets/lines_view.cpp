@@ -17,7 +17,6 @@ LayoutRect DrawLines(const std::string& name, const std::vector<std::string>& to
   const float left_x = origin.x + label_w, right_x = origin.x + width - label_w;
   const float height = n * row_h;
   ImGui::InvisibleButton(name.c_str(), ImVec2(width, height));
-  if (ImGui::IsItemActive()) published.MarkPassiveActive();
   const bool hovered = ImGui::IsItemHovered() || ImGui::IsItemActive();
   int focus = -1;
   if (hovered) {

@@ -42,6 +42,21 @@ gfx::Heatmap& BlockedSwatch() {
   return swatch;
 }
 
+// Text turned a quarter turn anticlockwise, reading upwards from `bottom_left`: ImGui draws text
+// only horizontally, so the glyphs' vertices are rotated after they are added.
+void DrawUprightText(ImDrawList* list, ImVec2 bottom_left, ImU32 color, const char* text) {
+  const int first = list->VtxBuffer.Size;
+  // ImGui drops glyphs outside the clip rectangle before they are turned: lift it meanwhile.
+  list->PushClipRectFullScreen();
+  list->AddText(bottom_left, color, text);
+  list->PopClipRect();
+  for (int k = first; k < list->VtxBuffer.Size; ++k) {
+    ImVec2& p = list->VtxBuffer[k].pos;
+    const float dx = p.x - bottom_left.x, dy = p.y - bottom_left.y;
+    p = ImVec2(bottom_left.x + dy, bottom_left.y - dx);
+  }
+}
+
 bool AnyBlocked(const attn::Matrix& m, const attn::Matrix* masked_by) {
   const auto blocked = [](const attn::Matrix& a) { return (a.array() == -INFINITY).any(); };
   return blocked(m) || (masked_by && blocked(*masked_by));
@@ -80,23 +95,43 @@ void DrawSideBySide(const char* id, const std::function<void()>& left, const std
   }
 }
 
-gfx::HeatmapStyle SequentialStyle(const attn::Matrix& m) {
-  const float top = m.size() ? m.maxCoeff() : 1.0f;
-  return {gfx::Colormap::kViridis, 0.0f, std::isfinite(top) && top > 1e-6f ? top : 1.0f, 0.04f};
+gfx::HeatmapStyle WeightsStyle(const attn::Matrix& m) {
+  gfx::HeatmapStyle style{gfx::Colormap::kViridis, 0.0f, 1.0f, 0.04f};
+  if (m.cols() > 0) style.reference = 1.0f / static_cast<float>(m.cols());
+  style.stretchable = true;
+  return style;
 }
 
-gfx::HeatmapStyle DivergingStyle(const attn::Matrix& m) {
+gfx::HeatmapStyle SharedDivergingStyle(std::initializer_list<const attn::Matrix*> ms) {
   float bound = 0;
-  for (Eigen::Index i = 0; i < m.size(); ++i)
-    if (std::isfinite(m.data()[i])) bound = std::max(bound, std::fabs(m.data()[i]));
+  for (const attn::Matrix* m : ms)
+    for (Eigen::Index i = 0; i < m->size(); ++i)
+      if (std::isfinite(m->data()[i])) bound = std::max(bound, std::fabs(m->data()[i]));
   bound = bound > 1e-6f ? bound : 1.0f;
   return {gfx::Colormap::kDiverging, -bound, bound, 0.0f};
 }
 
-LayoutRect DrawMatrix(const std::string& name, const attn::Matrix& m, int version, const MatrixViewOptions& o,
+gfx::HeatmapStyle DivergingStyle(const attn::Matrix& m) { return SharedDivergingStyle({&m}); }
+
+namespace {
+
+// The reader's per-map "stretch contrast" toggle, kept in ImGui's storage under the map's ID.
+bool* StretchToggle(const std::string& name) {
+  return ImGui::GetStateStorage()->GetBoolRef(ImGui::GetID((name + "##stretch").c_str()), false);
+}
+
+}  // namespace
+
+LayoutRect DrawMatrix(const std::string& name, const attn::Matrix& m, int version, const MatrixViewOptions& options,
                       Published& published) {
   const int rows = static_cast<int>(m.rows()), cols = static_cast<int>(m.cols());
   if (rows == 0 || cols == 0) return {};
+  MatrixViewOptions o = options;
+  bool* stretch = o.style.stretchable ? StretchToggle(name) : nullptr;
+  if (stretch && *stretch) {
+    const float top = m.maxCoeff();
+    o.style.vmax = std::isfinite(top) && top > 1e-6f ? top : 1.0f;
+  }
   gfx::Heatmap& map = gfx::HeatmapFor(ImGui::GetID(name.c_str()), m, o.masked_by, version);
   const ImGuiStyle& style = ImGui::GetStyle();
   const float line = ImGui::GetTextLineHeight();
@@ -116,7 +151,15 @@ LayoutRect DrawMatrix(const std::string& name, const attn::Matrix& m, int versio
     if (o.square) cell_w = cell_h;
   }
   const bool column_labels = o.cols.names != nullptr;
-  const float header_h = column_labels ? line * 1.2f : 0.0f;
+  // Column labels that do not fit across a cell are drawn upright (reading upwards), never cut.
+  std::vector<std::string> col_labels;
+  float col_label_w = 0;
+  for (int j = 0; column_labels && j < cols; ++j) {
+    col_labels.push_back(Label(o.cols, j));
+    col_label_w = std::max(col_label_w, ImGui::CalcTextSize(col_labels.back().c_str()).x);
+  }
+  const bool upright = column_labels && col_label_w > cell_w - 2.0f;
+  const float header_h = !column_labels ? 0.0f : upright ? col_label_w + style.ItemSpacing.y : line * 1.2f;
 
   ImDrawList* list = ImGui::GetWindowDrawList();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -129,16 +172,13 @@ LayoutRect DrawMatrix(const std::string& name, const attn::Matrix& m, int versio
     list->AddText(ImVec2(p0.x - size.x - style.ItemSpacing.x, p0.y + cell_h * (i + 0.5f) - size.y * 0.5f),
                   Unknown(o.rows, i) ? CurrentTheme().unknown_word : text_col, row_labels[i].c_str());
   }
-  if (column_labels) {
-    for (int j = 0; j < cols; ++j) {
-      const std::string label = Label(o.cols, j);
-      const char* t = label.c_str();
-      const char* end = t + label.size();
-      while (end > t && ImGui::CalcTextSize(t, end).x > cell_w - 2.0f) --end;  // as much as fits
-      const float w = ImGui::CalcTextSize(t, end).x;
-      list->AddText(ImVec2(p0.x + cell_w * (j + 0.5f) - w * 0.5f, origin.y), Unknown(o.cols, j) ? CurrentTheme().unknown_word : text_col,
-                    t, end);
-    }
+  const int col_label_every = cell_w >= line * 0.8f ? 1 : static_cast<int>(std::ceil(line / cell_w));
+  for (int j = 0; column_labels && j < cols; j += col_label_every) {
+    const char* t = col_labels[j].c_str();
+    const ImU32 c = Unknown(o.cols, j) ? CurrentTheme().unknown_word : text_col;
+    const float w = ImGui::CalcTextSize(t).x;
+    if (upright) DrawUprightText(list, ImVec2(p0.x + cell_w * (j + 0.5f) - line * 0.5f, p0.y - style.ItemSpacing.y * 0.5f), c, t);
+    else list->AddText(ImVec2(p0.x + cell_w * (j + 0.5f) - w * 0.5f, origin.y), c, t);
   }
   map.Draw(list, p0, p1, o.style);
   if (o.marked_row >= 0 && o.marked_row < rows && o.marked_col >= 0 && o.marked_col < cols)
@@ -157,7 +197,6 @@ LayoutRect DrawMatrix(const std::string& name, const attn::Matrix& m, int versio
   }
   ImGui::SetCursorScreenPos(p0);
   ImGui::InvisibleButton(name.c_str(), ImVec2(p1.x - p0.x, p1.y - p0.y));
-  if (ImGui::IsItemActive()) published.MarkPassiveActive();
   if (ImGui::IsItemHovered() || ImGui::IsItemActive()) {
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     const int j = std::clamp(static_cast<int>((mouse.x - p0.x) / cell_w), 0, cols - 1);
@@ -179,7 +218,15 @@ LayoutRect DrawMatrix(const std::string& name, const attn::Matrix& m, int versio
     ImGui::EndTooltip();
   }
   ImGui::SetCursorScreenPos(ImVec2(origin.x, p1.y + style.ItemSpacing.y));
-  if (o.legend) DrawLegend(o.style, std::min(p1.x - origin.x, 260.0f));
+  if (o.legend) {
+    DrawLegend(o.style, std::min(p1.x - origin.x, 260.0f), stretch && *stretch ? "stretched" : nullptr);
+    if (stretch) {
+      SameLineIfFits(ImGui::CalcTextSize("stretch contrast").x + ImGui::GetFrameHeight() * 2);
+      ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(2, 0));
+      ImGui::Checkbox(("stretch contrast##" + name).c_str(), stretch);
+      ImGui::PopStyleVar();
+    }
+  }
   if (o.legend && AnyBlocked(m, o.masked_by)) {
     const float line = ImGui::GetTextLineHeight();
     SameLineIfFits(line * 1.4f + ImGui::CalcTextSize(" blocked").x + ImGui::GetStyle().ItemSpacing.x);
@@ -192,25 +239,44 @@ LayoutRect DrawMatrix(const std::string& name, const attn::Matrix& m, int versio
   const LayoutRect rect{p0.x, p0.y, p1.x - p0.x, p1.y - p0.y};
   published.Matrix(name, m);
   published.Rect(name, rect);
+  published.Scalar(name + ".vmin", o.style.vmin);
+  published.Scalar(name + ".vmax", o.style.vmax);
   return rect;
 }
 
-void DrawLegend(const gfx::HeatmapStyle& style, float width) {
-  const float line = ImGui::GetTextLineHeight();
+void DrawLegend(const gfx::HeatmapStyle& style, float width, const char* note) {
+  const float line = ImGui::GetTextLineHeight(), spacing = ImGui::GetStyle().ItemSpacing.x;
   const ImVec2 origin = ImGui::GetCursorScreenPos();
-  char lo[32], hi[32];
+  char lo[32], hi[32], ref[32] = "";
   std::snprintf(lo, sizeof(lo), "%.3g", style.vmin);
   std::snprintf(hi, sizeof(hi), "%.3g", style.vmax);
-  const float lo_w = ImGui::CalcTextSize(lo).x, spacing = ImGui::GetStyle().ItemSpacing.x;
+  const bool has_ref = style.reference > style.vmin && style.reference < style.vmax;
+  if (has_ref) std::snprintf(ref, sizeof(ref), "1/n = %.2g", style.reference);
+  const float lo_w = ImGui::CalcTextSize(lo).x, hi_w = ImGui::CalcTextSize(hi).x;
+  const float ref_w = has_ref ? ImGui::CalcTextSize(ref).x + spacing : 0.0f;
+  const float note_w = note ? ImGui::CalcTextSize(note).x + spacing : 0.0f;
   ImDrawList* list = ImGui::GetWindowDrawList();
   const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
   list->AddText(origin, text_col, lo);
   const ImVec2 b0(origin.x + lo_w + spacing, origin.y + line * 0.15f);
-  const ImVec2 b1(b0.x + std::max(width - lo_w - 2 * spacing - ImGui::CalcTextSize(hi).x, 40.0f), origin.y + line * 0.85f);
+  const ImVec2 b1(b0.x + std::max(width - lo_w - hi_w - ref_w - note_w - 2 * spacing, 40.0f), origin.y + line * 0.85f);
   // The ramp holds 0..1 and is drawn over 0..1, so the bar's colours are exactly the map's.
   LegendRamp().Draw(list, b0, b1, gfx::HeatmapStyle{style.colormap, 0.0f, 1.0f, 0.0f});
-  list->AddText(ImVec2(b1.x + spacing, origin.y), text_col, hi);
-  ImGui::Dummy(ImVec2(b1.x - origin.x + spacing + ImGui::CalcTextSize(hi).x, line));
+  float x = b1.x + spacing;
+  list->AddText(ImVec2(x, origin.y), text_col, hi);
+  x += hi_w;
+  if (has_ref) {
+    // A tick at the reference value (1/n: every word weighted alike), named after the bar.
+    const float tick = b0.x + (b1.x - b0.x) * (style.reference - style.vmin) / (style.vmax - style.vmin);
+    list->AddLine(ImVec2(tick, b0.y - 2), ImVec2(tick, b1.y + 2), CurrentTheme().hover_outline, 2.0f);
+    list->AddText(ImVec2(x + spacing, origin.y), ImGui::GetColorU32(ImGuiCol_TextDisabled), ref);
+    x += ref_w;
+  }
+  if (note) {
+    list->AddText(ImVec2(x + spacing, origin.y), CurrentTheme().highlight, note);
+    x += note_w;
+  }
+  ImGui::Dummy(ImVec2(x - origin.x, line));
 }
 
 }  // namespace attnlab

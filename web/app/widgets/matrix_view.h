@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -47,9 +48,14 @@ MatrixViewOptions TokenRowsOptions(const std::string& symbol, const gfx::Heatmap
 // A (tokens, tokens) matrix: square cells, both axes labelled by the same words.
 MatrixViewOptions TokenGridOptions(const std::string& symbol, const gfx::HeatmapStyle& style, MatrixLabels tokens);
 
-// Colour ranges: [0, max] on viridis for weights; symmetric [−max|m|, max|m|] for signed values.
-gfx::HeatmapStyle SequentialStyle(const attn::Matrix& m);
+// Colour ranges. Weights: viridis on a fixed [0, 1], so maps side by side compare and near-uniform
+// weights look near-uniform; 1/n (uniform attention over m's columns) is marked on the legend, and
+// the reader may stretch one map to its own maximum (the legend then says so). Signed values:
+// symmetric [−max|m|, max|m|] on the diverging map.
+gfx::HeatmapStyle WeightsStyle(const attn::Matrix& m);
 gfx::HeatmapStyle DivergingStyle(const attn::Matrix& m);
+// One diverging scale for several matrices shown side by side.
+gfx::HeatmapStyle SharedDivergingStyle(std::initializer_list<const attn::Matrix*> ms);
 
 // Draws `m` and returns where the cells are. `version` is the version of the model `m` belongs to:
 // the texture kept for `name` is uploaded again when it (or the matrix) changed.
@@ -60,7 +66,7 @@ LayoutRect DrawMatrix(const std::string& name, const attn::Matrix& m, int versio
 void DrawSideBySide(const char* id, const std::function<void()>& left, const std::function<void()>& right,
                     float min_width = 900.0f);
 
-// A colour bar of `style` with its end values, `width` wide.
-void DrawLegend(const gfx::HeatmapStyle& style, float width);
+// A colour bar of `style` with its end values (and its reference value), `width` wide.
+void DrawLegend(const gfx::HeatmapStyle& style, float width, const char* note = nullptr);
 
 }  // namespace attnlab

@@ -165,7 +165,6 @@ SeriesPlotResult DrawSeriesPlot(const std::string& name, const std::vector<PlotS
   // The plot is one item: hover/tap picks the nearest point; a touch drag over it still scrolls.
   ImGui::SetCursorScreenPos(p0);
   ImGui::InvisibleButton(name.c_str(), ImVec2(p1.x - p0.x, p1.y - p0.y));
-  if (ImGui::IsItemActive()) published.MarkPassiveActive();
   result.rect = LayoutRect{p0.x, p0.y, p1.x - p0.x, p1.y - p0.y};
   if (ImGui::IsItemHovered() && result.hovered >= 0) {
     result.clicked = ImGui::IsItemClicked();
