@@ -9,6 +9,7 @@
 
 #include "gfx/heatmap_store.h"
 #include "imgui.h"
+#include "theme.h"
 #include "panels/cnn_panel.h"
 #include "panels/heads_panel.h"
 #include "panels/masks_panel.h"
@@ -142,6 +143,23 @@ void App::DrawSentenceControls() {
   DrawStatusLine(sentence_error());
 }
 
+void App::DrawTakeaway(const Panel& panel) {
+  ImGui::Spacing();
+  ImGui::Separator();
+  ImGui::PushStyleColor(ImGuiCol_Text, CurrentTheme().try_this_text);
+  ImGui::TextWrapped("Takeaway: %s", panel.takeaway());
+  ImGui::PopStyleColor();
+  const auto it = std::find_if(panels_.begin(), panels_.end(), [&](const auto& p) { return p.get() == &panel; });
+  if (it == panels_.end() || it + 1 == panels_.end()) return;
+  const std::string label = std::string("Next: ") + (*(it + 1))->title() + "  →";
+  if (ImGui::Button(label.c_str(), ImVec2(0, ImGui::GetFrameHeight() * 1.3f))) {
+    state_.view = (*(it + 1))->id();
+    ImGui::SetScrollY(0.0f);  // the next view starts at its top
+  }
+  const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();
+  published_.Rect("next", {p0.x, p0.y, p1.x - p0.x, p1.y - p0.y});
+}
+
 void App::Frame() {
   published_.Clear();
   gfx::Renderer().BeginFrame();
@@ -171,6 +189,7 @@ void App::Frame() {
         if (!moved || wanted) {
           state_.view = panel->id();
           panel->Draw(ctx);
+          DrawTakeaway(*panel);
         }
         ImGui::EndTabItem();
       }

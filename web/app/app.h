@@ -52,6 +52,8 @@ class App {
  private:
   void UpdateSentence();
   void DrawSentenceControls();
+  // The view's takeaway and a button to the next view in reading order.
+  void DrawTakeaway(const Panel& panel);
 
   lessons::ViewState state_;
   std::vector<std::unique_ptr<Panel>> panels_;

@@ -32,6 +32,7 @@ Status ComputeQkv(const Sentence& sentence, const QkvState& state, QkvModel* out
   m.dot = h.raw_scores(m.query, m.key);
   m.scaled = h.scaled_scores(m.query, m.key);
   m.weight = h.weights(m.query, m.key);
+  m.uniform_weight = 1.0f / static_cast<float>(n);
   *out = std::move(m);
   return Status::Ok();
 }

@@ -12,6 +12,9 @@ class CnnPanel : public Panel {
   lessons::ViewId id() const override { return lessons::ViewId::kCnn; }
   const char* title() const override { return "7 CNN"; }
   void Draw(PanelContext& ctx) override;
+  const char* takeaway() const override {
+    return "A convolution is attention with a fixed window and fixed weights; K heads with relative positions can compute one exactly.";
+  }
   bool uses_sentence() const override { return false; }
 
  private:

@@ -12,6 +12,9 @@ class MasksPanel : public Panel {
   lessons::ViewId id() const override { return lessons::ViewId::kMasks; }
   const char* title() const override { return "6 Masks"; }
   void Draw(PanelContext& ctx) override;
+  const char* takeaway() const override {
+    return "A mask sets blocked scores to −∞: their weights are exactly 0 and the others still sum to 1.";
+  }
 
  private:
   void DrawControls(PanelContext& ctx);

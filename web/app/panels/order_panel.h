@@ -12,6 +12,9 @@ class OrderPanel : public Panel {
   lessons::ViewId id() const override { return lessons::ViewId::kOrder; }
   const char* title() const override { return "2 Order"; }
   void Draw(PanelContext& ctx) override;
+  const char* takeaway() const override {
+    return "Without positions, attention ignores order: shuffling the words only shuffles the outputs.";
+  }
 
  private:
   Memo<lessons::OrderModel> memo_;

@@ -35,6 +35,8 @@ class Panel {
   virtual void Draw(PanelContext& ctx) = 0;
   // Views of words show the shared sentence box above the tabs; the others do not.
   virtual bool uses_sentence() const { return true; }
+  // The one line the reader should leave the view with, shown at its end above "next →".
+  virtual const char* takeaway() const = 0;
 };
 
 // The memo key of a view of the sentence: its state's fields and the sentence's version.

@@ -12,6 +12,9 @@ class PricesPanel : public Panel {
   lessons::ViewId id() const override { return lessons::ViewId::kPrices; }
   const char* title() const override { return "8 Prices"; }
   void Draw(PanelContext& ctx) override;
+  const char* takeaway() const override {
+    return "Attention smooths by similarity of value and time, a moving average by position alone; the error against the real price says which did better here.";
+  }
   bool uses_sentence() const override { return false; }
 
  private:

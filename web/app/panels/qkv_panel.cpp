@@ -87,8 +87,9 @@ void QkvPanel::Draw(PanelContext& ctx) {
       "Learnable projections: each word vector xᵢ is turned into a query qᵢ = xᵢWq (what it asks for), a key "
       "kⱼ = xⱼWk (how it answers \"am I relevant to you?\") and a value vⱼ = xⱼWv (what it passes on). Like a "
       "database lookup done softly: the query is compared with every key, and the matching values are mixed. "
-      "Because Wq and Wk differ, qᵢ·kⱼ need not equal qⱼ·kᵢ: \"it\" can attend to \"animal\" without "
-      "\"animal\" attending to \"it\". The W's here are seeded at random, not trained.",
+      "Because Wq and Wk differ, qᵢ·kⱼ need not equal qⱼ·kᵢ, so a trained model can make \"it\" attend to "
+      "\"animal\" without \"animal\" attending to \"it\". The W's here are seeded at random, not trained: "
+      "whatever weight a pair gets below is chance, as its comparison with uniform 1/n shows.",
       "click a cell of the weights to follow that pair below, change d_k or the seed, or tick identity to get "
       "view 1's picture back.");
   DrawControls(ctx);
@@ -164,7 +165,8 @@ void QkvPanel::DrawLayer(PanelContext& ctx) {
     MatrixViewOptions o = TokenGridOptions("qᵢ·kⱼ/√d_k", DivergingStyle(h.scaled_scores), tokens);
     o.max_width = 420.0f;
     o.describe = [&](int i, int j) {
-      ImGui::Text("qᵢ·kⱼ = %.6g; the mirror cell q%d·k%d = %.6g", h.raw_scores(i, j), j, i, h.raw_scores(j, i));
+      ImGui::Text("qᵢ·kⱼ = %.4g; the mirror cell q·k of \"%s\" (%d) and \"%s\" (%d) = %.4g", h.raw_scores(i, j),
+                  in.tokens[j].c_str(), j + 1, in.tokens[i].c_str(), i + 1, h.raw_scores(j, i));
       ImGui::TextDisabled("click to follow this pair");
     };
     o.on_click = pick;
@@ -224,8 +226,10 @@ void QkvPanel::DrawPair(PanelContext& ctx) {
 
   const float dot = model.dot, scaled = model.scaled, weight = model.weight;
   ImGui::TextWrapped("3. Their sum is the dot product qᵢ·kⱼ = %.4f; divided by √d_k it is the score %.4f.", dot, scaled);
-  ImGui::TextWrapped("4. Softmax over the scores of \"%s\" with every key gives the weight wᵢⱼ = %.4f (the bar of \"%s\"):",
-                     qw.c_str(), weight, kw.c_str());
+  ImGui::TextWrapped("4. Softmax over the scores of \"%s\" with every key gives the weight wᵢⱼ = %.4f (the bar of \"%s\"); "
+                     "uniform attention would give 1/n = %.4f, so these random projections make \"%s\" look at \"%s\" %s:",
+                     qw.c_str(), weight, kw.c_str(), model.uniform_weight, qw.c_str(), kw.c_str(),
+                     weight > model.uniform_weight ? "more than at an average word" : "less than at an average word");
   ctx.published.Scalar("qkv.pair.dot", dot);
   ctx.published.Scalar("qkv.pair.scaled", scaled);
   ctx.published.Scalar("qkv.pair.weight", weight);

@@ -12,6 +12,9 @@ class QkvPanel : public Panel {
   lessons::ViewId id() const override { return lessons::ViewId::kQkv; }
   const char* title() const override { return "3 Q,K,V"; }
   void Draw(PanelContext& ctx) override;
+  const char* takeaway() const override {
+    return "Wq, Wk and Wv decide what is compared and what is passed on; the scores are no longer symmetric.";
+  }
 
  private:
   void DrawControls(PanelContext& ctx);

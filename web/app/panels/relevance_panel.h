@@ -12,6 +12,9 @@ class RelevancePanel : public Panel {
   lessons::ViewId id() const override { return lessons::ViewId::kRelevance; }
   const char* title() const override { return "4 Relevance"; }
   void Draw(PanelContext& ctx) override;
+  const char* takeaway() const override {
+    return "The relevance function decides which words score high, the normaliser how scores become weights; without 1/√d_k, softmax saturates as d_k grows.";
+  }
 
  private:
   void DrawControls(PanelContext& ctx);

@@ -25,6 +25,8 @@ constexpr float kSquareMapWidth = 360.0f;
 
 void WordsPanel::Draw(PanelContext& ctx) {
   DrawExplanation(
+      "This explorer follows one sentence through self-attention, view by view: the weights, order, "
+      "projections, relevance functions, heads, masks, convolutions, smoothing and speed. "
       "Attention is re-weighting: each output yᵢ = Σⱼ wᵢⱼ xⱼ is a weighted average of the word vectors, "
       "with weights wᵢⱼ ≥ 0 that sum to 1. With no trained parameters the weights come from the words "
       "themselves: the dot product xᵢ · xⱼ = |xᵢ||xⱼ| cos θ is large when two vectors point the same way, "

@@ -11,6 +11,9 @@ class WordsPanel : public Panel {
   lessons::ViewId id() const override { return lessons::ViewId::kWords; }
   const char* title() const override { return "1 Words"; }
   void Draw(PanelContext& ctx) override;
+  const char* takeaway() const override {
+    return "Without parameters, attention is a weighted average whose weights come from dot products, and each word weighs itself most.";
+  }
 
  private:
   void DrawMaps(PanelContext& ctx);

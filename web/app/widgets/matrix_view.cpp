@@ -14,7 +14,8 @@ namespace attnlab {
 namespace {
 
 std::string Label(const MatrixLabels& labels, int index) {
-  if (!labels.names || index >= static_cast<int>(labels.names->size())) return std::to_string(index);
+  // Unnamed rows and columns are numbered for readers: from 1.
+  if (!labels.names || index >= static_cast<int>(labels.names->size())) return std::to_string(index + 1);
   const std::string& name = (*labels.names)[index];
   const bool unknown = labels.known && index < static_cast<int>(labels.known->size()) && !(*labels.known)[index];
   return unknown ? name + "?" : name;

@@ -15,6 +15,7 @@ struct QkvModel {
   Matrix pair_terms;             // (n, d_v) wᵢⱼ vⱼ for every j
   Matrix pair_output;            // (1, d_v) yᵢ
   float dot = 0, scaled = 0, weight = 0;  // qᵢ·kⱼ, qᵢ·kⱼ/√d_k, wᵢⱼ
+  float uniform_weight = 0;               // 1/n: the weight of every key under uniform attention
 };
 
 // state.query and state.key are clamped to the sentence.
