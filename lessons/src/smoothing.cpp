@@ -40,20 +40,25 @@ Status AttentionSmoother(const Matrix& series, const SmootherConfig& config, Smo
       return Status(StatusCode::kOutOfRange, "smoother weights: expected finite and >= 0");
   if (!(config.steps_per_unit > 0.0f))
     return Status(StatusCode::kOutOfRange, "steps_per_unit: expected > 0");
+  Matrix query_values = series;
+  if (config.query_window != 1) ATTN_RETURN_IF_ERROR(MovingAverage(series, config.query_window, &query_values));
   const Eigen::Index n = series.rows();
   const float mean = series.mean();
   const float var = (series.array() - mean).square().mean();
   const float sd = var > 0.0f ? std::sqrt(var) : 1.0f;  // a flat series: value features all 0
   SmootherResult r;
   r.features.resize(n, 2);
+  r.query_features.resize(n, 2);
   for (Eigen::Index i = 0; i < n; ++i) {
     r.features(i, 0) = config.value_weight * (series(i, 0) - mean) / sd;
-    // Centred time keeps |f|² small, so the dropped |f_i|² term costs no float precision.
-    r.features(i, 1) = config.time_weight * (static_cast<float>(i) - 0.5f * (n - 1)) / config.steps_per_unit;
+    r.query_features(i, 0) = config.value_weight * (query_values(i, 0) - mean) / sd;
+    // Centred time keeps |f|² small, so the dropped |g_i|² term costs no float precision.
+    r.features(i, 1) = r.query_features(i, 1) =
+        config.time_weight * (static_cast<float>(i) - 0.5f * (n - 1)) / config.steps_per_unit;
   }
   r.query.resize(n, 3);
   r.key.resize(n, 3);
-  r.query.leftCols(2) = 2.0f * r.features;
+  r.query.leftCols(2) = 2.0f * r.query_features;
   r.query.col(2).setOnes();
   r.key.leftCols(2) = r.features;
   r.key.col(2) = -r.features.rowwise().squaredNorm();
@@ -70,6 +75,14 @@ Status AttentionSmoother(const Matrix& series, const SmootherConfig& config, Smo
   r.weights = std::move(result.heads[0].weights);
   r.smoothed = std::move(result.output);
   *out = std::move(r);
+  return Status::Ok();
+}
+
+Status RootMeanSquareError(const Matrix& a, const Matrix& b, double* out) {
+  ATTN_RETURN_IF_ERROR(attn::validate::HasShape("b", b.rows(), b.cols(), a.rows(), a.cols(), "a's shape"));
+  if (a.size() == 0) return Status(StatusCode::kEmptyInput, "a: no values");
+  const double sum = (a.cast<double>() - b.cast<double>()).array().square().sum();
+  *out = std::sqrt(sum / static_cast<double>(a.size()));
   return Status::Ok();
 }
 

@@ -27,7 +27,8 @@ async function csvSeries(symbol) {
 }
 
 test('real, noisy, moving average and attention smoother are the engine\'s, and right', async () => {
-  const { page, problems } = await openPrices({}, '&p.s=1&p.n=0.2&p.sd=5&p.w=3&p.vw=0.8&p.tw=2.5&p.t=0.7');
+  // p.sq=0: the query's value is the noisy price itself, so the features below are the whole formula.
+  const { page, problems } = await openPrices({}, '&p.s=1&p.n=0.2&p.sd=5&p.w=3&p.vw=0.8&p.tw=2.5&p.t=0.7&p.sq=0');
   const m = await get(page, ['prices.plot.real', 'prices.plot.noisy', 'prices.plot.average', 'prices.plot.attention', 'prices.weights']);
   const real = data(m['prices.plot.real']), noisy = data(m['prices.plot.noisy']);
   assert.deepEqual(real, await csvSeries('AMZN'), 'the second series of the asset is AMZN, drawn as it is');
@@ -125,6 +126,32 @@ test('on a phone (380 px, devicePixelRatio 2): it fits, and a tap on the plot sh
   const focus = (await page.evaluate(() => window.attnlab.scalars()))['prices.focus'];
   assert.ok(focus >= 0, `a month is focused (${focus})`);
   await screenshot(page, 'prices-phone');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('the errors against the real price are shown, equal a float64 recomputation, and tell the lesson', async () => {
+  const { page, problems } = await openPrices({}, '&p.s=5&p.n=0.1&p.vw=4');
+  const rmse = (a, b) => Math.sqrt(a.reduce((acc, v, i) => acc + (v - b[i]) ** 2, 0) / a.length);
+  const read = async () => {
+    const m = await get(page, ['prices.plot.real', 'prices.plot.noisy', 'prices.plot.average', 'prices.plot.attention']);
+    const s = await page.evaluate(() => window.attnlab.scalars());
+    const real = data(m['prices.plot.real']);
+    return {
+      shown: { noisy: s['prices.rmse.noisy'], average: s['prices.rmse.average'], attention: s['prices.rmse.attention'] },
+      ours: { noisy: rmse(data(m['prices.plot.noisy']), real), average: rmse(data(m['prices.plot.average']), real),
+              attention: rmse(data(m['prices.plot.attention']), real) },
+    };
+  };
+  const averaged = await read();
+  for (const k of ['noisy', 'average', 'attention'])
+    assert.ok(Math.abs(averaged.shown[k] - averaged.ours[k]) <= 1e-9 * averaged.ours[k], `${k}: ${averaged.shown[k]} vs ${averaged.ours[k]}`);
+  assert.ok(averaged.shown.attention < 0.65 * averaged.shown.noisy, `the smoother removes noise: ${JSON.stringify(averaged.shown)}`);
+  // The text's claim: with the noisy price as the query, a high value weight keeps the noise.
+  await page.evaluate(() => window.attnlab.setState('v=7&p.s=5&p.n=0.1&p.vw=4&p.sq=0'));
+  await settle(page);
+  const own = await read();
+  assert.ok(own.shown.attention > 0.8 * own.shown.noisy, `each noisy month matches itself: ${JSON.stringify(own.shown)}`);
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <numeric>
+#include <sstream>
 
 #include "lessons/views/cnn.h"
 #include "lessons/views/heads.h"
@@ -190,6 +192,37 @@ TEST(PricesView, NoisySmoothedAndAveragedOnTheChosenStock) {
   EXPECT_EQ(m.noisy.rows(), 24);
   EXPECT_NE(m.noisy, m.clean);
   EXPECT_LT((m.smoother.weights.rowwise().sum().array() - 1.0f).abs().maxCoeff(), 1e-5f);
+}
+
+// View 8 on the real S&P 500 at noise 0.1: with the query's value taken from the noisy price itself,
+// raising the value weight keeps the noise (each noisy month is its own best match); with the
+// 5-month average as the query, the smoother stays well below the noisy input's error.
+TEST(PricesView, ASmoothedQueryKeepsNoisyMonthsFromMatchingThemselves) {
+  std::ifstream file(std::string(ATTN_ASSET_DIR) + "/prices.csv");
+  ASSERT_TRUE(file) << "asset missing";
+  std::stringstream text;
+  text << file.rdbuf();
+  PriceTable table;
+  ASSERT_TRUE(ParsePrices(text.str(), &table).ok());
+  PricesState state;
+  state.stock = 5;  // S&P 500
+  ASSERT_EQ(table.series[5].symbol, "S&P 500");
+  state.value_weight = 4.0f;
+  PricesModel own, averaged;
+  state.smooth_query = false;
+  ASSERT_TRUE(ComputePrices(table, state, &own).ok());
+  state.smooth_query = true;
+  ASSERT_TRUE(ComputePrices(table, state, &averaged).ok());
+  EXPECT_GT(own.rmse_attention, 0.8 * own.rmse_noisy) << "the noise stays";
+  EXPECT_LT(averaged.rmse_attention, 0.65 * averaged.rmse_noisy);
+  EXPECT_LT(averaged.rmse_attention, 0.7 * own.rmse_attention);
+  // The readout is sqrt(mean((y − clean)²)), recomputed here in float64.
+  double sum = 0;
+  for (Eigen::Index i = 0; i < averaged.clean.rows(); ++i) {
+    const double e = static_cast<double>(averaged.smoother.smoothed(i, 0)) - averaged.clean(i, 0);
+    sum += e * e;
+  }
+  EXPECT_NEAR(averaged.rmse_attention, std::sqrt(sum / averaged.clean.rows()), 1e-9 * averaged.rmse_attention);
 }
 
 TEST(SpeedView, TimesTheBenchLayer) {

@@ -16,19 +16,27 @@ struct SmootherConfig {
   float time_weight = 1.0f;   // feature b·(i − centre)/steps_per_unit: how much nearby times attract
   float steps_per_unit = 12.0f;
   float temperature = 1.0f;   // τ: weights = softmax(−|f_i − f_j|² / τ)
+  // The query's value feature is taken from a centred moving average of this many steps (odd; 1:
+  // the point's own value). With 1, a noisy point is most similar to itself and keeps its noise.
+  int query_window = 1;
 };
 
 struct SmootherResult {
-  Matrix features;  // (n, 2): [value feature, time feature]
-  Matrix query;     // (n, 3): [2 f_i, 1]
+  Matrix features;  // (n, 2): [value feature, time feature] of the keys
+  Matrix query_features;  // (n, 2): the same for the queries (value from the averaged series)
+  Matrix query;     // (n, 3): [2 g_i, 1]
   Matrix key;       // (n, 3): [f_j, −|f_j|²]
   Matrix weights;   // (n, n): row i = whom point i attends to
   Matrix smoothed;  // (n, 1): weights · series
 };
 
 // Attention re-weighting of series: (n, 1) through attn::Forward (dot product, scale 1, softmax with
-// temperature τ). q_i·k_j = −|f_i − f_j|² + |f_i|², and the |f_i|² term is the same along a row, so
-// the weights are softmax_j(−|f_i − f_j|² / τ): a Gaussian kernel in (value, time).
+// temperature τ). With query features g_i (f_i, its value feature from the averaged series) and key
+// features f_j, q_i·k_j = −|g_i − f_j|² + |g_i|², and the |g_i|² term is the same along a row, so the
+// weights are softmax_j(−|g_i − f_j|² / τ): a Gaussian kernel in (value, time).
 Status AttentionSmoother(const Matrix& series, const SmootherConfig& config, SmootherResult* out);
+
+// sqrt(mean((a − b)²)) in float64. a, b: (n, c) of one shape.
+Status RootMeanSquareError(const Matrix& a, const Matrix& b, double* out);
 
 }  // namespace lessons

@@ -214,6 +214,7 @@ struct PricesState {
   static constexpr FloatField kTimeWeight{"p.tw", "time weight", 0.0f, 8.0f};
   static constexpr FloatField kTemperature{"p.t", "temperature τ", 0.02f, 10.0f, "%.2f", true};
   static constexpr IntField kFocus{"p.i", "month", -1, 499};
+  static constexpr BoolField kSmoothQuery{"p.sq", "compare each month's 5-month average (not its noisy price)"};
 
   int stock = 0;              // series index in prices.csv order
   float noise = 0.1f;         // noise σ as a fraction of each price
@@ -223,6 +224,7 @@ struct PricesState {
   float time_weight = 3.0f;   // how much nearby months attract
   float temperature = 1.0f;   // τ of the softmax
   int focus = -1;             // the point whose weights are shown when nothing is hovered
+  bool smooth_query = true;   // the query's value is the 5-month average: a noisy month is not its own best match
 
   void Visit(FieldVisitor& v) {
     v.Int(kStock, stock);
@@ -233,6 +235,7 @@ struct PricesState {
     v.Float(kTimeWeight, time_weight);
     v.Float(kTemperature, temperature);
     v.Int(kFocus, focus);
+    v.Bool(kSmoothQuery, smooth_query);
   }
 };
 

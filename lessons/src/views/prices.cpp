@@ -16,9 +16,13 @@ Status ComputePrices(const PriceTable& table, const PricesState& state, PricesMo
   config.time_weight = state.time_weight;
   config.steps_per_unit = 12.0f;  // months: time is measured in years
   config.temperature = state.temperature;
+  config.query_window = state.smooth_query ? kPricesQueryWindow : 1;
   ATTN_RETURN_IF_ERROR(AddSeededRelativeNoise(m.clean, state.noise, static_cast<uint32_t>(state.noise_seed), &m.noisy));
   ATTN_RETURN_IF_ERROR(MovingAverage(m.noisy, 2 * state.window + 1, &m.average));
   ATTN_RETURN_IF_ERROR(AttentionSmoother(m.noisy, config, &m.smoother));
+  ATTN_RETURN_IF_ERROR(RootMeanSquareError(m.noisy, m.clean, &m.rmse_noisy));
+  ATTN_RETURN_IF_ERROR(RootMeanSquareError(m.average, m.clean, &m.rmse_average));
+  ATTN_RETURN_IF_ERROR(RootMeanSquareError(m.smoother.smoothed, m.clean, &m.rmse_attention));
   *out = std::move(m);
   return Status::Ok();
 }

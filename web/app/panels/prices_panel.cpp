@@ -55,17 +55,21 @@ void PricesPanel::DrawControls(PanelContext& ctx) {
   SliderField(s.kTimeWeight, &s.time_weight);
   ImGui::SetNextItemWidth(w);
   SliderField(s.kTemperature, &s.temperature);
+  next();
+  CheckboxField(s.kSmoothQuery, &s.smooth_query);
 }
 
 void PricesPanel::Draw(PanelContext& ctx) {
   DrawExplanation(
       "Attention as a smoother: each smoothed price is a weighted average of all the noisy prices, "
-      "yᵢ = Σⱼ wᵢⱼ xⱼ, with weights softmax(−|fᵢ − fⱼ|² / τ) from features of value and time, so a month "
-      "takes from months that are near in time and similar in price. A moving average is a convolution "
-      "with a box kernel: it takes equally from a fixed window, whatever the prices. Monthly closes "
-      "2000–2010; this view needs no sentence.",
-      "add noise, then hover (or tap) a month to see whom it attends to; raise the value weight and "
-      "watch the smoother keep the crash of 2008 sharp where the moving average blurs it.");
+      "yᵢ = Σⱼ wᵢⱼ xⱼ, with weights softmax(−|gᵢ − fⱼ|² / τ) from features of value and time, so a month "
+      "takes from months that are near in time and similar in price. The query compares the month's "
+      "5-month average gᵢ, not its own noisy price: a noisy price is always most similar to itself, and would "
+      "keep its noise. A moving average is a convolution with a box kernel: it takes equally from a fixed "
+      "window, whatever the prices. Monthly closes 2000–2010; this view needs no sentence.",
+      "hover (or tap) a month to see whom it attends to; read the errors against the real price below; "
+      "then untick the 5-month average, raise the value weight, and watch the attention's error climb "
+      "towards the noisy input's.");
   lessons::PricesState& s = ctx.state.prices;
   const lessons::PricesInputs& in = *ctx.prices;
   DrawStatusLine(in.error);  // a failed reload keeps the last good table
@@ -114,6 +118,12 @@ void PricesPanel::Draw(PanelContext& ctx) {
   if (focus_weights_.size()) ctx.published.Matrix("prices.focus.weights", focus_weights_);
   ctx.published.Matrix("prices.weights", smoother.weights);
   // The focused month's numbers below the plot, not in a tooltip that a finger would cover.
+  // How far each series is from the real price: the claim of the view, in numbers.
+  ImGui::Text("Error against the real price (RMSE):  noisy %.3g  ·  moving average %.3g  ·  attention %.3g",
+              model.rmse_noisy, model.rmse_average, model.rmse_attention);
+  ctx.published.Scalar("prices.rmse.noisy", model.rmse_noisy);
+  ctx.published.Scalar("prices.rmse.average", model.rmse_average);
+  ctx.published.Scalar("prices.rmse.attention", model.rmse_attention);
   if (focus_ >= 0) {
     ImGui::Text("%s: real %.2f, noisy %.2f", series->dates[focus_].substr(0, 7).c_str(), clean(focus_, 0), noisy(focus_, 0));
     ImGui::Text("moving average %.2f, attention %.2f", average(focus_, 0), smoother.smoothed(focus_, 0));

@@ -14,7 +14,12 @@ struct PricesModel {
   Matrix noisy;             // (n, 1) with seeded noise
   Matrix average;           // (n, 1) moving average of noisy
   SmootherResult smoother;  // weights (n, n) and smoothed (n, 1)
+  // Root-mean-square error against the real prices (float64): how far each series is from the truth.
+  double rmse_noisy = 0, rmse_average = 0, rmse_attention = 0;
 };
+
+// Months in the moving average that the query's value is taken from (PricesState::smooth_query).
+constexpr int kPricesQueryWindow = 5;
 
 // state.stock is clamped to the table. kEmptyInput when the table holds no series.
 Status ComputePrices(const PriceTable& table, const PricesState& state, PricesModel* out);
