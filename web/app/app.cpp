@@ -92,9 +92,8 @@ attn::Status App::SetStateString(const std::string& text) {
 //-----------------------------------------------------------------------------
 
 void App::UpdateSentence() {
+  // Until the GloVe asset is here the words get hashed vectors (labelled), so the page draws at once.
   const lessons::SentenceState& s = state_.sentence;
-  const bool waiting_for_glove = s.vectors == lessons::VectorSource::kGlove && !word_vectors_loaded() && word_vectors_error_.empty();
-  if (waiting_for_glove) return;  // the first picture is GloVe's, not a flash of hashed vectors
   const lessons::WordVectors* vectors = word_vectors_loaded() ? &word_vectors_ : nullptr;
   sentence_.Update(lessons::FieldsKey(s) + "#" + std::to_string(word_vectors_version_),
                    [&](lessons::Sentence* out) { return lessons::ComputeSentence(s, vectors, out); });
@@ -134,8 +133,14 @@ void App::DrawSentenceControls() {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(std::max(80.0f, ImGui::GetContentRegionAvail().x - 120.0f));
     SliderField(s.kHashDim, &s.hash_dim);
+  } else if (!word_vectors_loaded() && word_vectors_error_.empty()) {
+    char overlay[64];
+    std::snprintf(overlay, sizeof(overlay), "GloVe word vectors: %.0f%% of 1.5 MB", 100.0f * word_vectors_progress_);
+    ImGui::ProgressBar(word_vectors_progress_, ImVec2(std::min(ImGui::GetContentRegionAvail().x, 320.0f), 0), overlay);
+    published_.Scalar("sentence.vectors_progress", word_vectors_progress_);
+    ImGui::TextDisabled("Meanwhile every word gets a hashed stand-in vector; the views switch when GloVe arrives.");
   } else if (!word_vectors_loaded()) {
-    ImGui::TextDisabled("%s", word_vectors_error_.empty() ? "Loading the word vectors (1.5 MB)..." : word_vectors_error_.c_str());
+    ImGui::TextDisabled("%s", word_vectors_error_.c_str());
   }
   const lessons::Sentence& sentence = sentence_.model();
   if (sentence.glove && std::find(sentence.known.begin(), sentence.known.end(), false) != sentence.known.end())

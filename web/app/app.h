@@ -28,6 +28,8 @@ class App {
   // The GloVe asset's bytes: parsed, then the views re-run with it. On a bad asset the page falls
   // back to hashed vectors and says why; returns the parse status.
   attn::Status LoadWordVectors(const uint8_t* bytes, size_t size);
+  // How much of the asset has arrived (0..1); until it is parsed the words get hashed vectors.
+  void WordVectorsProgress(float fraction) { word_vectors_progress_ = fraction; }
   // The asset could not be fetched (`why`, e.g. "HTTP 404"): hashed vectors, and the reason shown.
   void WordVectorsFailed(const std::string& why);
   // prices.csv's text for view 8, or why it could not be fetched.
@@ -59,7 +61,8 @@ class App {
   std::vector<std::unique_ptr<Panel>> panels_;
   lessons::ViewId shown_view_ = lessons::ViewId::kCount;  // the tab drawn last frame; differs when the state moved it
   Memo<lessons::Sentence> sentence_;
-  int word_vectors_version_ = 0;  // bumps when the asset arrives or fails: the sentence is embedded again
+  int word_vectors_version_ = 0;
+  float word_vectors_progress_ = 0;  // bumps when the asset arrives or fails: the sentence is embedded again
   lessons::WordVectors word_vectors_;
   std::string word_vectors_error_;
   char sentence_buffer_[512] = {};

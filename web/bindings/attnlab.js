@@ -38,6 +38,7 @@ export async function loadAttnlab(moduleOptions = {}) {
     readPixel: (x, y) => m.readPixel(x, y),
     loadWordVectors: (bytes) => m.loadWordVectors(bytes),
     wordVectorsFailed: (why) => m.wordVectorsFailed(why),
+    wordVectorsProgress: (fraction) => m.wordVectorsProgress(fraction),
     loadPrices: (text) => m.loadPrices(text),
     pricesFailed: (why) => m.pricesFailed(why),
   };

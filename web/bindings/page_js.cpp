@@ -120,6 +120,12 @@ void PricesFailed(const std::string& why) {
   attnlab::platform::MarkDirty();
 }
 
+// The share of the asset received so far (0..1), shown while the hashed stand-ins are drawn.
+void WordVectorsProgress(double fraction) {
+  attnlab::TheApp().WordVectorsProgress(static_cast<float>(fraction));
+  attnlab::platform::MarkDirty();
+}
+
 void WordVectorsFailed(const std::string& why) {
   attnlab::TheApp().WordVectorsFailed(why);
   attnlab::platform::MarkDirty();
@@ -151,6 +157,7 @@ EMSCRIPTEN_BINDINGS(attnlab_page) {
   emscripten::function("readPixel", &ReadPixel);
   emscripten::function("loadWordVectors", &LoadWordVectors);
   emscripten::function("wordVectorsFailed", &WordVectorsFailed);
+  emscripten::function("wordVectorsProgress", &WordVectorsProgress);
   emscripten::function("loadPrices", &LoadPrices);
   emscripten::function("pricesFailed", &PricesFailed);
 }

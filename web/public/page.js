@@ -26,16 +26,38 @@ async function main() {
   loadPrices(attnlab);
 }
 
-// The 1.5 MB GloVe asset loads after the first frame, so the page is usable at once.
+// The 1.5 MB GloVe asset loads after the first frame, so the page is usable at once: meanwhile the
+// words get hashed stand-in vectors and the page shows how much has arrived.
 async function loadWordVectors(attnlab) {
   try {
     const response = await fetch('word-vectors.bin');
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    const error = attnlab.loadWordVectors(new Uint8Array(await response.arrayBuffer()));
+    const error = attnlab.loadWordVectors(await readWithProgress(response, (f) => attnlab.wordVectorsProgress(f)));
     if (error) console.warn(`attnlab: ${error}`);
   } catch (e) {
     attnlab.wordVectorsFailed(String(e && e.message ? e.message : e));
   }
+}
+
+// The body's bytes, reporting the share received so far (Content-Length may count compressed bytes:
+// the share is then an estimate, kept below 1 until the end).
+async function readWithProgress(response, progress) {
+  const total = Number(response.headers.get('Content-Length')) || 0;
+  if (!response.body || !total) return new Uint8Array(await response.arrayBuffer());
+  const reader = response.body.getReader();
+  const chunks = [];
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    received += value.length;
+    progress(Math.min(received / total, 0.99));
+  }
+  const bytes = new Uint8Array(received);
+  let at = 0;
+  for (const c of chunks) { bytes.set(c, at); at += c.length; }
+  return bytes;
 }
 
 // prices.csv (30 KB) for view 8, parsed by the engine side like the word vectors.

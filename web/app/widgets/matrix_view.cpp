@@ -222,9 +222,9 @@ LayoutRect DrawMatrix(const std::string& name, const attn::Matrix& m, int versio
   if (o.legend) {
     DrawLegend(o.style, std::min(p1.x - origin.x, 260.0f), stretch && *stretch ? "stretched" : nullptr);
     if (stretch) {
-      SameLineIfFits(ImGui::CalcTextSize("stretch contrast").x + ImGui::GetFrameHeight() * 2);
+      SameLineIfFits(ImGui::CalcTextSize("stretch").x + ImGui::GetFrameHeight() + 3 * ImGui::GetStyle().ItemSpacing.x);
       ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(2, 0));
-      ImGui::Checkbox(("stretch contrast##" + name).c_str(), stretch);
+      ImGui::Checkbox(("stretch##" + name).c_str(), stretch);
       ImGui::PopStyleVar();
     }
   }
