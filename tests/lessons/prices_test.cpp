@@ -1,21 +1,17 @@
 // prices.csv: the real asset parses into its six series; malformed text is refused with the line.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
+#include "lessons/asset.h"
 #include "lessons/prices.h"
 
 namespace lessons {
 namespace {
 
 TEST(Prices, TheAssetParses) {
-  std::ifstream file(std::string(ATTN_ASSET_DIR) + "/prices.csv");
-  ASSERT_TRUE(file) << "asset missing";
-  std::stringstream text;
-  text << file.rdbuf();
+  const std::string csv = testing::ReadAsset("prices.csv");
+  ASSERT_FALSE(csv.empty()) << "asset missing";
   PriceTable table;
-  const attn::Status status = ParsePrices(text.str(), &table);
+  const attn::Status status = ParsePrices(csv, &table);
   ASSERT_TRUE(status.ok()) << status.ToString();
   ASSERT_EQ(table.series.size(), 6u);
   size_t rows = 0;

@@ -3,9 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <numeric>
-#include <sstream>
 
 #include "lessons/views/cnn.h"
 #include "lessons/views/heads.h"
@@ -17,6 +15,7 @@
 #include "lessons/views/sentence.h"
 #include "lessons/views/speed.h"
 #include "lessons/views/words.h"
+#include "lessons/asset.h"
 
 namespace lessons {
 namespace {
@@ -198,12 +197,10 @@ TEST(PricesView, NoisySmoothedAndAveragedOnTheChosenStock) {
 // raising the value weight keeps the noise (each noisy month is its own best match); with the
 // 5-month average as the query, the smoother stays well below the noisy input's error.
 TEST(PricesView, ASmoothedQueryKeepsNoisyMonthsFromMatchingThemselves) {
-  std::ifstream file(std::string(ATTN_ASSET_DIR) + "/prices.csv");
-  ASSERT_TRUE(file) << "asset missing";
-  std::stringstream text;
-  text << file.rdbuf();
+  const std::string csv = testing::ReadAsset("prices.csv");
+  ASSERT_FALSE(csv.empty()) << "asset missing";
   PriceTable table;
-  ASSERT_TRUE(ParsePrices(text.str(), &table).ok());
+  ASSERT_TRUE(ParsePrices(csv, &table).ok());
   PricesState state;
   state.stock = 5;  // S&P 500
   ASSERT_EQ(table.series[5].symbol, "S&P 500");

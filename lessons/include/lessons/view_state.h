@@ -247,7 +247,7 @@ struct SpeedState {
 
   int log2_n = 8;    // sequence length n = 2^log2_n
   int kernel = -1;   // attn::KernelId; -1: the fastest this page has
-  bool live = true;  // keep timing, one forward a frame, while the view is open
+  bool live = false;  // keep timing, one batch a frame, while the view is open (off: one measurement)
 
   void Visit(FieldVisitor& v) {
     v.Int(kLog2N, log2_n);
