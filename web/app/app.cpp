@@ -24,6 +24,13 @@
 
 namespace attnlab {
 
+namespace {
+
+// Narrower than this (a phone held upright), the views are picked from wrapped rows of buttons.
+constexpr float kNarrowWidth = 600.0f;
+
+}  // namespace
+
 App& TheApp() {
   static App app;
   return app;
@@ -122,7 +129,7 @@ void App::DrawSentenceControls() {
     // Wrap the buttons on a narrow screen.
     const float w = ImGui::CalcTextSize(preset).x + ImGui::GetStyle().FramePadding.x * 2;
     if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
-    if (ImGui::SmallButton(preset)) s.text = preset;
+    if (ImGui::Button(preset)) s.text = preset;
   }
   int source = static_cast<int>(s.vectors);
   ImGui::RadioButton("GloVe word vectors (100-d)", &source, static_cast<int>(lessons::VectorSource::kGlove));
@@ -146,6 +153,27 @@ void App::DrawSentenceControls() {
   if (sentence.glove && std::find(sentence.known.begin(), sentence.known.end(), false) != sentence.known.end())
     ImGui::TextDisabled("Words marked ? are not among GloVe's 20,000 most frequent: they get a stand-in vector.");
   DrawStatusLine(sentence_error());
+}
+
+void App::DrawViewPicker() {
+  for (size_t k = 0; k < panels_.size(); ++k) {
+    const Panel& panel = *panels_[k];
+    const float w = ImGui::CalcTextSize(panel.title()).x + ImGui::GetStyle().FramePadding.x * 2;
+    if (k > 0) {
+      ImGui::SameLine();
+      if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
+    }
+    const bool shown = panel.id() == state_.view;
+    if (shown) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_TabActive));
+    if (ImGui::Button(panel.title())) {
+      state_.view = panel.id();
+      ImGui::SetScrollY(0.0f);
+    }
+    if (shown) ImGui::PopStyleColor();
+    const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();
+    published_.Rect(std::string("view.") + std::to_string(k + 1), {p0.x, p0.y, p1.x - p0.x, p1.y - p0.y});
+  }
+  ImGui::Separator();
 }
 
 void App::DrawTakeaway(const Panel& panel) {
@@ -187,7 +215,15 @@ void App::Frame() {
   // otherwise the tab bar (the reader's clicks) decides.
   const lessons::ViewId requested = state_.view;
   const bool moved = requested != shown_view_;
-  if (ImGui::BeginTabBar("views", ImGuiTabBarFlags_FittingPolicyScroll)) {
+  if (ImGui::GetContentRegionAvail().x < kNarrowWidth) {
+    // A phone: every view one tap away, in wrapped rows of buttons (a tab bar would hide half of them).
+    DrawViewPicker();
+    for (auto& panel : panels_)
+      if (panel->id() == state_.view) {
+        panel->Draw(ctx);
+        DrawTakeaway(*panel);
+      }
+  } else if (ImGui::BeginTabBar("views", ImGuiTabBarFlags_FittingPolicyScroll)) {
     for (auto& panel : panels_) {
       const bool wanted = panel->id() == requested;
       if (ImGui::BeginTabItem(panel->title(), nullptr, moved && wanted ? ImGuiTabItemFlags_SetSelected : 0)) {

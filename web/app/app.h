@@ -54,6 +54,8 @@ class App {
  private:
   void UpdateSentence();
   void DrawSentenceControls();
+  // On a narrow screen: every view as a button, in rows that wrap.
+  void DrawViewPicker();
   // The view's takeaway and a button to the next view in reading order.
   void DrawTakeaway(const Panel& panel);
 

@@ -87,6 +87,7 @@ std::string Start(const std::string& font_ttf) {
   ImGuiStyle& style = ImGui::GetStyle();
   style.WindowPadding = ImVec2(12, 12);
   style.FrameRounding = 3.0f;
+  style.FramePadding = ImVec2(6, 5);  // every control at least 24 px tall: a finger can hit it
   SetupFont(font_ttf);
   platform::Init("#canvas", DrawFrame);
   ImGui_ImplOpenGL3_Init("#version 300 es");

@@ -80,7 +80,7 @@ void CnnPanel::DrawControls(PanelContext& ctx) {
   const float button_w = ImGui::CalcTextSize("= CNN field").x + 2 * ImGui::GetStyle().FramePadding.x;
   const float line_end = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + button_w;
   if (line_end <= ImGui::GetWindowContentRegionMax().x + ImGui::GetWindowPos().x) ImGui::SameLine();  // else wrap
-  if (ImGui::SmallButton("= CNN field")) s.window = s.kWindow.Clamp(s.layers * s.radius);  // same inputs, content weights
+  if (ImGui::Button("= CNN field")) s.window = s.kWindow.Clamp(s.layers * s.radius);  // same inputs, content weights
   ImGui::SetNextItemWidth(w);
   SliderField(s.kSeed, &s.seed);
   ImGui::SameLine();

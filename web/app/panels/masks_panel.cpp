@@ -62,7 +62,7 @@ void MasksPanel::DrawPaddingToggles(PanelContext& ctx) {
     if (ImGui::GetContentRegionAvail().x < bw) ImGui::NewLine();  // wrap on a narrow screen
     ImGui::PushID(k);
     if (padded) ImGui::PushStyleColor(ImGuiCol_Button, CurrentTheme().padded_button);
-    if (ImGui::SmallButton(label.c_str())) lessons::TogglePadding(&s.padding, k);
+    if (ImGui::Button(label.c_str())) lessons::TogglePadding(&s.padding, k);
     if (padded) ImGui::PopStyleColor();
     ImGui::PopID();
     const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();

@@ -67,7 +67,7 @@ void QkvPanel::DrawControls(PanelContext& ctx) {
     ImGui::SameLine();
     // Wrap the button on a narrow screen.
     if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2) ImGui::NewLine();
-    if (ImGui::SmallButton(label)) sentence.vectors = lessons::VectorSource::kHash;
+    if (ImGui::Button(label)) sentence.vectors = lessons::VectorSource::kHash;
   }
   ImGui::BeginDisabled(s.identity);
   next(false);

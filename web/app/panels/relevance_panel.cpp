@@ -133,7 +133,7 @@ void RelevancePanel::DrawRowBars(PanelContext& ctx) {
   }
   ImGui::Text("The weights of \"%s\" under each normaliser:", tokens[s.row].c_str());
   ImGui::SameLine();
-  if (ImGui::SmallButton("hide")) s.row = -1;
+  if (ImGui::Button("hide")) s.row = -1;
   if (s.row < 0 || !BeginGrid("rel.rows", s.kShownNormalizers, 300.0f)) return;
   for (int k = 0; k < s.kShownNormalizers; ++k) {
     ImGui::TableNextColumn();

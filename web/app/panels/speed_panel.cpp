@@ -125,7 +125,7 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
   if (s.live && live_us_.back() > kLiveLimitUs) {
     ImGui::TextDisabled("Live timing pauses while one forward takes over %.1f s.", kLiveLimitUs * 1e-6);
     ImGui::SameLine();
-    if (ImGui::SmallButton("Time again")) live_us_.clear();
+    if (ImGui::Button("Time again")) live_us_.clear();
   }
   // The (n, n) matrices a head keeps when every intermediate is returned: raw, scaled, capped, masked scores, weights.
   const double full_bytes = SpeedLab::IntermediateBytes(n);
