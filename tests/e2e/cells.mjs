@@ -5,22 +5,18 @@ export function cellCentre(rect, rows, cols, i, j) {
   return { x: rect.x + (j + 0.5) * (rect.width / cols), y: rect.y + (i + 0.5) * (rect.height / rows) };
 }
 
-// Touch-drags the page up until `target`'s top is above `top`. Each drag starts on a heatmap or
-// plot low on the screen: a drag there scrolls, while on a slider it would move the slider.
+// Touch-drags the page up until `target`'s top is above `top`. A vertical drag scrolls wherever it
+// starts (on a heatmap, a label or a slider alike), so every drag starts low in the middle.
 export async function dragUntilVisible(page, target, { top = 500, height = 800 } = {}) {
   const cdp = await page.context().newCDPSession(page);
+  const width = await page.evaluate(() => window.innerWidth);
   const touch = (type, x, y) => cdp.send('Input.dispatchTouchEvent', { type, touchPoints: type === 'touchEnd' ? [] : [{ x, y }] });
   let layout = await page.evaluate(() => window.attnlab.layout());
   for (let k = 0; k < 30 && layout[target].y > top; ++k) {
-    const names = await page.evaluate(() => window.attnlab.matrixNames());
-    // The lowest on-screen point of any heatmap or plot (not the bar charts).
-    const start = names.filter((n) => !/weights$|\.row\./.test(n)).map((n) => layout[n])
-      .filter((r) => r && r.height > 10 && r.y + r.height > 200 && r.y < height - 20)
-      .map((r) => ({ x: r.x + Math.min(r.width / 2, 40), y: Math.min(r.y + r.height - 5, height - 20) }))
-      .sort((a, b) => b.y - a.y)[0];
-    if (!start) break;
-    await touch('touchStart', start.x, start.y);
-    for (let d = 20; d <= Math.min(start.y - 80, 400); d += 20) await touch('touchMove', start.x, start.y - d);
+    const x = width / 2, y = height - 60;
+    const distance = Math.min(400, Math.max(60, layout[target].y - top + 40));
+    await touch('touchStart', x, y);
+    for (let d = 20; d <= distance; d += 20) await touch('touchMove', x, y - d);
     await touch('touchEnd', 0, 0);
     await settle(page);
     layout = await page.evaluate(() => window.attnlab.layout());

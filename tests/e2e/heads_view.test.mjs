@@ -1,6 +1,7 @@
 // View 5: heads. Every head's map, the concatenation, Wᵒ and the output are the engine's, and right.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { dragUntilVisible } from './cells.mjs';
 import { openBrowser, openPage, screenshot, settle } from './browser.mjs';
 
 let session;
@@ -145,7 +146,7 @@ test('on a phone (380 px, dpr 2): the grid fits and a tap enlarges a head', asyn
   const layout = await page.evaluate(() => window.attnlab.layout());
   for (const name of ['heads.W0', 'heads.W3', 'heads.concat', 'heads.Wo'])
     assert.ok(layout[name].x >= 0 && layout[name].x + layout[name].width <= 380, `${name} fits: ${JSON.stringify(layout[name])}`);
-  const r = layout['heads.W1'];
+  const r = (await dragUntilVisible(page, 'heads.W1', { top: 500 }))['heads.W1'];
   assert.ok(r.y + r.height < 800, `head 1 on screen at ${r.y}`);
   await page.touchscreen.tap(r.x + r.width / 2, r.y + r.height / 2);
   await settle(page);

@@ -215,20 +215,23 @@ void App::Frame() {
   // otherwise the tab bar (the reader's clicks) decides.
   const lessons::ViewId requested = state_.view;
   const bool moved = requested != shown_view_;
+  lessons::ViewId drawn = shown_view_;
   if (ImGui::GetContentRegionAvail().x < kNarrowWidth) {
     // A phone: every view one tap away, in wrapped rows of buttons (a tab bar would hide half of them).
     DrawViewPicker();
     for (auto& panel : panels_)
       if (panel->id() == state_.view) {
+        drawn = panel->id();
         panel->Draw(ctx);
         DrawTakeaway(*panel);
+        break;
       }
   } else if (ImGui::BeginTabBar("views", ImGuiTabBarFlags_FittingPolicyScroll)) {
     for (auto& panel : panels_) {
       const bool wanted = panel->id() == requested;
       if (ImGui::BeginTabItem(panel->title(), nullptr, moved && wanted ? ImGuiTabItemFlags_SetSelected : 0)) {
         if (!moved || wanted) {
-          state_.view = panel->id();
+          state_.view = drawn = panel->id();
           panel->Draw(ctx);
           DrawTakeaway(*panel);
         }
@@ -237,7 +240,8 @@ void App::Frame() {
     }
     ImGui::EndTabBar();
   }
-  shown_view_ = state_.view;
+  // The view drawn this frame; a click inside it (Next) may already have asked for another.
+  shown_view_ = drawn;
   // Touch screens have no wheel: the platform turns vertical finger drags into page scrolls.
   if (pending_scroll_ != 0.0f) {
     ImGui::SetScrollY(ImGui::GetScrollY() + pending_scroll_);

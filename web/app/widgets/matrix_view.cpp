@@ -240,6 +240,10 @@ LayoutRect DrawMatrix(const std::string& name, const attn::Matrix& m, int versio
   const LayoutRect rect{p0.x, p0.y, p1.x - p0.x, p1.y - p0.y};
   published.Matrix(name, m);
   published.Rect(name, rect);
+  if (column_labels) {  // room given to the column labels against their widest text: the tests check nothing is cut
+    published.Scalar(name + ".col_label_room", upright ? header_h - style.ItemSpacing.y * 0.5f : cell_w - 2.0f);
+    published.Scalar(name + ".col_label_width", col_label_w);
+  }
   published.Scalar(name + ".vmin", o.style.vmin);
   published.Scalar(name + ".vmax", o.style.vmax);
   return rect;
