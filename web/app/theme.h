@@ -15,7 +15,10 @@ struct Theme {
   ImU32 hatch_fill, hatch_line;  // masked cells drawn by hand
   ImU32 bar_positive, bar_negative, bar_zero_line;
   ImU32 plot_background, plot_grid, plot_frame, plot_marker;
+  ImU32 plot_grid_open, plot_frame_open, plot_tick, plot_hover_line;  // plots without a background
+  ImU32 weight_bars;       // whom the hovered point attends to, as bars along a plot's bottom
   ImU32 series[4];         // plot series: reference, data, baseline, attention
+  ImU32 compared[2];       // two curves compared (without and with a change)
   ImU32 heads[16];         // one per head, far apart in hue
   ImVec4 error_text;
   ImVec4 explanation_text;

@@ -12,7 +12,7 @@
 #include "theme.h"
 #include "widgets/field_widgets.h"
 #include "widgets/matrix_view.h"
-#include "widgets/series_plot.h"
+#include "widgets/plot.h"
 
 namespace attnlab {
 namespace {
@@ -202,7 +202,7 @@ void CnnPanel::DrawConvolution(PanelContext& ctx) {
   DrawMatrix("cnn.attn", c.attn_t, version, co, ctx.published);
 
   ImGui::SeparatorText("Largest difference against α");
-  SeriesPlotOptions po;
+  PlotOptions po;
   po.x = &c.curve_alpha;
   po.log_x = po.log_y = true;
   po.height = 170.0f;
@@ -212,7 +212,7 @@ void CnnPanel::DrawConvolution(PanelContext& ctx) {
   po.marker_x = s.alpha;
   po.draw_marker_x = true;
   po.describe = [&](int k) { ImGui::Text("α = %.3g: max difference %.3g", c.curve_alpha(k, 0), c.curve_diff(k, 0)); };
-  const SeriesPlotResult plot = DrawSeriesPlot(
+  const PlotResult plot = DrawPlot(
       "cnn.curve", {{"diff", "max |attention − conv|", &c.curve_diff, CurrentTheme().highlight, 2.0f}}, po, ctx.published);
   if (plot.clicked && plot.hovered >= 0) s.alpha = c.curve_alpha(plot.hovered, 0);
   ctx.published.Matrix("cnn.curve.alpha", c.curve_alpha);

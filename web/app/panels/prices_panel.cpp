@@ -10,7 +10,7 @@
 #include "theme.h"
 #include "widgets/field_widgets.h"
 #include "widgets/matrix_view.h"
-#include "widgets/series_plot.h"
+#include "widgets/plot.h"
 
 namespace attnlab {
 void PricesPanel::SetFocus(int focus) {
@@ -91,7 +91,7 @@ void PricesPanel::Draw(PanelContext& ctx) {
   s.focus = std::clamp(s.focus, -1, n - 1);
 
   ImGui::SeparatorText(("Monthly closing price of " + series->symbol).c_str());
-  SeriesPlotOptions o;
+  PlotOptions o;
   o.height = std::clamp(ImGui::GetContentRegionAvail().x * 0.45f, 200.0f, 340.0f);
   o.x_label = "month";
   o.x_step = ImGui::GetContentRegionAvail().x < 600.0f ? 36.0 : 12.0;  // a tick every year (3 on a phone)
@@ -107,12 +107,12 @@ void PricesPanel::Draw(PanelContext& ctx) {
   o.marked = focus_;
   char average_label[48];
   std::snprintf(average_label, sizeof(average_label), "moving average (%d months)", 2 * s.window + 1);
-  const SeriesPlotResult plot = DrawSeriesPlot("prices.plot",
-                                               {{"real", "real price", &clean, CurrentTheme().series[0], 1.5f},
-                                                {"noisy", "noisy price", &noisy, CurrentTheme().series[1], 2.0f, true},
-                                                {"average", average_label, &average, CurrentTheme().series[2], 2.0f},
-                                                {"attention", "attention smoother", &smoother.smoothed, CurrentTheme().series[3], 2.0f}},
-                                               o, ctx.published);
+  const PlotResult plot = DrawPlot("prices.plot",
+                                   {{"real", "real price", &clean, CurrentTheme().series[0], 1.5f},
+                                    {"noisy", "noisy price", &noisy, CurrentTheme().series[1], 2.0f, true},
+                                    {"average", average_label, &average, CurrentTheme().series[2], 2.0f},
+                                    {"attention", "attention smoother", &smoother.smoothed, CurrentTheme().series[3], 2.0f}},
+                                   o, ctx.published);
   if (plot.clicked) s.focus = plot.hovered;
   ctx.published.Scalar("prices.focus", focus_);
   if (focus_weights_.size()) ctx.published.Matrix("prices.focus.weights", focus_weights_);

@@ -3,15 +3,17 @@
 #include "panels/relevance_panel.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "attn/config_names.h"
 #include "imgui.h"
+#include "theme.h"
 #include "widgets/bar_chart.h"
 #include "widgets/field_widgets.h"
 #include "widgets/grid.h"
-#include "widgets/line_plot.h"
 #include "widgets/matrix_view.h"
+#include "widgets/plot.h"
 
 namespace attnlab {
 namespace {
@@ -157,19 +159,42 @@ void RelevancePanel::DrawSaturation(PanelContext& ctx) {
       "and backward passes. q·k then has variance d_k: without the scale the scores spread out, softmax turns "
       "one-hot (entropy falls towards 0; uniform would be ln 32 ≈ 3.47) and the gradient that reaches the "
       "scores vanishes in the typical (median) row. With 1/√d_k both stay put.");
-  const std::vector<PlotSeries> series = {{"q·k, no scale", IM_COL32(255, 140, 60, 255)},
-                                          {"q·k / √d_k", IM_COL32(90, 170, 255, 255)}};
+  // Each curve is a row of the sweep's (2, P) tables, with a dot at every computed d_k.
+  const auto curves = [](const attn::Matrix& table) {
+    std::vector<PlotSeries> series = {{"", "q·k, no scale", &table, CurrentTheme().compared[0], 2.0f},
+                                      {"", "q·k / √d_k", &table, CurrentTheme().compared[1], 2.0f}};
+    for (int row = 0; row < 2; ++row) series[row].row = row, series[row].point_dots = true;
+    return series;
+  };
+  PlotOptions o;
+  o.x = &sat.curves.log2_dk;
+  o.open = o.round_axes = o.hover_line = true;
+  o.y_ticks = 4;
+  o.x_step = 1.0;  // a tick at every d_k
+  o.x_powers_of_two = true;
+  o.height = 220.0f;
+  o.max_width = 560.0f;
+  o.x_label = "d_k";
+  const auto plot = [&](const std::string& name, const attn::Matrix& table) {
+    o.describe = [&](int k) {
+      ImGui::Text("d_k = %.0f", std::exp2(sat.curves.log2_dk(0, k)));
+      ImGui::Text("q·k, no scale: %.6g", table(0, k));
+      ImGui::Text("q·k / √d_k: %.6g", table(1, k));
+    };
+    const PlotResult r = DrawPlot(name, curves(table), o, ctx.published);
+    ctx.published.Matrix(name, table);
+    ctx.published.Matrix(name + ".x", sat.curves.log2_dk);
+    if (r.hovered >= 0) ctx.published.Scalar(name + ".hover", r.hovered);
+  };
   if (!BeginGrid("rel.sat", 2, 380.0f)) return;
   ImGui::TableNextColumn();
-  LinePlotOptions o;
-  o.x_label = "d_k";
-  o.x_powers_of_two = true;
   o.y_label = "mean entropy of a row of weights (nats)";
-  DrawLinePlot("rel.sat.entropy", sat.curves.log2_dk, sat.curves.entropy, series, o, ctx.published);
+  plot("rel.sat.entropy", sat.curves.entropy);
   ImGui::TableNextColumn();
   o.y_label = "|∂L/∂scores| of the median row (log scale)";
   o.log_y = true;
-  DrawLinePlot("rel.sat.grad", sat.curves.log2_dk, sat.curves.gradient_norm, series, o, ctx.published);
+  o.y_tick = [](double v) { return "1e" + std::to_string(std::lround(std::log10(v))); };
+  plot("rel.sat.grad", sat.curves.gradient_norm);
   EndGrid();
 }
 
