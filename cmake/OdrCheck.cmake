@@ -37,6 +37,7 @@ endif()
 add_library(attnlab_odr_check SHARED EXCLUDE_FROM_ALL ${attn_odr_sources})
 target_include_directories(attnlab_odr_check PRIVATE
   ${PROJECT_SOURCE_DIR}/web/app
+  $<TARGET_PROPERTY:attn_lessons,INTERFACE_INCLUDE_DIRECTORIES>
   $<TARGET_PROPERTY:attn_engine,INTERFACE_INCLUDE_DIRECTORIES>)
 target_include_directories(attnlab_odr_check SYSTEM PRIVATE ${ATTN_IMGUI_DIR} ${ATTN_GLES3_INCLUDE_DIR})
 # The definitions the page's ImGui is built with (web/CMakeLists.txt): they change ImGui's types.
