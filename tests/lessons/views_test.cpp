@@ -233,6 +233,18 @@ TEST(SpeedView, TimesTheBenchLayer) {
   EXPECT_EQ(lab.output().rows(), 16);
   EXPECT_EQ(lab.output().cols(), SpeedLab::kDModel);
   EXPECT_EQ(Median({3, 1, 2}), 2);
+  SpeedSweep sweep;
+  sweep[{static_cast<int>(attn::KernelId::kEigen), 6}] = SpeedTiming{100, 1};
+  sweep[{static_cast<int>(attn::KernelId::kEigen), 8}] = SpeedTiming{900, 1};
+  sweep[{static_cast<int>(attn::KernelId::kReference), 7}] = SpeedTiming{500, 1};
+  const SpeedCurves c = CurvesOfSweep(sweep, {attn::KernelId::kReference, attn::KernelId::kEigen}, 6, 9);
+  ASSERT_EQ(c.us.size(), 2u);
+  EXPECT_EQ(c.log2_n(3, 0), 9.0f);
+  EXPECT_TRUE(std::isnan(c.us[0](0, 0)));
+  EXPECT_EQ(c.us[0](1, 0), 500.0f);
+  EXPECT_EQ(c.us[1](2, 0), 900.0f);
+  EXPECT_EQ(c.n_squared(2, 0), 900.0f) << "through the largest n measured";
+  EXPECT_EQ(c.n_squared(3, 0), 3600.0f) << "twice n, four times the time";
   EXPECT_EQ(Median({}), 0);
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <limits>
 
 namespace lessons {
 namespace {
@@ -51,6 +53,30 @@ Status SpeedLab::TimeBatch(attn::KernelId kernel, int n, double min_ms, double* 
   } while (ms < min_ms);
   *us = 1000.0 * ms / runs;
   return Status::Ok();
+}
+
+SpeedCurves CurvesOfSweep(const SpeedSweep& sweep, const std::vector<attn::KernelId>& kernels, int lo, int hi) {
+  SpeedCurves c;
+  const int m = std::max(0, hi - lo + 1);
+  c.log2_n.resize(m, 1);
+  for (int k = 0; k < m; ++k) c.log2_n(k, 0) = static_cast<float>(lo + k);
+  for (attn::KernelId id : kernels) {
+    Matrix us = Matrix::Constant(m, 1, std::numeric_limits<float>::quiet_NaN());
+    for (int k = 0; k < m; ++k) {
+      const auto it = sweep.find({static_cast<int>(id), lo + k});
+      if (it != sweep.end()) us(k, 0) = static_cast<float>(it->second.us);
+    }
+    c.us.push_back(std::move(us));
+  }
+  // Through the largest n any kernel measured (the n² part dominates there).
+  for (int k = m - 1; k >= 0 && c.n_squared.size() == 0; --k)
+    for (const Matrix& us : c.us)
+      if (std::isfinite(us(k, 0))) {
+        c.n_squared.resize(m, 1);
+        for (int j = 0; j < m; ++j) c.n_squared(j, 0) = us(k, 0) * std::exp2(2.0f * static_cast<float>(j - k));
+        break;
+      }
+  return c;
 }
 
 double Median(std::vector<double> v) {

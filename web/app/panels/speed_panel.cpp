@@ -6,18 +6,22 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 #include "attn/kernels.h"
 #include "imgui.h"
 #include "widgets/field_widgets.h"
 #include "widgets/flow_layout.h"
+#include "widgets/plot.h"
+#include "theme.h"
 
 namespace attnlab {
 namespace {
 
 using lessons::SpeedLab;
 constexpr int kLiveSamples = 9;
+constexpr int kSweepLo = 6, kSweepHi = 12;  // the sweep's n = 64 … 4096
 // Live timing repeats only while one forward is quicker than this, so the page stays responsive.
 constexpr double kLiveLimitUs = 300000.0;
 
@@ -76,7 +80,7 @@ void SpeedPanel::DrawControls(PanelContext& ctx, attn::KernelId kernel) {
     sweep_queue_.clear();
     sweep_.clear();
     for (attn::KernelId id : kernels)
-      for (int k = 6; k <= std::min(12, SpeedLab::MaxLog2N(id)); ++k) sweep_queue_.push_back({id, k});
+      for (int k = kSweepLo; k <= std::min(kSweepHi, SpeedLab::MaxLog2N(id)); ++k) sweep_queue_.push_back({id, k});
     std::reverse(sweep_queue_.begin(), sweep_queue_.end());  // popped from the back: small n first
   }
   SameLineIfFits(110);
@@ -154,7 +158,10 @@ void SpeedPanel::DrawSweep(PanelContext& ctx) {
     // Three batches, or one when a single forward is long enough to time on its own (n ≥ 2048).
     for (int i = 0; i < (log2_n >= 11 ? 1 : 3); ++i) batches.push_back(TimeBatch(kernel, 1 << log2_n, 10.0));
     const double us = lessons::Median(batches);
-    if (us > 0) sweep_[{static_cast<int>(kernel), log2_n}] = Timing{us, SpeedLab::Flops(1 << log2_n) / us * 1e-3};
+    if (us > 0) {
+      sweep_[{static_cast<int>(kernel), log2_n}] = lessons::SpeedTiming{us, SpeedLab::Flops(1 << log2_n) / us * 1e-3};
+      curves_ = lessons::CurvesOfSweep(sweep_, attn::AvailableKernels(), kSweepLo, kSweepHi);
+    }
     if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
   }
   if (sweep_.empty()) return;
@@ -165,7 +172,7 @@ void SpeedPanel::DrawSweep(PanelContext& ctx) {
     ImGui::TableSetupColumn("n");
     for (attn::KernelId id : kernels) ImGui::TableSetupColumn(KernelLabel(id));
     ImGui::TableHeadersRow();
-    for (int k = 6; k <= 12; ++k) {
+    for (int k = kSweepLo; k <= kSweepHi; ++k) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::Text("%d", 1 << k);
@@ -183,6 +190,35 @@ void SpeedPanel::DrawSweep(PanelContext& ctx) {
     }
     ImGui::EndTable();
   }
+  DrawSweepPlot(ctx);
+}
+
+void SpeedPanel::DrawSweepPlot(PanelContext& ctx) {
+  if (curves_.us.empty()) return;
+  ImGui::SeparatorText("Time against n (log-log): the slope becomes n² once the scores dominate");
+  std::vector<PlotSeries> series;
+  const std::vector<attn::KernelId> kernels = attn::AvailableKernels();
+  for (size_t k = 0; k < kernels.size() && k < curves_.us.size(); ++k)
+    series.push_back({attn::KernelName(kernels[k]), KernelLabel(kernels[k]), &curves_.us[k], HeadColor(static_cast<int>(k)), 2.0f,
+                      false, -1, true});
+  if (curves_.n_squared.size()) series.push_back({"n2", "∝ n², through the largest n timed", &curves_.n_squared,
+                                                  CurrentTheme().plot_marker, 1.0f});
+  PlotOptions o;
+  o.x = &curves_.log2_n;
+  o.x_powers_of_two = true;
+  o.x_step = 1.0;
+  o.log_y = true;
+  o.round_axes = true;
+  o.height = 240.0f;
+  o.max_width = 620.0f;
+  o.x_label = "n (words)";
+  o.y_label = "µs per forward";
+  o.describe = [&](int i) {
+    ImGui::Text("n = %d", 1 << static_cast<int>(curves_.log2_n(i, 0)));
+    for (size_t k = 0; k < kernels.size() && k < curves_.us.size(); ++k)
+      if (std::isfinite(curves_.us[k](i, 0))) ImGui::Text("%s: %.4g µs", KernelLabel(kernels[k]), curves_.us[k](i, 0));
+  };
+  DrawPlot("speed.curve", series, o, ctx.published);
 }
 
 void SpeedPanel::Draw(PanelContext& ctx) {

@@ -24,15 +24,12 @@ class SpeedPanel : public Panel {
   }
 
  private:
-  struct Timing {
-    double us = 0;      // median µs per forward
-    double gflops = 0;  // FLOPs / time
-  };
   // lab_.TimeBatch, counted as an engine run: µs per forward, or a negative value with error_ set.
   double TimeBatch(attn::KernelId kernel, int n, double min_ms);
   void DrawControls(PanelContext& ctx, attn::KernelId kernel);
   void DrawLive(PanelContext& ctx, attn::KernelId kernel, int n);
   void DrawSweep(PanelContext& ctx);
+  void DrawSweepPlot(PanelContext& ctx);
 
   std::string error_;
   lessons::SpeedLab lab_;  // the layer of `npm run bench`, its inputs and its last output
@@ -43,7 +40,8 @@ class SpeedPanel : public Panel {
   double peak_gflops_ = 0;  // this core's wasm SIMD multiply-add peak; 0 until measured
   // Sweep: (kernel, log2 n) still to measure, and the results.
   std::vector<std::pair<attn::KernelId, int>> sweep_queue_;
-  std::map<std::pair<int, int>, Timing> sweep_;
+  lessons::SpeedSweep sweep_;
+  lessons::SpeedCurves curves_;  // sweep_ as curves, remade when a point is added
 };
 
 }  // namespace attnlab

@@ -251,12 +251,16 @@ PlotResult DrawPlot(const std::string& name, const std::vector<PlotSeries>& seri
     const PlotSeries& c = series[s];
     const int m = std::min(n, ys[s].size);
     points.clear();
-    for (int i = 0; i < m; ++i) points.emplace_back(px(i), py(ys[s][i]));
+    // Points without a value (NaN: not measured) leave a gap.
+    const auto has = [&](int i) { return std::isfinite(ys[s][i]) && (!o.log_y || ys[s][i] > 0); };
+    for (int i = 0; i < m; ++i) points.emplace_back(px(i), has(i) ? py(ys[s][i]) : 0.0f);
     // Separate segments, not one polyline: a polyline's mitred joins overshoot sharp peaks.
     if (!c.dots)
-      for (int i = 1; i < m; ++i) list->AddLine(points[i - 1], points[i], c.color, c.thickness);
+      for (int i = 1; i < m; ++i)
+        if (has(i - 1) && has(i)) list->AddLine(points[i - 1], points[i], c.color, c.thickness);
     if (c.dots || c.point_dots)
-      for (const ImVec2& q : points) list->AddCircleFilled(q, c.dots ? c.thickness : c.thickness + 1.0f, c.color);
+      for (int i = 0; i < m; ++i)
+        if (has(i)) list->AddCircleFilled(points[i], c.dots ? c.thickness : c.thickness + 1.0f, c.color);
     if (!c.key.empty() && c.y) published.Matrix(name + "." + c.key, *c.y);
   }
   if (o.marked >= 0 && o.marked < n)

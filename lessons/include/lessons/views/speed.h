@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "attn/attention.h"
@@ -38,6 +39,24 @@ class SpeedLab {
   std::map<int, Matrix> inputs_;      // x per n, seeded
   Matrix output_;
 };
+
+// One measured point of a sweep, and a sweep: (kernel, log2 n) -> timing.
+struct SpeedTiming {
+  double us = 0;      // median µs per forward
+  double gflops = 0;  // FLOPs / time
+};
+using SpeedSweep = std::map<std::pair<int, int>, SpeedTiming>;
+
+// A sweep as curves for a log-log plot of time against n.
+struct SpeedCurves {
+  Matrix log2_n;            // (m, 1) log2 n from lo to hi
+  std::vector<Matrix> us;   // per kernel given: (m, 1) µs, NaN where not measured
+  // (m, 1) c·n², through the point at the largest n any kernel measured: the slope the time
+  // approaches once the n² work dominates. Empty when nothing was measured.
+  Matrix n_squared;
+};
+SpeedCurves CurvesOfSweep(const SpeedSweep& sweep, const std::vector<attn::KernelId>& kernels, int lo_log2_n,
+                          int hi_log2_n);
 
 // The median of `v` (the upper one of an even count); 0 when empty.
 double Median(std::vector<double> v);
