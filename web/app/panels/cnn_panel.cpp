@@ -73,7 +73,8 @@ void CnnPanel::DrawControls(PanelContext& ctx) {
   ImGui::SetNextItemWidth(w);
   SliderField(s.kLayers, &s.layers);
   ImGui::SetNextItemWidth(w);
-  SliderField(s.kOutput, &s.output);
+  int shown_output = s.output + 1;  // readers count from 1
+  if (ImGui::SliderInt(s.kOutput.label, &shown_output, s.kOutput.min + 1, s.kOutput.max + 1)) s.output = s.kOutput.Clamp(shown_output - 1);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(w);
   SliderField(s.kWindow, &s.window);
@@ -102,7 +103,7 @@ void CnnPanel::DrawReceptiveField(PanelContext& ctx) {
   DrawMatrix("cnn.x", f.x_t, version, o, ctx.published);
 
   ImGui::SeparatorText("Receptive field of one output");
-  ImGui::TextWrapped("Output %d of %d layer%s of kernel %d depends on 1 + L(K−1) = %d inputs%s: the yellow dots.", s.output,
+  ImGui::TextWrapped("Output %d of %d layer%s of kernel %d depends on 1 + L(K−1) = %d inputs%s: the yellow dots.", s.output + 1,
                      L, L == 1 ? "" : "s", K, f.field_size, f.inside < f.field_size ? " (clipped at the ends)" : "");
   ctx.published.Matrix("cnn.field", f.field);
   ctx.published.Scalar("cnn.field.size", f.field_size);
@@ -146,7 +147,7 @@ void CnnPanel::DrawReceptiveField(PanelContext& ctx) {
   ImGui::SeparatorText("The same output under attention");
   ImGui::TextWrapped("Weights softmax(xᵢ·xⱼ / (√d τ)) of output %d. Self-attention weighs all 24 inputs by content; "
                      "windowed attention (radius %d) only the %d around it: hatched cells are masked (weight exactly 0).",
-                     s.output, s.window, 2 * s.window + 1);
+                     s.output + 1, s.window, 2 * s.window + 1);
   static const std::vector<std::string> kRowNames = {"self-attention", "window"};
   MatrixViewOptions r = TokenRowsOptions("w", WeightsStyle(f.rows), MatrixLabels{&kRowNames, nullptr});
   r.on_click = [&](int, int j) { s.output = j; };
@@ -188,7 +189,7 @@ void CnnPanel::DrawConvolution(PanelContext& ctx) {
   hw.style = WeightsStyle(c.heads);
   hw.rows = MatrixLabels{&offsets, nullptr};
   hw.square = false;
-  ImGui::TextDisabled("Each head's weights for output %d:", s.output);
+  ImGui::TextDisabled("Each head's weights for output %d:", s.output + 1);
   DrawMatrix("cnn.heads", c.heads, version, hw, ctx.published);
 
   MatrixViewOptions co;

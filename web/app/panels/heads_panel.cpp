@@ -139,7 +139,7 @@ void HeadsPanel::DrawSelectedHead(PanelContext& ctx) {
   ImGui::SeparatorText(title);
   ImGui::PopStyleColor();
   MatrixViewOptions o = TokenGridOptions("w", WeightsStyle(head.weights), MatrixLabels{&in.tokens, &in.known});
-  o.describe = [&](int i, int j) { ImGui::Text("scaled score qᵢ·kⱼ/√dₖ = %.6g", head.scaled_scores(i, j)); };
+  o.describe = [&](int i, int j) { ImGui::Text("scaled score qᵢ·kⱼ/√dₖ = %.4g", head.scaled_scores(i, j)); };
   DrawMatrix("heads.big", head.weights, memo_.version(), o, ctx.published);
 }
 

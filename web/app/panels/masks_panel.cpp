@@ -87,7 +87,7 @@ void MasksPanel::DrawMaps(PanelContext& ctx) {
     ImGui::SeparatorText("Weights softmax(s), 0 where blocked");
     MatrixViewOptions o = TokenGridOptions("w", WeightsStyle(h.weights), tokens);
     o.masked_by = &h.scores;
-    o.describe = [&](int i, int j) { ImGui::Text("score %.6g", h.scores(i, j)); };
+    o.describe = [&](int i, int j) { ImGui::Text("score %.4g", h.scores(i, j)); };
     DrawMatrix("masks.W", h.weights, version, o, ctx.published);
     if (blind > 0)
       ImGui::TextWrapped("%d word%s may look at no word at all: the whole row is blocked, so its weights are all 0 "

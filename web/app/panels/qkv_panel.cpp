@@ -178,7 +178,7 @@ void QkvPanel::DrawLayer(PanelContext& ctx) {
     o.symbol = "w";
     o.style = WeightsStyle(h.weights);
     o.describe = [&](int i, int j) {
-      ImGui::Text("score %.6g", h.scaled_scores(i, j));
+      ImGui::Text("score %.4g", h.scaled_scores(i, j));
       ImGui::TextDisabled("click to follow this pair");
     };
     DrawMatrix("qkv.W", h.weights, version, o, ctx.published);

@@ -178,8 +178,8 @@ void RelevancePanel::DrawSaturation(PanelContext& ctx) {
   const auto plot = [&](const std::string& name, const attn::Matrix& table) {
     o.describe = [&](int k) {
       ImGui::Text("d_k = %.0f", std::exp2(sat.curves.log2_dk(0, k)));
-      ImGui::Text("q·k, no scale: %.6g", table(0, k));
-      ImGui::Text("q·k / √d_k: %.6g", table(1, k));
+      ImGui::Text("q·k, no scale: %.4g", table(0, k));
+      ImGui::Text("q·k / √d_k: %.4g", table(1, k));
     };
     const PlotResult r = DrawPlot(name, curves(table), o, ctx.published);
     ctx.published.Matrix(name, table);
