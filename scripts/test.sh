@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
 # Every test: native GoogleTest (ctest), the same suite built with Emscripten and run under node,
 # and the browser end-to-end tests in headless Chromium. Ends with one line "N passed, M failed".
+# Each test stage also writes JUnit XML beside its log (build/test-logs/<stage>.xml); the counts
+# come from those files (scripts/count-results.mjs), not from the console text.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 logs=build/test-logs
 mkdir -p "$logs"
+logs_abs=$(cd "$logs" && pwd)
 passed=0
 failed=0
 broken=()
 
-# ctest prints "100% tests passed, 0 tests failed out of 15".
-count_ctest() {
-  local line total bad
-  line=$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' "$1" | tail -n1)
-  total=$(sed -E 's/.*out of ([0-9]+).*/\1/' <<<"$line")
-  bad=$(sed -E 's/.*passed, ([0-9]+) tests? failed.*/\1/' <<<"$line")
-  passed=$((passed + ${total:-0} - ${bad:-0}))
-  failed=$((failed + ${bad:-0}))
+# Adds the tests in a JUnit file to the totals; a missing or broken file counts as one failure.
+count_results() {
+  local p f
+  read -r p f < <(node scripts/count-results.mjs "$1")
+  passed=$((passed + ${p:-0}))
+  failed=$((failed + ${f:-1}))
 }
 
 stage() {  # stage NAME COMMAND...
@@ -32,21 +33,20 @@ ctest_stage() {  # ctest_stage PRESET
   local preset=$1
   stage "$preset-configure" cmake --preset "$preset" || true
   stage "$preset-build" cmake --build --preset "$preset"
-  stage "$preset-ctest" ctest --preset "$preset"
-  count_ctest "$logs/$preset-ctest.log"
+  rm -f "$logs/$preset-ctest.xml"  # never count an earlier run's results
+  stage "$preset-ctest" ctest --preset "$preset" --output-junit "$logs_abs/$preset-ctest.xml"
+  count_results "$logs/$preset-ctest.xml"
 }
 
 ctest_stage native-release
 ctest_stage wasm-release
 
-# node --test prints "# pass N" and "# fail M" in TAP.
+# TAP on the console (and in the log), JUnit XML for the counts.
 node_test_stage() {  # node_test_stage NAME DIR
-  stage "$1" node --test --test-reporter=tap "$2"
-  local pass fail
-  pass=$(grep -E '^# pass [0-9]+' "$logs/$1.log" | awk '{print $3}' | tail -n1)
-  fail=$(grep -E '^# fail [0-9]+' "$logs/$1.log" | awk '{print $3}' | tail -n1)
-  passed=$((passed + ${pass:-0}))
-  failed=$((failed + ${fail:-0}))
+  rm -f "$logs/$1.xml"
+  stage "$1" node --test --test-reporter=tap --test-reporter-destination=stdout \
+    --test-reporter=junit --test-reporter-destination="$logs/$1.xml" "$2"
+  count_results "$logs/$1.xml"
 }
 
 node_test_stage e2e tests/e2e/
