@@ -1,0 +1,42 @@
+// Seeded values pinned to the bit: the e2e tests and the screenshots depend on them, so a change
+// of how a seed becomes numbers must show up here first. Values written as hex floats (exact).
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+
+#include "attn/attention.h"
+#include "support/random.h"
+
+namespace attn {
+namespace {
+
+void ExpectBits(const Matrix& got, std::initializer_list<float> want) {
+  ASSERT_EQ(got.size(), static_cast<Eigen::Index>(want.size()));
+  Eigen::Index i = 0;
+  for (float w : want) {
+    EXPECT_EQ(got.data()[i], w) << "entry " << i << ": got " << got.data()[i];
+    ++i;
+  }
+}
+
+TEST(SeededValues, InitializeParameters) {
+  AttentionConfig c;
+  c.project_inputs = c.project_output = c.use_bias = true;
+  c.num_heads = 2;
+  c.seed = 42;
+  c.score = ScoreFunction::kAdditive;
+  AttentionParameters p;
+  ASSERT_TRUE(InitializeParameters(c, 4, 4, 4, &p).ok());
+  ExpectBits(p.wq.topLeftCorner(1, 3), {-0x1.a907p-8f, -0x1.ff399p-2f, -0x1.b6b9ap-3f});
+  ExpectBits(p.wo.bottomRightCorner(1, 3), {0x1.fdf928p-2f, -0x1.56a928p-3f, 0x1.23aa3p-4f});
+  ExpectBits(p.bv.leftCols(3), {0x1.6425f4p-2f, -0x1.fa4cdp-3f, 0x1.6ad38p-4f});
+  ExpectBits(p.additive_v.at(1).leftCols(2), {-0x1.1bd6b8p-1f, -0x1.8594cp-2f});
+}
+
+TEST(SeededValues, TestRandomMatrix) {
+  ExpectBits(testing::RandomMatrix(1, 3, 5), {-0x1.1cadd4p-1f, -0x1.c77eep-1f, 0x1.7ba13cp-1f});
+  ExpectBits(testing::RandomMatrix(1, 3, 12, -2.5f, 0.5f), {-0x1.04cd2ep+1f, -0x1.294d3ep+0f, -0x1.1e914p-2f});
+}
+
+}  // namespace
+}  // namespace attn
