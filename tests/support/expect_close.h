@@ -7,7 +7,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "attn/tensor.h"
+#include "attn/matrix.h"
 
 namespace attn::testing {
 

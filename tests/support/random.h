@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <random>
 
-#include "attn/tensor.h"
+#include "attn/matrix.h"
 
 namespace attn::testing {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "attn/matrix.h"
 #include "attn/status.h"
-#include "attn/tensor.h"
 
 namespace attn {
 

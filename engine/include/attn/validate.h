@@ -4,8 +4,8 @@
 
 #include <string>
 
+#include "attn/matrix.h"
 #include "attn/status.h"
-#include "attn/tensor.h"
 
 namespace attn::validate {
 

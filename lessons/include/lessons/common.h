@@ -4,7 +4,7 @@
 #pragma once
 
 #include "attn/status.h"
-#include "attn/tensor.h"
+#include "attn/matrix.h"
 
 namespace lessons {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "attn/status.h"
-#include "attn/tensor.h"
+#include "attn/matrix.h"
 #include "lessons/prices.h"
 #include "published.h"
 #include "lessons/view_state.h"

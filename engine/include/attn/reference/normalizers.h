@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "attn/config.h"
-#include "attn/tensor.h"
+#include "attn/matrix.h"
 
 namespace attn::reference {
 

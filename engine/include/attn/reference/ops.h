@@ -8,7 +8,7 @@
 #include <cmath>
 #include <limits>
 
-#include "attn/tensor.h"
+#include "attn/matrix.h"
 
 namespace attn::reference {
 
