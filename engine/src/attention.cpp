@@ -2,16 +2,17 @@
 // variant the config names.
 #include "attn/attention.h"
 
-#include "attn/reference/forward.h"
+#include "attn/reference/ops.h"
+#include "attn/validate.h"
 #include "kernels/eigen_ops.h"
 #include "kernels/simd_ops.h"
-#include "attn/validate.h"
+#include "pipeline/forward.h"
 #include "validate_attention.h"
 
 namespace attn {
 
 float EffectiveScale(const AttentionConfig& config, int d_k) {
-  return static_cast<float>(reference::ResolveScale(config, d_k));
+  return static_cast<float>(pipeline::ResolveScale(config, d_k));
 }
 
 namespace simd {
@@ -25,18 +26,18 @@ const KernelTable*& ActiveKernelTable() {
 
 Status Forward(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
                AttentionResult* out) {
-  reference::AttentionDims d;
+  pipeline::AttentionDims d;
   AttentionParameters complete;
   ATTN_RETURN_IF_ERROR(validate::PrepareCall(config, inputs, params, &d, &complete));
 
   AttentionResult result;
   if (config.kernel == KernelId::kReference) {
-    reference::ForwardPipeline<float, reference::ReferenceOps<float>>(config, inputs, complete, &result);
+    pipeline::ForwardPipeline<float, reference::ReferenceOps<float>>(config, inputs, complete, &result);
   } else if (config.kernel == KernelId::kEigen) {
-    reference::ForwardPipeline<float, eigen::EigenOps<float>>(config, inputs, complete, &result);
+    pipeline::ForwardPipeline<float, eigen::EigenOps<float>>(config, inputs, complete, &result);
   } else {
     const simd::ScopedKernelTable use(simd::FindKernelTable(config.kernel));  // available: PrepareCall checked
-    reference::ForwardPipeline<float, simd::SimdOps>(config, inputs, complete, &result);
+    pipeline::ForwardPipeline<float, simd::SimdOps>(config, inputs, complete, &result);
   }
   // Finite inputs can still overflow float32 (|x| ~ 1e19 gives x·xᵀ = inf); report it instead of drawing NaN.
   ATTN_RETURN_IF_ERROR(validate::AllFinite("output (scores overflowed float32; scale the inputs down)", result.output));

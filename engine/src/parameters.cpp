@@ -5,7 +5,7 @@
 #include <random>
 
 #include "attn/attention.h"
-#include "attn/reference/dims.h"
+#include "pipeline/dims.h"
 
 namespace attn {
 namespace {
@@ -48,8 +48,8 @@ enum ParameterId : uint32_t {
 
 Status InitializeParameters(const AttentionConfig& config, int d_model, int d_kv_model, int d_value_model,
                             AttentionParameters* params) {
-  const reference::AttentionDims d =
-      reference::ResolveDims(config, 1, 1, 0, d_model, d_kv_model, d_value_model, std::nullopt);
+  const pipeline::AttentionDims d =
+      pipeline::ResolveDims(config, 1, 1, 0, d_model, d_kv_model, d_value_model, std::nullopt);
   if (d.heads <= 0 || d.kv_heads <= 0 || d.d_k <= 0 || d.d_v <= 0 || d.d_out <= 0) {
     return Status(StatusCode::kOutOfRange, "InitializeParameters: config gives an empty head or output width");
   }

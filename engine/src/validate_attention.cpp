@@ -82,7 +82,7 @@ Status AttentionInputsValid(const AttentionConfig& c, const AttentionInputs& in)
   ATTN_RETURN_IF_ERROR(AllFinite("query", in.query));
   ATTN_RETURN_IF_ERROR(OptionalInput("key", in.key));
   ATTN_RETURN_IF_ERROR(OptionalInput("value", in.value));
-  const reference::AttentionDims d = reference::ResolveDims(c, in);
+  const pipeline::AttentionDims d = pipeline::ResolveDims(c, in);
   if (in.value.size() && in.value.rows() != d.m) {
     return Mismatch("value: expected " + Str(d.m) + " rows (one per key), got " + Shape(in.value.rows(), in.value.cols()));
   }
@@ -159,7 +159,7 @@ Status AttentionInputsValid(const AttentionConfig& c, const AttentionInputs& in)
   return Status::Ok();
 }
 
-Status AttentionParametersValid(const AttentionConfig& c, const reference::AttentionDims& d,
+Status AttentionParametersValid(const AttentionConfig& c, const pipeline::AttentionDims& d,
                                 const AttentionParameters& p) {
   if (c.project_inputs) {
     ATTN_RETURN_IF_ERROR(Parameter("wq", p.wq, d.d_model, d.heads * d.d_k, "(d_model, h·d_k)"));
@@ -211,10 +211,10 @@ Status AttentionParametersValid(const AttentionConfig& c, const reference::Atten
 }
 
 Status PrepareCall(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
-                   reference::AttentionDims* dims, AttentionParameters* complete) {
+                   pipeline::AttentionDims* dims, AttentionParameters* complete) {
   ATTN_RETURN_IF_ERROR(AttentionConfigValid(config));
   ATTN_RETURN_IF_ERROR(AttentionInputsValid(config, inputs));
-  const reference::AttentionDims d = reference::ResolveDims(config, inputs);
+  const pipeline::AttentionDims d = pipeline::ResolveDims(config, inputs);
   AttentionParameters filled = params;
   ATTN_RETURN_IF_ERROR(InitializeParameters(config, d.d_model, d.d_kv_model, d.d_value_model, &filled));
   ATTN_RETURN_IF_ERROR(AttentionParametersValid(config, d, filled));

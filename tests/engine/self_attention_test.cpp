@@ -31,7 +31,7 @@ ReferenceD RunReferenceD(const Matrix& x, const AttentionConfig& config) {
   AttentionInputsD in;
   in.query = x.cast<double>();
   AttentionResultD got;
-  reference::Forward<double>(config, in, AttentionParametersD(), &got);
+  reference::Forward(config, in, AttentionParametersD(), &got);
   const auto& h = got.heads.at(0);
   return {h.raw_scores, h.scores, h.weights, h.output};
 }

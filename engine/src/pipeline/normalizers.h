@@ -11,7 +11,7 @@
 #include "attn/config.h"
 #include "attn/matrix.h"
 
-namespace attn::reference {
+namespace attn::pipeline {
 
 template <typename T>
 bool IsMasked(T s) {
@@ -111,4 +111,4 @@ void NormalizeBackward(Normalizer normalizer, const MatrixT<T>& s, const MatrixT
   }
 }
 
-}  // namespace attn::reference
+}  // namespace attn::pipeline
