@@ -1,5 +1,5 @@
-// Backward entry point: same checks as Forward, then the forward and backward pipelines with the
-// kernel variant the config names.
+// Backward entry point: same checks as Forward, then the forward and backward pipelines on the
+// reference loops (kReference) or on Eigen (every other kernel, the SIMD variants included).
 #include "attn/grad.h"
 
 #include "attn/reference/ops.h"
