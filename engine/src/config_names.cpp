@@ -1,5 +1,7 @@
 #include "attn/config_names.h"
 
+#include <iterator>
+
 namespace attn {
 namespace {
 
@@ -20,6 +22,9 @@ Status ParseName(const char* what, const std::string& name, const char* const (&
 const char* const kScoreNames[] = {"dot", "scaled_dot", "bilinear", "additive", "additive_concat", "cosine"};
 const char* const kNormalizerNames[] = {"softmax", "sparsemax", "relu", "sigmoid", "none"};
 const char* const kPositionNames[] = {"none", "sinusoidal", "learned", "alibi", "rope", "quadratic_relative"};
+static_assert(std::size(kScoreNames) == static_cast<size_t>(ScoreFunction::kCount), "one name per score function");
+static_assert(std::size(kNormalizerNames) == static_cast<size_t>(Normalizer::kCount), "one name per normaliser");
+static_assert(std::size(kPositionNames) == static_cast<size_t>(PositionEncoding::kCount), "one name per encoding");
 
 template <size_t N>
 const char* NameOf(int index, const char* const (&names)[N]) {

@@ -45,16 +45,16 @@ Status Parameter(const std::string& name, const Matrix& m, int rows, int cols, c
 }  // namespace
 
 Status AttentionConfigValid(const AttentionConfig& c) {
-  ATTN_RETURN_IF_ERROR(KnownOption("kernel", static_cast<int>(c.kernel), kKernelCount));
+  ATTN_RETURN_IF_ERROR(KnownEnum("kernel", c.kernel));
   if (!KernelAvailable(c.kernel)) {
     return Status(StatusCode::kUnknownOption, std::string("kernel: ") + KernelName(c.kernel) +
                                                   " is not available in this build on this CPU (available: " +
                                                   AvailableKernelNames() + ")");
   }
-  ATTN_RETURN_IF_ERROR(KnownOption("score", static_cast<int>(c.score), 6));
-  ATTN_RETURN_IF_ERROR(KnownOption("normalizer", static_cast<int>(c.normalizer), 5));
-  ATTN_RETURN_IF_ERROR(KnownOption("position", static_cast<int>(c.position), 6));
-  ATTN_RETURN_IF_ERROR(KnownOption("softcap_order", static_cast<int>(c.softcap_order), 2));
+  ATTN_RETURN_IF_ERROR(KnownEnum("score", c.score));
+  ATTN_RETURN_IF_ERROR(KnownEnum("normalizer", c.normalizer));
+  ATTN_RETURN_IF_ERROR(KnownEnum("position", c.position));
+  ATTN_RETURN_IF_ERROR(KnownEnum("softcap_order", c.softcap_order));
   if (c.scale != 0.0f) ATTN_RETURN_IF_ERROR(Positive("scale", c.scale));
   ATTN_RETURN_IF_ERROR(Positive("temperature", c.temperature));
   ATTN_RETURN_IF_ERROR(Positive("cosine_temperature", c.cosine_temperature));
@@ -139,7 +139,7 @@ Status AttentionInputsValid(const AttentionConfig& c, const AttentionInputs& in)
     ATTN_RETURN_IF_ERROR(HasShape("bool_mask[" + Str(static_cast<long>(h)) + "]", in.bool_mask[h].rows(),
                                   in.bool_mask[h].cols(), d.n, d.keys, "(n, M)"));
   }
-  ATTN_RETURN_IF_ERROR(KnownOption("bool_mask_meaning", static_cast<int>(in.bool_mask_meaning), 2));
+  ATTN_RETURN_IF_ERROR(KnownEnum("bool_mask_meaning", in.bool_mask_meaning));
   if (in.key_padding.size() || in.key_padding.rows() || in.key_padding.cols()) {
     ATTN_RETURN_IF_ERROR(HasShape("key_padding", in.key_padding.rows(), in.key_padding.cols(), 1, d.keys, "(1, M)"));
   }

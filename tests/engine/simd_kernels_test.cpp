@@ -58,7 +58,7 @@ TEST(SimdKernels, AvailableKernelsAreNamedAndUnavailableOnesAreRefused) {
   ASSERT_GE(available.size(), 2u);
   EXPECT_EQ(available[0], KernelId::kReference);
   EXPECT_EQ(FastestKernel(), available.back());
-  for (int id = 0; id < kKernelCount; ++id) {
+  for (int id = 0; id < static_cast<int>(KernelId::kCount); ++id) {
     const KernelId kernel = static_cast<KernelId>(id);
     EXPECT_NE(std::string(KernelName(kernel)), "unknown");
     const bool listed = std::find(available.begin(), available.end(), kernel) != available.end();

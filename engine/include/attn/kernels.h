@@ -17,8 +17,8 @@ enum class KernelId {
   kWasmSimd128,  // hand-written: packed GEMM micro-kernel, fused attention (WebAssembly SIMD128)
   kAvx2,         // the same kernels on AVX2 + FMA (x86-64)
   kAvx512,       // the same kernels on AVX-512F (x86-64)
+  kCount,        // how many there are (not a kernel)
 };
-constexpr int kKernelCount = 5;
 
 // "reference", "eigen", "wasm_simd128", "avx2", "avx512"
 const char* KernelName(KernelId id);
