@@ -2,6 +2,8 @@
 // variant the config names.
 #include "attn/attention.h"
 
+#include <string>
+
 #include "attn/reference/ops.h"
 #include "attn/validate.h"
 #include "kernels/eigen_ops.h"
@@ -15,20 +17,14 @@ float EffectiveScale(const AttentionConfig& config, int d_k) {
   return static_cast<float>(pipeline::ResolveScale(config, d_k));
 }
 
-namespace simd {
+namespace {
 
-const KernelTable*& ActiveKernelTable() {
-  static thread_local const KernelTable* table = nullptr;
-  return table;
-}
-
-}  // namespace simd
-
-Status Forward(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
-               AttentionResult* out) {
+// Forward, with messages that call inputs.query `query_name`.
+Status ForwardNamed(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
+                    const std::string& query_name, AttentionResult* out) {
   pipeline::AttentionDims d;
   AttentionParameters complete;
-  ATTN_RETURN_IF_ERROR(validate::PrepareCall(config, inputs, params, &d, &complete));
+  ATTN_RETURN_IF_ERROR(validate::PrepareCall(config, inputs, params, &d, &complete, query_name));
 
   AttentionResult result;
   if (config.kernel == KernelId::kReference) {
@@ -45,6 +41,13 @@ Status Forward(const AttentionConfig& config, const AttentionInputs& inputs, con
   return Status::Ok();
 }
 
+}  // namespace
+
+Status Forward(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
+               AttentionResult* out) {
+  return ForwardNamed(config, inputs, params, "query", out);
+}
+
 Status Forward(const AttentionConfig& config, const AttentionInputs& inputs, AttentionResult* out) {
   return Forward(config, inputs, AttentionParameters(), out);
 }
@@ -52,10 +55,7 @@ Status Forward(const AttentionConfig& config, const AttentionInputs& inputs, Att
 Status SelfAttention(const AttentionConfig& config, const Matrix& x, AttentionResult* out) {
   AttentionInputs inputs;
   inputs.query = x;
-  const Status status = Forward(config, inputs, out);
-  if (status.ok() || status.message().rfind("query", 0) != 0) return status;
-  // The first slice called its input x; keep naming it so.
-  return Status(status.code(), "x" + status.message().substr(5));
+  return ForwardNamed(config, inputs, AttentionParameters(), "x", out);  // the first slice calls its input x
 }
 
 }  // namespace attn

@@ -77,9 +77,10 @@ Status AttentionConfigValid(const AttentionConfig& c) {
   return Status::Ok();
 }
 
-Status AttentionInputsValid(const AttentionConfig& c, const AttentionInputs& in) {
-  ATTN_RETURN_IF_ERROR(NonEmpty("query", in.query));
-  ATTN_RETURN_IF_ERROR(AllFinite("query", in.query));
+Status AttentionInputsValid(const AttentionConfig& c, const AttentionInputs& in, const std::string& query_name) {
+  const std::string& q = query_name;
+  ATTN_RETURN_IF_ERROR(NonEmpty(q, in.query));
+  ATTN_RETURN_IF_ERROR(AllFinite(q, in.query));
   ATTN_RETURN_IF_ERROR(OptionalInput("key", in.key));
   ATTN_RETURN_IF_ERROR(OptionalInput("value", in.value));
   const pipeline::AttentionDims d = pipeline::ResolveDims(c, in);
@@ -89,18 +90,18 @@ Status AttentionInputsValid(const AttentionConfig& c, const AttentionInputs& in)
   // Head widths.
   if (c.project_inputs) {
     if (c.head_dim == 0 && d.d_model % d.heads != 0) {
-      return Mismatch("num_heads: expected a divisor of d_model = query.cols() = " + Str(d.d_model) + ", got " +
+      return Mismatch("num_heads: expected a divisor of d_model = " + q + ".cols() = " + Str(d.d_model) + ", got " +
                       Str(d.heads) + " (or set head_dim)");
     }
   } else {
     if (d.d_model % d.heads != 0) {
-      return Mismatch("num_heads: expected a divisor of query.cols() = " + Str(d.d_model) + ", got " + Str(d.heads));
+      return Mismatch("num_heads: expected a divisor of " + q + ".cols() = " + Str(d.d_model) + ", got " + Str(d.heads));
     }
     if (c.head_dim != 0 && c.head_dim != d.d_k) {
-      return Mismatch("head_dim: expected 0 or query.cols() / num_heads = " + Str(d.d_k) + " without projections, got " +
+      return Mismatch("head_dim: expected 0 or " + q + ".cols() / num_heads = " + Str(d.d_k) + " without projections, got " +
                       Str(c.head_dim));
     }
-    const std::string key_name = in.key.size() ? "key" : "query (as key)";
+    const std::string key_name = in.key.size() ? "key" : q + " (as key)";
     ATTN_RETURN_IF_ERROR(HasShape(key_name, d.m, d.d_kv_model, d.m, static_cast<long>(d.kv_heads) * d.d_k,
                                   "(m, num_kv_heads·d_k) without projections"));
     if (d.d_value_model % d.kv_heads != 0) {
@@ -152,7 +153,7 @@ Status AttentionInputsValid(const AttentionConfig& c, const AttentionInputs& in)
                                                  Str(c.max_positions));
     }
     if (in.key.size() && in.key.cols() != in.query.cols()) {
-      return Mismatch("key: expected width query.cols() = " + Str(d.d_model) + " for a learned position table, got " +
+      return Mismatch("key: expected width " + q + ".cols() = " + Str(d.d_model) + " for a learned position table, got " +
                       Shape(in.key.rows(), in.key.cols()));
     }
   }
@@ -211,9 +212,9 @@ Status AttentionParametersValid(const AttentionConfig& c, const pipeline::Attent
 }
 
 Status PrepareCall(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
-                   pipeline::AttentionDims* dims, AttentionParameters* complete) {
+                   pipeline::AttentionDims* dims, AttentionParameters* complete, const std::string& query_name) {
   ATTN_RETURN_IF_ERROR(AttentionConfigValid(config));
-  ATTN_RETURN_IF_ERROR(AttentionInputsValid(config, inputs));
+  ATTN_RETURN_IF_ERROR(AttentionInputsValid(config, inputs, query_name));
   const pipeline::AttentionDims d = pipeline::ResolveDims(config, inputs);
   AttentionParameters filled = params;
   ATTN_RETURN_IF_ERROR(InitializeParameters(config, d.d_model, d.d_kv_model, d.d_value_model, &filled));

@@ -2,14 +2,17 @@
 // names the argument, the expected and the given value or shape.
 #pragma once
 
+#include <string>
+
 #include "attn/attention.h"
 #include "pipeline/dims.h"
 
 namespace attn::validate {
 
 Status AttentionConfigValid(const AttentionConfig& config);
-// Assumes AttentionConfigValid.
-Status AttentionInputsValid(const AttentionConfig& config, const AttentionInputs& in);
+// Assumes AttentionConfigValid. Messages call inputs.query `query_name` (SelfAttention's is "x").
+Status AttentionInputsValid(const AttentionConfig& config, const AttentionInputs& in,
+                            const std::string& query_name = "query");
 // Assumes both of the above; `d` from pipeline::ResolveDims(config, in).
 Status AttentionParametersValid(const AttentionConfig& config, const pipeline::AttentionDims& d,
                                 const AttentionParameters& params);
@@ -17,6 +20,7 @@ Status AttentionParametersValid(const AttentionConfig& config, const pipeline::A
 // What Forward and Backward both do first: check config and inputs, seed the parameters `params`
 // leaves empty, check the completed set. Fills *dims and *complete only on success.
 Status PrepareCall(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
-                   pipeline::AttentionDims* dims, AttentionParameters* complete);
+                   pipeline::AttentionDims* dims, AttentionParameters* complete,
+                   const std::string& query_name = "query");
 
 }  // namespace attn::validate
