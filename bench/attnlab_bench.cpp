@@ -9,13 +9,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <functional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "attn/attention.h"
+#include "attn/config_names.h"
 #include "attn/kernels.h"
 #include "peak_rss.h"
 
@@ -62,10 +62,8 @@ Options Parse(int argc, char** argv) {
     else if (flag == "--reps") o.reps = PositiveInt(value);
     else if (flag == "--warmup-ms") o.warmup_ms = std::atof(value);
     else if (flag == "--kernel") {
-      bool found = false;
-      for (attn::KernelId id : attn::AvailableKernels())
-        if (std::strcmp(value, attn::KernelName(id)) == 0) o.kernel = id, found = true;
-      if (!found) Usage("unknown or unavailable kernel");
+      const attn::Status status = attn::ParseKernel(value, &o.kernel);
+      if (!status.ok()) Usage(status.message().c_str());
     } else {
       Usage("unknown option");
     }

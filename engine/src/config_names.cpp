@@ -43,4 +43,16 @@ Status ParsePositionEncoding(const std::string& name, PositionEncoding* out) {
   return ParseName("position", name, kPositionNames, out);
 }
 
+Status ParseKernel(const std::string& name, KernelId* out) {
+  for (int i = 0; i < static_cast<int>(KernelId::kCount); ++i) {
+    const KernelId id = static_cast<KernelId>(i);
+    if (name != KernelName(id)) continue;
+    ATTN_RETURN_IF_ERROR(CheckKernelAvailable(id));
+    *out = id;
+    return Status::Ok();
+  }
+  return Status(StatusCode::kUnknownOption,
+                "kernel: expected one of " + AvailableKernelNames() + ", got '" + name + "'");
+}
+
 }  // namespace attn

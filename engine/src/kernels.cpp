@@ -43,11 +43,15 @@ std::string AvailableKernelNames() {
   return names;
 }
 
+Status CheckKernelAvailable(KernelId id) {
+  if (KernelAvailable(id)) return Status::Ok();
+  return Status(StatusCode::kUnknownOption, std::string("kernel: ") + KernelName(id) +
+                                                " is not available in this build on this CPU (available: " +
+                                                AvailableKernelNames() + ")");
+}
+
 Status MatMul(KernelId kernel, const Matrix& a, const Matrix& b, Matrix* out) {
-  if (!KernelAvailable(kernel)) {
-    return Status(StatusCode::kUnknownOption, std::string("kernel: ") + KernelName(kernel) +
-                                                  " is not available here (available: " + AvailableKernelNames() + ")");
-  }
+  ATTN_RETURN_IF_ERROR(CheckKernelAvailable(kernel));
   if (a.cols() != b.rows()) {
     return Status(StatusCode::kShapeMismatch, "matmul: a is (" + std::to_string(a.rows()) + ", " +
                                                   std::to_string(a.cols()) + ") but b has " + std::to_string(b.rows()) +

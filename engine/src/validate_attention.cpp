@@ -46,11 +46,7 @@ Status Parameter(const std::string& name, const Matrix& m, int rows, int cols, c
 
 Status AttentionConfigValid(const AttentionConfig& c) {
   ATTN_RETURN_IF_ERROR(KnownEnum("kernel", c.kernel));
-  if (!KernelAvailable(c.kernel)) {
-    return Status(StatusCode::kUnknownOption, std::string("kernel: ") + KernelName(c.kernel) +
-                                                  " is not available in this build on this CPU (available: " +
-                                                  AvailableKernelNames() + ")");
-  }
+  ATTN_RETURN_IF_ERROR(CheckKernelAvailable(c.kernel));
   ATTN_RETURN_IF_ERROR(KnownEnum("score", c.score));
   ATTN_RETURN_IF_ERROR(KnownEnum("normalizer", c.normalizer));
   ATTN_RETURN_IF_ERROR(KnownEnum("position", c.position));

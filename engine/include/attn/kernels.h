@@ -29,6 +29,8 @@ bool KernelAvailable(KernelId id);
 KernelId FastestKernel();
 // "reference, eigen, avx2": for messages.
 std::string AvailableKernelNames();
+// Ok, or kUnknownOption "kernel: avx512 is not available in this build on this CPU (available: …)".
+Status CheckKernelAvailable(KernelId id);
 
 // out = a b on the variant's GEMM (reference: plain loops; eigen: Eigen's).   a: (m, k), b: (k, n)
 Status MatMul(KernelId kernel, const Matrix& a, const Matrix& b, Matrix* out);
