@@ -2,9 +2,12 @@
 // of how a seed becomes numbers must show up here first. Values written as hex floats (exact).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <initializer_list>
+#include <random>
 
 #include "attn/attention.h"
+#include "attn/seeded_random.h"
 #include "support/random.h"
 
 namespace attn {
@@ -36,6 +39,29 @@ TEST(SeededValues, InitializeParameters) {
 TEST(SeededValues, TestRandomMatrix) {
   ExpectBits(testing::RandomMatrix(1, 3, 5), {-0x1.1cadd4p-1f, -0x1.c77eep-1f, 0x1.7ba13cp-1f});
   ExpectBits(testing::RandomMatrix(1, 3, 12, -2.5f, 0.5f), {-0x1.04cd2ep+1f, -0x1.294d3ep+0f, -0x1.1e914p-2f});
+}
+
+TEST(SeededRandom, MapsMt19937OutputByHand) {
+  std::mt19937 plain(3);
+  std::seed_seq sequence{3u, 8u};
+  std::mt19937 streamed(sequence);
+  SeededRandom a(3), b(3), c(3, 8);
+  for (int i = 0; i < 4; ++i) {
+    const uint32_t bits = static_cast<uint32_t>(plain());
+    EXPECT_EQ(a.Bits(), bits);
+    EXPECT_EQ(b.Unit(), static_cast<float>(bits >> 8) / 16777216.0f);
+    EXPECT_EQ(c.Bits(), static_cast<uint32_t>(streamed()));
+  }
+  SeededRandom r(5);
+  for (int i = 0; i < 1000; ++i) {
+    const float u = r.Uniform(-3.0f, 2.0f);
+    EXPECT_TRUE(u >= -3.0f && u < 2.0f) << u;
+    EXPECT_LT(r.Below(7), 7u);
+    EXPECT_TRUE(std::isfinite(r.Normal()));
+    EXPECT_TRUE(std::isfinite(r.ScaledNormalFloat(2.0f)));
+  }
+  EXPECT_EQ(BoxMuller(1.0, 0.25), 0.0);  // √(−2 ln 1) = 0
+  EXPECT_EQ(BoxMuller(1.0f, 0.25f, 3.0f), 0.0f);
 }
 
 }  // namespace
