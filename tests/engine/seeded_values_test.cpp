@@ -3,24 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <initializer_list>
 #include <random>
 
 #include "attn/attention.h"
 #include "attn/seeded_random.h"
+#include "support/expect_close.h"
 #include "support/random.h"
 
 namespace attn {
 namespace {
 
-void ExpectBits(const Matrix& got, std::initializer_list<float> want) {
-  ASSERT_EQ(got.size(), static_cast<Eigen::Index>(want.size()));
-  Eigen::Index i = 0;
-  for (float w : want) {
-    EXPECT_EQ(got.data()[i], w) << "entry " << i << ": got " << got.data()[i];
-    ++i;
-  }
-}
+using testing::BitsEqual;
 
 TEST(SeededValues, InitializeParameters) {
   AttentionConfig c;
@@ -30,15 +23,15 @@ TEST(SeededValues, InitializeParameters) {
   c.score = ScoreFunction::kAdditive;
   AttentionParameters p;
   ASSERT_TRUE(InitializeParameters(c, 4, 4, 4, &p).ok());
-  ExpectBits(p.wq.topLeftCorner(1, 3), {-0x1.a907p-8f, -0x1.ff399p-2f, -0x1.b6b9ap-3f});
-  ExpectBits(p.wo.bottomRightCorner(1, 3), {0x1.fdf928p-2f, -0x1.56a928p-3f, 0x1.23aa3p-4f});
-  ExpectBits(p.bv.leftCols(3), {0x1.6425f4p-2f, -0x1.fa4cdp-3f, 0x1.6ad38p-4f});
-  ExpectBits(p.additive_v.at(1).leftCols(2), {-0x1.1bd6b8p-1f, -0x1.8594cp-2f});
+  EXPECT_TRUE(BitsEqual(p.wq.topLeftCorner(1, 3), {-0x1.a907p-8f, -0x1.ff399p-2f, -0x1.b6b9ap-3f}));
+  EXPECT_TRUE(BitsEqual(p.wo.bottomRightCorner(1, 3), {0x1.fdf928p-2f, -0x1.56a928p-3f, 0x1.23aa3p-4f}));
+  EXPECT_TRUE(BitsEqual(p.bv.leftCols(3), {0x1.6425f4p-2f, -0x1.fa4cdp-3f, 0x1.6ad38p-4f}));
+  EXPECT_TRUE(BitsEqual(p.additive_v.at(1).leftCols(2), {-0x1.1bd6b8p-1f, -0x1.8594cp-2f}));
 }
 
 TEST(SeededValues, TestRandomMatrix) {
-  ExpectBits(testing::RandomMatrix(1, 3, 5), {-0x1.1cadd4p-1f, -0x1.c77eep-1f, 0x1.7ba13cp-1f});
-  ExpectBits(testing::RandomMatrix(1, 3, 12, -2.5f, 0.5f), {-0x1.04cd2ep+1f, -0x1.294d3ep+0f, -0x1.1e914p-2f});
+  EXPECT_TRUE(BitsEqual(testing::RandomMatrix(1, 3, 5), {-0x1.1cadd4p-1f, -0x1.c77eep-1f, 0x1.7ba13cp-1f}));
+  EXPECT_TRUE(BitsEqual(testing::RandomMatrix(1, 3, 12, -2.5f, 0.5f), {-0x1.04cd2ep+1f, -0x1.294d3ep+0f, -0x1.1e914p-2f}));
 }
 
 TEST(SeededRandom, MapsMt19937OutputByHand) {
