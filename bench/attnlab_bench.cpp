@@ -1,22 +1,25 @@
 // attnlab's side of `npm run bench`: one measurement per process, one JSON line on stdout.
 //   attnlab_bench forward --n N [--warmup-ms W] [--reps R] [--kernel K] [--d-model D] [--heads H]
-//       full multi-head forward (Wq, Wk, Wv, Wo with biases) through ForwardOutput
+//       the benchmark layer's forward (lessons/bench_layer.h) through ForwardOutput
 //   attnlab_bench gemm --m M --k K --n N [--warmup-ms W] [--reps R] [--kernel K]
 //   attnlab_bench peak [--kernel K]          this core's multiply-add peak with K's vectors
+//   attnlab_bench layer [--ns N,N...] [--d-model D] [--heads H]
+//       the benchmark layer: d_model, heads, seed and the FLOPs of one forward at each n
 // The same source builds natively (impl "attnlab-native") and with Emscripten for node
 // (impl "attnlab-wasm"); bench/run.mjs runs both beside the peers.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <functional>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "attn/attention.h"
+#include "attn/config_names.h"
 #include "attn/kernels.h"
+#include "attn/seeded_random.h"
+#include "lessons/bench_layer.h"
 #include "peak_rss.h"
 
 namespace {
@@ -25,7 +28,9 @@ using Clock = std::chrono::steady_clock;
 
 struct Options {
   std::string command;
-  int n = 1024, m = 0, k = 0, d_model = 256, heads = 4, reps = 5;
+  int n = 1024, m = 0, k = 0, reps = 5;
+  std::vector<int> ns;  // layer: the n to give FLOPs for
+  lessons::BenchLayer layer;
   double warmup_ms = 1500.0;
   attn::KernelId kernel = attn::FastestKernel();
 };
@@ -34,7 +39,8 @@ struct Options {
   std::fprintf(stderr,
                "attnlab_bench: %s\nusage: attnlab_bench forward --n N [--warmup-ms W] [--reps R] [--kernel K] "
                "[--d-model D] [--heads H]\n       attnlab_bench gemm --m M --k K --n N [--warmup-ms W] [--reps R] "
-               "[--kernel K]\n       attnlab_bench peak [--kernel K]\nkernels here: %s\n",
+               "[--kernel K]\n       attnlab_bench peak [--kernel K]\n       attnlab_bench layer [--ns N,N...] "
+               "[--d-model D] [--heads H]\nkernels here: %s\n",
                why, attn::AvailableKernelNames().c_str());
   std::exit(2);
 }
@@ -44,6 +50,17 @@ int PositiveInt(const char* text) {
   const long v = std::strtol(text, &end, 10);
   if (*end != '\0' || v < 1 || v > (1 << 24)) Usage("expected a positive integer");
   return static_cast<int>(v);
+}
+
+std::vector<int> PositiveInts(const std::string& text) {
+  std::vector<int> values;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    values.push_back(PositiveInt(text.substr(start, comma - start).c_str()));
+    start = comma + 1;
+  }
+  return values;
 }
 
 Options Parse(int argc, char** argv) {
@@ -57,28 +74,19 @@ Options Parse(int argc, char** argv) {
     if (flag == "--n") o.n = PositiveInt(value);
     else if (flag == "--m") o.m = PositiveInt(value);
     else if (flag == "--k") o.k = PositiveInt(value);
-    else if (flag == "--d-model") o.d_model = PositiveInt(value);
-    else if (flag == "--heads") o.heads = PositiveInt(value);
+    else if (flag == "--ns") o.ns = PositiveInts(value);
+    else if (flag == "--d-model") o.layer.d_model = PositiveInt(value);
+    else if (flag == "--heads") o.layer.heads = PositiveInt(value);
     else if (flag == "--reps") o.reps = PositiveInt(value);
     else if (flag == "--warmup-ms") o.warmup_ms = std::atof(value);
     else if (flag == "--kernel") {
-      bool found = false;
-      for (attn::KernelId id : attn::AvailableKernels())
-        if (std::strcmp(value, attn::KernelName(id)) == 0) o.kernel = id, found = true;
-      if (!found) Usage("unknown or unavailable kernel");
+      const attn::Status status = attn::ParseKernel(value, &o.kernel);
+      if (!status.ok()) Usage(status.message().c_str());
     } else {
       Usage("unknown option");
     }
   }
   return o;
-}
-
-attn::Matrix Uniform(int rows, int cols, uint32_t seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  attn::Matrix x(rows, cols);
-  for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = dist(gen);
-  return x;
 }
 
 // Warm up for warmup_ms (at least once), then time `reps` runs; returns the sorted samples in ms.
@@ -117,15 +125,11 @@ void PrintError(const Options& o, const std::string& message) {
 }
 
 int Forward(const Options& o) {
-  attn::AttentionConfig config;
-  config.kernel = o.kernel;
-  config.num_heads = o.heads;
-  config.project_inputs = config.project_output = config.use_bias = true;
-  config.seed = 7;
+  const attn::AttentionConfig config = o.layer.Config(o.kernel);
   attn::AttentionInputs inputs;
-  inputs.query = Uniform(o.n, o.d_model, 1);
+  inputs.query = o.layer.Input(o.n);
   attn::AttentionParameters params;  // seeded once, outside the timing
-  attn::Status status = attn::InitializeParameters(config, o.d_model, o.d_model, o.d_model, &params);
+  attn::Status status = o.layer.Parameters(&params);
   attn::Matrix out;
   const auto run = [&] {
     if (status.ok()) status = attn::ForwardOutput(config, inputs, params, &out);
@@ -140,8 +144,7 @@ int Forward(const Options& o) {
     PrintError(o, status.message());
     return 0;
   }
-  const double d = o.d_model, n = o.n;
-  const double flops = 2.0 * n * d * d * 4.0 + 4.0 * n * n * d;
+  const double flops = o.layer.Flops(o.n);
   const double ms = Median(samples);
   std::printf(
       "{\"impl\":\"%s\",\"variant\":\"%s\",\"fused\":%s,\"n\":%d,\"ms\":%.4f,\"gflops\":%.3f,\"samples\":%s,"
@@ -153,7 +156,8 @@ int Forward(const Options& o) {
 
 int Gemm(const Options& o) {
   if (o.m == 0 || o.k == 0) Usage("gemm needs --m, --k and --n");
-  const attn::Matrix a = Uniform(o.m, o.k, 1), b = Uniform(o.k, o.n, 2);
+  const attn::Matrix a = attn::SeededRandom(1).UniformMatrix(o.m, o.k, -1.0f, 1.0f),
+                     b = attn::SeededRandom(2).UniformMatrix(o.k, o.n, -1.0f, 1.0f);
   attn::Matrix c;
   attn::Status status;
   const std::vector<double> samples = Time([&] { status = attn::MatMul(o.kernel, a, b, &c); }, o.warmup_ms, o.reps);
@@ -174,6 +178,22 @@ int Peak(const Options& o) {
   return 0;
 }
 
+// {"impl":…,"d_model":D,"heads":H,"seed":S,"bias":true,"flops_formula":"…","flops":{"64":F,…}}: what
+// bench/run.mjs reports and divides by, so the layer's numbers exist only in lessons/bench_layer.h.
+int Layer(const Options& o) {
+  std::string flops;
+  char buf[64];
+  for (size_t i = 0; i < o.ns.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%s\"%d\":%.0f", i ? "," : "", o.ns[i], o.layer.Flops(o.ns[i]));
+    flops += buf;
+  }
+  std::printf("{\"impl\":\"%s\",\"d_model\":%d,\"heads\":%d,\"seed\":%u,\"bias\":%s,\"flops_formula\":\"%s\","
+              "\"flops\":{%s}}\n",
+              ATTN_BENCH_IMPL, o.layer.d_model, o.layer.heads, static_cast<unsigned>(o.layer.seed),
+              o.layer.Config(o.kernel).use_bias ? "true" : "false", lessons::BenchLayer::FlopsFormula(), flops.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -181,5 +201,6 @@ int main(int argc, char** argv) {
   if (o.command == "forward") return Forward(o);
   if (o.command == "gemm") return Gemm(o);
   if (o.command == "peak") return Peak(o);
+  if (o.command == "layer") return Layer(o);
   Usage("unknown command");
 }

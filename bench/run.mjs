@@ -1,5 +1,6 @@
 // The benchmark: attnlab (native and WebAssembly) against its peers on one full multi-head attention
-// forward (fp32, batch 1, d_model 256, 4 heads, Wq Wk Wv Wo with biases, one thread).
+// forward, one thread: the layer of lessons/bench_layer.h, whose d_model, heads and FLOPs this script
+// reads from `attnlab_bench layer` (so they are written down once, in C++).
 //
 //   node bench/run.mjs [--quick] [--only impl,impl] [--markdown bench/RESULTS.md]
 //                      [--ns 64,256] [--reps 5] [--rounds 2] [--warmup-ms 1500]
@@ -20,7 +21,6 @@ import zlib from 'node:zlib';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(BENCH);
-const D = 256;
 const PEER_NS = [64, 256, 1024, 4096];
 const ATTNLAB_ONLY_NS = [16384];
 const PEER_MAX_N = 4096;  // peers at n = 16384 are not asked for (ort-web already needs 721 MB at 4096)
@@ -28,7 +28,29 @@ const PYTHON = process.env.ATTNLAB_BENCH_PYTHON || '/usr/bin/python3';  // Debia
 const NODE = [process.execPath, '--no-experimental-fetch'];
 const CHILD_TIMEOUT_MS = 15 * 60 * 1000;
 
-export const flops = (n) => 2 * n * D * D * 4 + 4 * n * n * D;
+
+// attnlab_bench's binaries: the native one and the node one.
+const benchBinaries = (buildDir) => ({
+  native: path.resolve(ROOT, buildDir, 'native/bench/attnlab_bench'),
+  wasm: path.resolve(ROOT, buildDir, 'wasm/bench/attnlab_bench.js'),
+});
+
+// The benchmark layer as attnlab_bench describes it (lessons/bench_layer.h), from whichever build
+// exists: {d_model, heads, seed, bias, flops_formula, flops: {n: FLOPs of one forward}} for every n.
+export function benchLayer(buildDir, ns) {
+  const bin = benchBinaries(buildDir);
+  const cmd = fs.existsSync(bin.native) ? [bin.native] : fs.existsSync(bin.wasm) ? [...NODE, bin.wasm] : null;
+  if (!cmd) {
+    throw new Error(`attnlab_bench is not built (${path.relative(ROOT, bin.native)} or ${path.relative(ROOT, bin.wasm)}), ` +
+                    'and it defines the layer: npm run bench builds it, or cmake --build --preset native-release --target attnlab_bench');
+  }
+  const { row } = runChild([...cmd, 'layer', '--ns', ns.join(',')], 'attnlab_bench layer');
+  const missing = ns.filter((n) => !Number.isFinite(row.flops?.[n]));
+  if (row.error || !(row.d_model > 0 && row.heads > 0) || missing.length) {
+    throw new Error(row.error ?? `attnlab_bench layer: no d_model, heads or FLOPs for n = ${missing.join(', ')}`);
+  }
+  return row;
+}
 
 // ---------------------------------------------------------------------------------------------- options
 function parseOptions(argv) {
@@ -68,8 +90,7 @@ function parseOptions(argv) {
 // Each unit is one (impl, variant) and the command that runs it; group: which peak and which attnlab
 // it is compared with.
 function units(buildDir) {
-  const nativeBin = path.resolve(ROOT, buildDir, 'native/bench/attnlab_bench');
-  const wasmJs = path.resolve(ROOT, buildDir, 'wasm/bench/attnlab_bench.js');
+  const { native: nativeBin, wasm: wasmJs } = benchBinaries(buildDir);
   const peer = (f) => path.join(BENCH, 'peers', f);
   return [
     { impl: 'attnlab-wasm', group: 'wasm', cmd: [...NODE, wasmJs, 'forward'], needs: wasmJs },
@@ -122,7 +143,7 @@ export function shortError(message) {
 }
 
 // ------------------------------------------------------------------------------------------ measuring
-function measure(o) {
+function measure(o, layer) {
   const all = units(o.buildDir).filter((u) => !o.only || o.only.includes(u.impl));
   if (o.only) {
     const known = new Set(all.map((u) => u.impl));
@@ -166,16 +187,16 @@ function measure(o) {
                not_built: a.errors[0] === 'not built' || undefined };
     }
     const ms = median(a.samples);
-    return { ...base, ms: round(ms, 4), gflops: round(flops(a.n) / ms / 1e6, 3),
+    return { ...base, ms: round(ms, 4), gflops: round(layer.flops[a.n] / ms / 1e6, 3),
              peak_rss_mb: a.rss.length ? Math.max(...a.rss) : null, samples: a.samples, ...a.extra };
   });
 }
 
-// attnlab_bench peak / gemm, native and wasm: {native: {peak, gemm}, wasm: {...}}, nulls when not built.
-function measurePeaks(o) {
+// attnlab_bench peak / gemm (the projection GEMM at n = 4096), native and wasm: {native: {peak, gemm},
+// wasm: {...}}, nulls when not built.
+function measurePeaks(o, layer) {
   const out = { native: {}, wasm: {} };
-  const nativeBin = path.resolve(ROOT, o.buildDir, 'native/bench/attnlab_bench');
-  const wasmJs = path.resolve(ROOT, o.buildDir, 'wasm/bench/attnlab_bench.js');
+  const { native: nativeBin, wasm: wasmJs } = benchBinaries(o.buildDir);
   for (const [group, cmd, needs] of [['native', [nativeBin], nativeBin], ['wasm', [...NODE, wasmJs], wasmJs]]) {
     if (o.only && !o.only.includes(`attnlab-${group}`) && !o.only.some((i) => groupOf(i) === group)) continue;
     if (!fs.existsSync(needs)) {
@@ -183,12 +204,14 @@ function measurePeaks(o) {
       continue;
     }
     const peak = runChild([...cmd, 'peak'], `attnlab-${group} peak`).row;
-    const gemm = runChild([...cmd, 'gemm', '--m', '4096', '--k', '256', '--n', '256', '--warmup-ms', '500', '--reps', '5'],
+    const d = String(layer.d_model);
+    const gemm = runChild([...cmd, 'gemm', '--m', '4096', '--k', d, '--n', d, '--warmup-ms', '500', '--reps', '5'],
                           `attnlab-${group} gemm`).row;
     out[group] = {
       peak_gflops: Number.isFinite(peak.peak_gflops) ? peak.peak_gflops : null,
       peak_variant: peak.variant ?? null,
       gemm_gflops: Number.isFinite(gemm.gemm_gflops) ? gemm.gemm_gflops : null,
+      gemm_shape: `4096×${d}×${d}`,
       error: peak.error ?? gemm.error ?? ((Number.isFinite(peak.peak_gflops) && Number.isFinite(gemm.gemm_gflops)) ? undefined : 'no peak_gflops / gemm_gflops in the output'),
     };
     process.stderr.write(`bench: attnlab-${group} peak ${out[group].peak_gflops ?? '?'} GFLOP/s, GEMM ${out[group].gemm_gflops ?? '?'} GFLOP/s\n`);
@@ -263,8 +286,8 @@ function variantsTable(rows) {
 function gemmLines(peaks) {
   return ['native', 'wasm'].filter((g) => Object.keys(peaks[g]).length).map((g) => {
     const p = peaks[g];
-    if (p.peak_gflops == null || p.gemm_gflops == null) return `- GEMM 4096×256×256, attnlab-${g}: ${p.error ?? 'not measured'}`;
-    return `- GEMM 4096×256×256, attnlab-${g}: ${fmt(p.gemm_gflops)} GFLOP/s = ${fmt(100 * p.gemm_gflops / p.peak_gflops)}% ` +
+    if (p.peak_gflops == null || p.gemm_gflops == null) return `- GEMM${p.gemm_shape ? ' ' + p.gemm_shape : ''}, attnlab-${g}: ${p.error ?? 'not measured'}`;
+    return `- GEMM ${p.gemm_shape}, attnlab-${g}: ${fmt(p.gemm_gflops)} GFLOP/s = ${fmt(100 * p.gemm_gflops / p.peak_gflops)}% ` +
            `of the measured SIMD mul+add peak (${fmt(p.peak_gflops)} GFLOP/s, ${p.peak_variant ?? '?'}, one core)`;
   });
 }
@@ -329,18 +352,18 @@ function environment() {
   };
 }
 
-function report(rows, peaks, page, o, env, seconds) {
+function report(rows, peaks, page, o, env, seconds, layer) {
   const torch = rows.find((r) => r.impl === 'pytorch' && r.version);
   const args = process.argv.slice(2).join(' ');
   return [
     `# attnlab benchmark`,
     '',
-    `One full multi-head attention forward: fp32, batch 1, d_model 256, 4 heads, the four projections Wq, Wk, Wv,`,
-    `Wo with biases, one thread. ms is the median of ${o.rounds * o.reps} runs (${o.rounds} round${o.rounds > 1 ? 's' : ''} × ${o.reps}, ` +
+    `One full multi-head attention forward: fp32, batch 1, d_model ${layer.d_model}, ${layer.heads} heads, the four ` +
+    `projections Wq, Wk, Wv, Wo${layer.bias ? ' with biases' : ''}, one thread. ms is the median of ${o.rounds * o.reps} runs (${o.rounds} round${o.rounds > 1 ? 's' : ''} × ${o.reps}, ` +
     `each in a fresh process after ${o.warmupMs} ms of warm-up); peak RSS is the process's VmHWM. Each peer is shown at ` +
     `its best variant (all variants below). "attnlab ×faster" is peer ms / attnlab ms (attnlab-wasm for the wasm ` +
     `peers, attnlab-native for the native ones); "% of peak" is against attnlab_bench's measured one-core SIMD ` +
-    `mul+add peak (wasm rows against the wasm peak, native rows against the native one). FLOPs = 2·n·d²·4 + 4·n²·d.`,
+    `mul+add peak (wasm rows against the wasm peak, native rows against the native one). FLOPs = ${layer.flops_formula}.`,
     '',
     `- date: ${env.date}`,
     `- CPU: ${env.cpu}`,
@@ -381,10 +404,11 @@ function report(rows, peaks, page, o, env, seconds) {
 // ------------------------------------------------------------------------------------------------ main
 async function main() {
   const o = parseOptions(process.argv.slice(2));
+  const layer = benchLayer(o.buildDir, o.ns);
   const t0 = Date.now();
   const env = environment();
-  const peaks = measurePeaks(o);
-  const rows = measure(o);
+  const peaks = measurePeaks(o, layer);
+  const rows = measure(o, layer);
   const page = pageSize(o.buildDir);
   const seconds = (Date.now() - t0) / 1000;
 
@@ -401,7 +425,7 @@ async function main() {
   console.log(`\nbench: ${rows.length} rows in ${path.relative(process.cwd(), jsonPath)} (${Math.round(seconds)} s)`);
   if (o.markdown) {
     const md = path.resolve(ROOT, o.markdown);
-    fs.writeFileSync(md, report(rows, peaks, page, o, env, seconds));
+    fs.writeFileSync(md, report(rows, peaks, page, o, env, seconds, layer));
     console.log(`bench: report in ${path.relative(process.cwd(), md)}`);
   }
 }

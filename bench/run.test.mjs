@@ -1,6 +1,7 @@
-// The bench orchestrator's own checks: node --test bench/
-// Pure parts (FLOPs, best variant and its fallback, ratios, targets, error text, the child's result
-// line) plus one real --quick run of the fastest peer.
+// The bench orchestrator's own checks: node --test bench/ (after a build: the layer's size and FLOPs
+// come from attnlab_bench). Pure parts (best variant and its fallback, ratios, targets, error text,
+// the child's result line), the layer as attnlab_bench reports it, one real --quick run of the
+// fastest peer.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -8,16 +9,22 @@ import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { bestRows, flops, runChild, shortError, table, targets } from './run.mjs';
+import { benchLayer, bestRows, runChild, shortError, table, targets } from './run.mjs';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
-const row = (impl, n, ms, extra = {}) => ({ impl, n, ms, gflops: ms == null ? null : flops(n) / ms / 1e6,
-                                             peak_rss_mb: 100, ...extra });
+const row = (impl, n, ms, extra = {}) => ({ impl, n, ms, gflops: ms == null ? null : 1e3 / ms, peak_rss_mb: 100,
+                                             ...extra });
 const ORT_OVERFLOW = 'failed to call OrtRun(). ERROR_CODE: 1, ERROR_MESSAGE: /a/b/onnxruntime/core/common/safeint.h:17 ' +
   'static void SafeIntExceptionHandler<onnxruntime::OnnxRuntimeException>::SafeIntOnOverflow() Integer overflow';
 
-test('FLOPs: 2·n·d²·4 + 4·n²·d with d = 256', () => {
-  assert.equal(flops(1024), 2 * 1024 * 256 * 256 * 4 + 4 * 1024 * 1024 * 256);
+test('the layer comes from attnlab_bench: d_model 256, 4 heads, FLOPs 2·n·d²·4 + 4·n²·d', () => {
+  const layer = benchLayer('build', [64, 1024]);
+  assert.equal(layer.d_model, 256);
+  assert.equal(layer.heads, 4);
+  assert.equal(layer.bias, true);
+  assert.equal(layer.flops_formula, '2·n·d²·4 + 4·n²·d');
+  assert.equal(layer.flops[1024], 2 * 1024 * 256 * 256 * 4 + 4 * 1024 * 1024 * 256);
+  assert.equal(layer.flops[64], 2 * 64 * 256 * 256 * 4 + 4 * 64 * 64 * 256);
 });
 
 test('onnxruntime error text is shortened to its message', () => {

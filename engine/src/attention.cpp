@@ -2,46 +2,50 @@
 // variant the config names.
 #include "attn/attention.h"
 
-#include "attn/reference/forward.h"
+#include <string>
+
+#include "attn/reference/ops.h"
+#include "attn/validate.h"
 #include "kernels/eigen_ops.h"
 #include "kernels/simd_ops.h"
-#include "attn/validate.h"
+#include "pipeline/forward.h"
 #include "validate_attention.h"
 
 namespace attn {
 
 float EffectiveScale(const AttentionConfig& config, int d_k) {
-  return static_cast<float>(reference::ResolveScale(config, d_k));
+  return static_cast<float>(pipeline::ResolveScale(config, d_k));
 }
 
-namespace simd {
+namespace {
 
-const KernelTable*& ActiveKernelTable() {
-  static thread_local const KernelTable* table = nullptr;
-  return table;
-}
-
-}  // namespace simd
-
-Status Forward(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
-               AttentionResult* out) {
-  reference::AttentionDims d;
+// Forward, with messages that call inputs.query `query_name`.
+Status ForwardNamed(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
+                    const std::string& query_name, AttentionResult* out) {
+  pipeline::AttentionDims d;
   AttentionParameters complete;
-  ATTN_RETURN_IF_ERROR(validate::PrepareCall(config, inputs, params, &d, &complete));
+  ATTN_RETURN_IF_ERROR(validate::PrepareCall(config, inputs, params, &d, &complete, query_name));
 
   AttentionResult result;
   if (config.kernel == KernelId::kReference) {
-    reference::ForwardPipeline<float, reference::ReferenceOps<float>>(config, inputs, complete, &result);
+    pipeline::ForwardPipeline<float, reference::ReferenceOps<float>>(config, inputs, complete, &result);
   } else if (config.kernel == KernelId::kEigen) {
-    reference::ForwardPipeline<float, eigen::EigenOps<float>>(config, inputs, complete, &result);
+    pipeline::ForwardPipeline<float, eigen::EigenOps<float>>(config, inputs, complete, &result);
   } else {
     const simd::ScopedKernelTable use(simd::FindKernelTable(config.kernel));  // available: PrepareCall checked
-    reference::ForwardPipeline<float, simd::SimdOps>(config, inputs, complete, &result);
+    pipeline::ForwardPipeline<float, simd::SimdOps>(config, inputs, complete, &result);
   }
   // Finite inputs can still overflow float32 (|x| ~ 1e19 gives x·xᵀ = inf); report it instead of drawing NaN.
   ATTN_RETURN_IF_ERROR(validate::AllFinite("output (scores overflowed float32; scale the inputs down)", result.output));
   *out = std::move(result);
   return Status::Ok();
+}
+
+}  // namespace
+
+Status Forward(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
+               AttentionResult* out) {
+  return ForwardNamed(config, inputs, params, "query", out);
 }
 
 Status Forward(const AttentionConfig& config, const AttentionInputs& inputs, AttentionResult* out) {
@@ -51,10 +55,7 @@ Status Forward(const AttentionConfig& config, const AttentionInputs& inputs, Att
 Status SelfAttention(const AttentionConfig& config, const Matrix& x, AttentionResult* out) {
   AttentionInputs inputs;
   inputs.query = x;
-  const Status status = Forward(config, inputs, out);
-  if (status.ok() || status.message().rfind("query", 0) != 0) return status;
-  // The first slice called its input x; keep naming it so.
-  return Status(status.code(), "x" + status.message().substr(5));
+  return ForwardNamed(config, inputs, AttentionParameters(), "x", out);  // the first slice calls its input x
 }
 
 }  // namespace attn

@@ -2,9 +2,10 @@
 // kernel covers, each head runs FlashAttention (kernels/simd/flash_attention.h) straight into its
 // columns of the concatenation, so memory stays O(n·d); otherwise it is Forward's output.
 #include "attn/attention.h"
-#include "attn/reference/forward.h"
-#include "kernels/simd_ops.h"
+
 #include "attn/validate.h"
+#include "kernels/simd_ops.h"
+#include "pipeline/forward.h"
 #include "validate_attention.h"
 
 namespace attn {
@@ -27,14 +28,14 @@ Status ForwardOutput(const AttentionConfig& config, const AttentionInputs& input
     *output = std::move(result.output);
     return Status::Ok();
   }
-  reference::AttentionDims d;
+  pipeline::AttentionDims d;
   AttentionParameters complete;
   ATTN_RETURN_IF_ERROR(validate::PrepareCall(config, inputs, params, &d, &complete));
 
   const simd::KernelTable* table = simd::FindKernelTable(config.kernel);
   const simd::ScopedKernelTable use(table);
   AttentionResult projected;  // inputs after positions, and the key/value caches: O(n·d)
-  const Matrix q_all = reference::ProjectInputs<float, simd::SimdOps>(config, inputs, complete, d, &projected);
+  const Matrix q_all = pipeline::ProjectInputs<float, simd::SimdOps>(config, inputs, complete, d, &projected);
   const float scale = EffectiveScale(config, d.d_k) / config.temperature;
   const bool rope = config.position == PositionEncoding::kRope;
   Matrix concat(d.n, d.heads * d.d_v);  // (n, h d_v)
@@ -42,7 +43,7 @@ Status ForwardOutput(const AttentionConfig& config, const AttentionInputs& input
   for (int head = 0; head < d.heads; ++head) {
     const Matrix& k = projected.present_key[head / d.group];
     const Matrix& v = projected.present_value[head / d.group];
-    if (rope) rotated = reference::HeadQuery(config, d, q_all, head);
+    if (rope) rotated = pipeline::HeadQuery(config, d, q_all, head);
     simd::FlashAttentionArgs args;
     args.q = rope ? rotated.data() : q_all.data() + head * d.d_k;
     args.ldq = rope ? d.d_k : static_cast<int>(q_all.cols());
@@ -56,7 +57,7 @@ Status ForwardOutput(const AttentionConfig& config, const AttentionInputs& input
     args.window_left = config.window_left, args.window_right = config.window_right;
     table->flash_attention(args);
   }
-  Matrix result = reference::ProjectIf<float, simd::SimdOps>(config.project_output, config.use_bias, concat,
+  Matrix result = pipeline::ProjectIf<float, simd::SimdOps>(config.project_output, config.use_bias, concat,
                                                              complete.wo, complete.bo);
   ATTN_RETURN_IF_ERROR(validate::AllFinite("output (scores overflowed float32; scale the inputs down)", result));
   *output = std::move(result);

@@ -1,10 +1,11 @@
-// Backward entry point: same checks as Forward, then the forward and backward pipelines with the
-// kernel variant the config names.
+// Backward entry point: same checks as Forward, then the forward and backward pipelines on the
+// reference loops (kReference) or on Eigen (every other kernel, the SIMD variants included).
 #include "attn/grad.h"
 
-#include "attn/reference/backward.h"
-#include "kernels/eigen_ops.h"
+#include "attn/reference/ops.h"
 #include "attn/validate.h"
+#include "kernels/eigen_ops.h"
+#include "pipeline/backward.h"
 #include "validate_attention.h"
 
 namespace attn {
@@ -14,15 +15,15 @@ template <typename Ops>
 void RunForwardBackward(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
                         const Matrix& d_output, AttentionGradients* grad) {
   AttentionResult fwd;
-  reference::ForwardPipeline<float, Ops>(config, inputs, params, &fwd);
-  reference::BackwardPipeline<float, Ops>(config, inputs, params, fwd, d_output, grad);
+  pipeline::ForwardPipeline<float, Ops>(config, inputs, params, &fwd);
+  pipeline::BackwardPipeline<float, Ops>(config, inputs, params, fwd, d_output, grad);
 }
 
 }  // namespace
 
 Status Backward(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
                 const Matrix& d_output, AttentionGradients* out) {
-  reference::AttentionDims d;
+  pipeline::AttentionDims d;
   AttentionParameters complete;
   ATTN_RETURN_IF_ERROR(validate::PrepareCall(config, inputs, params, &d, &complete));
   ATTN_RETURN_IF_ERROR(validate::HasShape("d_output", d_output.rows(), d_output.cols(), d.n, d.d_out, "(n, d_out)"));

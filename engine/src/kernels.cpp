@@ -1,6 +1,7 @@
 #include "attn/kernels.h"
 
 #include <chrono>
+#include <iterator>
 
 #include "attn/reference/ops.h"
 #include "kernels/eigen_ops.h"
@@ -9,15 +10,17 @@
 
 namespace attn {
 
+namespace {
+
+// In enum order.
+const char* const kKernelNames[] = {"reference", "eigen", "wasm_simd128", "avx2", "avx512"};
+static_assert(std::size(kKernelNames) == static_cast<size_t>(KernelId::kCount), "one name per kernel");
+
+}  // namespace
+
 const char* KernelName(KernelId id) {
-  switch (id) {
-    case KernelId::kReference: return "reference";
-    case KernelId::kEigen: return "eigen";
-    case KernelId::kWasmSimd128: return "wasm_simd128";
-    case KernelId::kAvx2: return "avx2";
-    case KernelId::kAvx512: return "avx512";
-  }
-  return "unknown";
+  const int index = static_cast<int>(id);
+  return index >= 0 && index < static_cast<int>(KernelId::kCount) ? kKernelNames[index] : "unknown";
 }
 
 std::vector<KernelId> AvailableKernels() {
@@ -40,11 +43,15 @@ std::string AvailableKernelNames() {
   return names;
 }
 
+Status CheckKernelAvailable(KernelId id) {
+  if (KernelAvailable(id)) return Status::Ok();
+  return Status(StatusCode::kUnknownOption, std::string("kernel: ") + KernelName(id) +
+                                                " is not available in this build on this CPU (available: " +
+                                                AvailableKernelNames() + ")");
+}
+
 Status MatMul(KernelId kernel, const Matrix& a, const Matrix& b, Matrix* out) {
-  if (!KernelAvailable(kernel)) {
-    return Status(StatusCode::kUnknownOption, std::string("kernel: ") + KernelName(kernel) +
-                                                  " is not available here (available: " + AvailableKernelNames() + ")");
-  }
+  ATTN_RETURN_IF_ERROR(CheckKernelAvailable(kernel));
   if (a.cols() != b.rows()) {
     return Status(StatusCode::kShapeMismatch, "matmul: a is (" + std::to_string(a.rows()) + ", " +
                                                   std::to_string(a.cols()) + ") but b has " + std::to_string(b.rows()) +

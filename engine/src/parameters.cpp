@@ -1,11 +1,10 @@
 // Deterministic parameter initialisation: the same seed gives the same weights on every platform
-// (mt19937 and seed_seq are specified exactly; std distributions are not, so values are mapped
-// from the raw 32-bit output by hand).
+// (attn/seeded_random.h).
 #include <cmath>
-#include <random>
 
 #include "attn/attention.h"
-#include "attn/reference/dims.h"
+#include "attn/seeded_random.h"
+#include "pipeline/dims.h"
 
 namespace attn {
 namespace {
@@ -13,14 +12,7 @@ namespace {
 // Uniform in [-limit, limit), one independent stream per (seed, parameter id), so adding a
 // parameter never changes the others.   -> (rows, cols)
 Matrix SeededUniform(uint32_t seed, uint32_t parameter_id, int rows, int cols, float limit) {
-  std::seed_seq sequence{seed, parameter_id};
-  std::mt19937 gen(sequence);
-  Matrix m(rows, cols);
-  for (Eigen::Index i = 0; i < m.size(); ++i) {
-    const float unit = static_cast<float>(gen() >> 8) * (1.0f / 16777216.0f);  // [0, 1), 24 bits
-    m.data()[i] = limit * (2.0f * unit - 1.0f);
-  }
-  return m;
+  return SeededRandom(seed, parameter_id).SymmetricMatrix(rows, cols, limit);
 }
 
 float FanInLimit(int fan_in) { return 1.0f / std::sqrt(static_cast<float>(fan_in > 0 ? fan_in : 1)); }
@@ -48,8 +40,8 @@ enum ParameterId : uint32_t {
 
 Status InitializeParameters(const AttentionConfig& config, int d_model, int d_kv_model, int d_value_model,
                             AttentionParameters* params) {
-  const reference::AttentionDims d =
-      reference::ResolveDims(config, 1, 1, 0, d_model, d_kv_model, d_value_model, std::nullopt);
+  const pipeline::AttentionDims d =
+      pipeline::ResolveDims(config, 1, 1, 0, d_model, d_kv_model, d_value_model, std::nullopt);
   if (d.heads <= 0 || d.kv_heads <= 0 || d.d_k <= 0 || d.d_v <= 0 || d.d_out <= 0) {
     return Status(StatusCode::kOutOfRange, "InitializeParameters: config gives an empty head or output width");
   }

@@ -45,16 +45,12 @@ Status Parameter(const std::string& name, const Matrix& m, int rows, int cols, c
 }  // namespace
 
 Status AttentionConfigValid(const AttentionConfig& c) {
-  ATTN_RETURN_IF_ERROR(KnownOption("kernel", static_cast<int>(c.kernel), kKernelCount));
-  if (!KernelAvailable(c.kernel)) {
-    return Status(StatusCode::kUnknownOption, std::string("kernel: ") + KernelName(c.kernel) +
-                                                  " is not available in this build on this CPU (available: " +
-                                                  AvailableKernelNames() + ")");
-  }
-  ATTN_RETURN_IF_ERROR(KnownOption("score", static_cast<int>(c.score), 6));
-  ATTN_RETURN_IF_ERROR(KnownOption("normalizer", static_cast<int>(c.normalizer), 5));
-  ATTN_RETURN_IF_ERROR(KnownOption("position", static_cast<int>(c.position), 6));
-  ATTN_RETURN_IF_ERROR(KnownOption("softcap_order", static_cast<int>(c.softcap_order), 2));
+  ATTN_RETURN_IF_ERROR(KnownEnum("kernel", c.kernel));
+  ATTN_RETURN_IF_ERROR(CheckKernelAvailable(c.kernel));
+  ATTN_RETURN_IF_ERROR(KnownEnum("score", c.score));
+  ATTN_RETURN_IF_ERROR(KnownEnum("normalizer", c.normalizer));
+  ATTN_RETURN_IF_ERROR(KnownEnum("position", c.position));
+  ATTN_RETURN_IF_ERROR(KnownEnum("softcap_order", c.softcap_order));
   if (c.scale != 0.0f) ATTN_RETURN_IF_ERROR(Positive("scale", c.scale));
   ATTN_RETURN_IF_ERROR(Positive("temperature", c.temperature));
   ATTN_RETURN_IF_ERROR(Positive("cosine_temperature", c.cosine_temperature));
@@ -77,30 +73,31 @@ Status AttentionConfigValid(const AttentionConfig& c) {
   return Status::Ok();
 }
 
-Status AttentionInputsValid(const AttentionConfig& c, const AttentionInputs& in) {
-  ATTN_RETURN_IF_ERROR(NonEmpty("query", in.query));
-  ATTN_RETURN_IF_ERROR(AllFinite("query", in.query));
+Status AttentionInputsValid(const AttentionConfig& c, const AttentionInputs& in, const std::string& query_name) {
+  const std::string& q = query_name;
+  ATTN_RETURN_IF_ERROR(NonEmpty(q, in.query));
+  ATTN_RETURN_IF_ERROR(AllFinite(q, in.query));
   ATTN_RETURN_IF_ERROR(OptionalInput("key", in.key));
   ATTN_RETURN_IF_ERROR(OptionalInput("value", in.value));
-  const reference::AttentionDims d = reference::ResolveDims(c, in);
+  const pipeline::AttentionDims d = pipeline::ResolveDims(c, in);
   if (in.value.size() && in.value.rows() != d.m) {
     return Mismatch("value: expected " + Str(d.m) + " rows (one per key), got " + Shape(in.value.rows(), in.value.cols()));
   }
   // Head widths.
   if (c.project_inputs) {
     if (c.head_dim == 0 && d.d_model % d.heads != 0) {
-      return Mismatch("num_heads: expected a divisor of d_model = query.cols() = " + Str(d.d_model) + ", got " +
+      return Mismatch("num_heads: expected a divisor of d_model = " + q + ".cols() = " + Str(d.d_model) + ", got " +
                       Str(d.heads) + " (or set head_dim)");
     }
   } else {
     if (d.d_model % d.heads != 0) {
-      return Mismatch("num_heads: expected a divisor of query.cols() = " + Str(d.d_model) + ", got " + Str(d.heads));
+      return Mismatch("num_heads: expected a divisor of " + q + ".cols() = " + Str(d.d_model) + ", got " + Str(d.heads));
     }
     if (c.head_dim != 0 && c.head_dim != d.d_k) {
-      return Mismatch("head_dim: expected 0 or query.cols() / num_heads = " + Str(d.d_k) + " without projections, got " +
+      return Mismatch("head_dim: expected 0 or " + q + ".cols() / num_heads = " + Str(d.d_k) + " without projections, got " +
                       Str(c.head_dim));
     }
-    const std::string key_name = in.key.size() ? "key" : "query (as key)";
+    const std::string key_name = in.key.size() ? "key" : q + " (as key)";
     ATTN_RETURN_IF_ERROR(HasShape(key_name, d.m, d.d_kv_model, d.m, static_cast<long>(d.kv_heads) * d.d_k,
                                   "(m, num_kv_heads·d_k) without projections"));
     if (d.d_value_model % d.kv_heads != 0) {
@@ -139,7 +136,7 @@ Status AttentionInputsValid(const AttentionConfig& c, const AttentionInputs& in)
     ATTN_RETURN_IF_ERROR(HasShape("bool_mask[" + Str(static_cast<long>(h)) + "]", in.bool_mask[h].rows(),
                                   in.bool_mask[h].cols(), d.n, d.keys, "(n, M)"));
   }
-  ATTN_RETURN_IF_ERROR(KnownOption("bool_mask_meaning", static_cast<int>(in.bool_mask_meaning), 2));
+  ATTN_RETURN_IF_ERROR(KnownEnum("bool_mask_meaning", in.bool_mask_meaning));
   if (in.key_padding.size() || in.key_padding.rows() || in.key_padding.cols()) {
     ATTN_RETURN_IF_ERROR(HasShape("key_padding", in.key_padding.rows(), in.key_padding.cols(), 1, d.keys, "(1, M)"));
   }
@@ -152,14 +149,14 @@ Status AttentionInputsValid(const AttentionConfig& c, const AttentionInputs& in)
                                                  Str(c.max_positions));
     }
     if (in.key.size() && in.key.cols() != in.query.cols()) {
-      return Mismatch("key: expected width query.cols() = " + Str(d.d_model) + " for a learned position table, got " +
+      return Mismatch("key: expected width " + q + ".cols() = " + Str(d.d_model) + " for a learned position table, got " +
                       Shape(in.key.rows(), in.key.cols()));
     }
   }
   return Status::Ok();
 }
 
-Status AttentionParametersValid(const AttentionConfig& c, const reference::AttentionDims& d,
+Status AttentionParametersValid(const AttentionConfig& c, const pipeline::AttentionDims& d,
                                 const AttentionParameters& p) {
   if (c.project_inputs) {
     ATTN_RETURN_IF_ERROR(Parameter("wq", p.wq, d.d_model, d.heads * d.d_k, "(d_model, h·d_k)"));
@@ -211,10 +208,10 @@ Status AttentionParametersValid(const AttentionConfig& c, const reference::Atten
 }
 
 Status PrepareCall(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
-                   reference::AttentionDims* dims, AttentionParameters* complete) {
+                   pipeline::AttentionDims* dims, AttentionParameters* complete, const std::string& query_name) {
   ATTN_RETURN_IF_ERROR(AttentionConfigValid(config));
-  ATTN_RETURN_IF_ERROR(AttentionInputsValid(config, inputs));
-  const reference::AttentionDims d = reference::ResolveDims(config, inputs);
+  ATTN_RETURN_IF_ERROR(AttentionInputsValid(config, inputs, query_name));
+  const pipeline::AttentionDims d = pipeline::ResolveDims(config, inputs);
   AttentionParameters filled = params;
   ATTN_RETURN_IF_ERROR(InitializeParameters(config, d.d_model, d.d_kv_model, d.d_value_model, &filled));
   ATTN_RETURN_IF_ERROR(AttentionParametersValid(config, d, filled));

@@ -2,21 +2,25 @@
 // names the argument, the expected and the given value or shape.
 #pragma once
 
+#include <string>
+
 #include "attn/attention.h"
-#include "attn/reference/dims.h"
+#include "pipeline/dims.h"
 
 namespace attn::validate {
 
 Status AttentionConfigValid(const AttentionConfig& config);
-// Assumes AttentionConfigValid.
-Status AttentionInputsValid(const AttentionConfig& config, const AttentionInputs& in);
-// Assumes both of the above; `d` from reference::ResolveDims(config, in).
-Status AttentionParametersValid(const AttentionConfig& config, const reference::AttentionDims& d,
+// Assumes AttentionConfigValid. Messages call inputs.query `query_name` (SelfAttention's is "x").
+Status AttentionInputsValid(const AttentionConfig& config, const AttentionInputs& in,
+                            const std::string& query_name = "query");
+// Assumes both of the above; `d` from pipeline::ResolveDims(config, in).
+Status AttentionParametersValid(const AttentionConfig& config, const pipeline::AttentionDims& d,
                                 const AttentionParameters& params);
 
 // What Forward and Backward both do first: check config and inputs, seed the parameters `params`
 // leaves empty, check the completed set. Fills *dims and *complete only on success.
 Status PrepareCall(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
-                   reference::AttentionDims* dims, AttentionParameters* complete);
+                   pipeline::AttentionDims* dims, AttentionParameters* complete,
+                   const std::string& query_name = "query");
 
 }  // namespace attn::validate

@@ -15,6 +15,7 @@
 
 #include "attn/attention.h"
 #include "attn/case_io.h"
+#include "attn/config_names.h"
 #include "lessons/text.h"
 
 namespace {
@@ -34,21 +35,10 @@ int Fail(const attn::Status& status) {
   return 2;
 }
 
-// A name from KernelName(), e.g. "reference" or "eigen", of a kernel this build has.
-bool ParseKernel(const char* name, attn::KernelId* out) {
-  for (attn::KernelId id : attn::AvailableKernels()) {
-    if (!std::strcmp(name, attn::KernelName(id))) {
-      *out = id;
-      return true;
-    }
-  }
-  return false;
-}
-
 // Consumes a leading "--kernel NAME" of run / check; false when NAME is missing or unknown.
 bool TakeKernelOption(int* argc, char*** argv, attn::KernelId* kernel) {
   if (*argc < 1 || std::strcmp((*argv)[0], "--kernel")) return true;
-  if (*argc < 2 || !ParseKernel((*argv)[1], kernel)) return false;
+  if (*argc < 2 || !attn::ParseKernel((*argv)[1], kernel).ok()) return false;
   *argc -= 2;
   *argv += 2;
   return true;
@@ -124,7 +114,7 @@ int Attend(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--dim") && has_value && ParseFloat(argv[i + 1], &dim) && dim >= 1 && dim <= 4096) {
     } else if (!std::strcmp(argv[i], "--temperature") && has_value && ParseFloat(argv[i + 1], &config.temperature)) {
     } else if (!std::strcmp(argv[i], "--scale") && has_value && ParseFloat(argv[i + 1], &config.scale)) {
-    } else if (!std::strcmp(argv[i], "--kernel") && has_value && ParseKernel(argv[i + 1], &config.kernel)) {
+    } else if (!std::strcmp(argv[i], "--kernel") && has_value && attn::ParseKernel(argv[i + 1], &config.kernel).ok()) {
     } else {
       std::fprintf(stderr, "attnlab: bad option '%s'%s\n", argv[i], has_value ? " or its value" : " (missing value)");
       return 2;

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 
+#include "attn/seeded_random.h"
 #include "attn/validate.h"
 
 namespace lessons {
@@ -39,8 +39,8 @@ std::vector<int> SeededPermutation(int n, unsigned seed) {
   std::vector<int> order(static_cast<size_t>(std::max(n, 0)));
   for (int i = 0; i < n; ++i) order[i] = i;
   if (seed == 0) return order;
-  std::mt19937 gen(seed);
-  for (int i = n - 1; i > 0; --i) std::swap(order[i], order[gen() % static_cast<unsigned>(i + 1)]);
+  attn::SeededRandom random(seed);
+  for (int i = n - 1; i > 0; --i) std::swap(order[i], order[random.Below(static_cast<uint32_t>(i + 1))]);
   return order;
 }
 

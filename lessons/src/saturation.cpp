@@ -2,28 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "attn/attention.h"
 #include "attn/grad.h"
+#include "attn/seeded_random.h"
 
 namespace lessons {
 
 Matrix RandomNormalMatrix(int rows, int cols, uint32_t seed, uint32_t stream) {
-  std::seed_seq seq{seed, stream};
-  std::mt19937 gen(seq);
-  Matrix m(rows, cols);
-  constexpr double kTwoPi = 6.283185307179586;
-  constexpr double kInv2To32 = 1.0 / 4294967296.0;
-  for (Eigen::Index k = 0; k < m.size(); ++k) {
-    // u1 in (0, 1): never 0, so the log stays finite.
-    const double u1 = (static_cast<double>(gen()) + 0.5) * kInv2To32;
-    const double u2 = static_cast<double>(gen()) * kInv2To32;
-    m.data()[k] = static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2));
-  }
-  return m;
+  return attn::SeededRandom(seed, stream).NormalMatrix(rows, cols);
 }
 
 Matrix RowEntropy(const Matrix& weights) {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "attn/seeded_random.h"
+
 namespace lessons {
 namespace {
 
@@ -95,9 +97,8 @@ Matrix HashEmbedding(std::string_view token, int dim) {
   Matrix v(1, dim);
   uint64_t state = Fnv1a64(NormalizeToken(token));
   for (int c = 0; c < dim; ++c) {
-    // Box-Muller on two uniforms.
     const double u1 = Uniform01(&state), u2 = Uniform01(&state);
-    v(0, c) = static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
+    v(0, c) = static_cast<float>(attn::BoxMuller(u1, u2));
   }
   return v;
 }

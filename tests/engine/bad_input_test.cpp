@@ -102,7 +102,7 @@ std::vector<BadInputCase> Cases() {
       {"unknown kernel", [](Call* c) { c->config.kernel = static_cast<KernelId>(99); }, S::kUnknownOption, "kernel: expected one of 0..4, got 99"},
       // wasm_simd128 is never available natively, avx2/avx512 never under wasm; avx512 only on such CPUs.
       {"kernel this build or CPU lacks", [](Call* c) {
-         for (int id = 0; id < kKernelCount; ++id)
+         for (int id = 0; id < static_cast<int>(KernelId::kCount); ++id)
            if (!KernelAvailable(static_cast<KernelId>(id))) c->config.kernel = static_cast<KernelId>(id);
        }, S::kUnknownOption, "is not available in this build on this CPU (available: reference, eigen"},
       {"unknown score", [](Call* c) { c->config.score = static_cast<ScoreFunction>(17); }, S::kUnknownOption, "score: expected one of 0..5, got 17"},

@@ -105,7 +105,7 @@ std::vector<GradientCase> Cases() {
 double Loss(const AttentionConfig& config, const AttentionInputsD& in, const AttentionParametersD& params,
             const MatrixD& upstream) {
   AttentionResultD r;
-  reference::Forward<double>(config, in, params, &r);
+  reference::Forward(config, in, params, &r);
   return (r.output.array() * upstream.array()).sum();
 }
 
@@ -130,13 +130,13 @@ class GradientTest : public ::testing::TestWithParam<size_t> {};
 TEST_P(GradientTest, ReferenceBackwardMatchesFiniteDifferences) {
   const GradientCase c = Cases().at(GetParam());
   SCOPED_TRACE(c.name);
-  AttentionInputsD in = reference::CastInputs<double>(c.inputs);
-  AttentionParametersD params = reference::CastParameters<double>(CompletedParameters(c.config, c.inputs));
+  AttentionInputsD in = reference::ToDouble(c.inputs);
+  AttentionParametersD params = reference::ToDouble(CompletedParameters(c.config, c.inputs));
   AttentionResultD fwd;
-  reference::Forward<double>(c.config, in, params, &fwd);
+  reference::Forward(c.config, in, params, &fwd);
   const MatrixD upstream = RandomMatrix(fwd.output.rows(), fwd.output.cols(), 99).cast<double>();
   AttentionGradientsD grad;
-  reference::Backward<double>(c.config, in, params, fwd, upstream, &grad);
+  reference::Backward(c.config, in, params, fwd, upstream, &grad);
   const auto loss = [&] { return Loss(c.config, in, params, upstream); };
 
   auto expect_matches = [&](const char* what, const MatrixD& analytic, MatrixD* target) {
@@ -167,13 +167,13 @@ TEST_P(GradientTest, Float32BackwardMatchesFloat64ReferenceForEveryKernel) {
   const GradientCase c = Cases().at(GetParam());
   SCOPED_TRACE(c.name);
   const AttentionParameters params = CompletedParameters(c.config, c.inputs);
-  const AttentionInputsD in = reference::CastInputs<double>(c.inputs);
-  const AttentionParametersD params_d = reference::CastParameters<double>(params);
+  const AttentionInputsD in = reference::ToDouble(c.inputs);
+  const AttentionParametersD params_d = reference::ToDouble(params);
   AttentionResultD fwd;
-  reference::Forward<double>(c.config, in, params_d, &fwd);
+  reference::Forward(c.config, in, params_d, &fwd);
   const Matrix upstream = RandomMatrix(fwd.output.rows(), fwd.output.cols(), 98);
   AttentionGradientsD want;
-  reference::Backward<double>(c.config, in, params_d, fwd, upstream.cast<double>(), &want);
+  reference::Backward(c.config, in, params_d, fwd, upstream.cast<double>(), &want);
   for (KernelId kernel : AvailableKernels()) {
     AttentionConfig config = c.config;
     config.kernel = kernel;

@@ -31,7 +31,7 @@ ReferenceD RunReferenceD(const Matrix& x, const AttentionConfig& config) {
   AttentionInputsD in;
   in.query = x.cast<double>();
   AttentionResultD got;
-  reference::Forward<double>(config, in, AttentionParametersD(), &got);
+  reference::Forward(config, in, AttentionParametersD(), &got);
   const auto& h = got.heads.at(0);
   return {h.raw_scores, h.scores, h.weights, h.output};
 }
@@ -132,11 +132,12 @@ TEST(SelfAttention, BadInputReturnsStatusAndLeavesOutputUntouched) {
   Matrix with_inf = Matrix::Ones(2, 2);
   with_inf(0, 1) = -inf;
   Matrix huge = Matrix::Constant(2, 3, 1e20f);
-  AttentionConfig zero_t, neg_scale, nan_t, bad_kernel;
+  AttentionConfig zero_t, neg_scale, nan_t, bad_kernel, three_heads;
   zero_t.temperature = 0.0f;
   neg_scale.scale = -1.0f;
   nan_t.temperature = nan;
   bad_kernel.kernel = static_cast<KernelId>(99);
+  three_heads.num_heads = 3;
   const std::vector<BadInputCase> cases = {
       {"no tokens", Matrix(0, 4), {}, StatusCode::kEmptyInput, "x: expected a non-empty matrix, got (0, 4)"},
       {"no features", Matrix(3, 0), {}, StatusCode::kEmptyInput, "got (3, 0)"},
@@ -147,6 +148,9 @@ TEST(SelfAttention, BadInputReturnsStatusAndLeavesOutputUntouched) {
       {"nan temperature", Matrix::Ones(2, 2), nan_t, StatusCode::kOutOfRange, "temperature"},
       {"negative scale", Matrix::Ones(2, 2), neg_scale, StatusCode::kOutOfRange, "scale"},
       {"unknown kernel", Matrix::Ones(2, 2), bad_kernel, StatusCode::kUnknownOption, "kernel"},
+      // The input is called x wherever a message names it, not only at the start.
+      {"heads not dividing x", Matrix::Ones(2, 4), three_heads, StatusCode::kShapeMismatch,
+       "num_heads: expected a divisor of x.cols() = 4, got 3"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

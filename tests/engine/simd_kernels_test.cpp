@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/config_names.h"
 #include "attn/kernels.h"
 #include "kernels/simd/kernel_table.h"
 #include "support/random.h"
@@ -58,7 +59,7 @@ TEST(SimdKernels, AvailableKernelsAreNamedAndUnavailableOnesAreRefused) {
   ASSERT_GE(available.size(), 2u);
   EXPECT_EQ(available[0], KernelId::kReference);
   EXPECT_EQ(FastestKernel(), available.back());
-  for (int id = 0; id < kKernelCount; ++id) {
+  for (int id = 0; id < static_cast<int>(KernelId::kCount); ++id) {
     const KernelId kernel = static_cast<KernelId>(id);
     EXPECT_NE(std::string(KernelName(kernel)), "unknown");
     const bool listed = std::find(available.begin(), available.end(), kernel) != available.end();
@@ -68,7 +69,17 @@ TEST(SimdKernels, AvailableKernelsAreNamedAndUnavailableOnesAreRefused) {
     const Status status = MatMul(kernel, Matrix::Ones(2, 3), Matrix::Ones(3, 2), &out);
     EXPECT_EQ(status.ok(), listed) << KernelName(kernel) << ": " << status.message();
     if (!listed) EXPECT_NE(status.message().find("not available"), std::string::npos) << status.message();
+    KernelId parsed = KernelId::kCount;
+    const Status parse = ParseKernel(KernelName(kernel), &parsed);
+    EXPECT_EQ(parse.ok(), listed) << parse.message();
+    if (listed) EXPECT_EQ(parsed, kernel);
+    if (!listed) EXPECT_NE(parse.message().find("(available: " + AvailableKernelNames() + ")"), std::string::npos);
   }
+  KernelId parsed = KernelId::kEigen;
+  const Status unknown = ParseKernel("avx9000", &parsed);
+  EXPECT_EQ(unknown.code(), StatusCode::kUnknownOption);
+  EXPECT_EQ(unknown.message(), "kernel: expected one of " + AvailableKernelNames() + ", got 'avx9000'");
+  EXPECT_EQ(parsed, KernelId::kEigen);
 #if defined(__EMSCRIPTEN__)
   EXPECT_TRUE(KernelAvailable(KernelId::kWasmSimd128));  // the page's build must have its fast path
 #endif

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "lessons/bench_layer.h"
 #include "lessons/views/cnn.h"
 #include "lessons/views/heads.h"
 #include "lessons/views/masks.h"
@@ -231,7 +232,7 @@ TEST(SpeedView, TimesTheBenchLayer) {
   ASSERT_TRUE(lab.TimeBatch(attn::KernelId::kEigen, 16, 0.0, &us).ok());
   EXPECT_GT(us, 0.0);
   EXPECT_EQ(lab.output().rows(), 16);
-  EXPECT_EQ(lab.output().cols(), SpeedLab::kDModel);
+  EXPECT_EQ(lab.output().cols(), BenchLayer().d_model);
   EXPECT_EQ(Median({3, 1, 2}), 2);
   SpeedSweep sweep;
   sweep[{static_cast<int>(attn::KernelId::kEigen), 6}] = SpeedTiming{100, 1};

@@ -16,8 +16,11 @@ namespace attn::testing {
 // Parameters the engine would seed for this call, so the double reference can use the same ones.
 inline AttentionParameters CompletedParameters(const AttentionConfig& config, const AttentionInputs& in,
                                                AttentionParameters params = {}) {
-  const reference::AttentionDims d = reference::ResolveDims(config, in);
-  EXPECT_TRUE(InitializeParameters(config, d.d_model, d.d_kv_model, d.d_value_model, &params).ok());
+  // Self-attention takes the key from the query, and the value from the key.
+  const int d_model = static_cast<int>(in.query.cols());
+  const int d_kv_model = in.key.size() ? static_cast<int>(in.key.cols()) : d_model;
+  const int d_value_model = in.value.size() ? static_cast<int>(in.value.cols()) : d_kv_model;
+  EXPECT_TRUE(InitializeParameters(config, d_model, d_kv_model, d_value_model, &params).ok());
   return params;
 }
 
@@ -25,8 +28,8 @@ inline AttentionParameters CompletedParameters(const AttentionConfig& config, co
 inline AttentionResultD RunReferenceDouble(const AttentionConfig& config, const AttentionInputs& in,
                                            const AttentionParameters& params = {}) {
   AttentionResultD out;
-  reference::Forward<double>(config, reference::CastInputs<double>(in),
-                             reference::CastParameters<double>(CompletedParameters(config, in, params)), &out);
+  reference::Forward(config, reference::ToDouble(in), reference::ToDouble(CompletedParameters(config, in, params)),
+                     &out);
   return out;
 }
 

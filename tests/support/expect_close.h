@@ -1,13 +1,15 @@
 // Matrix comparison with a tolerance that scales with the values: |a - b| <= atol + rtol·|b|.
-// Reports the shape, the number of mismatches and the first few with their indices.
+// Reports the shape, the number of mismatches and the first few with their indices. BitsEqual:
+// the same to the bit, for pinned seeded values.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <initializer_list>
 #include <sstream>
 
-#include "attn/tensor.h"
+#include "attn/matrix.h"
 
 namespace attn::testing {
 
@@ -35,6 +37,21 @@ template <typename A, typename B>
   return ::testing::AssertionFailure() << bad << " of " << actual.size() << " elements differ (max abs "
                                        << worst << ", rtol " << rtol << ", atol " << atol << ")"
                                        << first.str();
+}
+
+// Every entry of `got` (row-major) equal to `want`'s, written as hex floats in the tests.
+inline ::testing::AssertionResult BitsEqual(const Matrix& got, std::initializer_list<float> want) {
+  if (got.size() != static_cast<Eigen::Index>(want.size()))
+    return ::testing::AssertionFailure() << got.size() << " entries, expected " << want.size();
+  Eigen::Index i = 0;
+  for (float w : want) {
+    if (!(got.data()[i] == w)) {
+      return ::testing::AssertionFailure() << std::hexfloat << "entry " << i << ": " << got.data()[i] << ", pinned "
+                                           << w;
+    }
+    ++i;
+  }
+  return ::testing::AssertionSuccess();
 }
 
 }  // namespace attn::testing

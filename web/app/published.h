@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "attn/tensor.h"
+#include "attn/matrix.h"
 
 namespace attnlab {
 

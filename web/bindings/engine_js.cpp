@@ -30,15 +30,8 @@ val SelfAttention(val x, int n, int d, val options) {
     if (options["scale"].isNumber()) config.scale = options["scale"].as<float>();
     if (options["temperature"].isNumber()) config.temperature = options["temperature"].as<float>();
     if (options["kernel"].isString()) {
-      const std::string kernel = options["kernel"].as<std::string>();
-      bool known = false;
-      for (attn::KernelId id : attn::AvailableKernels()) {
-        if (kernel == attn::KernelName(id)) {
-          config.kernel = id;
-          known = true;
-        }
-      }
-      if (!known) return ErrorObject(attn::Status(attn::StatusCode::kUnknownOption, "kernel: unknown '" + kernel + "'"));
+      const attn::Status status = attn::ParseKernel(options["kernel"].as<std::string>(), &config.kernel);
+      if (!status.ok()) return ErrorObject(status);
     }
   }
   attn::Matrix m = n * d > 0 ? attn::Matrix(Eigen::Map<const attn::Matrix>(values.data(), n, d)) : attn::Matrix(n, d);
@@ -80,15 +73,7 @@ attn::Status ConfigFromJs(val o, attn::AttentionConfig* c) {
     ATTN_RETURN_IF_ERROR(attn::ParseNormalizer(o["normalizer"].as<std::string>(), &c->normalizer));
   if (o["position"].isString())
     ATTN_RETURN_IF_ERROR(attn::ParsePositionEncoding(o["position"].as<std::string>(), &c->position));
-  if (o["kernel"].isString()) {
-    const std::string kernel = o["kernel"].as<std::string>();
-    for (attn::KernelId id : attn::AvailableKernels())
-      if (kernel == attn::KernelName(id)) {
-        c->kernel = id;
-        return attn::Status::Ok();
-      }
-    return attn::Status(attn::StatusCode::kUnknownOption, "kernel: unknown '" + kernel + "'");
-  }
+  if (o["kernel"].isString()) ATTN_RETURN_IF_ERROR(attn::ParseKernel(o["kernel"].as<std::string>(), &c->kernel));
   return attn::Status::Ok();
 }
 

@@ -20,8 +20,8 @@
 
 #include "attn/config.h"
 #include "attn/kernels.h"
+#include "attn/matrix.h"
 #include "attn/status.h"
-#include "attn/tensor.h"
 
 namespace attn {
 

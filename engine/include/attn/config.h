@@ -27,6 +27,7 @@ enum class ScoreFunction {
   kAdditive,        // wᵀ tanh(q W_q + k W_k),  W_q, W_k: (d_k, d_a), w: (d_a)   (Bahdanau)
   kAdditiveConcat,  // wᵀ tanh([q; k] W),  W: (2 d_k, d_a)       (Bahdanau, concat form)
   kCosine,          // (q · k) / (|q| |k|) / cosine_temperature; default scale 1
+  kCount,           // how many there are (not a score function)
 };
 
 // Turns one row of scores into weights.
@@ -36,6 +37,7 @@ enum class Normalizer {
   kReluNormalized,  // relu(s/τ) / Σ relu(s/τ); a zero row if the sum is 0
   kSigmoid,         // σ(s/τ) element-wise, does not sum to 1; masked entries give 0
   kNone,            // the scores themselves (masked entries give 0)
+  kCount,           // how many there are (not a normaliser)
 };
 
 enum class PositionEncoding {
@@ -45,18 +47,21 @@ enum class PositionEncoding {
   kAlibi,              // score bias −m_h |p_q − p_k|, m_h the ALiBi slopes for num_heads heads
   kRope,               // rotate pairs (2t, 2t+1) of q and k by angle p / base^{2t/d_k}; d_k even
   kQuadraticRelative,  // score bias −α_h (δ − Δ_h)², δ = p_k − p_q (Cordonnier et al. 2020)
+  kCount,              // how many there are (not an encoding)
 };
 
 // Where softcap sits relative to the float mask and position bias (see the header comment).
 enum class SoftcapOrder {
   kBeforeMask,  // ONNX reference implementation and its test data (default)
   kAfterMask,   // ONNX Operators.md text: softcap(scaled + float mask + bias)
+  kCount,       // how many there are (not an order)
 };
 
 // Meaning of `true` in a boolean attention mask.
 enum class BoolMaskMeaning {
   kTrueMeansAttend,  // ONNX attn_mask
   kTrueMeansBlock,   // PyTorch attn_mask / key_padding_mask
+  kCount,            // how many there are (not a meaning)
 };
 
 struct AttentionConfig {

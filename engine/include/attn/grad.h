@@ -21,8 +21,10 @@ struct AttentionGradientsT {
 using AttentionGradients = AttentionGradientsT<float>;
 using AttentionGradientsD = AttentionGradientsT<double>;
 
-// Recomputes the forward pass with config.kernel, then back-propagates d_output: (n, d_out).
-// Every option of Forward. Not computed: gradients of the score functions' own parameters
+// Recomputes the forward pass, then back-propagates d_output: (n, d_out). Both run on the reference
+// loops when config.kernel is kReference and on Eigen for every other kernel: the SIMD variants
+// have no backward kernels (the backward pass is not a hot path); config.kernel must still be
+// available here, as for Forward. Every option of Forward. Not computed: gradients of the score functions' own parameters
 // (bilinear, additive) and of the learned position table; the cache is a constant.
 Status Backward(const AttentionConfig& config, const AttentionInputs& inputs,
                 const AttentionParameters& params, const Matrix& d_output,

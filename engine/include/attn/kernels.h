@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "attn/matrix.h"
 #include "attn/status.h"
-#include "attn/tensor.h"
 
 namespace attn {
 
@@ -17,8 +17,8 @@ enum class KernelId {
   kWasmSimd128,  // hand-written: packed GEMM micro-kernel, fused attention (WebAssembly SIMD128)
   kAvx2,         // the same kernels on AVX2 + FMA (x86-64)
   kAvx512,       // the same kernels on AVX-512F (x86-64)
+  kCount,        // how many there are (not a kernel)
 };
-constexpr int kKernelCount = 5;
 
 // "reference", "eigen", "wasm_simd128", "avx2", "avx512"
 const char* KernelName(KernelId id);
@@ -29,6 +29,8 @@ bool KernelAvailable(KernelId id);
 KernelId FastestKernel();
 // "reference, eigen, avx2": for messages.
 std::string AvailableKernelNames();
+// Ok, or kUnknownOption "kernel: avx512 is not available in this build on this CPU (available: …)".
+Status CheckKernelAvailable(KernelId id);
 
 // out = a b on the variant's GEMM (reference: plain loops; eigen: Eigen's).   a: (m, k), b: (k, n)
 Status MatMul(KernelId kernel, const Matrix& a, const Matrix& b, Matrix* out);

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "attn/tensor.h"
+#include "attn/matrix.h"
 
 namespace attn {
 

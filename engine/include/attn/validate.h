@@ -4,8 +4,8 @@
 
 #include <string>
 
+#include "attn/matrix.h"
 #include "attn/status.h"
-#include "attn/tensor.h"
 
 namespace attn::validate {
 
@@ -26,5 +26,10 @@ Status HasShape(const std::string& name, Eigen::Index m_rows, Eigen::Index m_col
                 Eigen::Index cols, const std::string& expected = "");
 // kUnknownOption unless 0 <= value < count.
 Status KnownOption(const std::string& name, int value, int count);
+// kUnknownOption unless `value` is one of its enum's values (0 .. Enum::kCount − 1).
+template <typename Enum>
+Status KnownEnum(const std::string& name, Enum value) {
+  return KnownOption(name, static_cast<int>(value), static_cast<int>(Enum::kCount));
+}
 
 }  // namespace attn::validate

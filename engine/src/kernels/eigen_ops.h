@@ -4,7 +4,7 @@
 
 #include <limits>
 
-#include "attn/tensor.h"
+#include "attn/matrix.h"
 
 namespace attn::eigen {
 

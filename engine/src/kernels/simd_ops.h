@@ -6,7 +6,7 @@
 
 #include <cassert>
 
-#include "attn/tensor.h"
+#include "attn/matrix.h"
 #include "kernels/eigen_ops.h"
 #include "kernels/simd/kernel_table.h"
 

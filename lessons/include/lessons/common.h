@@ -3,8 +3,8 @@
 // other way round, and know nothing of ImGui, GL or Emscripten.
 #pragma once
 
+#include "attn/matrix.h"
 #include "attn/status.h"
-#include "attn/tensor.h"
 
 namespace lessons {
 

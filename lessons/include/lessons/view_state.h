@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "attn/config.h"
 #include "lessons/common.h"
 #include "lessons/fields.h"
 
@@ -103,7 +104,7 @@ struct QkvState {
 
 // View 4: relevance functions and normalisers side by side, and the saturation plot.
 struct RelevanceState {
-  static constexpr int kShownScores = 6;       // every attn::ScoreFunction
+  static constexpr int kShownScores = static_cast<int>(attn::ScoreFunction::kCount);  // every one
   static constexpr int kShownNormalizers = 4;  // softmax, sparsemax, ReLU-normalised, sigmoid
   static constexpr IntField kRow{"r.row", "row", -1, SentenceState::kMaxTokens - 1};
   static constexpr IntField kNormalizer{"r.n", "normaliser", 0, kShownNormalizers - 1};

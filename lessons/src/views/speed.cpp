@@ -1,5 +1,7 @@
 #include "lessons/views/speed.h"
 
+#include "lessons/bench_layer.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -8,16 +10,7 @@
 namespace lessons {
 namespace {
 
-constexpr int kDModel = SpeedLab::kDModel, kHeads = SpeedLab::kHeads;
-
-attn::AttentionConfig BenchConfig(attn::KernelId kernel) {
-  attn::AttentionConfig config;
-  config.kernel = kernel;
-  config.num_heads = kHeads;
-  config.project_inputs = config.project_output = config.use_bias = true;
-  config.seed = 7;
-  return config;
-}
+const BenchLayer kLayer;  // the layer of `npm run bench`
 
 }  // namespace
 
@@ -26,21 +19,20 @@ int SpeedLab::MaxLog2N(attn::KernelId kernel) {
   return kernel == attn::KernelId::kReference ? 8 : 10;
 }
 
-bool SpeedLab::Fused(attn::KernelId kernel) { return attn::FusedKernelCovers(BenchConfig(kernel), attn::AttentionInputs()); }
-
-double SpeedLab::Flops(int n) {
-  const double d = kDModel, len = n;
-  return 2.0 * len * d * d * 4.0 + 4.0 * len * len * d;
+bool SpeedLab::Fused(attn::KernelId kernel) {
+  return attn::FusedKernelCovers(kLayer.Config(kernel), attn::AttentionInputs());
 }
 
-double SpeedLab::IntermediateBytes(int n) { return 5.0 * kHeads * n * static_cast<double>(n) * sizeof(float); }
+double SpeedLab::Flops(int n) { return kLayer.Flops(n); }
+
+double SpeedLab::IntermediateBytes(int n) { return 5.0 * kLayer.heads * n * static_cast<double>(n) * sizeof(float); }
 
 Status SpeedLab::TimeBatch(attn::KernelId kernel, int n, double min_ms, double* us) {
   using Clock = std::chrono::steady_clock;
-  const attn::AttentionConfig config = BenchConfig(kernel);
-  if (params_.wq.size() == 0) ATTN_RETURN_IF_ERROR(attn::InitializeParameters(config, kDModel, kDModel, kDModel, &params_));
+  const attn::AttentionConfig config = kLayer.Config(kernel);
+  if (params_.wq.size() == 0) ATTN_RETURN_IF_ERROR(kLayer.Parameters(&params_));
   Matrix& x = inputs_[n];
-  if (x.rows() != n) x = Matrix::Random(n, kDModel);  // Eigen's fixed-seed generator: the same x every time
+  if (x.rows() != n) x = kLayer.Input(n);  // seeded: the same x every time
   attn::AttentionInputs inputs;
   inputs.query = x;
   const auto start = Clock::now();

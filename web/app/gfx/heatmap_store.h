@@ -4,7 +4,7 @@
 // drawn for a while are freed.
 #pragma once
 
-#include "attn/tensor.h"
+#include "attn/matrix.h"
 #include "gfx/heatmap.h"
 #include "imgui.h"
 

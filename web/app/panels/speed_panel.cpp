@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "attn/kernels.h"
+#include "lessons/bench_layer.h"
 #include "imgui.h"
 #include "widgets/field_widgets.h"
 #include "widgets/flow_layout.h"
@@ -117,7 +118,7 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
   const double us = lessons::Median(live_us_), gflops = SpeedLab::Flops(n) / us * 1e-3;
   const bool fused = SpeedLab::Fused(kernel);
   ImGui::SeparatorText("This browser, this core");
-  ImGui::TextWrapped("n = %d, d_model = %d, %d heads:  %.0f µs per forward  ·  %.2f GFLOP/s", n, SpeedLab::kDModel, SpeedLab::kHeads, us,
+  ImGui::TextWrapped("n = %d, d_model = %d, %d heads:  %.0f µs per forward  ·  %.2f GFLOP/s", n, lessons::BenchLayer().d_model, lessons::BenchLayer().heads, us,
                      gflops);
   if (peak_gflops_ > 0)
     ImGui::TextWrapped("%.0f%% of this core's measured SIMD multiply-add peak (%.1f GFLOP/s)",

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/tensor.h"
+#include "attn/matrix.h"
 #include "published.h"
 
 namespace attnlab {

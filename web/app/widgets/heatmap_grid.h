@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/tensor.h"
+#include "attn/matrix.h"
 #include "gfx/heatmap.h"
 #include "imgui.h"
 #include "published.h"

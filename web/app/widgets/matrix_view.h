@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/tensor.h"
+#include "attn/matrix.h"
 #include "gfx/heatmap.h"
 #include "published.h"
 

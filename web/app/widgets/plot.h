@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/tensor.h"
+#include "attn/matrix.h"
 #include "imgui.h"
 #include "published.h"
 

@@ -1,14 +1,14 @@
 // The hot spots of attention as plain scalar loops: projection GEMM, QKᵀ, softmax, weights·V.
 // Templated on the scalar so the tests can run them in double precision. Never optimised: every
-// fast kernel (attn::eigen::EigenOps, later SIMD) implements the same static functions and is
-// checked against these.
+// fast kernel (attn::eigen::EigenOps; attn::simd::SimdOps over the hand-written wasm_simd128, avx2
+// and avx512 variants) implements the same static functions and is checked against these.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "attn/tensor.h"
+#include "attn/matrix.h"
 
 namespace attn::reference {
 
@@ -69,7 +69,8 @@ void SoftmaxRows(const MatrixT<T>& s, T temperature, MatrixT<T>* w) {
   }
 }
 
-// The kernel interface the attention pipeline calls; one struct per kernel variant.
+// The kernel interface the attention pipeline (engine/src/pipeline/) calls; one struct per kernel
+// variant. attn/reference.h runs the pipeline with this one in double precision.
 template <typename T>
 struct ReferenceOps {
   // out = x w + b (b empty: no bias).   x: (n, d_in), w: (d_in, d_out), b: (1, d_out)

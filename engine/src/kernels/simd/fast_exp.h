@@ -1,6 +1,8 @@
-// exp(x) in float for any SIMD width, to within 2 ulp of the correctly rounded result over the whole
-// range: results below FLT_MIN come out as (correctly scaled) denormals, x > 88.7228 gives +inf,
-// x = −inf gives 0, NaN stays NaN.
+// exp(x) in float for any SIMD width, over the whole range: results below FLT_MIN come out as
+// (correctly scaled) denormals, x > 88.7228 gives +inf, x = −inf gives 0, NaN stays NaN. Measured
+// by simd_kernels_test (SimdKernels.ExpWithin2UlpOverTheWholeRange) against float(exp(double)) over
+// every 251st float bit pattern (17 million inputs, both signs) and the edges: at most 1 ulp on
+// avx2, avx512 and wasm_simd128; the test fails above 2 ulp.
 //
 // exp(x) = 2^k · exp(r),  k = round(x / ln 2),  r = x − k ln 2 ∈ [−ln2/2, ln2/2]   (ln 2 in two parts
 // so k ln 2 is exact), exp(r) by a degree-6 minimax polynomial (Cephes expf coefficients), and 2^k

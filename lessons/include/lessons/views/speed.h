@@ -1,5 +1,5 @@
-// View 9: the engine's forward pass timed where it runs — the multi-head layer of `npm run bench`
-// (d_model 256, 4 heads, Wq Wk Wv Wo with biases) through attn::ForwardOutput.
+// View 9: the engine's forward pass timed where it runs — the layer of `npm run bench`
+// (lessons/bench_layer.h) through attn::ForwardOutput.
 #pragma once
 
 #include <map>
@@ -14,7 +14,6 @@ namespace lessons {
 
 class SpeedLab {
  public:
-  static constexpr int kDModel = 256, kHeads = 4;
   static constexpr int kMinLog2N = 4;
   // 2^13: one forward takes seconds there in a browser; `npm run bench` goes to 2^14.
   static constexpr int kMaxLog2N = 13;

@@ -6,7 +6,7 @@
 
 #include "attn/attention.h"
 #include "attn/case_io.h"
-#include "attn/tensor.h"
+#include "attn/matrix.h"
 
 namespace attn::case_ops {
 

@@ -1,4 +1,4 @@
-// The attention backward pass, written once for every kernel like forward.h: given the forward
+// The attention backward pass, written once for every kernel like forward.h (same Ops): given the forward
 // result and ∂L/∂output, the gradients with respect to the inputs, parameters and scores.
 // Every score function; the gradients of the score functions' own parameters (bilinear W,
 // additive W_q, W_k, v) are not computed.
@@ -9,11 +9,11 @@
 
 #include "attn/grad.h"
 #include "attn/positions.h"
-#include "attn/reference/dims.h"
-#include "attn/reference/forward.h"
-#include "attn/reference/normalizers.h"
+#include "pipeline/dims.h"
+#include "pipeline/forward.h"
+#include "pipeline/normalizers.h"
 
-namespace attn::reference {
+namespace attn::pipeline {
 
 // Backward of y = x W + b (or y = x without projection): ∂L/∂x, ∂L/∂W, ∂L/∂b from ∂L/∂y.
 // x: (r, d_in), w: (d_in, d_y), d_y: (r, d_y) -> d_x: (r, d_in), d_w: (d_in, d_y), d_b: (1, d_y)
@@ -172,11 +172,4 @@ void BackwardPipeline(const AttentionConfig& config, const AttentionInputsT<T>& 
   }
 }
 
-// The readable reference backward pass in any precision; `fwd` from reference::Forward.
-template <typename T>
-void Backward(const AttentionConfig& config, const AttentionInputsT<T>& in, const AttentionParametersT<T>& params,
-              const AttentionResultT<T>& fwd, const MatrixT<T>& d_output, AttentionGradientsT<T>* grad) {
-  BackwardPipeline<T, ReferenceOps<T>>(config, in, params, fwd, d_output, grad);
-}
-
-}  // namespace attn::reference
+}  // namespace attn::pipeline

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "attn/config.h"
-#include "attn/tensor.h"
+#include "attn/matrix.h"
 
-namespace attn::reference {
+namespace attn::pipeline {
 
 template <typename T>
 bool IsMasked(T s) {
@@ -105,10 +105,11 @@ void NormalizeBackward(Normalizer normalizer, const MatrixT<T>& s, const MatrixT
           break;
         case Normalizer::kSigmoid: d_z = d_w(i, j) * w(i, j) * (1 - w(i, j)); break;
         case Normalizer::kNone: d_z = d_w(i, j); break;
+        case Normalizer::kCount: break;  // not a normaliser: validation refuses it
       }
       (*d_s)(i, j) = d_z / temperature;
     }
   }
 }
 
-}  // namespace attn::reference
+}  // namespace attn::pipeline

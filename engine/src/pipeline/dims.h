@@ -7,7 +7,7 @@
 
 #include "attn/attention.h"
 
-namespace attn::reference {
+namespace attn::pipeline {
 
 struct AttentionDims {
   int n = 0;              // query tokens
@@ -76,4 +76,4 @@ AttentionDims ResolveDims(const AttentionConfig& config, const AttentionInputsT<
                      static_cast<int>(value.cols()), in.query_offset);
 }
 
-}  // namespace attn::reference
+}  // namespace attn::pipeline

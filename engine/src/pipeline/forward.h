@@ -1,19 +1,19 @@
 // The attention forward pass, written once for every kernel: `Ops` supplies the hot spots
 // (projection GEMM, QKᵀ, softmax, weights·V), everything else is plain code shared by all kernels.
-// reference::Forward<T> runs it with the scalar loops of ops.h, in float or double.
-// Inputs must be valid (attn::Forward checks them) and parameters complete.
+// attn::Forward instantiates it in float for each kernel; attn::reference::Forward (attn/reference.h)
+// in double with the scalar loops of attn/reference/ops.h. Inputs must be valid (attn::Forward
+// checks them) and parameters complete.
 #pragma once
 
 #include <vector>
 
 #include "attn/attention.h"
 #include "attn/positions.h"
-#include "attn/reference/dims.h"
-#include "attn/reference/normalizers.h"
-#include "attn/reference/ops.h"
-#include "attn/reference/scores.h"
+#include "pipeline/dims.h"
+#include "pipeline/normalizers.h"
+#include "pipeline/scores.h"
 
-namespace attn::reference {
+namespace attn::pipeline {
 
 // x plus the additive position encoding of rows at positions first_position, first_position+1, …
 // (unchanged for encodings that act on q, k or the scores).   x: (rows, d) -> (rows, d)
@@ -109,11 +109,4 @@ void ForwardPipeline(const AttentionConfig& config, const AttentionInputsT<T>& i
   out->parameters = params;
 }
 
-// The readable reference in any precision.
-template <typename T>
-void Forward(const AttentionConfig& config, const AttentionInputsT<T>& in, const AttentionParametersT<T>& params,
-             AttentionResultT<T>* out) {
-  ForwardPipeline<T, ReferenceOps<T>>(config, in, params, out);
-}
-
-}  // namespace attn::reference
+}  // namespace attn::pipeline

@@ -1,12 +1,12 @@
-// Converts inputs and parameters between scalar types, e.g. float -> double to run the reference
-// in double precision on exactly the values the float engine saw.
+// Converts inputs and parameters between scalar types: float -> double to run the reference in
+// double precision on exactly the values the float engine saw (attn::reference::ToDouble).
 #pragma once
 
 #include <vector>
 
 #include "attn/attention.h"
 
-namespace attn::reference {
+namespace attn::pipeline {
 
 template <typename To, typename From>
 std::vector<MatrixT<To>> CastList(const std::vector<MatrixT<From>>& list) {
@@ -53,4 +53,4 @@ AttentionParametersT<To> CastParameters(const AttentionParametersT<From>& p) {
   return out;
 }
 
-}  // namespace attn::reference
+}  // namespace attn::pipeline

@@ -8,9 +8,9 @@
 
 #include "attn/attention.h"
 #include "attn/positions.h"
-#include "attn/reference/dims.h"
+#include "pipeline/dims.h"
 
-namespace attn::reference {
+namespace attn::pipeline {
 
 // Additive (Bahdanau) relevance: raw_ij = Σ_a v_a tanh(qa_ia + ka_ja).
 // qa: (n, d_a) = q W_q, ka: (M, d_a) = k W_k, v: (1, d_a) -> raw: (n, M)
@@ -143,4 +143,4 @@ void HeadScores(const AttentionConfig& config, const AttentionInputsT<T>& in,
   BlockPairs(config, in, d, head, &h->scores);
 }
 
-}  // namespace attn::reference
+}  // namespace attn::pipeline
