@@ -5,6 +5,7 @@
 #include <string>
 
 #include "attn/config.h"
+#include "attn/kernels.h"
 #include "lessons/common.h"
 #include "lessons/fields.h"
 
@@ -243,11 +244,12 @@ struct PricesState {
 // View 9: the engine's speed in this browser.
 struct SpeedState {
   static constexpr IntField kLog2N{"sp.n", "sequence length", 4, 13};
-  static constexpr IntField kKernel{"sp.k", "kernel", -1, 4};  // attn::KernelId; -1: the fastest
+  // attn::KernelId; -1: the fastest this page has
+  static constexpr IntField kKernel{"sp.k", "kernel", -1, static_cast<int>(attn::KernelId::kCount) - 1};
   static constexpr BoolField kLive{"sp.l", "live"};
 
   int log2_n = 8;    // sequence length n = 2^log2_n
-  int kernel = -1;   // attn::KernelId; -1: the fastest this page has
+  int kernel = -1;
   bool live = false;  // keep timing, one batch a frame, while the view is open (off: one measurement)
 
   void Visit(FieldVisitor& v) {

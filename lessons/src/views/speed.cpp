@@ -23,6 +23,8 @@ bool SpeedLab::Fused(attn::KernelId kernel) {
   return attn::FusedKernelCovers(kLayer.Config(kernel), attn::AttentionInputs());
 }
 
+double SpeedLab::MeasurePeakGflops(double seconds) { return attn::MeasurePeakGflops(attn::FastestKernel(), seconds); }
+
 double SpeedLab::Flops(int n) { return kLayer.Flops(n); }
 
 double SpeedLab::IntermediateBytes(int n) { return 5.0 * kLayer.heads * n * static_cast<double>(n) * sizeof(float); }

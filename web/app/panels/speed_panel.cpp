@@ -85,7 +85,7 @@ void SpeedPanel::DrawControls(PanelContext& ctx, attn::KernelId kernel) {
     std::reverse(sweep_queue_.begin(), sweep_queue_.end());  // popped from the back: small n first
   }
   SameLineIfFits(110);
-  if (ImGui::Button("Measure peak")) peak_gflops_ = attn::MeasurePeakGflops(attn::FastestKernel(), 0.3);
+  if (ImGui::Button("Measure peak")) peak_gflops_ = SpeedLab::MeasurePeakGflops();
   if (SpeedLab::MaxLog2N(kernel) < SpeedLab::kMaxLog2N)
     ImGui::TextDisabled("%s builds every n×n intermediate: n is kept to %d here.", KernelLabel(kernel),
                         1 << SpeedLab::MaxLog2N(kernel));

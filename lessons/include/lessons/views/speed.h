@@ -29,6 +29,9 @@ class SpeedLab {
   // scaled, capped, masked scores and weights.
   static double IntermediateBytes(int n);
 
+  // This core's multiply-add peak in GFLOP/s on the fastest kernel, measured for about `seconds`.
+  static double MeasurePeakGflops(double seconds = 0.3);
+
   // Runs forwards of (kernel, n) for at least min_ms (one at least); *us = µs per forward.
   Status TimeBatch(attn::KernelId kernel, int n, double min_ms, double* us);
   const Matrix& output() const { return output_; }  // (n, d_model) of the last forward
