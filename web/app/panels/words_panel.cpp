@@ -9,6 +9,7 @@
 #include "theme.h"
 #include "widgets/bar_chart.h"
 #include "widgets/field_widgets.h"
+#include "widgets/flow_layout.h"
 #include "widgets/grid.h"
 #include "widgets/scroll_into_view.h"
 #include "widgets/lines_view.h"
@@ -39,7 +40,7 @@ void WordsPanel::Draw(PanelContext& ctx) {
   SliderField(s.kTemperature, &s.temperature);
   const ImVec2 t0 = ImGui::GetItemRectMin(), t1 = ImGui::GetItemRectMax();
   ctx.published.Rect("words.temperature", {t0.x, t0.y, t1.x - t0.x, t1.y - t0.y});
-  ImGui::SameLine();
+  SameLineIfFits(ImGui::CalcTextSize(s.kLines.label).x + ImGui::GetFrameHeight() * 1.5f);
   CheckboxField(s.kLines, &s.lines);
   DrawMaps(ctx);
   DrawSpotlight(ctx);
