@@ -216,7 +216,7 @@ struct PricesState {
   static constexpr FloatField kTimeWeight{"p.tw", "time weight", 0.0f, 8.0f};
   static constexpr FloatField kTemperature{"p.t", "temperature τ", 0.02f, 10.0f, "%.2f", true};
   static constexpr IntField kFocus{"p.i", "month", -1, 499};
-  static constexpr BoolField kSmoothQuery{"p.sq", "compare each month's 5-month average (not its noisy price)"};
+  static constexpr BoolField kSmoothQuery{"p.sq", "query: the 5-month average"};
 
   int stock = 0;              // series index in prices.csv order
   float noise = 0.1f;         // noise σ as a fraction of each price

@@ -68,7 +68,7 @@ void PricesPanel::Draw(PanelContext& ctx) {
       "keep its noise. A moving average is a convolution with a box kernel: it takes equally from a fixed "
       "window, whatever the prices. Monthly closes 2000–2010; this view needs no sentence.",
       "hover (or tap) a month to see whom it attends to; read the errors against the real price below; "
-      "then untick the 5-month average, raise the value weight, and watch the attention's error climb "
+      "then untick the query's 5-month average, raise the value weight, and watch the attention's error climb "
       "towards the noisy input's.");
   lessons::PricesState& s = ctx.state.prices;
   const lessons::PricesInputs& in = *ctx.prices;

@@ -114,8 +114,9 @@ void WordsPanel::DrawMaps(PanelContext& ctx) {
   // The lesson of this view, in numbers the reader can check on the maps above.
   ImGui::PushStyleColor(ImGuiCol_Text, CurrentTheme().explanation_text);
   ImGui::TextWrapped("In %d of the %d rows of W the largest weight is on the word itself: with no trained "
-                     "parameters, a word's own vector is the one that matches it best. Lower τ and every row "
-                     "becomes its own word (W turns into the identity).", model.rows_led_by_self, n);
+                     "parameters, a word's own vector is the one that matches it best. Lower τ and each row's weight "
+                     "gathers on its largest entry: in most rows, the word itself.",
+                     model.rows_led_by_self, n);
   if (i >= 0 && model.best_other >= 0)
     ImGui::TextWrapped("\"%s\" (%d) keeps %.3f for itself; the other word it weighs most is \"%s\" (%d), at %.3f.",
                        in.tokens[i].c_str(), i + 1, model.self_weight, in.tokens[model.best_other].c_str(),
