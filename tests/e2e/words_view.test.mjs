@@ -117,6 +117,50 @@ test('typing a new sentence recomputes the view; idle frames do not', async () =
   await page.close();
 });
 
+test('on a phone the sentence wraps onto lines that push the page down; presets fit; a drag on it scrolls', async () => {
+  const { page, problems } = await openPage(session, { width: 390, height: 844, dpr: 2, touch: true });
+  const long = 'The animal did not cross the street because it was too tired and the road was wide';
+  await page.evaluate((t) => window.attnlab.setSentence(t), long);
+  await settle(page);
+  const seen = await page.evaluate(() => {
+    const b = document.querySelector('.attnlab-sentence');
+    const r = b.getBoundingClientRect();
+    return { value: b.value, scrollHeight: b.scrollHeight, clientHeight: b.clientHeight, box: { y: r.y, height: r.height, right: r.right },
+             lineHeight: parseFloat(getComputedStyle(b).lineHeight), layout: window.attnlab.layout() };
+  });
+  assert.equal(seen.value, long);
+  assert.ok(seen.box.height >= 2 * seen.lineHeight, `${seen.box.height} px: the sentence takes two lines or more`);
+  assert.ok(seen.scrollHeight <= seen.clientHeight + 1, `every line shows (${seen.scrollHeight} of ${seen.clientHeight} px)`);
+  assert.ok(seen.box.right <= 390, 'inside the screen');
+  assert.ok(Math.abs(seen.layout.sentence.y - seen.box.y) < 1 && Math.abs(seen.layout.sentence.height - seen.box.height) < 1,
+            'the app made room exactly where the box is');
+  for (let k = 1; k <= 3; ++k) {
+    const b = seen.layout[`preset.${k}`];
+    assert.ok(b.y >= seen.box.y + seen.box.height, `preset ${k} is below the sentence`);
+    assert.ok(b.x + b.width <= 390 - 12 + 0.5, `preset ${k} ends at ${b.x + b.width} px`);
+  }
+  // The long preset is shortened to fit and still sets the whole sentence.
+  const p2 = seen.layout['preset.2'];
+  await page.touchscreen.tap(p2.x + p2.width / 2, p2.y + p2.height / 2);
+  await settle(page);
+  assert.equal(await page.evaluate(() => document.querySelector('.attnlab-sentence').value),
+               "The animal didn't cross the street because it was too tired");
+  // A vertical drag that starts on the sentence scrolls the page.
+  const cdp = await page.context().newCDPSession(page);
+  const y0 = seen.box.y + 10;
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x: 200, y: y0 }] });
+  for (let dy = 10; dy <= 200; dy += 10) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [{ x: 200, y: y0 - dy }] });
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await settle(page);
+  const scroll = (await page.evaluate(() => window.attnlab.scalars()))['page.scroll'];
+  assert.ok(scroll > 150, `the page scrolled ${scroll} px`);
+  const moved = await page.evaluate(() => document.querySelector('.attnlab-sentence').getBoundingClientRect().y);
+  assert.ok(Math.abs(moved - (seen.box.y - scroll)) < 1, 'the box moved with the page');
+  await screenshot(page, 'sentence-phone');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 // "a" and "I" are frequent, but the npm package the GloVe asset comes from has no single letters: the
 // note under the sentence must say that, not that they are rare, and must vanish when all is known.
 test('the unknown-word note names the real reason, and only shows when a word is unknown', async () => {
@@ -248,13 +292,16 @@ test('on a phone (380 px, devicePixelRatio 2): it fits, a tap shows a cell, the 
   assert.ok(layout['words.W'].y < r.y - 100, `the page scrolled (${r.y} -> ${layout['words.W'].y})`);
   const p = cellCentre(layout['words.W'], 12, 12, 1, 2);
   assert.ok(p.y > 0 && p.y < 800, `cell on screen at ${p.y}`);
-  // A tap on X (nothing to follow there) shows the cell, like a hover.
+  // A tap on X (nothing to follow there) shows the cell, like a hover; a tap elsewhere closes it.
   const px = cellCentre(layout['words.X'], 12, 100, 1, 2);
   if (px.y > 20 && px.y < 780) {
     await page.touchscreen.tap(px.x, px.y);
     await settle(page);
     const hovered = (await page.evaluate(() => window.attnlab.view())).hovered;
     assert.deepEqual({ map: hovered?.map, row: hovered?.row, col: hovered?.col }, { map: 'words.X', row: 1, col: 2 });
+    await page.touchscreen.tap(4, px.y);  // the margin beside the map
+    await settle(page);
+    assert.equal((await page.evaluate(() => window.attnlab.view())).hovered, null, 'the tooltip closed');
   }
   // A tap on a row of W follows that word, and its first step comes into view.
   await page.touchscreen.tap(p.x, p.y);
@@ -262,15 +309,33 @@ test('on a phone (380 px, devicePixelRatio 2): it fits, a tap shows a cell, the 
   await page.waitForFunction(() => { const r = window.attnlab.layout()['words.spot.scores']; return r && r.y > 0 && r.y < 700; }, null, { timeout: 5000 });
   assert.match(await page.evaluate(() => window.attnlab.state()), /w.sp=1&w.st=0/);
   await screenshot(page, 'words-phone');
-  // Tapping the sentence raises the phone keyboard (the hidden #ime input takes focus) and text from
-  // it (IME-style 'input' events, no key presses) reaches the sentence.
-  await page.evaluate(() => window.attnlab.setState('w.sp=-1&s=The+cat+sat'));
-  const fresh = await page.reload().then(() => page.waitForFunction(() => window.attnlab?.view().wordVectorsLoaded)).then(() => settle(page))
-    .then(() => page.evaluate(() => window.attnlab.layout()));
-  const box = fresh.sentence;
-  await page.touchscreen.tap(box.x + box.width - 10, box.y + box.height / 2);
+  // The sentence is a text area over the canvas: tapping it raises the phone keyboard with the caret
+  // where the finger was (here after "cat"), and the text typed reaches the sentence.
+  await page.reload().then(() => page.waitForFunction(() => window.attnlab?.view().wordVectorsLoaded));
+  await page.evaluate(() => window.attnlab.setState('s=The+cat+sat'));
   await settle(page);
-  assert.equal(await page.evaluate(() => document.activeElement?.id), 'ime');
+  const box = (await page.evaluate(() => window.attnlab.layout())).sentence;
+  const afterCat = await page.evaluate(() => {  // where "The cat" ends on screen, measured in the box's font
+    const b = document.querySelector('.attnlab-sentence');
+    const probe = document.createElement('span');
+    probe.textContent = 'The cat';
+    Object.assign(probe.style, { font: getComputedStyle(b).font, position: 'absolute', visibility: 'hidden', whiteSpace: 'pre' });
+    document.body.appendChild(probe);
+    const width = probe.getBoundingClientRect().width;
+    probe.remove();
+    return b.getBoundingClientRect().left + parseFloat(getComputedStyle(b).paddingLeft) + width;
+  });
+  await page.touchscreen.tap(afterCat - 2, box.y + box.height / 2);
+  await settle(page);
+  const caret = await page.evaluate(() => {
+    const b = document.activeElement;
+    return { cls: b?.className, at: b?.selectionStart };
+  });
+  assert.equal(caret.cls, 'attnlab-sentence', 'the sentence box has the keyboard');
+  assert.equal(caret.at, 'The cat'.length, 'the caret is where the finger tapped');
+  await page.keyboard.insertText('s');
+  await settle(page);
+  assert.match(await page.evaluate(() => window.attnlab.state()), /s=The%20cats%20sat/);
   await page.keyboard.press('End');
   await page.keyboard.insertText(' again');
   await settle(page);

@@ -192,6 +192,8 @@ TEST(PricesView, NoisySmoothedAndAveragedOnTheChosenStock) {
   EXPECT_EQ(m.noisy.rows(), 24);
   EXPECT_NE(m.noisy, m.clean);
   EXPECT_LT((m.smoother.weights.rowwise().sum().array() - 1.0f).abs().maxCoeff(), 1e-5f);
+  ASSERT_EQ(m.months.size(), 24u);
+  EXPECT_EQ(m.months[0], "2000-01");  // the labels drop the day: months on a narrow screen
 }
 
 // View 8 on the real S&P 500 at noise 0.1: with the query's value taken from the noisy price itself,

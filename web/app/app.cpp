@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 
 #include "gfx/heatmap_store.h"
 #include "imgui.h"
@@ -20,6 +19,7 @@
 #include "panels/speed_panel.h"
 #include "panels/words_panel.h"
 #include "widgets/field_widgets.h"
+#include "widgets/flow_layout.h"
 #include "widgets/scroll_into_view.h"
 
 namespace attnlab {
@@ -112,24 +112,32 @@ void App::UpdateSentence() {
 
 void App::DrawSentenceControls() {
   lessons::SentenceState& s = state_.sentence;
-  if (std::strncmp(sentence_buffer_, s.text.c_str(), sizeof(sentence_buffer_)) != 0)
-    std::snprintf(sentence_buffer_, sizeof(sentence_buffer_), "%s", s.text.c_str());
-  ImGui::SetNextItemWidth(-FLT_MIN);
-  if (ImGui::InputTextWithHint("##sentence", "Type a sentence", sentence_buffer_, sizeof(sentence_buffer_)))
-    s.text = sentence_buffer_;
-  const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();
-  published_.Rect("sentence", {p0.x, p0.y, p1.x - p0.x, p1.y - p0.y});
+  // The text area's place: its frame is drawn here, the text and caret by the browser on top.
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const ImVec2 size(ImGui::GetContentRegionAvail().x, std::max(ImGui::GetFrameHeight(), sentence_box_height_));
+  ImGui::Dummy(size);
+  const ImVec2 p1(p0.x + size.x, p0.y + size.y);
+  ImGui::GetWindowDrawList()->AddRectFilled(p0, p1, ImGui::GetColorU32(ImGuiCol_FrameBg), ImGui::GetStyle().FrameRounding);
+  sentence_box_ = {true, p0.x, p0.y, size.x, size.y};
+  published_.Rect("sentence", {p0.x, p0.y, size.x, size.y});
 
   static const char* const kPresets[] = {"Sky is clear today",
                                          "The animal didn't cross the street because it was too tired",
                                          "The cat sat on the mat"};
   ImGui::TextDisabled("Presets:");
-  for (const char* preset : kPresets) {
+  const float line_width = ImGui::GetContentRegionAvail().x;
+  for (int k = 0; k < IM_ARRAYSIZE(kPresets); ++k) {
+    // Wrap the buttons on a narrow screen; a sentence longer than the line shows its first words.
+    const std::string label = FitButtonLabel(kPresets[k], line_width);
+    const float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
     ImGui::SameLine();
-    // Wrap the buttons on a narrow screen.
-    const float w = ImGui::CalcTextSize(preset).x + ImGui::GetStyle().FramePadding.x * 2;
     if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
-    if (ImGui::Button(preset)) s.text = preset;
+    ImGui::PushID(k);
+    if (ImGui::Button(label.c_str())) s.text = kPresets[k];
+    ImGui::PopID();
+    if (label != kPresets[k]) ImGui::SetItemTooltip("%s", kPresets[k]);
+    const ImVec2 b0 = ImGui::GetItemRectMin(), b1 = ImGui::GetItemRectMax();
+    published_.Rect("preset." + std::to_string(k + 1), {b0.x, b0.y, b1.x - b0.x, b1.y - b0.y});
   }
   int source = static_cast<int>(s.vectors);
   ImGui::RadioButton("GloVe word vectors (100-d)", &source, static_cast<int>(lessons::VectorSource::kGlove));
@@ -151,9 +159,7 @@ void App::DrawSentenceControls() {
   }
   const lessons::Sentence& sentence = sentence_.model();
   if (sentence.glove && !sentence.unknown_note.empty()) {  // which words are unknown, and the real reason
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("%s", sentence.unknown_note.c_str());
-    ImGui::PopStyleColor();
+    DrawNote("%s", sentence.unknown_note.c_str());
     const ImVec2 n0 = ImGui::GetItemRectMin(), n1 = ImGui::GetItemRectMax();
     published_.Rect("sentence.unknown_note", {n0.x, n0.y, n1.x - n0.x, n1.y - n0.y});
   }
@@ -209,6 +215,7 @@ void App::Frame() {
                    ImGuiWindowFlags_NoBringToFrontOnFocus);
 
   const std::string state_before = StateString();
+  sentence_box_.shown = false;  // until a view that uses the sentence draws it
   ImGui::TextUnformatted("attnlab: self-attention, step by step");
   const bool sentence_shown =
       std::any_of(panels_.begin(), panels_.end(), [&](const auto& p) { return p->id() == state_.view && p->uses_sentence(); });

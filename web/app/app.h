@@ -25,6 +25,16 @@ class App {
   // Scrolls the page by `px` CSS pixels in the next frame (a touch scroll; down positive).
   void ScrollBy(float px) { pending_scroll_ += px; }
 
+  // The sentence box is an HTML text area over the canvas (it wraps and takes taps natively); the
+  // app reserves its place in the layout. Where it goes this frame, in CSS pixels of the canvas:
+  struct TextBox {
+    bool shown = false;
+    float x = 0, y = 0, w = 0, h = 0;
+  };
+  const TextBox& sentence_box() const { return sentence_box_; }
+  // The height the text area needs for its wrapped lines at the width it was given.
+  void SetSentenceBoxHeight(float px) { sentence_box_height_ = px; }
+
   // The GloVe asset's bytes: parsed, then the views re-run with it. On a bad asset the page falls
   // back to hashed vectors and says why; returns the parse status.
   attn::Status LoadWordVectors(const uint8_t* bytes, size_t size);
@@ -67,7 +77,8 @@ class App {
   float word_vectors_progress_ = 0;  // bumps when the asset arrives or fails: the sentence is embedded again
   lessons::WordVectors word_vectors_;
   std::string word_vectors_error_;
-  char sentence_buffer_[512] = {};
+  TextBox sentence_box_;
+  float sentence_box_height_ = 0;
   Published published_;
   bool wants_another_frame_ = false;
   float pending_scroll_ = 0;

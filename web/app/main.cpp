@@ -54,7 +54,8 @@ void DrawFrame() {
   glClearColor(bg.x, bg.y, bg.z, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-  platform::EndFrame();
+  const App::TextBox& box = TheApp().sentence_box();
+  platform::PlaceTextBox(box.shown, box.x, box.y, box.w, box.h, TheApp().state().sentence.text);
   g_last_frame_ms = emscripten_get_now() - start;
 }
 
@@ -89,7 +90,7 @@ std::string Start(const std::string& font_ttf) {
   style.FrameRounding = 3.0f;
   style.FramePadding = ImVec2(6, 5);  // every control at least 24 px tall: a finger can hit it
   SetupFont(font_ttf);
-  platform::Init("#canvas", DrawFrame);
+  platform::Init("#canvas");
   ImGui_ImplOpenGL3_Init("#version 300 es");
 
   std::string error;

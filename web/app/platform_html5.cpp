@@ -11,22 +11,17 @@
 
 #include "imgui.h"
 
-// The hidden #ime input raises the on-screen keyboard on phones and receives IME/Android text,
-// which arrives as 'input' events instead of key presses. Focus must happen inside the gesture.
-EM_JS(void, attnlab_ime_focus, (int focus), {
-  const ime = document.getElementById('ime');
-  if (!ime) return;
-  if (focus && document.activeElement !== ime) ime.focus({preventScroll: true});
-  if (!focus && document.activeElement === ime) ime.blur();
+// The sentence is an HTML <textarea> laid over the canvas (web/public/sentence_box.js): it wraps,
+// puts the caret where a finger taps and raises phone keyboards, which ImGui's one-line field cannot.
+// The app reserves its place; this hands the place to the page's handler, if one is installed.
+EM_JS(void, attnlab_place_text_box, (int shown, float x, float y, float w, float h, const char* text), {
+  if (Module.sentenceBox) Module.sentenceBox(!!shown, x, y, w, h, UTF8ToString(text));
 });
 
-EM_JS(void, attnlab_ime_listen, (), {
-  const ime = document.getElementById('ime');
-  if (!ime) return;
-  ime.addEventListener('input', () => {
-    if (ime.value) Module.imeText(ime.value);
-    ime.value = '';
-  });
+// True while an HTML text field of the page has the keyboard: its keys are not ImGui's.
+EM_JS(int, attnlab_dom_text_focused, (), {
+  const e = document.activeElement;
+  return e && (e.tagName === 'TEXTAREA' || e.tagName === 'INPUT') ? 1 : 0;
 });
 
 namespace attnlab::platform {
@@ -34,8 +29,6 @@ namespace {
 
 std::string g_canvas;
 int g_fb_width = 0, g_fb_height = 0;
-void (*g_draw_now)() = nullptr;
-bool g_ime_focused = false;
 int g_dirty_frames = 3;  // a few frames after each event: ImGui settles hover/active state
 double g_last_time = 0;
 
@@ -79,20 +72,13 @@ void UpdateModifiers(ImGuiIO& io, const EmscriptenKeyboardEvent* e) {
   io.AddKeyEvent(ImGuiMod_Super, e->metaKey);
 }
 
-void SyncTextInputFocus() {
-  const bool want = ImGui::GetIO().WantTextInput;
-  if (want == g_ime_focused) return;
-  g_ime_focused = want;
-  attnlab_ime_focus(want ? 1 : 0);
-}
-
 EM_BOOL OnKey(int type, const EmscriptenKeyboardEvent* e, void*) {
   ImGuiIO& io = ImGui::GetIO();
+  if (attnlab_dom_text_focused()) return false;  // typing into the sentence box
   Dirty();
   UpdateModifiers(io, e);
   const bool down = type == EMSCRIPTEN_EVENT_KEYDOWN;
-  // IME composition (Android keyboards send "Unidentified"): the text comes through #ime.
-  if (e->keyCode == 229 || !std::strcmp(e->key, "Unidentified")) return false;
+  if (e->keyCode == 229 || !std::strcmp(e->key, "Unidentified")) return false;  // IME composition
   const ImGuiKey key = KeyFromDom(e->key, e->code);
   if (key != ImGuiKey_None) io.AddKeyEvent(key, down);
   // A printable key is one UTF-8 character; DOM names of other keys are longer words.
@@ -173,13 +159,8 @@ EM_BOOL OnTouch(int type, const EmscriptenTouchEvent* e, void*) {
     io.AddMouseButtonEvent(0, false);
   }
   g_gesture = Gesture::kNone;
-  // Draw now, inside the gesture, so a tap on a text field can still raise the keyboard.
-  if (g_draw_now) {
-    g_draw_now();
-    g_draw_now();
-    g_draw_now();
-    SyncTextInputFocus();
-  }
+  // The pointer stays where the finger lifted: a tap on a cell keeps its value shown (a phone's only
+  // way to read one) until the next touch lands elsewhere.
   return true;  // no emulated mouse events, no page scroll: the app scrolls itself
 }
 
@@ -196,10 +177,8 @@ EM_BOOL OnResize(int, const EmscriptenUiEvent*, void*) {
 
 }  // namespace
 
-void Init(const char* canvas_selector, void (*draw_now)()) {
+void Init(const char* canvas_selector) {
   g_canvas = canvas_selector;
-  g_draw_now = draw_now;
-  attnlab_ime_listen();
   const char* c = g_canvas.c_str();
   ImGuiIO& io = ImGui::GetIO();
   io.BackendPlatformName = "attnlab_html5";
@@ -248,11 +227,8 @@ bool TakeDirty() {
   return true;
 }
 
-void EndFrame() { SyncTextInputFocus(); }
-
-void AddText(const std::string& utf8) {
-  ImGui::GetIO().AddInputCharactersUTF8(utf8.c_str());
-  Dirty();
+void PlaceTextBox(bool shown, float x, float y, float w, float h, const std::string& text) {
+  attnlab_place_text_box(shown ? 1 : 0, x, y, w, h, text.c_str());
 }
 
 bool HasDirty() { return g_dirty_frames > 0; }

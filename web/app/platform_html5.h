@@ -7,15 +7,13 @@
 namespace attnlab::platform {
 
 // Registers mouse, wheel, touch, keyboard and resize callbacks on `canvas_selector` ("#canvas").
-// `draw_now` draws a frame synchronously (used inside touch gestures).
-void Init(const char* canvas_selector, void (*draw_now)());
+void Init(const char* canvas_selector);
 // Sizes the canvas backing store to CSS size × devicePixelRatio and fills io.DisplaySize,
 // io.DisplayFramebufferScale and io.DeltaTime. Returns true if the size changed.
 bool NewFrame();
-// After each frame: focuses the hidden #ime input while an ImGui text field is active.
-void EndFrame();
-// Text typed through the hidden #ime input (phones, IMEs).
-void AddText(const std::string& utf8);
+// Where the HTML sentence box goes this frame, in CSS pixels of the canvas (hidden when !shown),
+// and the sentence it shows; the page's handler (web/public/sentence_box.js) moves it there.
+void PlaceTextBox(bool shown, float x, float y, float w, float h, const std::string& text);
 // True when an event arrived since the last call; frames are only drawn then (saves battery).
 bool TakeDirty();
 // True while frames are still due.

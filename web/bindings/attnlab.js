@@ -30,6 +30,12 @@ export async function loadAttnlab(moduleOptions = {}) {
     state: () => m.pageState(),
     setState: (text) => m.setPageState(text),
     setSentence: (s) => m.setSentence(s),
+    // The page's HTML sentence box (web/public/sentence_box.js): after each frame the app calls
+    // fn(shown, x, y, width, height, sentence) with its place on the canvas in CSS pixels; the box
+    // answers with the height its wrapped text needs.
+    onSentenceBox: (fn) => { m.sentenceBox = fn; },
+    setSentenceBoxHeight: (px) => m.setSentenceBoxHeight(px),
+    scrollBy: (px) => m.scrollBy(px),
     view: () => m.pageView(),
     matrix: (name) => m.pageMatrix(name),
     matrixNames: () => m.pageMatrixNames(),

@@ -43,6 +43,20 @@ void SetSentence(const std::string& sentence) {
   attnlab::platform::MarkDirty();
 }
 
+// The HTML sentence box's height for its wrapped text (CSS px): the layout makes room for it.
+void SetSentenceBoxHeight(float px) {
+  if (!(px >= 0.0f && px < 4096.0f)) return;  // NaN or absurd: keep the last height
+  attnlab::TheApp().SetSentenceBoxHeight(px);
+  attnlab::platform::MarkDirty();
+}
+
+// Scrolls the page by `px` CSS pixels (down positive): drags and wheels over the sentence box.
+void ScrollBy(float px) {
+  if (!(px > -1e5f && px < 1e5f)) return;
+  attnlab::TheApp().ScrollBy(px);
+  attnlab::platform::MarkDirty();
+}
+
 // The shared sentence and the page's bookkeeping.
 val PageView() {
   const attnlab::App& app = attnlab::TheApp();
@@ -146,10 +160,11 @@ EMSCRIPTEN_BINDINGS(attnlab_page) {
   emscripten::function("renderNow", &attnlab::RenderNow);
   emscripten::function("idle", &attnlab::Idle);
   emscripten::function("lastFrameMs", &attnlab::LastFrameMs);
-  emscripten::function("imeText", &attnlab::platform::AddText);
   emscripten::function("pageState", &PageState);
   emscripten::function("setPageState", &SetPageState);
   emscripten::function("setSentence", &SetSentence);
+  emscripten::function("setSentenceBoxHeight", &SetSentenceBoxHeight);
+  emscripten::function("scrollBy", &ScrollBy);
   emscripten::function("pageView", &PageView);
   emscripten::function("pageMatrix", &PageMatrix);
   emscripten::function("pageMatrixNames", &PageMatrixNames);

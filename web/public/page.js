@@ -1,5 +1,6 @@
 // Page shell: load the wasm module and the UI font in parallel, then hand the canvas to the app.
 import { loadAttnlab } from './attnlab.js';
+import { attachSentenceBox } from './sentence_box.js';
 
 const status = document.getElementById('status');
 
@@ -14,6 +15,7 @@ async function main() {
     loadAttnlab(),
     fetch('ui-font.ttf').then((r) => (r.ok ? r.arrayBuffer() : new ArrayBuffer(0))).catch(() => new ArrayBuffer(0)),
   ]);
+  attachSentenceBox(attnlab, document.getElementById('canvas'));
   const error = attnlab.start(new Uint8Array(font));
   if (error) {
     showError(`attnlab could not start: ${error}`);

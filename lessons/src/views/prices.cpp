@@ -11,6 +11,7 @@ Status ComputePrices(const PriceTable& table, const PricesState& state, PricesMo
   PricesModel m;
   m.stock = std::clamp(state.stock, 0, static_cast<int>(table.series.size()) - 1);
   m.clean = table.series[m.stock].prices;
+  for (const std::string& date : table.series[m.stock].dates) m.months.push_back(date.substr(0, 7));
   SmootherConfig config;
   config.value_weight = state.value_weight;
   config.time_weight = state.time_weight;

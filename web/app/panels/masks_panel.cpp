@@ -36,9 +36,7 @@ void MasksPanel::DrawControls(PanelContext& ctx) {
   lessons::MasksState& s = ctx.state.masks;
   const int n = std::max(1, static_cast<int>(ctx.sentence.tokens.size()));
   CheckboxField(s.kCausal, &s.causal);
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("Window: how many words before and after itself each word may see.");  // wraps on a phone
-  ImGui::PopStyleColor();
+  DrawNote("Window: how many words before and after itself each word may see.");  // wraps on a phone
   const float w = std::min(220.0f, ImGui::GetContentRegionAvail().x * 0.55f);
   auto window_slider = [&](const lessons::IntField& field, int* value) {
     ImGui::SetNextItemWidth(w);

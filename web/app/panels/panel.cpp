@@ -1,5 +1,7 @@
 #include "panels/panel.h"
 
+#include <cstdarg>
+
 #include "imgui.h"
 #include "theme.h"
 
@@ -7,6 +9,15 @@ namespace attnlab {
 
 void DrawStatusLine(const std::string& error) {
   if (!error.empty()) ImGui::TextColored(CurrentTheme().error_text, "%s", error.c_str());
+}
+
+void DrawNote(const char* fmt, ...) {
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  va_list args;
+  va_start(args, fmt);
+  ImGui::TextWrappedV(fmt, args);
+  va_end(args);
+  ImGui::PopStyleColor();
 }
 
 void DrawExplanation(const char* what_you_see, const char* try_this) {

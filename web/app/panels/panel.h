@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "imgui.h"
 #include "lessons/prices.h"
 #include "lessons/view_state.h"
 #include "lessons/views/sentence.h"
@@ -47,6 +48,8 @@ std::string SentenceKey(const PanelContext& ctx, const State& state) {
 
 // Shows an engine error in the panel's colours: the last good picture stays below it.
 void DrawStatusLine(const std::string& error);
+// A side note in the quiet (disabled) colour that wraps at the column's edge, never cut.
+void DrawNote(const char* fmt, ...) IM_FMTARGS(1);
 // The "what you see / try this" box at the top of each panel.
 void DrawExplanation(const char* what_you_see, const char* try_this);
 

@@ -119,19 +119,19 @@ void PricesPanel::Draw(PanelContext& ctx) {
   ctx.published.Matrix("prices.weights", smoother.weights);
   // The focused month's numbers below the plot, not in a tooltip that a finger would cover.
   // How far each series is from the real price: the claim of the view, in numbers.
-  ImGui::Text("Error against the real price (RMSE):  noisy %.3g  ·  moving average %.3g  ·  attention %.3g",
-              model.rmse_noisy, model.rmse_average, model.rmse_attention);
+  ImGui::TextWrapped("Error against the real price (RMSE):  noisy %.3g  ·  moving average %.3g  ·  attention %.3g",
+                     model.rmse_noisy, model.rmse_average, model.rmse_attention);
   ctx.published.Scalar("prices.rmse.noisy", model.rmse_noisy);
   ctx.published.Scalar("prices.rmse.average", model.rmse_average);
   ctx.published.Scalar("prices.rmse.attention", model.rmse_attention);
   if (focus_ >= 0) {
-    ImGui::Text("%s: real %.2f, noisy %.2f", series->dates[focus_].substr(0, 7).c_str(), clean(focus_, 0), noisy(focus_, 0));
+    ImGui::Text("%s: real %.2f, noisy %.2f", model.months[focus_].c_str(), clean(focus_, 0), noisy(focus_, 0));
     ImGui::Text("moving average %.2f, attention %.2f", average(focus_, 0), smoother.smoothed(focus_, 0));
     ImGui::TextWrapped("The amber bars are whom it attends to: months near it in time and similar in price "
                        "(click to keep it).");
+  } else {
+    DrawNote("Hover or tap a month to see whom it attends to; click to keep it.");
   }
-  else
-    ImGui::TextDisabled("Hover or tap a month to see whom it attends to; click to keep it.");
 
   ImGui::SeparatorText("All the weights W (row i: whom month i attends to)");
   MatrixViewOptions m;
@@ -139,7 +139,7 @@ void PricesPanel::Draw(PanelContext& ctx) {
   m.style = WeightsStyle(smoother.weights);
   m.style.gap = 0.0f;  // 100+ rows: grid lines would hide the cells
   m.max_width = 420.0f;
-  m.rows = m.cols = MatrixLabels{&series->dates, nullptr};
+  m.rows = m.cols = MatrixLabels{&model.months, nullptr};
   m.on_click = [&](int i, int) { s.focus = i; };
   DrawMatrix("prices.W", smoother.weights, version, m, ctx.published);
   ImGui::TextWrapped("The moving average is this picture with a band of equal weights 1/%d along the diagonal: "

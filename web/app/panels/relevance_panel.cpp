@@ -128,9 +128,7 @@ void RelevancePanel::DrawRowBars(PanelContext& ctx) {
   const std::vector<std::string>& tokens = ctx.sentence.tokens;
   s.row = std::min(s.row, static_cast<int>(tokens.size()) - 1);
   if (s.row < 0) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("Click a row of these weights to compare it under the four normalisers as bars.");
-    ImGui::PopStyleColor();
+    DrawNote("Click a row of these weights to compare it under the four normalisers as bars.");
     return;
   }
   ImGui::Text("The weights of \"%s\" under each normaliser:", tokens[s.row].c_str());

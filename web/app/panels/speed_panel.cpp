@@ -123,10 +123,8 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
   if (peak_gflops_ > 0)
     ImGui::TextWrapped("%.0f%% of this core's measured SIMD multiply-add peak (%.1f GFLOP/s)",
                        100.0 * gflops / peak_gflops_, peak_gflops_);
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("median of %d batch%s of ≥ 15 ms (the kernel's first batch is not timed); %.3g GFLOP per forward",
+  DrawNote("median of %d batch%s of ≥ 15 ms (the kernel's first batch is not timed); %.3g GFLOP per forward",
                      static_cast<int>(live_us_.size()), live_us_.size() == 1 ? "" : "es", SpeedLab::Flops(n) * 1e-9);
-  ImGui::PopStyleColor();
   if (s.live && live_us_.back() > kLiveLimitUs) {
     ImGui::TextDisabled("Live timing pauses while one forward takes over %.1f s.", kLiveLimitUs * 1e-6);
     ImGui::SameLine();

@@ -11,4 +11,15 @@ void SameLineIfFits(float next_width) {
   if (right - ImGui::GetItemRectMax().x >= next_width + gap) ImGui::SameLine(0.0f, gap);
 }
 
+std::string FitButtonLabel(const std::string& text, float width) {
+  const float room = width - ImGui::GetStyle().FramePadding.x * 2.0f;
+  if (ImGui::CalcTextSize(text.c_str()).x <= room) return text;
+  // Drop whole words from the end until the rest and the ellipsis fit (at least one word stays).
+  for (size_t end = text.rfind(' '); end != std::string::npos && end > 0; end = text.rfind(' ', end - 1)) {
+    const std::string shorter = text.substr(0, end) + "…";
+    if (ImGui::CalcTextSize(shorter.c_str()).x <= room) return shorter;
+  }
+  return text.substr(0, text.find(' ')) + "…";
+}
+
 }  // namespace attnlab

@@ -40,7 +40,7 @@ int DrawHeatmapGrid(const std::vector<GridTile>& tiles, int selected, float targ
       const int i = std::clamp(static_cast<int>((mouse.y - p0.y) / (size / rows)), 0, rows - 1);
       published.Hover({t.name, i, j, (*t.m)(i, j)});
       auto name = [&](int k) { return t.labels && k < static_cast<int>(t.labels->size()) ? (*t.labels)[k] : std::to_string(k); };
-      ImGui::SetTooltip("%s: w[%s, %s] = %.6g\nclick to enlarge", t.title.c_str(), name(i).c_str(), name(j).c_str(), (*t.m)(i, j));
+      ImGui::SetTooltip("%s: w[%s, %s] = %.4g\nclick to enlarge", t.title.c_str(), name(i).c_str(), name(j).c_str(), (*t.m)(i, j));
     }
     published.Matrix(t.name, *t.m);
     published.Rect(t.name, {p0.x, p0.y, size, size});

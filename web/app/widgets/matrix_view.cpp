@@ -47,14 +47,15 @@ gfx::Heatmap& BlockedSwatch() {
 // only horizontally, so the glyphs' vertices are rotated after they are added.
 void DrawUprightText(ImDrawList* list, ImVec2 bottom_left, ImU32 color, const char* text) {
   const int first = list->VtxBuffer.Size;
-  // ImGui drops glyphs outside the clip rectangle before they are turned: lift it meanwhile.
+  // ImGui drops glyphs outside the clip rectangle before they are turned, so the text is laid out
+  // at the screen's corner, inside the full-screen rectangle, and then turned and moved into place
+  // (laid out where it ends up, a label near the right edge would lose its end).
   list->PushClipRectFullScreen();
-  list->AddText(bottom_left, color, text);
+  list->AddText(ImVec2(0, 0), color, text);
   list->PopClipRect();
   for (int k = first; k < list->VtxBuffer.Size; ++k) {
     ImVec2& p = list->VtxBuffer[k].pos;
-    const float dx = p.x - bottom_left.x, dy = p.y - bottom_left.y;
-    p = ImVec2(bottom_left.x + dy, bottom_left.y - dx);
+    p = ImVec2(bottom_left.x + p.y, bottom_left.y - p.x);
   }
 }
 
@@ -210,7 +211,7 @@ LayoutRect DrawMatrix(const std::string& name, const attn::Matrix& m, int versio
     list->AddRect(ImVec2(p0.x + j * cell_w, p0.y + i * cell_h), ImVec2(p0.x + (j + 1) * cell_w, p0.y + (i + 1) * cell_h),
                   CurrentTheme().hover_outline, 0.0f, 0, 2.0f);
     ImGui::BeginTooltip();
-    ImGui::Text("%s[%s, %s] = %.6g", o.symbol.c_str(), Label(o.rows, i).c_str(), Label(o.cols, j).c_str(), m(i, j));
+    ImGui::Text("%s[%s, %s] = %.4g", o.symbol.c_str(), Label(o.rows, i).c_str(), Label(o.cols, j).c_str(), m(i, j));
     const bool masked = std::isinf(m(i, j)) || (o.masked_by && o.masked_by->rows() == rows &&
                                                 o.masked_by->cols() == cols && std::isinf((*o.masked_by)(i, j)));
     if (masked) ImGui::TextDisabled("masked: this query may not look at this key");

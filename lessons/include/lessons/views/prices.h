@@ -2,6 +2,9 @@
 // against a moving average (a convolution with a box kernel), both over the real prices.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "lessons/prices.h"
 #include "lessons/smoothing.h"
 #include "lessons/view_state.h"
@@ -11,6 +14,7 @@ namespace lessons {
 struct PricesModel {
   int stock = 0;            // the series shown, within the table
   Matrix clean;             // (n, 1) the real prices
+  std::vector<std::string> months;  // n labels, "2000-01": the series' dates without the day
   Matrix noisy;             // (n, 1) with seeded noise
   Matrix average;           // (n, 1) moving average of noisy
   SmootherResult smoother;  // weights (n, n) and smoothed (n, 1)
