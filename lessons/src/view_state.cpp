@@ -1,6 +1,8 @@
 #include "lessons/view_state.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -72,60 +74,77 @@ class Collector : public FieldVisitor {
   void Float(const FloatField& f, float& value) override { Add(f.key, FormatFloat(value)); }
   void Bool(const BoolField& f, bool& value) override { Add(f.key, value ? "1" : "0"); }
   void String(const TextField& f, std::string& value) override { Add(f.key, PercentEncode(value)); }
+  void ChoiceIndex(const ChoiceField& f, int& index) override { Add(f.key, f.names[index]); }
   std::vector<std::pair<std::string, std::string>> fields;
 
  private:
   void Add(const char* key, std::string value) { fields.emplace_back(key, std::move(value)); }
 };
 
-// Reads fields from parsed key=value pairs; keeps the first problem to report.
+// Reads fields from parsed key=value pairs. Out-of-range numbers are clamped, anything else that is
+// wrong is skipped; every problem is noted for the report.
 class Reader : public FieldVisitor {
  public:
   explicit Reader(std::map<std::string, std::string> values) : values_(std::move(values)) {}
 
   void Int(const IntField& f, int& value) override {
-    const char* key = f.key;
-    const int lo = f.min, hi = f.max;
-    const std::string* text = Take(key);
+    const std::string* text = Take(f.key);
     if (!text) return;
     char* end = nullptr;
-    const long v = std::strtol(text->c_str(), &end, 10);
-    if (text->empty() || *end != '\0') return Fail(attn::StatusCode::kParseError, key, "expected an integer, got '" + *text + "'");
-    if (v < lo || v > hi)
-      return Fail(attn::StatusCode::kOutOfRange, key,
-                  "expected " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " + *text);
-    value = static_cast<int>(v);
+    errno = 0;
+    const long long v = std::strtoll(text->c_str(), &end, 10);
+    if (text->empty() || *end != '\0' || errno == ERANGE)
+      return Fail(attn::StatusCode::kParseError, f.key, "expected an integer, got '" + *text + "'");
+    value = static_cast<int>(std::clamp<long long>(v, f.min, f.max));
+    if (value != v)
+      Fail(attn::StatusCode::kOutOfRange, f.key, "expected " + std::to_string(f.min) + ".." + std::to_string(f.max) +
+                                                     ", got " + *text + ": used " + std::to_string(value));
   }
   void Float(const FloatField& f, float& value) override {
-    const char* key = f.key;
-    const float lo = f.min, hi = f.max;
-    const std::string* text = Take(key);
+    const std::string* text = Take(f.key);
     if (!text) return;
     char* end = nullptr;
     const float v = std::strtof(text->c_str(), &end);
-    if (text->empty() || *end != '\0' || !std::isfinite(v))
-      return Fail(attn::StatusCode::kParseError, key, "expected a finite number, got '" + *text + "'");
-    if (v < lo || v > hi)
-      return Fail(attn::StatusCode::kOutOfRange, key, "expected " + FormatFloat(lo) + ".." + FormatFloat(hi) + ", got " + *text);
-    value = v;
+    if (text->empty() || *end != '\0' || std::isnan(v))
+      return Fail(attn::StatusCode::kParseError, f.key, "expected a finite number, got '" + *text + "'");
+    value = f.Clamp(v);  // ±inf clamps to the ends of the range
+    if (value != v)
+      Fail(attn::StatusCode::kOutOfRange, f.key, "expected " + FormatFloat(f.min) + ".." + FormatFloat(f.max) +
+                                                     ", got " + *text + ": used " + FormatFloat(value));
   }
   void Bool(const BoolField& f, bool& value) override {
-    const char* key = f.key;
-    const std::string* text = Take(key);
+    const std::string* text = Take(f.key);
     if (!text) return;
-    if (*text != "0" && *text != "1") return Fail(attn::StatusCode::kParseError, key, "expected 0 or 1, got '" + *text + "'");
+    if (*text != "0" && *text != "1") return Fail(attn::StatusCode::kParseError, f.key, "expected 0 or 1, got '" + *text + "'");
     value = *text == "1";
   }
   void String(const TextField& f, std::string& value) override {
-    const char* key = f.key;
-    const size_t max_bytes = f.max_bytes;
-    const std::string* text = Take(key);
+    const std::string* text = Take(f.key);
     if (!text) return;
     std::string decoded;
-    if (!PercentDecode(*text, &decoded)) return Fail(attn::StatusCode::kParseError, key, "bad %-escape");
-    if (decoded.size() > max_bytes)
-      return Fail(attn::StatusCode::kOutOfRange, key, "longer than " + std::to_string(max_bytes) + " bytes");
+    if (!PercentDecode(*text, &decoded)) return Fail(attn::StatusCode::kParseError, f.key, "bad %-escape");
+    if (decoded.size() > f.max_bytes)
+      return Fail(attn::StatusCode::kOutOfRange, f.key, "longer than " + std::to_string(f.max_bytes) + " bytes");
     value = std::move(decoded);
+  }
+  // A name, or the integer of a link made before the names.
+  void ChoiceIndex(const ChoiceField& f, int& index) override {
+    const std::string* text = Take(f.key);
+    if (!text) return;
+    for (int k = 0; k < f.count; ++k)
+      if (*text == f.names[k]) {
+        index = k;
+        return;
+      }
+    char* end = nullptr;
+    const long v = std::strtol(text->c_str(), &end, 10);
+    if (!text->empty() && *end == '\0' && v >= 0 && v < f.count) {
+      index = static_cast<int>(v);
+      return;
+    }
+    std::string names;
+    for (int k = 0; k < f.count; ++k) names += std::string(k ? ", " : "") + f.names[k];
+    Fail(attn::StatusCode::kParseError, f.key, "expected one of " + names + ", got '" + *text + "'");
   }
 
   // Keys nobody asked for.
@@ -133,7 +152,15 @@ class Reader : public FieldVisitor {
     for (const auto& kv : values_)
       if (!taken_.count(kv.first)) Fail(attn::StatusCode::kParseError, kv.first.c_str(), "unknown key");
   }
-  attn::Status status;
+  void Fail(attn::StatusCode code, const char* key, const std::string& what) {
+    if (code_ == attn::StatusCode::kOk) code_ = code;
+    constexpr size_t kMaxMessage = 400;  // a hostile link may hold thousands of bad keys
+    if (message_.size() > kMaxMessage) return;
+    if (!message_.empty()) message_ += "; ";
+    message_ += "state '" + std::string(key).substr(0, 40) + "': " + what.substr(0, 120);
+    if (message_.size() > kMaxMessage) message_ += "; …";
+  }
+  attn::Status status() const { return code_ == attn::StatusCode::kOk ? attn::Status::Ok() : attn::Status(code_, message_); }
 
  private:
   const std::string* Take(const char* key) {
@@ -142,11 +169,10 @@ class Reader : public FieldVisitor {
     taken_.insert(key);
     return &it->second;
   }
-  void Fail(attn::StatusCode code, const char* key, const std::string& what) {
-    if (status.ok()) status = attn::Status(code, std::string("state '") + key + "': " + what);
-  }
   std::map<std::string, std::string> values_;
   std::set<std::string> taken_;
+  attn::StatusCode code_ = attn::StatusCode::kOk;
+  std::string message_;
 };
 
 }  // namespace
@@ -172,22 +198,23 @@ std::string SerializeState(const ViewState& state) {
 
 attn::Status ParseState(const std::string& text, ViewState* state) {
   std::map<std::string, std::string> values;
-  attn::Status malformed;
+  std::vector<std::string> malformed;
   size_t start = text.empty() ? 0 : (text[0] == '#' || text[0] == '?' ? 1 : 0);
   while (start < text.size()) {
     size_t end = text.find('&', start);
     if (end == std::string::npos) end = text.size();
     const std::string pair = text.substr(start, end - start);
     const size_t eq = pair.find('=');
-    if (!pair.empty() && eq == std::string::npos && malformed.ok())
-      malformed = attn::Status(attn::StatusCode::kParseError, "state: expected key=value, got '" + pair + "'");
+    if (!pair.empty() && eq == std::string::npos) malformed.push_back(pair);
     if (eq != std::string::npos) values[pair.substr(0, eq)] = pair.substr(eq + 1);
     start = end + 1;
   }
   Reader reader(std::move(values));
+  for (const std::string& pair : malformed)
+    reader.Fail(attn::StatusCode::kParseError, pair.c_str(), "expected key=value");
   state->Visit(reader);
   reader.ReportUnknownKeys();
-  return malformed.ok() ? reader.status : malformed;
+  return reader.status();
 }
 
 }  // namespace lessons

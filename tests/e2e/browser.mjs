@@ -29,8 +29,10 @@ export async function openBrowser() {
 }
 
 // Opens the page at the given viewport and waits until the app has started.
-export async function openPage(session, { width = 1200, height = 800, dpr = 1, hash = '', touch = false } = {}) {
-  const page = await session.browser.newPage({ viewport: { width, height }, deviceScaleFactor: dpr, hasTouch: touch, isMobile: touch });
+// The page follows the system's colour scheme (theme=auto); tests see the dark one unless they ask.
+export async function openPage(session, { width = 1200, height = 800, dpr = 1, hash = '', touch = false, colorScheme = 'dark',
+                                          waitForVectors = true } = {}) {
+  const page = await session.browser.newPage({ viewport: { width, height }, deviceScaleFactor: dpr, hasTouch: touch, isMobile: touch, colorScheme });
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
@@ -38,8 +40,8 @@ export async function openPage(session, { width = 1200, height = 800, dpr = 1, h
   page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
   await page.goto(session.url + hash);
   await page.waitForSelector('html[data-ready=true]', { timeout: 30000 });
-  // The GloVe asset arrives after the first frame; most tests want the view with it.
-  await page.waitForFunction(() => window.attnlab.view().wordVectorsLoaded, null, { timeout: 30000 });
+  // The GloVe asset arrives after the first frame (when a view of words is shown); most tests want it.
+  if (waitForVectors) await page.waitForFunction(() => window.attnlab.view().wordVectorsLoaded, null, { timeout: 30000 });
   await settle(page);
   return { page, problems };
 }

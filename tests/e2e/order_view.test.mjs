@@ -30,7 +30,7 @@ test('shuffling the words permutes the outputs exactly; positions break it', asy
   const button = v.layout['order.shuffle'];
   await page.mouse.click(button.x + button.width / 2, button.y + button.height / 2);
   await settle(page);
-  assert.equal(await page.evaluate(() => window.attnlab.state()), 'v=1&o.sh=1');
+  assert.equal(await page.evaluate(() => window.attnlab.state()), 'v=order&o.sh=1');
   await page.evaluate(() => window.attnlab.setState('v=1&o.sh=3'));
   await settle(page);
   v = await viewOf(page);

@@ -213,7 +213,7 @@ test('on a phone (380 px, devicePixelRatio 2): grids and plots stack and fit; a 
     assert.ok(layout[name].x >= 0 && layout[name].x + layout[name].width <= 380, `${name} fits: ${JSON.stringify(layout[name])}`);
   assert.ok(layout['rel.score.scaled_dot'].y > layout['rel.score.dot'].y + layout['rel.score.dot'].height, 'stacked');
   layout = await dragUntilVisible(page, 'rel.score.dot', { top: 450 });
-  assert.equal(await page.evaluate(() => window.attnlab.state()), 'v=3', 'scrolling moved no slider');
+  assert.equal(await page.evaluate(() => window.attnlab.state()), 'v=relevance', 'scrolling moved no slider');
   const p = cellCentre(layout['rel.score.dot'], 12, 12, 1, 8);
   await page.touchscreen.tap(p.x, p.y);
   await settle(page);
@@ -227,7 +227,7 @@ test('on a phone (380 px, devicePixelRatio 2): grids and plots stack and fit; a 
   await page.touchscreen.tap(r.x + r.width * 0.5, r.y + r.height / 2);  // between d_k = 32 and 64
   await settle(page);
   assert.ok([4, 5].includes((await page.evaluate(() => window.attnlab.scalars()))['rel.sat.entropy.hover']));
-  assert.equal(await page.evaluate(() => window.attnlab.state()), 'v=3', 'scrolling moved no slider');
+  assert.equal(await page.evaluate(() => window.attnlab.state()), 'v=relevance', 'scrolling moved no slider');
   await screenshot(page, 'relevance-phone-plot');
   assert.deepEqual(problems, []);
   await page.close();

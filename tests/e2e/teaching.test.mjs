@@ -115,7 +115,7 @@ test('on a 390 px phone every view is one tap away, and each view leads to the n
   const nine = layout['view.9'];
   await page.touchscreen.tap(nine.x + nine.width / 2, nine.y + nine.height / 2);
   await settle(page);
-  assert.match(await page.evaluate(() => window.attnlab.state()), /^v=8/);
+  assert.match(await page.evaluate(() => window.attnlab.state()), /^v=speed/);
   // "Next" at the end of view 1 opens view 2.
   const wide = await openPage(session, { width: 1200, height: 2000 });
   const next = (await wide.page.evaluate(() => window.attnlab.layout())).next;

@@ -211,10 +211,10 @@ test('an empty sentence or a bad state string is reported; the last picture stay
   assert.equal(view.tokens.length, 12, 'the previous sentence stays drawn');
   const w = await page.evaluate(() => window.attnlab.matrix('words.W'));
   assert.ok(data(w).every(Number.isFinite));
-  const bad = await page.evaluate(() => window.attnlab.setState('w.t=99&s=Sky+is+clear'));
-  assert.match(bad, /out_of_range: state 'w.t'/);
+  const bad = await page.evaluate(() => window.attnlab.setState('w.t=99&zz=1&s=Sky+is+clear'));
+  assert.match(bad, /out_of_range: state 'w.t': expected 0.05..5, got 99: used 5; state 'zz': unknown key/);
   await settle(page);
-  assert.equal(await page.evaluate(() => window.attnlab.state()), 's=Sky%20is%20clear', 'the good field applied');
+  assert.equal(await page.evaluate(() => window.attnlab.state()), 's=Sky%20is%20clear&w.t=5', 'the good field applied, the bad one clamped');
   // The engine refuses bad input with a status, not a crash.
   assert.equal((await page.evaluate(() => window.attnlab.selfAttention(new Float32Array([1, NaN]), 1, 2))).code, 'non_finite');
   assert.equal((await page.evaluate(() => window.attnlab.selfAttention(new Float32Array(5), 2, 2))).code, 'shape_mismatch');
@@ -274,7 +274,7 @@ test('on a phone (380 px, devicePixelRatio 2): it fits, a tap shows a cell, the 
   const r = layout['words.W'];
   assert.ok(r.x + r.width <= 380, `heatmap ends at ${r.x + r.width}`);
   assert.ok(r.width >= 200, `heatmap is ${r.width} px wide`);
-  assert.deepEqual(await page.evaluate(() => { const c = document.getElementById('canvas'); return [c.width, c.height]; }), [760, 1600]);
+  assert.deepEqual(await page.evaluate(() => { const c = document.querySelector('.attnlab-root canvas'); return [c.width, c.height]; }), [760, 1600]);
   // Drag up to scroll the weights into view, then tap a cell.
   await page.evaluate(() => window.attnlab.setState('w.sp=-1'));
   const cdp = await page.context().newCDPSession(page);
@@ -339,7 +339,7 @@ test('on a phone (380 px, devicePixelRatio 2): it fits, a tap shows a cell, the 
   await page.keyboard.press('End');
   await page.keyboard.insertText(' again');
   await settle(page);
-  assert.match(await page.evaluate(() => window.attnlab.state()), /again$/);
+  assert.match(await page.evaluate(() => window.attnlab.state()), /s=The%20cats%20sat%20again(&|$)/);
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -40,17 +40,21 @@ TEST(ViewState, AcceptsALeadingHashAndPlusForSpace) {
 }
 
 TEST(ViewState, BadFieldsAreReportedAndSkippedWhileGoodOnesApply) {
-  struct Case { const char* text; attn::StatusCode code; const char* message_part; };
+  struct Case { const char* text; attn::StatusCode code; const char* message_part; float temperature; };
   const Case cases[] = {
-      {"w.t=9&s=ok", attn::StatusCode::kOutOfRange, "'w.t': expected 0.05..5, got 9"},
-      {"w.t=abc&s=ok", attn::StatusCode::kParseError, "'w.t': expected a finite number"},
-      {"w.t=nan&s=ok", attn::StatusCode::kParseError, "finite"},
-      {"v=99&s=ok", attn::StatusCode::kOutOfRange, "'v': expected 0..8"},
-      {"w.l=yes&s=ok", attn::StatusCode::kParseError, "expected 0 or 1"},
-      {"zz=1&s=ok", attn::StatusCode::kParseError, "'zz': unknown key"},
-      {"s=ok&s2", attn::StatusCode::kParseError, "expected key=value"},
-      {"s=ok&d=%zz", attn::StatusCode::kParseError, "expected an integer"},
-      {"o.sh=&s=ok", attn::StatusCode::kParseError, "expected an integer"},
+      {"w.t=9&s=ok", attn::StatusCode::kOutOfRange, "'w.t': expected 0.05..5, got 9: used 5", 5.0f},  // clamped
+      {"w.t=-1&s=ok", attn::StatusCode::kOutOfRange, "used 0.05", 0.05f},
+      {"w.t=inf&s=ok", attn::StatusCode::kOutOfRange, "used 5", 5.0f},
+      {"w.t=abc&s=ok", attn::StatusCode::kParseError, "'w.t': expected a finite number", 1.0f},
+      {"w.t=nan&s=ok", attn::StatusCode::kParseError, "finite", 1.0f},
+      {"v=99&s=ok", attn::StatusCode::kParseError, "'v': expected one of words, order, qkv", 1.0f},
+      {"v=attention&s=ok", attn::StatusCode::kParseError, "got 'attention'", 1.0f},
+      {"w.l=yes&s=ok", attn::StatusCode::kParseError, "expected 0 or 1", 1.0f},
+      {"zz=1&s=ok", attn::StatusCode::kParseError, "'zz': unknown key", 1.0f},
+      {"s=ok&s2", attn::StatusCode::kParseError, "'s2': expected key=value", 1.0f},
+      {"s=ok&d=%zz", attn::StatusCode::kParseError, "expected an integer", 1.0f},
+      {"o.sh=&s=ok", attn::StatusCode::kParseError, "expected an integer", 1.0f},
+      {"o.sh=99999999999999999999&s=ok", attn::StatusCode::kParseError, "expected an integer", 1.0f},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.text);
@@ -58,12 +62,45 @@ TEST(ViewState, BadFieldsAreReportedAndSkippedWhileGoodOnesApply) {
     const attn::Status status = ParseState(c.text, &s);
     EXPECT_EQ(status.code(), c.code) << status.ToString();
     EXPECT_NE(status.message().find(c.message_part), std::string::npos) << status.message();
-    EXPECT_EQ(s.sentence.text, "ok");         // the good field applied
-    EXPECT_EQ(s.words.temperature, 1.0f);     // the bad one did not
+    EXPECT_EQ(s.sentence.text, "ok");  // the good field applied
+    EXPECT_EQ(s.words.temperature, c.temperature);
+    EXPECT_EQ(s.view, ViewId::kWords);
   }
   ViewState s;
   EXPECT_EQ(ParseState("s=%4", &s).code(), attn::StatusCode::kParseError);
   EXPECT_EQ(ParseState("s=" + std::string(1000, 'a'), &s).code(), attn::StatusCode::kOutOfRange);
+}
+
+TEST(ViewState, ViewsAreNamedInLinksAndOldNumberedLinksStillOpen) {
+  ViewState s;
+  s.view = ViewId::kMasks;
+  s.sentence.vectors = VectorSource::kHash;
+  s.order.encoding = OrderEncoding::kSinusoidal;
+  EXPECT_EQ(SerializeState(s), "v=masks&vec=hash&o.pe=sinusoidal");
+  for (int k = 0; k < static_cast<int>(ViewId::kCount); ++k) {
+    ViewState by_name, by_number;
+    ASSERT_TRUE(ParseState(std::string("v=") + kViewNames[k], &by_name).ok());
+    ASSERT_TRUE(ParseState("v=" + std::to_string(k), &by_number).ok());  // links from before the names
+    EXPECT_EQ(static_cast<int>(by_name.view), k);
+    EXPECT_EQ(by_number.view, by_name.view);
+  }
+}
+
+TEST(ViewState, EveryProblemOfAHostileLinkIsNamedOnceTheRestApplies) {
+  ViewState s;
+  const attn::Status status = ParseState("zz=1&w.t=0.5&h.n=1000&<script>=1&v=heads", &s);
+  EXPECT_EQ(status.code(), attn::StatusCode::kOutOfRange);  // the first problem's code
+  for (const char* part : {"'h.n'", "'zz': unknown key", "'<script>': unknown key"})
+    EXPECT_NE(status.message().find(part), std::string::npos) << status.message();
+  EXPECT_EQ(s.view, ViewId::kHeads);
+  EXPECT_EQ(s.words.temperature, 0.5f);
+  // Thousands of bad keys: a bounded message, no crash.
+  std::string flood;
+  for (int k = 0; k < 5000; ++k) flood += "k" + std::to_string(k) + "=" + std::string(50, 'x') + "&";
+  const attn::Status many = ParseState(flood + "&&&===&v=cnn", &s);
+  EXPECT_FALSE(many.ok());
+  EXPECT_LT(many.message().size(), 1000u);
+  EXPECT_EQ(s.view, ViewId::kCnn);
 }
 
 }  // namespace

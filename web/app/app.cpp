@@ -4,6 +4,7 @@
 #include "app.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "gfx/heatmap_store.h"
@@ -85,6 +86,11 @@ attn::Status App::LoadPrices(const std::string& csv) {
   return status;
 }
 
+bool App::NeedsWordVectors() const {
+  if (word_vectors_loaded() || state_.sentence.vectors != lessons::VectorSource::kGlove) return false;
+  return std::any_of(panels_.begin(), panels_.end(), [&](const auto& p) { return p->id() == state_.view && p->uses_sentence(); });
+}
+
 void App::PricesFailed(const std::string& why) { prices_.error = "Prices unavailable (" + why + ")."; }
 
 attn::Status App::SetStateString(const std::string& text) {
@@ -92,6 +98,24 @@ attn::Status App::SetStateString(const std::string& text) {
   const attn::Status status = lessons::ParseState(text, &parsed);
   state_ = parsed;  // the valid fields apply even when another one was bad
   return status;
+}
+
+attn::Status App::ApplyLink(const std::string& text) {
+  lessons::ViewState parsed;  // a link says everything that differs from the defaults
+  const attn::Status status = lessons::ParseState(text, &parsed);
+  state_ = parsed;
+  link_note_ = status.ok() ? "" : "Parts of this link were ignored or adjusted: " + status.message();
+  return status;
+}
+
+void App::DrawLinkNote() {
+  if (link_note_.empty()) return;
+  ImGui::PushStyleColor(ImGuiCol_Text, CurrentTheme().warning_text);
+  ImGui::TextWrapped("%s", link_note_.c_str());
+  ImGui::PopStyleColor();
+  const ImVec2 n0 = ImGui::GetItemRectMin(), n1 = ImGui::GetItemRectMax();
+  published_.Rect("link_note", {n0.x, n0.y, n1.x - n0.x, n1.y - n0.y});
+  if (ImGui::SmallButton("dismiss")) link_note_.clear();
 }
 
 //-----------------------------------------------------------------------------
@@ -111,7 +135,6 @@ void App::UpdateSentence() {
 //-----------------------------------------------------------------------------
 
 void App::DrawSentenceControls() {
-  lessons::SentenceState& s = state_.sentence;
   // The text area's place: its frame is drawn here, the text and caret by the browser on top.
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const ImVec2 size(ImGui::GetContentRegionAvail().x, std::max(ImGui::GetFrameHeight(), sentence_box_height_));
@@ -121,6 +144,19 @@ void App::DrawSentenceControls() {
   sentence_box_ = {true, p0.x, p0.y, size.x, size.y};
   published_.Rect("sentence", {p0.x, p0.y, size.x, size.y});
 
+  if (!embedded_) DrawSentenceChoices();
+  DrawWordVectorsProgress();
+  const lessons::Sentence& sentence = sentence_.model();
+  if (sentence.glove && !sentence.unknown_note.empty()) {  // which words are unknown, and the real reason
+    DrawNote("%s", sentence.unknown_note.c_str());
+    const ImVec2 n0 = ImGui::GetItemRectMin(), n1 = ImGui::GetItemRectMax();
+    published_.Rect("sentence.unknown_note", {n0.x, n0.y, n1.x - n0.x, n1.y - n0.y});
+  }
+  DrawStatusLine(sentence_error());
+}
+
+void App::DrawSentenceChoices() {
+  lessons::SentenceState& s = state_.sentence;
   static const char* const kPresets[] = {"Sky is clear today",
                                          "The animal didn't cross the street because it was too tired",
                                          "The cat sat on the mat"};
@@ -148,22 +184,20 @@ void App::DrawSentenceControls() {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(std::max(80.0f, ImGui::GetContentRegionAvail().x - 120.0f));
     SliderField(s.kHashDim, &s.hash_dim);
-  } else if (!word_vectors_loaded() && word_vectors_error_.empty()) {
+  }
+}
+
+void App::DrawWordVectorsProgress() {
+  if (state_.sentence.vectors == lessons::VectorSource::kHash) return;
+  if (!word_vectors_loaded() && word_vectors_error_.empty()) {
     char overlay[64];
     std::snprintf(overlay, sizeof(overlay), "GloVe word vectors: %.0f%% of 1.5 MB", 100.0f * word_vectors_progress_);
     ImGui::ProgressBar(word_vectors_progress_, ImVec2(std::min(ImGui::GetContentRegionAvail().x, 320.0f), 0), overlay);
     published_.Scalar("sentence.vectors_progress", word_vectors_progress_);
     ImGui::TextDisabled("Meanwhile every word gets a hashed stand-in vector; the views switch when GloVe arrives.");
   } else if (!word_vectors_loaded()) {
-    ImGui::TextDisabled("%s", word_vectors_error_.c_str());
+    DrawNote("%s", word_vectors_error_.c_str());
   }
-  const lessons::Sentence& sentence = sentence_.model();
-  if (sentence.glove && !sentence.unknown_note.empty()) {  // which words are unknown, and the real reason
-    DrawNote("%s", sentence.unknown_note.c_str());
-    const ImVec2 n0 = ImGui::GetItemRectMin(), n1 = ImGui::GetItemRectMax();
-    published_.Rect("sentence.unknown_note", {n0.x, n0.y, n1.x - n0.x, n1.y - n0.y});
-  }
-  DrawStatusLine(sentence_error());
 }
 
 void App::DrawViewPicker() {
@@ -210,32 +244,37 @@ void App::Frame() {
   ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(io.DisplaySize);
+  // An embed's canvas grows to its content, so it never scrolls (not even for a frame while it grows).
+  const ImGuiWindowFlags scrolling = embedded_ ? ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse : 0;
   ImGui::Begin("attnlab", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
-                   ImGuiWindowFlags_NoBringToFrontOnFocus);
+                   ImGuiWindowFlags_NoBringToFrontOnFocus | scrolling);
 
   const std::string state_before = StateString();
   sentence_box_.shown = false;  // until a view that uses the sentence draws it
-  ImGui::TextUnformatted("attnlab: self-attention, step by step");
+  if (!embedded_) ImGui::TextUnformatted("attnlab: self-attention, step by step");
+  DrawLinkNote();
   const bool sentence_shown =
       std::any_of(panels_.begin(), panels_.end(), [&](const auto& p) { return p->id() == state_.view && p->uses_sentence(); });
   if (sentence_shown) DrawSentenceControls();
   UpdateSentence();
   wants_another_frame_ = false;
-  PanelContext ctx{state_, sentence_.model(), sentence_.version(), published_, &prices_, &wants_another_frame_};
+  PanelContext ctx{state_, sentence_.model(), sentence_.version(), published_, &prices_, &wants_another_frame_, embedded_};
   // When the state names another view than the tab shown last (URL, tests), select that tab;
   // otherwise the tab bar (the reader's clicks) decides.
   const lessons::ViewId requested = state_.view;
   const bool moved = requested != shown_view_;
   lessons::ViewId drawn = shown_view_;
-  if (ImGui::GetContentRegionAvail().x < kNarrowWidth) {
-    // A phone: every view one tap away, in wrapped rows of buttons (a tab bar would hide half of them).
-    DrawViewPicker();
+  const bool narrow = ImGui::GetContentRegionAvail().x < kNarrowWidth;
+  if (embedded_ || narrow) {
+    // An embed: the one view. A phone: every view one tap away, in wrapped rows of buttons (a tab
+    // bar would hide half of them).
+    if (!embedded_) DrawViewPicker();
     for (auto& panel : panels_)
       if (panel->id() == state_.view) {
         drawn = panel->id();
         panel->Draw(ctx);
-        DrawTakeaway(*panel);
+        if (!embedded_) DrawTakeaway(*panel);
         break;
       }
   } else if (ImGui::BeginTabBar("views", ImGuiTabBarFlags_FittingPolicyScroll)) {
@@ -260,8 +299,13 @@ void App::Frame() {
     pending_scroll_ = 0.0f;
   }
   if (StepScroll()) wants_another_frame_ = true;
-  published_.Scalar("page.scroll", ImGui::GetScrollY());
-  published_.Scalar("page.scroll_max", ImGui::GetScrollMaxY());
+  extent_.scroll = ImGui::GetScrollY();
+  extent_.scroll_max = ImGui::GetScrollMaxY();
+  // The cursor sits one item spacing below the last item; the window's padding closes the page.
+  extent_.content_height = std::ceil(ImGui::GetCursorPosY() - ImGui::GetStyle().ItemSpacing.y + ImGui::GetStyle().WindowPadding.y);
+  published_.Scalar("page.scroll", extent_.scroll);
+  published_.Scalar("page.scroll_max", extent_.scroll_max);
+  published_.Scalar("page.content_height", extent_.content_height);
   ImGui::End();
   // A click changed the state while the views were drawn from the old one: draw once more, so the
   // models follow the state before the page rests (state -> compute -> model -> draw).

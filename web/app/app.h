@@ -42,16 +42,37 @@ class App {
   void WordVectorsProgress(float fraction) { word_vectors_progress_ = fraction; }
   // The asset could not be fetched (`why`, e.g. "HTTP 404"): hashed vectors, and the reason shown.
   void WordVectorsFailed(const std::string& why);
+  // The prices view is shown and prices.csv (30 KB) has not arrived: fetch it now.
+  bool NeedsPrices() const {
+    return state_.view == lessons::ViewId::kPrices && prices_.table.series.empty() && prices_.error.empty();
+  }
   // prices.csv's text for view 8, or why it could not be fetched.
   attn::Status LoadPrices(const std::string& csv);
   void PricesFailed(const std::string& why);
   const lessons::PricesInputs& prices() const { return prices_; }
   bool word_vectors_loaded() const { return word_vectors_.size() > 0; }
+  // The view shown draws the sentence with GloVe vectors (not yet loaded): fetch them now.
+  bool NeedsWordVectors() const;
 
   lessons::ViewState& state() { return state_; }
   // The whole state as a short string, and back (bad fields are reported and skipped).
   std::string StateString() const { return lessons::SerializeState(state_); }
   attn::Status SetStateString(const std::string& text);
+  // A link's state (the URL's hash): from the defaults, every field the link names; what was
+  // ignored or clamped is said in a note at the top of the page until the reader dismisses it.
+  attn::Status ApplyLink(const std::string& text);
+
+  // An embed shows one view's figure and controls: no title, presets, tabs or lesson text, and
+  // the page around it scrolls (the app never does).
+  void SetEmbedded(bool embedded) { embedded_ = embedded; }
+  bool embedded() const { return embedded_; }
+
+  // The page's vertical extent after the last frame, in CSS pixels.
+  struct Extent {
+    float scroll = 0, scroll_max = 0;
+    float content_height = 0;  // everything drawn, padding included: an embed's canvas is this tall
+  };
+  const Extent& extent() const { return extent_; }
 
   const lessons::Sentence& sentence() const { return sentence_.model(); }
   // Empty when the sentence is fine; otherwise why it cannot be drawn.
@@ -63,11 +84,16 @@ class App {
 
  private:
   void UpdateSentence();
+  // The sentence box, the word-vector progress and notes; DrawSentenceChoices: presets and the
+  // source of the vectors (not in an embed).
   void DrawSentenceControls();
+  void DrawSentenceChoices();
+  void DrawWordVectorsProgress();
   // On a narrow screen: every view as a button, in rows that wrap.
   void DrawViewPicker();
   // The view's takeaway and a button to the next view in reading order.
   void DrawTakeaway(const Panel& panel);
+  void DrawLinkNote();
 
   lessons::ViewState state_;
   std::vector<std::unique_ptr<Panel>> panels_;
@@ -77,6 +103,9 @@ class App {
   float word_vectors_progress_ = 0;  // bumps when the asset arrives or fails: the sentence is embedded again
   lessons::WordVectors word_vectors_;
   std::string word_vectors_error_;
+  bool embedded_ = false;
+  std::string link_note_;
+  Extent extent_;
   TextBox sentence_box_;
   float sentence_box_height_ = 0;
   Published published_;

@@ -19,6 +19,8 @@ namespace attnlab {
 namespace {
 
 bool g_started = false;
+bool g_running = false;  // the frame loop runs (paused while an embed is out of view)
+EMSCRIPTEN_WEBGL_CONTEXT_HANDLE g_gl = 0;
 double g_last_frame_ms = 0;  // CPU time of the last frame: engine re-runs, UI, GL submission
 
 void SetupFont(const std::string& ttf) {
@@ -54,8 +56,11 @@ void DrawFrame() {
   glClearColor(bg.x, bg.y, bg.z, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-  const App::TextBox& box = TheApp().sentence_box();
-  platform::PlaceTextBox(box.shown, box.x, box.y, box.w, box.h, TheApp().state().sentence.text);
+  App& app = TheApp();
+  const App::TextBox& box = app.sentence_box();
+  platform::PlaceTextBox(box.shown, box.x, box.y, box.w, box.h, app.state().sentence.text);
+  const App::Extent& extent = app.extent();
+  platform::AfterFrame(app.StateString(), extent.content_height, extent.scroll, extent.scroll_max);
   g_last_frame_ms = emscripten_get_now() - start;
 }
 
@@ -68,7 +73,7 @@ void LoopIteration() {
 
 }  // namespace
 
-std::string Start(const std::string& font_ttf) {
+std::string Start(const std::string& font_ttf, const std::string& canvas_selector) {
   if (g_started) return "already started";
   EmscriptenWebGLContextAttributes attrs;
   emscripten_webgl_init_context_attributes(&attrs);
@@ -76,28 +81,49 @@ std::string Start(const std::string& font_ttf) {
   attrs.minorVersion = 0;
   attrs.alpha = false;
   attrs.antialias = false;  // heatmap cells are axis-aligned; MSAA would only cost memory
-  const EMSCRIPTEN_WEBGL_CONTEXT_HANDLE ctx = emscripten_webgl_create_context("#canvas", &attrs);
-  if (ctx <= 0) return "WebGL2 is not available in this browser";
-  emscripten_webgl_make_context_current(ctx);
+  g_gl = emscripten_webgl_create_context(canvas_selector.c_str(), &attrs);
+  if (g_gl <= 0) return "WebGL2 is not available in this browser";
+  emscripten_webgl_make_context_current(g_gl);
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;  // no file system; the URL will hold the state
-  ApplyTheme();
+  ApplyTheme(LightTheme());  // the theme the page asked for before the start
   ImGuiStyle& style = ImGui::GetStyle();
   style.WindowPadding = ImVec2(12, 12);
   style.FrameRounding = 3.0f;
   style.FramePadding = ImVec2(6, 5);  // every control at least 24 px tall: a finger can hit it
   SetupFont(font_ttf);
-  platform::Init("#canvas");
+  platform::Init(canvas_selector.c_str());
   ImGui_ImplOpenGL3_Init("#version 300 es");
 
   std::string error;
   if (!TheApp().Init(&error)) return error;
-  g_started = true;
+  g_started = g_running = true;
   emscripten_set_main_loop(LoopIteration, 0, false);
   return "";
+}
+
+void SetRunning(bool running) {
+  if (!g_started || running == g_running) return;
+  g_running = running;
+  if (running) {
+    emscripten_resume_main_loop();
+    platform::MarkDirty();  // what changed while paused is drawn now
+  } else {
+    emscripten_pause_main_loop();
+  }
+}
+
+void Stop() {
+  if (!g_started) return;
+  emscripten_cancel_main_loop();
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui::DestroyContext();
+  emscripten_webgl_destroy_context(g_gl);
+  g_gl = 0;
+  g_started = g_running = false;
 }
 
 double LastFrameMs() { return g_last_frame_ms; }

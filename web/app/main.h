@@ -6,9 +6,14 @@
 
 namespace attnlab {
 
-// Creates the WebGL2 context on #canvas, ImGui and the app, then starts the frame loop.
-// Returns an empty string on success, else what failed (shown by the page).
-std::string Start(const std::string& font_ttf);
+// Creates the WebGL2 context on the canvas `canvas_selector` names ("#attnlab-canvas-1"), ImGui and
+// the app, then starts the frame loop. Returns an empty string on success, else what failed (shown
+// by the page).
+std::string Start(const std::string& font_ttf, const std::string& canvas_selector);
+// Pauses (false) or resumes (true) the frame loop: an embed out of view or in a hidden tab draws nothing.
+void SetRunning(bool running);
+// Ends the frame loop and frees ImGui and the WebGL context (the module's memory goes with the module).
+void Stop();
 // CPU milliseconds the last frame took (engine re-runs + UI + GL submission).
 double LastFrameMs();
 // True when no input is waiting and no frame is due: what the page shows is final.

@@ -18,6 +18,12 @@ EM_JS(void, attnlab_place_text_box, (int shown, float x, float y, float w, float
   if (Module.sentenceBox) Module.sentenceBox(!!shown, x, y, w, h, UTF8ToString(text));
 });
 
+// After each frame: the state string (for the address bar and "open in attnlab") and the height of
+// everything drawn (an embed's canvas grows to it), to the page's handler if one is installed.
+EM_JS(void, attnlab_after_frame, (const char* state, float content_height), {
+  if (Module.afterFrame) Module.afterFrame(UTF8ToString(state), content_height);
+});
+
 // True while an HTML text field of the page has the keyboard: its keys are not ImGui's.
 EM_JS(int, attnlab_dom_text_focused, (), {
   const e = document.activeElement;
@@ -31,6 +37,9 @@ std::string g_canvas;
 int g_fb_width = 0, g_fb_height = 0;
 int g_dirty_frames = 3;  // a few frames after each event: ImGui settles hover/active state
 double g_last_time = 0;
+// The app's scroll range after the last frame: a wheel it cannot use goes on to the page around.
+float g_scroll = 0, g_scroll_max = 0;
+bool g_host_scrolls = false;  // an embed: vertical finger drags scroll the host page, natively
 
 void Dirty() { g_dirty_frames = 3; }
 
@@ -111,7 +120,11 @@ EM_BOOL OnWheel(int, const EmscriptenWheelEvent* e, void*) {
   Dirty();
   // DOM deltas are in pixels (mode 0), lines (1) or pages (2); ImGui wants lines, up positive.
   const float unit = e->deltaMode == DOM_DELTA_PIXEL ? 1.0f / 100.0f : e->deltaMode == DOM_DELTA_LINE ? 1.0f / 3.0f : 1.0f;
-  io.AddMouseWheelEvent(static_cast<float>(-e->deltaX) * unit, static_cast<float>(-e->deltaY) * unit);
+  // Scrolling belongs to whoever can: the app while it has room in that direction, else the page
+  // around it (the event is left alone, so the browser scrolls the host or the iframe's parent).
+  const bool app_can = (e->deltaY > 0 && g_scroll < g_scroll_max - 0.5f) || (e->deltaY < 0 && g_scroll > 0.5f);
+  if (!app_can) return false;
+  io.AddMouseWheelEvent(0.0f, static_cast<float>(-e->deltaY) * unit);
   return true;
 }
 
@@ -129,7 +142,9 @@ EM_BOOL OnTouch(int type, const EmscriptenTouchEvent* e, void*) {
     g_touch_x = x;
     g_touch_y = g_last_y = y;
     io.AddMousePosEvent(x, y);  // a touch shows what is under it (a tap = hover)
-    return true;
+    // In an embed the browser must stay free to pan the host page (the canvas has touch-action:
+    // pan-y), so the start of a touch is not claimed; a horizontal drag still reaches the sliders.
+    return !g_host_scrolls;
   }
   if (type == EMSCRIPTEN_EVENT_TOUCHMOVE) {
     if (g_gesture == Gesture::kUndecided && std::hypot(x - g_touch_x, y - g_touch_y) > kDecidePx) {
@@ -143,12 +158,13 @@ EM_BOOL OnTouch(int type, const EmscriptenTouchEvent* e, void*) {
       }
     }
     if (g_gesture == Gesture::kScroll) {
+      if (g_host_scrolls) return false;  // the browser pans the host page
       g_scroll_px += y - g_last_y;
       g_last_y = y;
     } else if (g_gesture == Gesture::kPress) {
       io.AddMousePosEvent(x, y);
     }
-    return true;
+    return g_gesture != Gesture::kUndecided || !g_host_scrolls;
   }
   // Lifted (or cancelled): a press ends; a tap is a click where the finger was.
   if (g_gesture == Gesture::kUndecided && type == EMSCRIPTEN_EVENT_TOUCHEND) {
@@ -158,10 +174,12 @@ EM_BOOL OnTouch(int type, const EmscriptenTouchEvent* e, void*) {
   } else if (g_gesture == Gesture::kPress) {
     io.AddMouseButtonEvent(0, false);
   }
+  // The end of a scroll the browser ran (an embed's host page) cannot be cancelled: leave it be.
+  const bool browser_scrolled = g_host_scrolls && g_gesture == Gesture::kScroll;
   g_gesture = Gesture::kNone;
   // The pointer stays where the finger lifted: a tap on a cell keeps its value shown (a phone's only
   // way to read one) until the next touch lands elsewhere.
-  return true;  // no emulated mouse events, no page scroll: the app scrolls itself
+  return !browser_scrolled;  // else no emulated mouse events, no page scroll: the app scrolls itself
 }
 
 EM_BOOL OnFocus(int type, const EmscriptenFocusEvent*, void*) {
@@ -226,6 +244,14 @@ bool TakeDirty() {
   --g_dirty_frames;
   return true;
 }
+
+void AfterFrame(const std::string& state, float content_height, float scroll, float scroll_max) {
+  g_scroll = scroll;
+  g_scroll_max = scroll_max;
+  attnlab_after_frame(state.c_str(), content_height);
+}
+
+void SetHostScrolls(bool host_scrolls) { g_host_scrolls = host_scrolls; }
 
 void PlaceTextBox(bool shown, float x, float y, float w, float h, const std::string& text) {
   attnlab_place_text_box(shown ? 1 : 0, x, y, w, h, text.c_str());

@@ -28,10 +28,12 @@ struct Theme {
   ImVec4 padded_button;
 };
 
-// The theme in use (dark today; a light one only needs another table).
+// The theme in use: dark (the default) or light.
 const Theme& CurrentTheme();
-// Sets ImGui's style colours to match the theme.
-void ApplyTheme();
+bool LightTheme();
+// Switches the table and sets ImGui's style colours to match it (once ImGui exists; may be called
+// before).
+void ApplyTheme(bool light);
 
 inline ImU32 HeadColor(int h) { return CurrentTheme().heads[h % 16]; }
 

@@ -9,8 +9,27 @@
 // Every result is a plain JS object of copied Float32Arrays: there is nothing to .delete().
 import createAttnlabModule from './attnlab.mjs';
 
+// The wasm is fetched and compiled once per page; every instance (each embed on a page has its own
+// memory, ImGui context and canvas) instantiates the same compiled module.
+let compiled = null;
+function compileOnce() {
+  if (!compiled) {
+    const url = new URL('attnlab.wasm', import.meta.url);
+    compiled = WebAssembly.compileStreaming(fetch(url))
+      .catch(() => fetch(url).then((r) => r.arrayBuffer()).then((bytes) => WebAssembly.compile(bytes)));
+  }
+  return compiled;
+}
+
 export async function loadAttnlab(moduleOptions = {}) {
-  const m = await createAttnlabModule(moduleOptions);
+  const wasm = await compileOnce();
+  const m = await createAttnlabModule({
+    instantiateWasm(imports, receive) {
+      WebAssembly.instantiate(wasm, imports).then((instance) => receive(instance, wasm));
+      return {};
+    },
+    ...moduleOptions,
+  });
   return {
     // Engine
     selfAttention: (x, n, d, options = {}) => m.selfAttention(x, n, d, options),
@@ -22,8 +41,18 @@ export async function loadAttnlab(moduleOptions = {}) {
     tokenize: (text) => m.tokenize(text),
     hashEmbeddings: (tokens, dim) => m.hashEmbeddings(tokens, dim),
     availableKernels: () => m.availableKernels(),
-    // Page (only meaningful where a #canvas exists)
-    start: (fontBytes) => m.start(fontBytes),
+    // Page: start(fontBytes, '#canvas-id') draws on that canvas (web/public/mount.js does it all).
+    start: (fontBytes, canvasSelector = '#canvas') => m.start(fontBytes, canvasSelector),
+    // A link's state from the defaults ('v=masks&m.c=0'); returns '' or what was ignored or clamped.
+    applyLink: (text) => m.applyLink(text),
+    setEmbedded: (embedded) => m.setEmbedded(embedded),
+    setLightTheme: (light) => m.setLightTheme(light),
+    needsWordVectors: () => m.needsWordVectors(),
+    needsPrices: () => m.needsPrices(),
+    // After each frame the app calls fn(state, contentHeight).
+    onAfterFrame: (fn) => { m.afterFrame = fn; },
+    setRunning: (running) => m.setRunning(running),
+    stop: () => m.stop(),
     renderNow: () => m.renderNow(),
     idle: () => m.idle(),
     lastFrameMs: () => m.lastFrameMs(),

@@ -11,6 +11,7 @@
 #include "main.h"
 #include "platform_html5.h"
 #include "published.h"
+#include "theme.h"
 
 using emscripten::val;
 using namespace attnjs;
@@ -26,7 +27,32 @@ val RectObject(const attnlab::LayoutRect& r) {
   return out;
 }
 
-std::string Start(const std::string& font_ttf) { return attnlab::Start(font_ttf); }
+std::string Start(const std::string& font_ttf, const std::string& canvas_selector) {
+  return attnlab::Start(font_ttf, canvas_selector);
+}
+
+// A link's state (the URL hash without '#', 'embed' and 'theme'): from the defaults; returns ""
+// or what was ignored or clamped (the page says so too).
+std::string ApplyLink(const std::string& text) {
+  const attn::Status status = attnlab::TheApp().ApplyLink(text);
+  attnlab::platform::MarkDirty();
+  return status.ok() ? "" : status.ToString();
+}
+
+void SetEmbedded(bool embedded) {
+  attnlab::TheApp().SetEmbedded(embedded);
+  attnlab::platform::SetHostScrolls(embedded);
+  attnlab::platform::MarkDirty();
+}
+
+void SetLightTheme(bool light) {
+  attnlab::ApplyTheme(light);
+  attnlab::platform::MarkDirty();
+}
+
+// True when the view shown draws GloVe vectors, which are then worth fetching (1.5 MB).
+bool NeedsWordVectors() { return attnlab::TheApp().NeedsWordVectors(); }
+bool NeedsPrices() { return attnlab::TheApp().NeedsPrices(); }
 
 // The whole view state as its short string ("v=1&s=Sky%20is%20clear").
 std::string PageState() { return attnlab::TheApp().StateString(); }
@@ -157,6 +183,13 @@ val ReadPixel(float x, float y) {
 
 EMSCRIPTEN_BINDINGS(attnlab_page) {
   emscripten::function("start", &Start);
+  emscripten::function("applyLink", &ApplyLink);
+  emscripten::function("setEmbedded", &SetEmbedded);
+  emscripten::function("setLightTheme", &SetLightTheme);
+  emscripten::function("needsWordVectors", &NeedsWordVectors);
+  emscripten::function("needsPrices", &NeedsPrices);
+  emscripten::function("setRunning", &attnlab::SetRunning);
+  emscripten::function("stop", &attnlab::Stop);
   emscripten::function("renderNow", &attnlab::RenderNow);
   emscripten::function("idle", &attnlab::Idle);
   emscripten::function("lastFrameMs", &attnlab::LastFrameMs);

@@ -36,10 +36,12 @@ struct TextField {
   size_t max_bytes;
 };
 
-// An enum stored as its integer value in [0, count).
+// An enum in [0, count). In the state string it is written by name ("v=masks") and read by name or,
+// for links made before the names, by its integer value.
 struct ChoiceField {
   const char* key;
   int count;
+  const char* const* names;  // count names, URL-safe (letters, digits, '-', '_')
 };
 
 class FieldVisitor {
@@ -50,10 +52,13 @@ class FieldVisitor {
   virtual void Bool(const BoolField& field, bool& value) = 0;
   virtual void String(const TextField& field, std::string& value) = 0;
 
+  // By default a choice is visited as the integer it is stored as.
+  virtual void ChoiceIndex(const ChoiceField& field, int& index) { Int(IntField{field.key, field.key, 0, field.count - 1}, index); }
+
   template <typename Enum>
   void Choice(const ChoiceField& field, Enum& value) {
     int v = static_cast<int>(value);
-    Int(IntField{field.key, field.key, 0, field.count - 1}, v);
+    ChoiceIndex(field, v);
     value = static_cast<Enum>(v);
   }
 };

@@ -11,8 +11,10 @@
 
 namespace lessons {
 
-// The views, in the order of the tabs (and of docs/concepts.md).
+// The views, in the order of the tabs (and of docs/concepts.md), and their names in links.
 enum class ViewId { kWords, kOrder, kQkv, kRelevance, kHeads, kMasks, kCnn, kPrices, kSpeed, kCount };
+inline constexpr const char* kViewNames[] = {"words", "order", "qkv", "relevance", "heads", "masks", "cnn", "prices", "speed"};
+static_assert(sizeof(kViewNames) / sizeof(kViewNames[0]) == static_cast<size_t>(ViewId::kCount));
 
 // Where the word vectors come from.
 enum class VectorSource {
@@ -20,11 +22,12 @@ enum class VectorSource {
   kHash,   // a deterministic N(0, 1) vector per word, of any width
   kCount
 };
+inline constexpr const char* kVectorSourceNames[] = {"glove", "hash"};
 
 // The sentence every word view shares.
 struct SentenceState {
   static constexpr TextField kText{"s", 511};  // the sentence box holds 511 bytes
-  static constexpr ChoiceField kVectors{"vec", static_cast<int>(VectorSource::kCount)};
+  static constexpr ChoiceField kVectors{"vec", static_cast<int>(VectorSource::kCount), kVectorSourceNames};
   static constexpr IntField kHashDim{"d", "width d", 2, 64};
   static constexpr int kMaxTokens = 200;  // the explorer shows up to this many words
 
@@ -61,9 +64,10 @@ struct WordsState {
 
 // View 2: order has no influence, until positions are added.
 enum class OrderEncoding { kNone, kSinusoidal, kLearned, kCount };
+inline constexpr const char* kOrderEncodingNames[] = {"none", "sinusoidal", "learned"};
 struct OrderState {
   static constexpr IntField kShuffle{"o.sh", "shuffle", 0, 999};
-  static constexpr ChoiceField kEncoding{"o.pe", static_cast<int>(OrderEncoding::kCount)};
+  static constexpr ChoiceField kEncoding{"o.pe", static_cast<int>(OrderEncoding::kCount), kOrderEncodingNames};
 
   int shuffle = 0;  // 0: the sentence's order; k > 0: the k-th seeded shuffle
   OrderEncoding encoding = OrderEncoding::kNone;
@@ -260,7 +264,7 @@ struct SpeedState {
 };
 
 struct ViewState {
-  static constexpr ChoiceField kView{"v", static_cast<int>(ViewId::kCount)};
+  static constexpr ChoiceField kView{"v", static_cast<int>(ViewId::kCount), kViewNames};
 
   ViewId view = ViewId::kWords;
   SentenceState sentence;
@@ -289,10 +293,12 @@ struct ViewState {
   }
 };
 
-// "v=1&s=Sky%20is%20clear&w.t=0.5": only the fields that differ from the defaults, URL-safe.
+// "v=order&s=Sky%20is%20clear&w.t=0.5": only the fields that differ from the defaults, URL-safe.
 std::string SerializeState(const ViewState& state);
-// Applies every valid field of `text` to *state. Unknown keys, bad numbers and out-of-range values
-// are skipped and reported in the returned status (kParseError / kOutOfRange); the rest applies.
+// Applies every valid field of `text` to *state; a link can never break the page. Numbers out of
+// range are clamped into it; unknown keys, malformed values and unknown names are skipped. Each
+// of these is reported, all of them in one message ("…; …"), with the first problem's code
+// (kOutOfRange, kParseError); the rest applies.
 attn::Status ParseState(const std::string& text, ViewState* state);
 
 }  // namespace lessons

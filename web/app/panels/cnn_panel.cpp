@@ -37,7 +37,7 @@ void HatchMaskedCells(const LayoutRect& r, int rows, const attn::Matrix& mask, i
 }  // namespace
 
 void CnnPanel::Draw(PanelContext& ctx) {
-  DrawExplanation(
+  DrawExplanation(ctx,
       "A 1-D convolution is attention with a fixed receptive field and fixed, position-based weights: "
       "each output mixes only the K inputs around it, and L stacked layers see 1 + L(K−1) inputs. "
       "Self-attention sees every input, weighted by content; windowed attention sees a CNN's field, "
@@ -103,7 +103,7 @@ void CnnPanel::DrawReceptiveField(PanelContext& ctx) {
   DrawMatrix("cnn.x", f.x_t, version, o, ctx.published);
 
   ImGui::SeparatorText("Receptive field of one output");
-  ImGui::TextWrapped("Output %d of %d layer%s of kernel %d depends on 1 + L(K−1) = %d inputs%s: the yellow dots.", s.output + 1,
+  ImGui::TextWrapped("Output %d of %d layer%s of kernel %d depends on 1 + L(K−1) = %d inputs%s: the highlighted dots.", s.output + 1,
                      L, L == 1 ? "" : "s", K, f.field_size, f.inside < f.field_size ? " (clipped at the ends)" : "");
   ctx.published.Matrix("cnn.field", f.field);
   ctx.published.Scalar("cnn.field.size", f.field_size);

@@ -32,7 +32,7 @@ void MarkHeadBlocks(const LayoutRect& r, int heads, int block, int total, bool c
 }  // namespace
 
 void HeadsPanel::Draw(PanelContext& ctx) {
-  DrawExplanation(
+  DrawExplanation(ctx,
       "Multi-head attention runs h attentions side by side. Each head has its own Wq, Wk, Wv, narrower "
       "(dₖ = d/h), so each can learn a different kind of relevance. Each small map is one head's weights "
       "softmax(QₕKₕᵀ/(√dₖ τ)). The projections here are seeded at random, not trained: at τ = 1 every head's "

@@ -14,7 +14,7 @@
 
 namespace attnlab {
 void MasksPanel::Draw(PanelContext& ctx) {
-  DrawExplanation(
+  DrawExplanation(ctx,
       "A mask says which keys a query may look at. A blocked score is set to −∞ before softmax, so its "
       "weight is exactly 0 and the other weights of the row still sum to 1. Causal: a word sees only itself "
       "and the words before it (no peeking ahead, as when generating text). Window: a word sees only the "

@@ -13,7 +13,7 @@
 namespace attnlab {
 
 void OrderPanel::Draw(PanelContext& ctx) {
-  DrawExplanation(
+  DrawExplanation(ctx,
       "Self-attention without parameters has no idea of order: every word is compared with every word, "
       "wherever it stands. Shuffle the words and each word's output is exactly what it was, only in its "
       "new place: permuting the inputs permutes the outputs the same way (permutation equivariance), and "

@@ -20,7 +20,8 @@ void DrawNote(const char* fmt, ...) {
   ImGui::PopStyleColor();
 }
 
-void DrawExplanation(const char* what_you_see, const char* try_this) {
+void DrawExplanation(const PanelContext& ctx, const char* what_you_see, const char* try_this) {
+  if (ctx.embedded) return;
   ImGui::PushStyleColor(ImGuiCol_Text, CurrentTheme().explanation_text);
   ImGui::TextWrapped("%s", what_you_see);
   ImGui::PopStyleColor();

@@ -25,6 +25,8 @@ struct PanelContext {
   const lessons::PricesInputs* prices = nullptr;
   // Set by a panel that needs the next frame drawn although nothing changed (a running timer).
   bool* wants_another_frame = nullptr;
+  // In an embed (a blog post's iframe or <attn-lab>): the figure and its controls, no lesson text.
+  bool embedded = false;
 };
 
 class Panel {
@@ -50,7 +52,8 @@ std::string SentenceKey(const PanelContext& ctx, const State& state) {
 void DrawStatusLine(const std::string& error);
 // A side note in the quiet (disabled) colour that wraps at the column's edge, never cut.
 void DrawNote(const char* fmt, ...) IM_FMTARGS(1);
-// The "what you see / try this" box at the top of each panel.
-void DrawExplanation(const char* what_you_see, const char* try_this);
+// The "what you see / try this" box at the top of each panel (not in an embed: the post around it
+// does the explaining).
+void DrawExplanation(const PanelContext& ctx, const char* what_you_see, const char* try_this);
 
 }  // namespace attnlab

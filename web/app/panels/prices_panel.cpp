@@ -60,7 +60,7 @@ void PricesPanel::DrawControls(PanelContext& ctx) {
 }
 
 void PricesPanel::Draw(PanelContext& ctx) {
-  DrawExplanation(
+  DrawExplanation(ctx,
       "Attention as a smoother: each smoothed price is a weighted average of all the noisy prices, "
       "yᵢ = Σⱼ wᵢⱼ xⱼ, with weights softmax(−|gᵢ − fⱼ|² / τ) from features of value and time, so a month "
       "takes from months that are near in time and similar in price. The query compares the month's "
@@ -127,7 +127,7 @@ void PricesPanel::Draw(PanelContext& ctx) {
   if (focus_ >= 0) {
     ImGui::Text("%s: real %.2f, noisy %.2f", model.months[focus_].c_str(), clean(focus_, 0), noisy(focus_, 0));
     ImGui::Text("moving average %.2f, attention %.2f", average(focus_, 0), smoother.smoothed(focus_, 0));
-    ImGui::TextWrapped("The amber bars are whom it attends to: months near it in time and similar in price "
+    ImGui::TextWrapped("The highlighted bars are whom it attends to: months near it in time and similar in price "
                        "(click to keep it).");
   } else {
     DrawNote("Hover or tap a month to see whom it attends to; click to keep it.");

@@ -83,7 +83,7 @@ void QkvPanel::DrawControls(PanelContext& ctx) {
 }
 
 void QkvPanel::Draw(PanelContext& ctx) {
-  DrawExplanation(
+  DrawExplanation(ctx,
       "Learnable projections: each word vector xᵢ is turned into a query qᵢ = xᵢWq (what it asks for), a key "
       "kⱼ = xⱼWk (how it answers \"am I relevant to you?\") and a value vⱼ = xⱼWv (what it passes on). Like a "
       "database lookup done softly: the query is compared with every key, and the matching values are mixed. "

@@ -64,7 +64,7 @@ void RelevancePanel::DrawControls(PanelContext& ctx) {
 }
 
 void RelevancePanel::Draw(PanelContext& ctx) {
-  DrawExplanation(
+  DrawExplanation(ctx,
       "How relevant is word j to word i? The dot product q·k (Luong) grows with the vectors' lengths; the scaled "
       "dot product q·k/√d_k (Vaswani) keeps it near 1 for unit-variance entries; general qᵀWk and additive "
       "wᵀtanh(Wq q + Wk k) (Bahdanau) learn what to compare; cosine ignores lengths. A normaliser then turns "

@@ -221,7 +221,7 @@ void SpeedPanel::DrawSweepPlot(PanelContext& ctx) {
 }
 
 void SpeedPanel::Draw(PanelContext& ctx) {
-  DrawExplanation(
+  DrawExplanation(ctx,
       "How fast is attention here? One multi-head layer (256 numbers per word, 4 heads, the projections Wq, Wk, "
       "Wv, Wᵒ) is timed in your browser, on n words. It costs 2·n·d²·4 + 4·n²·d operations (a multiply and an "
       "add count as two): the projections grow with n, the scores and the weighted sums with n², so long "

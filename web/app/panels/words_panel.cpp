@@ -25,7 +25,7 @@ constexpr float kSquareMapWidth = 360.0f;
 }  // namespace
 
 void WordsPanel::Draw(PanelContext& ctx) {
-  DrawExplanation(
+  DrawExplanation(ctx,
       "This explorer follows one sentence through self-attention, view by view: the weights, order, "
       "projections, relevance functions, heads, masks, convolutions, smoothing and speed. "
       "Attention is re-weighting: each output yᵢ = Σⱼ wᵢⱼ xⱼ is a weighted average of the word vectors, "

@@ -1,0 +1,193 @@
+// A blog post with three embeds (web/examples/blog-post.html), served with a strict
+// Content-Security-Policy header: the host page scrolls over them, each is as tall as its content,
+// each renders and keeps its own state, and the light one is light. At desktop and phone size.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openBrowser, screenshot } from './browser.mjs';
+
+const kCsp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data: blob:";
+
+let session;
+before(async () => { session = await openBrowser(); });
+after(async () => { await session?.close(); });
+
+// Opens the post with the CSP as a real response header and records every problem, CSP violations
+// included (they are reported as events, not always as console errors).
+async function openPost({ width, height, touch }) {
+  const page = await session.browser.newPage({ viewport: { width, height }, hasTouch: touch, isMobile: touch, colorScheme: 'dark' });
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+  await page.route('**/*', async (route) => {
+    const response = await route.fetch();
+    const type = response.headers()['content-type'] || '';
+    const headers = type.startsWith('text/html') ? { ...response.headers(), 'content-security-policy': kCsp } : response.headers();
+    await route.fulfill({ response, headers });
+  });
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));
+  });
+  await page.goto(`${session.url}examples/blog-post.html`);
+  return { page, problems };
+}
+
+// Scrolls the post until `selector` is in view and its attnlab has drawn its first frames.
+async function bringIntoView(page, selector) {
+  await page.evaluate((s) => document.querySelector(s).scrollIntoView({ block: 'center' }), selector);
+  await page.waitForFunction((s) => {
+    const el = document.querySelector(s);
+    if (el.tagName === 'IFRAME') {
+      const w = el.contentWindow;
+      return w && w.document.documentElement.dataset.ready === 'true' && w.attnlab.idle() && w.attnlab.scalars()['page.content_height'] > 0;
+    }
+    return el.handle && el.handle.attnlab.idle() && el.handle.attnlab.scalars()['page.content_height'] > 0;
+  }, selector, { timeout: 30000 });
+  await page.waitForTimeout(300);  // the resize message and a frame at the final size
+}
+
+// What one embed shows: its app, canvas box, the content height the app drew, and the frame's box.
+async function embedFacts(page, selector) {
+  return page.evaluate((s) => {
+    const el = document.querySelector(s);
+    const iframe = el.tagName === 'IFRAME';
+    const w = iframe ? el.contentWindow : window;
+    const attnlab = iframe ? w.attnlab : el.handle.attnlab;
+    const canvas = iframe ? w.document.querySelector('.attnlab-root canvas') : el.querySelector('canvas');
+    const doc = iframe ? w.document.documentElement : null;
+    const open = (iframe ? w.document : el).querySelector('.attnlab-open');
+    const r = canvas.getBoundingClientRect();
+    return {
+      state: attnlab.state(), contentHeight: attnlab.scalars()['page.content_height'], canvasHeight: r.height,
+      scrollMax: attnlab.scalars()['page.scroll_max'], layout: attnlab.layout(), open: open && open.href,
+      frame: el.getBoundingClientRect().toJSON(), innerScroll: doc ? doc.scrollHeight - doc.clientHeight : 0,
+      background: getComputedStyle(iframe ? w.document.querySelector('.attnlab-root') : el.querySelector('.attnlab-root')).backgroundColor,
+    };
+  }, selector);
+}
+
+// The RGBA at a point of an embed's canvas (CSS px inside the canvas), read by its own app.
+async function pixel(page, selector, x, y) {
+  return page.evaluate(({ s, x, y }) => {
+    const el = document.querySelector(s);
+    const attnlab = el.tagName === 'IFRAME' ? el.contentWindow.attnlab : el.handle.attnlab;
+    return attnlab.readPixel(x, y);
+  }, { s: selector, x, y });
+}
+
+const kEmbeds = ['#embed-masks', '#embed-heads', '#embed-cnn'];
+
+for (const size of [{ name: 'desktop', width: 1100, height: 800, touch: false }, { name: 'phone', width: 390, height: 844, touch: true }]) {
+  test(`blog post (${size.name}): every embed renders, fits its content, and leaves the scrolling to the post`, async () => {
+    const { page, problems } = await openPost(size);
+    for (const selector of kEmbeds) {
+      await bringIntoView(page, selector);
+      const f = await embedFacts(page, selector);
+      // Sized to its content: the canvas is as tall as what the app drew, the frame fits the canvas.
+      assert.ok(Math.abs(f.canvasHeight - f.contentHeight) <= 1, `${selector}: canvas ${f.canvasHeight} px for ${f.contentHeight} px drawn`);
+      assert.equal(f.scrollMax, 0, `${selector}: the app has nothing to scroll`);
+      assert.ok(f.innerScroll <= 1, `${selector}: no inner scrollbar (${f.innerScroll} px hidden)`);
+      if (selector !== '#embed-heads') assert.ok(f.frame.height >= f.contentHeight, `${selector}: the iframe grew to ${f.frame.height} px`);
+      // Only the view: no title, no tabs or view picker, no "Next".
+      for (const key of ['view.1', 'next', 'preset.1']) assert.equal(f.layout[key], undefined, `${selector}: no ${key}`);
+      // It renders: the middle of the figure is not the background colour everywhere.
+      const samples = [];
+      for (const fy of [0.3, 0.5, 0.7]) samples.push(await pixel(page, selector, f.frame.width / 2, f.contentHeight * fy));
+      assert.ok(new Set(samples.map(String)).size > 1, `${selector}: canvas is not blank (${JSON.stringify(samples)})`);
+
+      // A wheel over the embed scrolls the post.
+      const before = await page.evaluate(() => scrollY);
+      const box = await page.evaluate((s) => document.querySelector(s).getBoundingClientRect().toJSON(), selector);
+      const x = box.x + box.width / 2, y = Math.min(box.y + box.height / 2, size.height - 50);
+      if (!size.touch) {
+        await page.mouse.move(x, y);
+        for (let k = 0; k < 5; ++k) await page.mouse.wheel(0, 100);
+        await page.waitForFunction((b) => scrollY > b + 200, before, { timeout: 3000 })
+          .catch(() => assert.fail(`${selector}: the wheel did not scroll the post (${before} -> ${scrollY})`));
+      } else {
+        // A finger dragged upwards over the embed scrolls the post.
+        const cdp = await page.context().newCDPSession(page);
+        const yStart = Math.max(60, Math.min(y + 100, size.height - 60));
+        await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y: yStart }] });
+        for (let k = 1; k <= 12; ++k) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [{ x, y: yStart - k * 20 }] });
+        await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+        await page.waitForFunction((b) => scrollY > b + 100, before, { timeout: 3000 })
+          .catch(async () => assert.fail(`${selector}: the drag did not scroll the post (${before} -> ${await page.evaluate(() => scrollY)})`));
+      }
+    }
+    await page.evaluate(() => scrollTo(0, 0));
+    await screenshot(page, `blog-post-${size.name}`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
+test('blog post: each embed keeps its own state, its link follows it, the light one is light', async () => {
+  const { page, problems } = await openPost({ width: 1100, height: 800, touch: false });
+  for (const selector of kEmbeds) await bringIntoView(page, selector);
+  const before = {};
+  for (const s of kEmbeds) before[s] = await embedFacts(page, s);
+  assert.equal(before['#embed-masks'].state, 'v=masks');
+  assert.equal(before['#embed-heads'].state, 'v=heads&h.n=8');
+  assert.equal(before['#embed-cnn'].state, 'v=cnn');
+  // Change a control in the masks embed: only it changes, and its "open in attnlab" link follows.
+  await page.evaluate(() => document.querySelector('#embed-masks').contentWindow.attnlabHandle.setState('v=masks&m.c=0'));
+  await page.waitForFunction(() => document.querySelector('#embed-masks').contentWindow.document.querySelector('.attnlab-open').href.endsWith('#v=masks&m.c=0'));
+  assert.equal((await embedFacts(page, '#embed-heads')).state, 'v=heads&h.n=8');
+  assert.equal((await embedFacts(page, '#embed-cnn')).state, 'v=cnn');
+  // The link opens the full explorer (no #embed) with the same state.
+  const link = (await embedFacts(page, '#embed-masks')).open;
+  assert.ok(!link.includes('embed'), link);
+  const full = await session.browser.newPage({ viewport: { width: 1100, height: 800 } });
+  await full.goto(link);
+  await full.waitForSelector('html[data-ready=true]');
+  assert.equal(await full.evaluate(() => window.attnlab.state()), 'v=masks&m.c=0');
+  await full.close();
+  // Two custom elements on one page: independent states.
+  await page.evaluate(() => {
+    const second = document.createElement('attn-lab');
+    second.id = 'embed-heads-2';
+    second.setAttribute('view', 'heads');
+    second.setAttribute('state', 'h.n=2');
+    document.querySelector('#embed-heads').after(second);
+  });
+  await bringIntoView(page, '#embed-heads-2');
+  await page.evaluate(() => document.querySelector('#embed-heads-2').setState('v=heads&h.n=3'));
+  await page.waitForFunction(() => document.querySelector('#embed-heads-2').state() === 'v=heads&h.n=3');
+  assert.equal(await page.evaluate(() => document.querySelector('#embed-heads').state()), 'v=heads&h.n=8');
+  // The light theme's background is light; the dark ones are dark.
+  const lum = (css) => { const [r, g, b] = css.match(/\d+/g).map(Number); return (r + g + b) / 3; };
+  assert.ok(lum(before['#embed-cnn'].background) > 200, before['#embed-cnn'].background);
+  assert.ok(lum(before['#embed-masks'].background) < 60, before['#embed-masks'].background);
+  const cnnCorner = await pixel(page, '#embed-cnn', 3, 3);
+  assert.ok(cnnCorner[0] > 200 && cnnCorner[1] > 200 && cnnCorner[2] > 200, `light canvas: ${cnnCorner}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+// What an embed costs the reader's network: every response gzipped (as a static host would send it).
+test('an embed of cnn or speed transfers at most 500 KB gzipped; the word vectors load only for a view of words', async () => {
+  const { gzipSync } = await import('node:zlib');
+  const sizes = {};
+  for (const view of ['cnn', 'speed', 'prices', 'words']) {
+    const page = await session.browser.newPage({ viewport: { width: 700, height: 420 } });
+    const bodies = [];
+    page.on('response', (r) => bodies.push(r.body().then((b) => ({ url: r.url(), gz: gzipSync(b, { level: 9 }).length })).catch(() => null)));
+    await page.goto(`${session.url}index.html#embed&v=${view}`);
+    await page.waitForSelector('html[data-ready=true]');
+    if (view === 'words') await page.waitForFunction(() => window.attnlab.view().wordVectorsLoaded);
+    if (view === 'prices') await page.waitForFunction(() => window.attnlab.layout()['prices.W']);
+    await page.waitForFunction(() => window.attnlab.idle());
+    await page.waitForTimeout(300);
+    const got = (await Promise.all(bodies)).filter(Boolean);
+    sizes[view] = { total: got.reduce((a, b) => a + b.gz, 0), vectors: got.some((b) => b.url.endsWith('word-vectors.bin')) };
+    await page.close();
+  }
+  console.log(`gzipped transfer per embed: ${Object.entries(sizes).map(([v, s]) => `${v} ${(s.total / 1024).toFixed(0)} KB`).join(', ')}`);
+  for (const v of ['cnn', 'speed']) {
+    assert.ok(sizes[v].total <= 500 * 1024, `${v}: ${sizes[v].total} bytes`);
+    assert.equal(sizes[v].vectors, false, `${v} fetched the word vectors`);
+  }
+  assert.equal(sizes.prices.vectors, false);
+  assert.equal(sizes.words.vectors, true);
+});

@@ -1,0 +1,63 @@
+// The address bar holds the state: a link reproduces what the reader sees, and a hostile link
+// never breaks the page.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openBrowser, openPage, settle } from './browser.mjs';
+
+let session;
+before(async () => { session = await openBrowser(); });
+after(async () => { await session?.close(); });
+
+const hashOf = (page) => page.evaluate(() => location.hash);
+
+test('views are named in the hash, changes reach the address bar without history entries, a reload gives them back', async () => {
+  const { page, problems } = await openPage(session, { hash: '#v=masks&m.c=0', waitForVectors: false });
+  await page.waitForFunction(() => window.attnlab.view().wordVectorsLoaded);
+  await settle(page);
+  assert.equal(await page.evaluate(() => window.attnlab.state()), 'v=masks&m.c=0');
+  assert.equal((await page.evaluate(() => window.attnlab.view())).view, 5);
+  const historyLength = await page.evaluate(() => history.length);
+  // A few changes in a row, as a slider would make them: the hash follows once they stop.
+  for (const w of [1, 2, 3]) await page.evaluate((w) => window.attnlabHandle.setState(`v=masks&m.c=0&m.wl=${w}`), w);
+  await settle(page);
+  await page.waitForFunction(() => location.hash === '#v=masks&m.c=0&m.wl=3', null, { timeout: 3000 });
+  assert.equal(await page.evaluate(() => history.length), historyLength, 'replaceState: no history entry per change');
+  await page.reload();
+  await page.waitForSelector('html[data-ready=true]');
+  await settle(page);
+  assert.equal(await page.evaluate(() => window.attnlab.state()), 'v=masks&m.c=0&m.wl=3');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('old numbered links still open their view; a hash typed by the reader applies live', async () => {
+  const { page, problems } = await openPage(session, { hash: '#v=6', waitForVectors: false });
+  await settle(page);
+  assert.equal(await page.evaluate(() => window.attnlab.state()), 'v=cnn', 'the 0-based v=6 of old links is the CNN view');
+  await page.evaluate(() => { location.hash = '#v=heads&h.n=2'; });
+  await page.waitForFunction(() => window.attnlab.state() === 'v=heads&h.n=2', null, { timeout: 3000 });
+  // Back to the defaults for every field the new hash does not name.
+  await page.evaluate(() => { location.hash = '#v=order'; });
+  await page.waitForFunction(() => window.attnlab.state() === 'v=order', null, { timeout: 3000 });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a malformed or hostile hash: unknown keys ignored, values clamped, a note says so, nothing breaks', async () => {
+  const hostile = '#v=heads&zz=1&h.n=999&w.t=nan&%3Cscript%3E=alert(1)&&&=&s=' + 'a'.repeat(600) + '&h.t=0.5';
+  const { page, problems } = await openPage(session, { hash: hostile, waitForVectors: false });
+  await settle(page);
+  const state = await page.evaluate(() => window.attnlab.state());
+  assert.match(state, /^v=heads/);
+  assert.match(state, /h\.n=16/, 'heads clamped to the largest count');
+  assert.match(state, /h\.t=0\.5/, 'the good fields apply');
+  const note = await page.evaluate(() => window.attnlab.layout().link_note);
+  assert.ok(note && note.height > 0 && note.y >= 0 && note.y < 200, 'a note at the top says what was ignored');
+  const view = await page.evaluate(() => window.attnlab.view());
+  assert.equal(view.view, 4);
+  // The page still works: a heads map is drawn with finite weights.
+  const w = await page.evaluate(() => Array.from(window.attnlab.matrix('heads.W0').data));
+  assert.ok(w.length > 0 && w.every(Number.isFinite));
+  assert.deepEqual(problems.filter((p) => !p.includes('attnlab: state')), []);
+  await page.close();
+});

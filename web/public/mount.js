@@ -1,0 +1,226 @@
+// One attnlab in one element: the full page (web/public/page.js), an iframe embed (the same page
+// with #embed) and <attn-lab> (web/public/attnlab-embed.js) all mount through here.
+//
+//   const handle = await mount(element, { view: 'heads', state: 'h.n=8', theme: 'auto', embed: true });
+//   handle.state();  handle.setState('v=masks&m.c=0');  handle.destroy();
+//
+// Assets are fetched relative to this file, not to the page that embeds it, and only when the view
+// shown needs them: the 1.5 MB word vectors for the views of words, prices.csv for the prices view.
+import { loadAttnlab } from './attnlab.js';
+import { attachSentenceBox } from './sentence_box.js';
+
+const here = (name) => new URL(name, import.meta.url).href;
+let fontBytes = null;  // one fetch of the UI font for every instance on the page
+let instances = 0;
+
+// WebAssembly SIMD (a 30-byte module using i8x16 ops) and WebGL2, checked before anything loads, so
+// an old browser gets a sentence instead of "Aborted(CompileError…)".
+const kSimdProbe = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0,
+  253, 15, 253, 98, 11]);
+export function missingFeatures() {
+  const missing = [];
+  if (typeof WebAssembly !== 'object' || !WebAssembly.validate(kSimdProbe)) missing.push('WebAssembly SIMD');
+  if (!document.createElement('canvas').getContext('webgl2')) missing.push('WebGL2');
+  return missing;
+}
+export const kBrowsersThatWork = 'Chrome or Edge 91+, Firefox 89+, Safari 16.4+ (desktop or phone)';
+
+// "embed&v=masks&theme=light&m.c=0" -> the page's own options and the view state for the app.
+export function parseHash(hash) {
+  const out = { embed: false, theme: null, state: [] };
+  for (const part of hash.replace(/^#/, '').split('&')) {
+    if (!part) continue;
+    const [key, value = ''] = part.split('=');
+    if (key === 'embed') out.embed = value !== '0';
+    else if (key === 'theme') out.theme = value;
+    else out.state.push(part);
+  }
+  out.state = out.state.join('&');
+  return out;
+}
+
+// The state string with the view named first (mount's `view` option, or a <attn-lab view=…>).
+function withView(view, state) {
+  if (!view) return state || '';
+  const rest = (state || '').split('&').filter((p) => p && !p.startsWith('v='));
+  return [`v=${view}`, ...rest].join('&');
+}
+
+function prefersLight(theme) {
+  if (theme === 'light') return true;
+  if (theme === 'dark') return false;
+  return typeof matchMedia === 'function' && matchMedia('(prefers-color-scheme: light)').matches;
+}
+
+export async function mount(host, options = {}) {
+  const { view = null, state = '', theme = 'auto', embed = true, fullPage = false, openUrl = here('index.html') } = options;
+  const root = document.createElement('div');
+  root.className = `attnlab-root${embed ? ' attnlab-embed' : ''}${fullPage ? ' attnlab-full' : ''}`;
+  const canvas = document.createElement('canvas');
+  canvas.id = `attnlab-canvas-${++instances}`;
+  canvas.tabIndex = 0;  // focusable: keyboard users reach the controls
+  canvas.setAttribute('role', 'application');
+  canvas.setAttribute('aria-label', 'attnlab: self-attention computed in WebAssembly and drawn as heatmaps');
+  const status = document.createElement('div');
+  status.className = 'attnlab-status';
+  status.setAttribute('role', 'status');
+  status.textContent = 'Loading attnlab…';
+  root.append(canvas, status);
+  let open = null;
+  if (embed) {  // the way out of the embed: the full explorer with the same state, in a new tab
+    const footer = document.createElement('div');
+    footer.className = 'attnlab-footer';
+    open = document.createElement('a');
+    open.className = 'attnlab-open';
+    open.target = '_blank';
+    open.rel = 'noopener';
+    open.textContent = 'open in attnlab ↗';
+    footer.append(open);
+    root.append(footer);
+  }
+  host.append(root);
+  const fail = (message) => {
+    status.textContent = message;
+    status.classList.add('attnlab-error');
+    status.hidden = false;
+    return null;
+  };
+  const missing = missingFeatures();
+  if (missing.length) return fail(`attnlab needs ${missing.join(' and ')}, which this browser lacks. It works in ${kBrowsersThatWork}.`);
+
+  fontBytes ??= fetch(here('ui-font.ttf')).then((r) => (r.ok ? r.arrayBuffer() : new ArrayBuffer(0))).catch(() => new ArrayBuffer(0));
+  let attnlab;
+  try {
+    attnlab = await loadAttnlab();
+  } catch (e) {
+    return fail(`attnlab could not load: ${e && e.message ? e.message : e}`);
+  }
+  const listeners = new Set();
+  const resizeListeners = new Set();
+  let current = '';
+  let loadingVectors = false, loadingPrices = false;
+  let shownHeight = 0;
+  attnlab.onAfterFrame((stateText, contentHeight) => {
+    if (stateText !== current) {
+      current = stateText;
+      if (open) open.href = `${openUrl}#${stateText}`;
+      for (const fn of listeners) fn(stateText);
+    }
+    // An embed is as tall as what it draws: no inner scrollbar, nothing clipped.
+    if (embed && Math.abs(contentHeight - shownHeight) >= 1) {
+      shownHeight = contentHeight;
+      canvas.style.height = `${contentHeight}px`;
+      for (const fn of resizeListeners) fn(root.getBoundingClientRect().height);
+    }
+    if (!loadingVectors && attnlab.needsWordVectors()) {
+      loadingVectors = true;
+      loadWordVectors(attnlab);
+    }
+    if (!loadingPrices && attnlab.needsPrices()) {
+      loadingPrices = true;
+      loadPrices(attnlab);
+    }
+  });
+  attachSentenceBox(attnlab, canvas);
+  attnlab.setEmbedded(embed);
+  const light = prefersLight(theme);
+  root.classList.toggle('attnlab-light', light);
+  attnlab.setLightTheme(light);
+  let themeQuery = null;
+  const followScheme = () => {
+    const l = prefersLight('auto');
+    root.classList.toggle('attnlab-light', l);
+    attnlab.setLightTheme(l);
+  };
+  if (theme !== 'light' && theme !== 'dark' && typeof matchMedia === 'function') {
+    themeQuery = matchMedia('(prefers-color-scheme: light)');
+    themeQuery.addEventListener('change', followScheme);
+  }
+  const linkProblem = attnlab.applyLink(withView(view, state));
+  if (linkProblem) console.warn(`attnlab: ${linkProblem}`);
+  const error = attnlab.start(new Uint8Array(await fontBytes), `#${canvas.id}`);
+  if (error) return fail(`attnlab could not start: ${error}`);
+  status.hidden = true;
+
+  let destroyed = false;
+  return {
+    attnlab,
+    root,
+    canvas,
+    state: () => attnlab.state(),
+    // A state string from the defaults (like a link); returns '' or what was ignored.
+    setState: (text) => attnlab.applyLink(text),
+    setTheme: (t) => {
+      const l = prefersLight(t);
+      root.classList.toggle('attnlab-light', l);
+      attnlab.setLightTheme(l);
+    },
+    setRunning: (running) => { if (!destroyed) attnlab.setRunning(running); },
+    // fn(state) after every change; fn(height in CSS px) when an embed's height changes. Both are
+    // also called at once when there is something to report.
+    onStateChange: (fn) => {
+      listeners.add(fn);
+      if (current) fn(current);
+      return () => listeners.delete(fn);
+    },
+    onResize: (fn) => {
+      resizeListeners.add(fn);
+      if (shownHeight) fn(root.getBoundingClientRect().height);
+      return () => resizeListeners.delete(fn);
+    },
+    destroy() {
+      if (destroyed) return;
+      destroyed = true;
+      themeQuery?.removeEventListener('change', followScheme);
+      attnlab.stop();  // the frame loop, ImGui and the GL context
+      canvas.getContext('webgl2')?.getExtension('WEBGL_lose_context')?.loseContext();
+      root.remove();  // the module and its memory go with the last reference
+    },
+  };
+}
+
+// The 1.5 MB GloVe asset, fetched once a view of words is shown. Meanwhile the words get hashed
+// stand-in vectors and the page shows how much has arrived.
+async function loadWordVectors(attnlab) {
+  try {
+    const response = await fetch(here('word-vectors.bin'));
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const error = attnlab.loadWordVectors(await readWithProgress(response, (f) => attnlab.wordVectorsProgress(f)));
+    if (error) console.warn(`attnlab: ${error}`);
+  } catch (e) {
+    attnlab.wordVectorsFailed(String(e && e.message ? e.message : e));
+  }
+}
+
+// The body's bytes, reporting the share received so far (Content-Length may count compressed bytes:
+// the share is then an estimate, kept below 1 until the end).
+async function readWithProgress(response, progress) {
+  const total = Number(response.headers.get('Content-Length')) || 0;
+  if (!response.body || !total) return new Uint8Array(await response.arrayBuffer());
+  const reader = response.body.getReader();
+  const chunks = [];
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    received += value.length;
+    progress(Math.min(received / total, 0.99));
+  }
+  const bytes = new Uint8Array(received);
+  let at = 0;
+  for (const c of chunks) { bytes.set(c, at); at += c.length; }
+  return bytes;
+}
+
+// prices.csv (30 KB) for the prices view, parsed by the engine side like the word vectors.
+async function loadPrices(attnlab) {
+  try {
+    const response = await fetch(here('prices.csv'));
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const error = attnlab.loadPrices(await response.text());
+    if (error) console.warn(`attnlab: ${error}`);
+  } catch (e) {
+    attnlab.pricesFailed(String(e && e.message ? e.message : e));
+  }
+}
