@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <numeric>
 
 #include "attn/seeded_random.h"
 #include "attn/validate.h"
@@ -50,6 +52,24 @@ Status MaxAbsDifference(const Matrix& a, const Matrix& b, float* out) {
                                                   attn::validate::Shape(b.rows(), b.cols()));
   *out = a.size() ? (a - b).cwiseAbs().maxCoeff() : 0.0f;
   return Status::Ok();
+}
+
+std::string DescribeWeightsRow(const Matrix& weights, int row, const std::vector<std::string>& labels, int top) {
+  if (row < 0 || row >= weights.rows() || weights.cols() == 0) return "";
+  const auto name = [&](int k) {
+    return k < static_cast<int>(labels.size()) ? "'" + labels[k] + "'" : std::to_string(k + 1);
+  };
+  std::vector<int> order(static_cast<size_t>(weights.cols()));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return weights(row, a) > weights(row, b); });
+  std::string out = "weights of " + name(row) + " (" + std::to_string(row + 1) + "):";
+  const int shown = std::min<int>(std::max(top, 1), static_cast<int>(order.size()));
+  for (int k = 0; k < shown; ++k) {
+    char value[32];
+    std::snprintf(value, sizeof(value), "%.2g", static_cast<double>(weights(row, order[k])));
+    out += std::string(k ? ", " : " ") + name(order[k]) + " " + value;
+  }
+  return out;
 }
 
 }  // namespace lessons

@@ -61,3 +61,55 @@ test('a malformed or hostile hash: unknown keys ignored, values clamped, a note 
   assert.deepEqual(problems.filter((p) => !p.includes('attnlab: state')), []);
   await page.close();
 });
+
+test('Share copies a link, an iframe and an <attn-lab> that reproduce the view', async () => {
+  const context = await session.browser.newContext({ viewport: { width: 1000, height: 800 }, colorScheme: 'dark' });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  const page = await context.newPage();
+  await page.goto(`${session.url}#v=heads&h.n=2`);
+  await page.waitForSelector('html[data-ready=true]');
+  await page.waitForFunction(() => window.attnlab.idle());
+  await page.click('.attnlab-share-button');
+  const codes = await page.evaluate(() => ({
+    link: document.querySelector('.attnlab-share-link').value,
+    iframe: document.querySelector('.attnlab-share-iframe').value,
+    element: document.querySelector('.attnlab-share-element').value,
+  }));
+  assert.equal(codes.link, `${session.url}index.html#v=heads&h.n=2`);
+  assert.match(codes.iframe, new RegExp(`^<iframe src="${session.url}index.html#embed&amp;v=heads&amp;h.n=2" title="attnlab: heads"`));
+  assert.equal(codes.element, `<script type="module" src="${session.url}attnlab-embed.js"></script>\n<attn-lab view="heads" state="h.n=2"></attn-lab>`);
+  await page.click('.attnlab-share-row:first-child button');
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), codes.link);
+  // The copied link reloaded gives the same state.
+  const again = await context.newPage();
+  await again.goto(codes.link);
+  await again.waitForSelector('html[data-ready=true]');
+  assert.equal(await again.evaluate(() => window.attnlab.state()), 'v=heads&h.n=2');
+  await page.keyboard.press('Escape');
+  assert.equal(await page.evaluate(() => document.querySelector('.attnlab-share').hidden), true);
+  await context.close();
+});
+
+test('the keyboard reaches the controls (Tab, Space), Escape leaves; a live region says what the view shows', async () => {
+  const { page, problems } = await openPage(session, { hash: '#embed&v=masks', waitForVectors: false });
+  await page.waitForFunction(() => window.attnlab.view().wordVectorsLoaded);
+  await settle(page);
+  const canvas = await page.evaluate(() => document.querySelector('.attnlab-root canvas').getBoundingClientRect().toJSON());
+  await page.mouse.click(canvas.x + canvas.width - 5, canvas.y + 5);  // an empty corner: focus, no control
+  assert.equal(await page.evaluate(() => document.activeElement.tagName), 'CANVAS');
+  await page.keyboard.press('Tab');  // the first control: "causal"
+  await page.keyboard.press('Space');
+  await settle(page);
+  assert.equal(await page.evaluate(() => window.attnlab.state()), 'v=masks&m.c=0', 'Space toggled the focused checkbox');
+  await page.keyboard.press('Escape');
+  assert.notEqual(await page.evaluate(() => document.activeElement.tagName), 'CANVAS', 'Escape gave the focus back to the page');
+  // The summary for screen readers names the last word's weights, from the engine's matrix.
+  await page.waitForFunction(() => document.querySelector('.attnlab-live').textContent.startsWith('Masks: weights of'), null, { timeout: 3000 });
+  const live = await page.evaluate(() => document.querySelector('.attnlab-live').textContent);
+  const w = await page.evaluate(() => window.attnlab.matrix('masks.W'));
+  const last = Array.from(w.data).slice((w.rows - 1) * w.cols);
+  const top = Math.max(...last);
+  assert.match(live, new RegExp(`^Masks: weights of 'tired' \\(12\\): '\\S+' ${top.toPrecision(2).replace('.', '\\.')}`), live);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

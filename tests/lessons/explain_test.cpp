@@ -89,3 +89,21 @@ TEST(ConfigNames, RoundTripAndRejectUnknownNames) {
 
 }  // namespace
 }  // namespace attn
+
+namespace lessons {
+namespace {
+
+TEST(DescribeWeightsRow, NamesTheLargestWeightsOfARowInOrder) {
+  Matrix w(2, 3);
+  w << 0.2f, 0.5f, 0.3f,
+       0.1f, 0.1f, 0.8f;
+  const std::vector<std::string> words = {"the", "cat", "sat"};
+  EXPECT_EQ(DescribeWeightsRow(w, 0, words, 2), "weights of 'the' (1): 'cat' 0.5, 'sat' 0.3");
+  EXPECT_EQ(DescribeWeightsRow(w, 1, words, 3), "weights of 'cat' (2): 'sat' 0.8, 'the' 0.1, 'cat' 0.1");  // ties: earlier first
+  EXPECT_EQ(DescribeWeightsRow(w, 1, {}, 1), "weights of 2 (2): 3 0.8");
+  EXPECT_EQ(DescribeWeightsRow(w, 2, words, 2), "");
+  EXPECT_EQ(DescribeWeightsRow(w, -1, words, 2), "");
+}
+
+}  // namespace
+}  // namespace lessons

@@ -293,6 +293,7 @@ void App::Frame() {
   }
   // The view drawn this frame; a click inside it (Next) may already have asked for another.
   shown_view_ = drawn;
+  summary_ = std::move(ctx.summary);
   // Touch screens have no wheel: the platform turns vertical finger drags into page scrolls.
   if (pending_scroll_ != 0.0f) {
     ImGui::SetScrollY(ImGui::GetScrollY() + pending_scroll_);

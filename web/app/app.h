@@ -73,6 +73,8 @@ class App {
     float content_height = 0;  // everything drawn, padding included: an embed's canvas is this tall
   };
   const Extent& extent() const { return extent_; }
+  // One sentence on what the view shows now, for a screen reader ("" while nothing is drawn).
+  const std::string& summary() const { return summary_; }
 
   const lessons::Sentence& sentence() const { return sentence_.model(); }
   // Empty when the sentence is fine; otherwise why it cannot be drawn.
@@ -106,6 +108,7 @@ class App {
   bool embedded_ = false;
   std::string link_note_;
   Extent extent_;
+  std::string summary_;
   TextBox sentence_box_;
   float sentence_box_height_ = 0;
   Published published_;

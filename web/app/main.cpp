@@ -60,7 +60,7 @@ void DrawFrame() {
   const App::TextBox& box = app.sentence_box();
   platform::PlaceTextBox(box.shown, box.x, box.y, box.w, box.h, app.state().sentence.text);
   const App::Extent& extent = app.extent();
-  platform::AfterFrame(app.StateString(), extent.content_height, extent.scroll, extent.scroll_max);
+  platform::AfterFrame(app.StateString(), app.summary(), extent.content_height, extent.scroll, extent.scroll_max);
   g_last_frame_ms = emscripten_get_now() - start;
 }
 
@@ -88,7 +88,8 @@ std::string Start(const std::string& font_ttf, const std::string& canvas_selecto
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
-  io.IniFilename = nullptr;  // no file system; the URL will hold the state
+  io.IniFilename = nullptr;
+  io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;  // Tab and arrows move through the controls  // no file system; the URL will hold the state
   ApplyTheme(LightTheme());  // the theme the page asked for before the start
   ImGuiStyle& style = ImGui::GetStyle();
   style.WindowPadding = ImVec2(12, 12);

@@ -18,16 +18,11 @@ EM_JS(void, attnlab_place_text_box, (int shown, float x, float y, float w, float
   if (Module.sentenceBox) Module.sentenceBox(!!shown, x, y, w, h, UTF8ToString(text));
 });
 
-// After each frame: the state string (for the address bar and "open in attnlab") and the height of
-// everything drawn (an embed's canvas grows to it), to the page's handler if one is installed.
-EM_JS(void, attnlab_after_frame, (const char* state, float content_height), {
-  if (Module.afterFrame) Module.afterFrame(UTF8ToString(state), content_height);
-});
-
-// True while an HTML text field of the page has the keyboard: its keys are not ImGui's.
-EM_JS(int, attnlab_dom_text_focused, (), {
-  const e = document.activeElement;
-  return e && (e.tagName === 'TEXTAREA' || e.tagName === 'INPUT') ? 1 : 0;
+// After each frame: the state string (for the address bar and "open in attnlab"), the height of
+// everything drawn (an embed's canvas grows to it) and the scroll (the Share button on the title line
+// moves with it), to the page's handler if one is installed.
+EM_JS(void, attnlab_after_frame, (const char* state, const char* summary, float content_height, float scroll), {
+  if (Module.afterFrame) Module.afterFrame(UTF8ToString(state), content_height, scroll, UTF8ToString(summary));
 });
 
 namespace attnlab::platform {
@@ -83,7 +78,6 @@ void UpdateModifiers(ImGuiIO& io, const EmscriptenKeyboardEvent* e) {
 
 EM_BOOL OnKey(int type, const EmscriptenKeyboardEvent* e, void*) {
   ImGuiIO& io = ImGui::GetIO();
-  if (attnlab_dom_text_focused()) return false;  // typing into the sentence box
   Dirty();
   UpdateModifiers(io, e);
   const bool down = type == EMSCRIPTEN_EVENT_KEYDOWN;
@@ -210,10 +204,12 @@ void Init(const char* canvas_selector) {
   emscripten_set_touchmove_callback(c, nullptr, true, OnTouch);
   emscripten_set_touchend_callback(c, nullptr, true, OnTouch);
   emscripten_set_touchcancel_callback(c, nullptr, true, OnTouch);
-  emscripten_set_keydown_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, true, OnKey);
-  emscripten_set_keyup_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, true, OnKey);
-  emscripten_set_focus_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, true, OnFocus);
-  emscripten_set_blur_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, true, OnFocus);
+  // Keys go to the canvas that has the focus (the page focuses it on a press): with several
+  // attnlabs on a page, only that one takes them, and the host page keeps its own.
+  emscripten_set_keydown_callback(c, nullptr, true, OnKey);
+  emscripten_set_keyup_callback(c, nullptr, true, OnKey);
+  emscripten_set_focus_callback(c, nullptr, true, OnFocus);
+  emscripten_set_blur_callback(c, nullptr, true, OnFocus);
   emscripten_set_resize_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, true, OnResize);
   g_last_time = emscripten_get_now();
 }
@@ -245,10 +241,10 @@ bool TakeDirty() {
   return true;
 }
 
-void AfterFrame(const std::string& state, float content_height, float scroll, float scroll_max) {
+void AfterFrame(const std::string& state, const std::string& summary, float content_height, float scroll, float scroll_max) {
   g_scroll = scroll;
   g_scroll_max = scroll_max;
-  attnlab_after_frame(state.c_str(), content_height);
+  attnlab_after_frame(state.c_str(), summary.c_str(), content_height, scroll);
 }
 
 void SetHostScrolls(bool host_scrolls) { g_host_scrolls = host_scrolls; }

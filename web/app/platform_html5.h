@@ -11,9 +11,10 @@ void Init(const char* canvas_selector);
 // Sizes the canvas backing store to CSS size × devicePixelRatio and fills io.DisplaySize,
 // io.DisplayFramebufferScale and io.DeltaTime. Returns true if the size changed.
 bool NewFrame();
-// After each frame: the state string and the content height go to the page (Module.afterFrame),
+// After each frame: the state string, the view's summary for screen readers and the content height
+// go to the page (Module.afterFrame),
 // and the scroll range decides where the next wheel goes (the app, or the page around it).
-void AfterFrame(const std::string& state, float content_height, float scroll, float scroll_max);
+void AfterFrame(const std::string& state, const std::string& summary, float content_height, float scroll, float scroll_max);
 // True in an embed: the page around the canvas scrolls, so vertical drags are left to the browser.
 void SetHostScrolls(bool host_scrolls);
 // Where the HTML sentence box goes this frame, in CSS pixels of the canvas (hidden when !shown),

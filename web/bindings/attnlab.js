@@ -49,9 +49,11 @@ export async function loadAttnlab(moduleOptions = {}) {
     setLightTheme: (light) => m.setLightTheme(light),
     needsWordVectors: () => m.needsWordVectors(),
     needsPrices: () => m.needsPrices(),
-    // After each frame the app calls fn(state, contentHeight).
+    // After each frame the app calls fn(state, contentHeight, scroll, summary): sizes in CSS px, the
+    // summary one sentence on what the view shows, for screen readers.
     onAfterFrame: (fn) => { m.afterFrame = fn; },
     setRunning: (running) => m.setRunning(running),
+    setReducedMotion: (reduced) => m.setReducedMotion(reduced),
     stop: () => m.stop(),
     renderNow: () => m.renderNow(),
     idle: () => m.idle(),

@@ -12,6 +12,7 @@
 #include "platform_html5.h"
 #include "published.h"
 #include "theme.h"
+#include "widgets/scroll_into_view.h"
 
 using emscripten::val;
 using namespace attnjs;
@@ -53,6 +54,8 @@ void SetLightTheme(bool light) {
 // True when the view shown draws GloVe vectors, which are then worth fetching (1.5 MB).
 bool NeedsWordVectors() { return attnlab::TheApp().NeedsWordVectors(); }
 bool NeedsPrices() { return attnlab::TheApp().NeedsPrices(); }
+// prefers-reduced-motion: nothing glides (a click's scroll jumps); nothing animates by itself anyway.
+void SetReducedMotion(bool reduced) { attnlab::SetReducedMotion(reduced); }
 
 // The whole view state as its short string ("v=1&s=Sky%20is%20clear").
 std::string PageState() { return attnlab::TheApp().StateString(); }
@@ -188,6 +191,7 @@ EMSCRIPTEN_BINDINGS(attnlab_page) {
   emscripten::function("setLightTheme", &SetLightTheme);
   emscripten::function("needsWordVectors", &NeedsWordVectors);
   emscripten::function("needsPrices", &NeedsPrices);
+  emscripten::function("setReducedMotion", &SetReducedMotion);
   emscripten::function("setRunning", &attnlab::SetRunning);
   emscripten::function("stop", &attnlab::Stop);
   emscripten::function("renderNow", &attnlab::RenderNow);

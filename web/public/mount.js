@@ -8,6 +8,7 @@
 // shown needs them: the 1.5 MB word vectors for the views of words, prices.csv for the prices view.
 import { loadAttnlab } from './attnlab.js';
 import { attachSentenceBox } from './sentence_box.js';
+import { attachShare } from './share.js';
 
 const here = (name) => new URL(name, import.meta.url).href;
 let fontBytes = null;  // one fetch of the UI font for every instance on the page
@@ -60,24 +61,28 @@ export async function mount(host, options = {}) {
   canvas.id = `attnlab-canvas-${++instances}`;
   canvas.tabIndex = 0;  // focusable: keyboard users reach the controls
   canvas.setAttribute('role', 'application');
-  canvas.setAttribute('aria-label', 'attnlab: self-attention computed in WebAssembly and drawn as heatmaps');
+  canvas.setAttribute('aria-label', 'attnlab: self-attention computed in WebAssembly and drawn as heatmaps. '
+    + 'Tab and the arrow keys move through the controls, Space uses one, Escape leaves.');
   const status = document.createElement('div');
   status.className = 'attnlab-status';
   status.setAttribute('role', 'status');
   status.textContent = 'Loading attnlab…';
   root.append(canvas, status);
+  // Share (and, in an embed, the way out: the full explorer with the same state, in a new tab) sit
+  // in a footer under an embed, at the top right of the full page.
+  const bar = document.createElement('div');
+  bar.className = embed ? 'attnlab-footer' : 'attnlab-topbar';
+  root.append(bar);
   let open = null;
-  if (embed) {  // the way out of the embed: the full explorer with the same state, in a new tab
-    const footer = document.createElement('div');
-    footer.className = 'attnlab-footer';
+  if (embed) {
     open = document.createElement('a');
     open.className = 'attnlab-open';
     open.target = '_blank';
     open.rel = 'noopener';
     open.textContent = 'open in attnlab ↗';
-    footer.append(open);
-    root.append(footer);
+    bar.append(open);
   }
+  attachShare(root, bar, { state: () => current, height: () => root.getBoundingClientRect().height });
   host.append(root);
   const fail = (message) => {
     status.textContent = message;
@@ -100,7 +105,17 @@ export async function mount(host, options = {}) {
   let current = '';
   let loadingVectors = false, loadingPrices = false;
   let shownHeight = 0;
-  attnlab.onAfterFrame((stateText, contentHeight) => {
+  let barScroll = 0;
+  attnlab.onAfterFrame((stateText, contentHeight, scroll, summary) => {
+    if (summary !== lastSummary) {
+      lastSummary = summary;
+      clearTimeout(summaryTimer);
+      summaryTimer = setTimeout(() => { spoken.textContent = summary; }, 500);
+    }
+    if (!embed && scroll !== barScroll) {  // the full page's Share button sits on the title line
+      barScroll = scroll;
+      bar.style.transform = `translateY(${-scroll}px)`;
+    }
     if (stateText !== current) {
       current = stateText;
       if (open) open.href = `${openUrl}#${stateText}`;
@@ -122,7 +137,19 @@ export async function mount(host, options = {}) {
     }
   });
   attachSentenceBox(attnlab, canvas);
+  // The keyboard: a press on the canvas gives it the focus (the app's handlers keep the browser from
+  // doing so), Tab and arrows then move through its controls, Escape leaves it for the page's next stop.
+  canvas.addEventListener('pointerdown', () => canvas.focus({ preventScroll: true }));
+  canvas.addEventListener('keydown', (e) => { if (e.key === 'Escape') canvas.blur(); });
+  // What the view shows, in words, for screen readers: read after each change has settled.
+  const spoken = document.createElement('div');
+  spoken.className = 'attnlab-live';
+  spoken.setAttribute('aria-live', 'polite');
+  root.append(spoken);
+  let summaryTimer = 0;
+  let lastSummary = '';
   attnlab.setEmbedded(embed);
+  if (typeof matchMedia === 'function') attnlab.setReducedMotion(matchMedia('(prefers-reduced-motion: reduce)').matches);
   const light = prefersLight(theme);
   root.classList.toggle('attnlab-light', light);
   attnlab.setLightTheme(light);

@@ -178,6 +178,10 @@ void CnnPanel::DrawConvolution(PanelContext& ctx) {
   const lessons::CnnConvModel& c = conv_.model();
   const int version = conv_.version();
   ImGui::Text("largest |attention − convolution| = %.3g", c.difference);
+  char summary[128];
+  std::snprintf(summary, sizeof(summary), "CNN: at sharpness α = %.3g the largest |attention − convolution| is %.3g",
+                static_cast<double>(s.alpha), static_cast<double>(c.difference));
+  ctx.summary = summary;
   ctx.published.Scalar("cnn.diff", c.difference);
   ctx.published.Matrix("cnn.taps", c.taps);
   ctx.published.Matrix("cnn.bias", c.bias);

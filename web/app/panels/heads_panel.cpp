@@ -118,6 +118,9 @@ void HeadsPanel::DrawHeadGrid(PanelContext& ctx) {
   }
   // Many heads get smaller tiles, so a phone shows four in a row.
   const int clicked = DrawHeatmapGrid(tiles, s.selected, heads <= 4 ? 110.0f : 72.0f, ctx.published);
+  const int shown = std::clamp(s.selected, 0, heads - 1);
+  ctx.summary = std::to_string(heads) + " heads; head " + std::to_string(shown + 1) + ", " +
+                lessons::DescribeWeightsRow(model.result.heads[shown].weights, 0, ctx.sentence.tokens, 3);
   if (clicked >= 0) s.selected = clicked;
   if (model.grouped)
     ImGui::TextWrapped("Grouped-query: %d query heads share each of %d key/value heads (fewer keys and values to "

@@ -87,6 +87,8 @@ void MasksPanel::DrawMaps(PanelContext& ctx) {
     o.masked_by = &h.scores;
     o.describe = [&](int i, int j) { ImGui::Text("score %.4g", h.scores(i, j)); };
     DrawMatrix("masks.W", h.weights, version, o, ctx.published);
+    ctx.summary = std::string("Masks") + (ctx.state.masks.causal ? ", causal: " : ": ") +
+                  lessons::DescribeWeightsRow(h.weights, static_cast<int>(h.weights.rows()) - 1, in.tokens, 3);
     if (blind > 0)
       ImGui::TextWrapped("%d word%s may look at no word at all: the whole row is blocked, so its weights are all 0 "
                          "and its output is 0 (not NaN).", blind, blind == 1 ? "" : "s");

@@ -59,6 +59,10 @@ void OrderPanel::Draw(PanelContext& ctx) {
                                                            "order): order had no influence.")
                                   : "Not 0: with positions added, where a word stands changes what it becomes.");
   ctx.published.Scalar("order.difference", difference);
+  char summary[128];
+  std::snprintf(summary, sizeof(summary), "Order: largest difference between the shuffled and original outputs %.3g",
+                static_cast<double>(difference));
+  ctx.summary = summary;
 
   // Both with Y's colour scale, so equal rows look equal.
   MatrixViewOptions original = TokenRowsOptions("y", DivergingStyle(m.output), MatrixLabels{&in.tokens, &in.known});

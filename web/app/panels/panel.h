@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "imgui.h"
+#include "lessons/explain.h"
 #include "lessons/prices.h"
 #include "lessons/view_state.h"
 #include "lessons/views/sentence.h"
@@ -27,6 +28,9 @@ struct PanelContext {
   bool* wants_another_frame = nullptr;
   // In an embed (a blog post's iframe or <attn-lab>): the figure and its controls, no lesson text.
   bool embedded = false;
+  // What the view shows, in one sentence for a screen reader (an aria-live region reads it after
+  // each change): set by the panel from its model, e.g. "weights of 'it' (9): 'animal' 0.31, …".
+  std::string summary;
 };
 
 class Panel {

@@ -122,6 +122,10 @@ void PricesPanel::Draw(PanelContext& ctx) {
   ImGui::TextWrapped("Error against the real price (RMSE):  noisy %.3g  ·  moving average %.3g  ·  attention %.3g",
                      model.rmse_noisy, model.rmse_average, model.rmse_attention);
   ctx.published.Scalar("prices.rmse.noisy", model.rmse_noisy);
+  char summary[160];
+  std::snprintf(summary, sizeof(summary), "Prices: error against the real price, noisy %.3g, moving average %.3g, attention %.3g",
+                model.rmse_noisy, model.rmse_average, model.rmse_attention);
+  ctx.summary = summary;
   ctx.published.Scalar("prices.rmse.average", model.rmse_average);
   ctx.published.Scalar("prices.rmse.attention", model.rmse_attention);
   if (focus_ >= 0) {

@@ -182,6 +182,7 @@ void QkvPanel::DrawLayer(PanelContext& ctx) {
       ImGui::TextDisabled("click to follow this pair");
     };
     DrawMatrix("qkv.W", h.weights, version, o, ctx.published);
+    ctx.summary = "Q, K, V: " + lessons::DescribeWeightsRow(h.weights, s.query, ctx.sentence.tokens, 3);
     ImGui::TableNextColumn();
     draw_rows("qkv.Y", "outputs Y = softmax(QKᵀ / √d_k) V", "y", model.result.output);
     EndGrid();

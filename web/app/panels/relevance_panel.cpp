@@ -120,6 +120,8 @@ void RelevancePanel::DrawNormalizerGrid(PanelContext& ctx) {
                memo_.model().by_normalizer[k], memo_.version(), o, ctx.published);
   }
   EndGrid();
+  ctx.summary = std::string("Relevance, ") + kScoreShort[s.score] + " with softmax: " +
+                lessons::DescribeWeightsRow(memo_.model().by_normalizer[0], std::max(s.row, 0), ctx.sentence.tokens, 3);
   DrawRowBars(ctx);
 }
 

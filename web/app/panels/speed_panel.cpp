@@ -141,6 +141,9 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
                        Bytes(full_bytes).c_str());
   }
   ctx.published.Scalar("speed.us", us);
+  char summary[128];
+  std::snprintf(summary, sizeof(summary), "Speed: n = %d, %.4g µs per forward, %.3g GFLOP/s", n, us, gflops);
+  ctx.summary = summary;
   ctx.published.Scalar("speed.gflops", gflops);
   ctx.published.Scalar("speed.n", n);
   ctx.published.Scalar("speed.fused", fused ? 1 : 0);

@@ -101,6 +101,7 @@ void WordsPanel::DrawMaps(PanelContext& ctx) {
       RequestScrollToSection("words.spotlight");
     };
     DrawMatrix("words.W", h.weights, version, ow, ctx.published);
+    ctx.summary = "Words: " + lessons::DescribeWeightsRow(h.weights, std::max(s.spotlight, 0), in.tokens, 3);
   }
 
   ImGui::TableNextColumn();

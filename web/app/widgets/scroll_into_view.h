@@ -13,5 +13,7 @@ void MarkSection(const char* section);
 // Once a frame, inside the scrolling window after everything is drawn: moves the scroll a step
 // towards its target; returns true while it is still moving (draw another frame).
 bool StepScroll();
+// prefers-reduced-motion: the page jumps to the section instead of gliding there.
+void SetReducedMotion(bool reduced);
 
 }  // namespace attnlab

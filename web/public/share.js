@@ -1,0 +1,80 @@
+// The Share button of every attnlab (full page and embeds): copy a link, an iframe, or an <attn-lab>
+// element that reproduces what the reader sees.
+const here = (name) => new URL(name, import.meta.url).href;
+
+// The three snippets for a state string ('v=heads&h.n=8') and the embed's current height.
+export function shareCodes(state, height = 480) {
+  const page = here('index.html');
+  const parts = state.split('&').filter(Boolean);
+  const view = (parts.find((p) => p.startsWith('v=')) || 'v=words').slice(2);
+  const rest = parts.filter((p) => !p.startsWith('v=')).join('&');
+  const attr = (s) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+  return {
+    link: state ? `${page}#${state}` : page,
+    iframe: `<iframe src="${attr(`${page}#embed&${state || 'v=words'}`)}" title="attnlab: ${view}" ` +
+            `style="width:100%;height:${Math.ceil(height)}px;border:0" loading="lazy"></iframe>`,
+    element: `<script type="module" src="${here('attnlab-embed.js')}"></script>\n` +
+             `<attn-lab view="${attr(view)}"${rest ? ` state="${attr(rest)}"` : ''}></attn-lab>`,
+  };
+}
+
+async function copy(text, field) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    field.select();  // no clipboard permission (an iframe without it): select it for Ctrl+C
+    return document.execCommand && document.execCommand('copy');
+  }
+}
+
+// A "Share" button in `parent` and the panel it opens inside `root`. state() and height() give what
+// the snippets reproduce at the moment of the click.
+export function attachShare(root, parent, { state, height }) {
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'attnlab-share-button';
+  button.textContent = 'Share';
+  button.setAttribute('aria-expanded', 'false');
+  const panel = document.createElement('div');
+  panel.className = 'attnlab-share';
+  panel.hidden = true;
+  panel.setAttribute('role', 'dialog');
+  panel.setAttribute('aria-label', 'Share this view');
+  const rows = {};
+  for (const [key, label] of [['link', 'Copy link'], ['iframe', 'Copy iframe code'], ['element', 'Copy <attn-lab> code']]) {
+    const row = document.createElement('div');
+    row.className = 'attnlab-share-row';
+    const field = document.createElement(key === 'element' ? 'textarea' : 'input');
+    field.readOnly = true;
+    field.className = `attnlab-share-${key}`;
+    field.setAttribute('aria-label', label);
+    const copyButton = document.createElement('button');
+    copyButton.type = 'button';
+    copyButton.textContent = label;
+    copyButton.addEventListener('click', async () => {
+      const ok = await copy(field.value, field);
+      copyButton.textContent = ok ? 'Copied' : 'Press Ctrl+C';
+      setTimeout(() => { copyButton.textContent = label; }, 1500);
+    });
+    row.append(field, copyButton);
+    panel.append(row);
+    rows[key] = field;
+  }
+  const close = () => {
+    panel.hidden = true;
+    button.setAttribute('aria-expanded', 'false');
+  };
+  button.addEventListener('click', () => {
+    if (!panel.hidden) return close();
+    const codes = shareCodes(state(), height());
+    for (const key of Object.keys(rows)) rows[key].value = codes[key];
+    panel.hidden = false;
+    button.setAttribute('aria-expanded', 'true');
+  });
+  panel.addEventListener('keydown', (e) => { if (e.key === 'Escape') { close(); button.focus(); } });
+  root.addEventListener('pointerdown', (e) => { if (!panel.contains(e.target) && e.target !== button) close(); });
+  parent.append(button);
+  root.append(panel);
+  return { button, panel, close };
+}
