@@ -7,15 +7,15 @@ import { openBrowser, openPage, settle } from '../tests/e2e/browser.mjs';
 const out = process.argv[2] || 'docs/img/gallery';
 // One state per view, chosen to show what the view is about.
 const VIEWS = [
-  ['1-words', 'v=0&w.sp=8&w.st=1'],
-  ['2-order', 'v=1&o.sh=3&o.pe=1'],
-  ['3-qkv', 'v=2'],
-  ['4-relevance', 'v=3'],
-  ['5-heads', 'v=4'],
-  ['6-masks', 'v=5&m.wl=2&m.wr=0'],
-  ['7-cnn', 'v=6&c.a=8'],
-  ['8-prices', 'v=7&p.s=1&p.n=0.15&p.i=100'],
-  ['9-speed', 'v=8&sp.l=0&sp.n=10', { click: 'speed.sweep', until: 'speed.sweep.wasm_simd128.4096' }],
+  ['1-words', 'v=words&w.sp=8&w.st=1'],
+  ['2-order', 'v=order&o.sh=3&o.pe=sinusoidal'],
+  ['3-qkv', 'v=qkv'],
+  ['4-relevance', 'v=relevance'],
+  ['5-heads', 'v=heads'],
+  ['6-masks', 'v=masks&m.wl=2&m.wr=0'],
+  ['7-cnn', 'v=cnn&c.a=8'],
+  ['8-prices', 'v=prices&p.s=1&p.n=0.15&p.i=100'],
+  ['9-speed', 'v=speed&sp.l=0&sp.n=10', { click: 'speed.sweep', until: 'speed.sweep.wasm_simd128.4096' }],
 ];
 
 await mkdir(out, { recursive: true });
@@ -38,6 +38,16 @@ try {
     console.log(`gallery: ${join(out, `${name}.png`)}`);
   }
   if (problems.length) throw new Error(problems.join('\n'));
+  // The example post: prose around an iframe embed (README, "Embed it").
+  const post = await session.browser.newPage({ viewport: { width: 1100, height: 900 }, colorScheme: 'dark' });
+  await post.goto(`${session.url}examples/blog-post.html`);
+  await post.evaluate(() => document.querySelector('#embed-cnn').scrollIntoView({ block: 'start' }));
+  await post.waitForFunction(() => document.querySelector('#embed-cnn').contentWindow.attnlab?.idle(), null, { timeout: 30000 });
+  await post.waitForTimeout(500);
+  await post.evaluate(() => scrollBy(0, -260));
+  await post.waitForTimeout(300);
+  await post.screenshot({ path: join(out, 'embed-blog-post.png') });
+  console.log(`gallery: ${join(out, 'embed-blog-post.png')}`);
 } finally {
   await session.close();
 }

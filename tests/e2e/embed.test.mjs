@@ -191,3 +191,38 @@ test('an embed of cnn or speed transfers at most 500 KB gzipped; the word vector
   assert.equal(sizes.prices.vectors, false);
   assert.equal(sizes.words.vectors, true);
 });
+
+// What one more <attn-lab> costs: its start time and its memory (the compiled wasm is shared).
+test('instances: the first frame of an embed, and the cost of each extra one', { timeout: 120000 }, async () => {
+  const page = await session.browser.newPage({ viewport: { width: 900, height: 700 }, colorScheme: 'dark' });
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  await page.goto(`${session.url}index.html#embed&v=cnn`);
+  await page.waitForFunction(() => window.attnlabHandle?.timing.pageToFirstFrameMs > 0);
+  const iframeStyle = await page.evaluate(() => ({ ...window.attnlabHandle.timing }));
+  // Four elements on one page, mounted one after the other.
+  await page.evaluate(async () => {
+    await import('./attnlab-embed.js');
+    for (let k = 0; k < 4; ++k) {
+      const el = document.createElement('attn-lab');
+      el.setAttribute('view', 'cnn');
+      const ready = new Promise((r) => el.addEventListener('attnlab-ready', r, { once: true }));
+      document.body.append(el);
+      el.scrollIntoView();  // each starts when it comes into view
+      await ready;
+      await new Promise((r) => { const wait = () => (el.handle.timing.mountToFirstFrameMs ? r() : requestAnimationFrame(wait)); wait(); });
+    }
+  });
+  const each = await page.evaluate(() => [...document.querySelectorAll('attn-lab')].map((el) => ({
+    startMs: el.handle.timing.mountToFirstFrameMs, memory: el.handle.memoryBytes() })));
+  console.log(`first frame of an embed: ${iframeStyle.pageToFirstFrameMs.toFixed(0)} ms after navigation ` +
+              `(${iframeStyle.mountToFirstFrameMs.toFixed(0)} ms after mount); each extra <attn-lab>: ` +
+              each.map((e) => `${e.startMs.toFixed(0)} ms, ${(e.memory / 2 ** 20).toFixed(1)} MiB`).join('; '));
+  assert.ok(iframeStyle.pageToFirstFrameMs < 10000);
+  for (const e of each.slice(1)) {
+    assert.ok(e.startMs < 2000, `an extra instance started in ${e.startMs} ms`);
+    assert.ok(e.memory <= 64 * 2 ** 20, `${e.memory} bytes of wasm memory`);
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});

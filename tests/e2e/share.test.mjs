@@ -113,3 +113,115 @@ test('the keyboard reaches the controls (Tab, Space), Escape leaves; a live regi
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+const centre = (r) => ({ x: r.x + r.width / 2, y: r.y + r.height / 2 });
+
+test('every figure leaves the page: ⋯ saves a PNG at 2× and copies labelled CSV; the whole view saves as one PNG', async () => {
+  const context = await session.browser.newContext({ viewport: { width: 1200, height: 800 }, colorScheme: 'dark', acceptDownloads: true });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  const page = await context.newPage();
+  await page.goto(`${session.url}#v=words&s=The+cat+sat`);
+  await page.waitForSelector('html[data-ready=true]');
+  await page.waitForFunction(() => window.attnlab.view().wordVectorsLoaded && window.attnlab.idle());
+  const layout = () => page.evaluate(() => window.attnlab.layout());
+  const exports = () => page.evaluate(() => window.attnlabHandle.exports.map(({ picture, ...e }) => e));
+  const settled = () => page.waitForFunction(() => window.attnlab.idle());
+
+  // CSV: the labels and the engine's weights, every value read back as the same float.
+  let l = await layout();
+  let p = centre(l['words.W.menu']);
+  await page.mouse.click(p.x, p.y);
+  await settled();
+  p = centre((await layout())['words.W.menu.csv']);
+  await page.mouse.click(p.x, p.y);
+  await page.waitForFunction(() => window.attnlabHandle.exports.length === 1);
+  const csv = (await exports())[0];
+  assert.equal(csv.name, 'words.W.csv');
+  const rows = csv.text.trim().split('\n').map((r) => r.split(','));
+  assert.deepEqual(rows[0], ['', 'The', 'cat', 'sat']);
+  const w = await page.evaluate(() => Array.from(window.attnlab.matrix('words.W').data));
+  rows.slice(1).forEach((r, i) => r.slice(1).forEach((v, j) => assert.equal(Math.fround(Number(v)), w[i * 3 + j])));
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), csv.text);
+
+  // PNG at 2×: the figure's size doubled, and its cells the colours on screen.
+  l = await layout();
+  p = centre(l['words.W.menu']);
+  await page.mouse.click(p.x, p.y);
+  await settled();
+  const download = page.waitForEvent('download');
+  p = centre((await layout())['words.W.menu.png']);
+  await page.mouse.click(p.x, p.y);
+  await page.waitForFunction(() => window.attnlabHandle.exports.length === 2);
+  assert.equal((await download).suggestedFilename(), 'words.W.png');
+  const figure = l['words.W.figure'], map = l['words.W'];
+  const png = (await exports())[1];
+  assert.equal(png.width, Math.ceil(figure.width * 2));
+  assert.equal(png.height, Math.ceil(figure.height * 2));
+  const cell = { x: map.x + map.width * (0.5 / 3), y: map.y + map.height * (1.5 / 3) };  // row "cat", column "The"
+  const onScreen = await page.evaluate((c) => window.attnlab.readPixel(c.x, c.y), cell);
+  const inPicture = await page.evaluate(({ c, f }) => Array.from(window.attnlabHandle.exports[1].picture.getContext('2d')
+    .getImageData(Math.round((c.x - f.x) * 2), Math.round((c.y - f.y) * 2), 1, 1).data), { c: cell, f: figure });
+  onScreen.forEach((v, k) => assert.ok(Math.abs(v - inPicture[k]) <= 2, `picture ${inPicture} vs screen ${onScreen}`));
+
+  // A right click on a map opens the same menu.
+  p = centre(l['words.X']);
+  await page.mouse.click(p.x, p.y, { button: 'right' });
+  await settled();
+  assert.ok((await layout())['words.X.menu.png'], 'the menu opened on a right click');
+  await page.keyboard.press('Escape');
+
+  // The whole view, taller than the window, in one picture; the page stays where the reader was.
+  await page.setViewportSize({ width: 1200, height: 600 });
+  await page.evaluate(() => window.attnlabHandle.setState('v=words&w.sp=8'));  // the spotlight: taller than the window
+  await settled();
+  await page.evaluate(() => window.attnlab.scrollBy(300));
+  await settled();
+  const before = await page.evaluate(() => ({ scroll: window.attnlab.scalars()['page.scroll'], view: window.attnlab.layout().view,
+                                              content: window.attnlab.scalars()['page.content_height'] }));
+  await page.evaluate(() => window.attnlabHandle.saveViewPng());
+  await page.waitForFunction(() => window.attnlabHandle.exports.length === 3);
+  await settled();
+  const view = (await exports())[2];
+  assert.equal(view.name, 'attnlab-words.png');
+  assert.ok(before.view.height > 600 + 100, `the view is ${before.view.height} px tall, the window 600`);
+  assert.ok(Math.abs(view.height - 2 * before.view.height) <= 2, `${view.height} px: the whole view (${before.view.height} CSS px)`);
+  assert.equal(view.width, 1200 * 2);
+  assert.equal(await page.evaluate(() => window.attnlab.scalars()['page.scroll']), before.scroll, 'scroll restored');
+  await context.close();
+});
+
+test('a plot copies its series as CSV', async () => {
+  const context = await session.browser.newContext({ viewport: { width: 1200, height: 800 }, colorScheme: 'dark' });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  const page = await context.newPage();
+  await page.goto(`${session.url}#v=prices`);
+  await page.waitForSelector('html[data-ready=true]');
+  await page.waitForFunction(() => window.attnlab.layout()['prices.plot.menu'] && window.attnlab.idle());
+  let p = centre((await page.evaluate(() => window.attnlab.layout()))['prices.plot.menu']);
+  await page.mouse.click(p.x, p.y);
+  await page.waitForFunction(() => window.attnlab.layout()['prices.plot.menu.csv']);
+  p = centre((await page.evaluate(() => window.attnlab.layout()))['prices.plot.menu.csv']);
+  await page.mouse.click(p.x, p.y);
+  await page.waitForFunction(() => window.attnlabHandle.exports.length === 1);
+  const text = await page.evaluate(() => window.attnlabHandle.exports[0].text);
+  const lines = text.trim().split('\n');
+  assert.match(lines[0], /^[^,]+,real price,noisy price,moving average \(5 months\),attention smoother$/);
+  const real = await page.evaluate(() => Array.from(window.attnlab.matrix('prices.plot.real').data));
+  assert.equal(lines.length - 1, real.length, 'one line per month');
+  lines.slice(1).forEach((line, i) => assert.equal(Math.fround(Number(line.split(',')[1])), real[i]));
+  await context.close();
+});
+
+test('on a phone a long press on a map opens its menu (a short tap is a click, as before)', async () => {
+  const { page, problems } = await openPage(session, { width: 390, height: 844, dpr: 2, touch: true });
+  const cdp = await page.context().newCDPSession(page);
+  const x = await page.evaluate(() => window.attnlab.layout()['words.X']);
+  const p = centre(x);
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x: p.x, y: p.y }] });
+  await page.waitForTimeout(650);
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await settle(page);
+  assert.ok((await page.evaluate(() => window.attnlab.layout()))['words.X.menu.csv'], 'the menu opened');
+  assert.deepEqual(problems, []);
+  await page.close();
+});

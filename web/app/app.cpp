@@ -100,6 +100,11 @@ attn::Status App::SetStateString(const std::string& text) {
   return status;
 }
 
+void App::SetCapturing(bool capturing) {
+  if (capturing && !capturing_) restore_scroll_ = extent_.scroll;
+  capturing_ = capturing;
+}
+
 attn::Status App::ApplyLink(const std::string& text) {
   lessons::ViewState parsed;  // a link says everything that differs from the defaults
   const attn::Status status = lessons::ParseState(text, &parsed);
@@ -142,6 +147,11 @@ void App::DrawSentenceControls() {
   const ImVec2 p1(p0.x + size.x, p0.y + size.y);
   ImGui::GetWindowDrawList()->AddRectFilled(p0, p1, ImGui::GetColorU32(ImGuiCol_FrameBg), ImGui::GetStyle().FrameRounding);
   sentence_box_ = {true, p0.x, p0.y, size.x, size.y};
+  if (capturing_) {  // the picture has no HTML in it: the sentence is drawn where the box shows it
+    const ImVec2 pad = ImGui::GetStyle().FramePadding;
+    ImGui::GetWindowDrawList()->AddText(nullptr, 0.0f, ImVec2(p0.x + pad.x, p0.y + pad.y), ImGui::GetColorU32(ImGuiCol_Text),
+                                        state_.sentence.text.c_str(), nullptr, size.x - 2 * pad.x);
+  }
   published_.Rect("sentence", {p0.x, p0.y, size.x, size.y});
 
   if (!embedded_) DrawSentenceChoices();
@@ -244,6 +254,12 @@ void App::Frame() {
   ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(io.DisplaySize);
+  if (capturing_) {
+    ImGui::SetNextWindowScroll(ImVec2(0.0f, 0.0f));
+  } else if (restore_scroll_ >= 0.0f) {
+    ImGui::SetNextWindowScroll(ImVec2(0.0f, restore_scroll_));
+    restore_scroll_ = -1.0f;
+  }
   // An embed's canvas grows to its content, so it never scrolls (not even for a frame while it grows).
   const ImGuiWindowFlags scrolling = embedded_ ? ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse : 0;
   ImGui::Begin("attnlab", nullptr,
@@ -259,12 +275,13 @@ void App::Frame() {
   if (sentence_shown) DrawSentenceControls();
   UpdateSentence();
   wants_another_frame_ = false;
-  PanelContext ctx{state_, sentence_.model(), sentence_.version(), published_, &prices_, &wants_another_frame_, embedded_};
+  PanelContext ctx{state_, sentence_.model(), sentence_.version(), published_, &prices_, &wants_another_frame_, embedded_, ""};
   // When the state names another view than the tab shown last (URL, tests), select that tab;
   // otherwise the tab bar (the reader's clicks) decides.
   const lessons::ViewId requested = state_.view;
   const bool moved = requested != shown_view_;
   lessons::ViewId drawn = shown_view_;
+  float view_top = ImGui::GetCursorScreenPos().y;  // where the view starts: below the tabs (an embed: here)
   const bool narrow = ImGui::GetContentRegionAvail().x < kNarrowWidth;
   if (embedded_ || narrow) {
     // An embed: the one view. A phone: every view one tap away, in wrapped rows of buttons (a tab
@@ -273,6 +290,7 @@ void App::Frame() {
     for (auto& panel : panels_)
       if (panel->id() == state_.view) {
         drawn = panel->id();
+        view_top = ImGui::GetCursorScreenPos().y;
         panel->Draw(ctx);
         if (!embedded_) DrawTakeaway(*panel);
         break;
@@ -283,6 +301,7 @@ void App::Frame() {
       if (ImGui::BeginTabItem(panel->title(), nullptr, moved && wanted ? ImGuiTabItemFlags_SetSelected : 0)) {
         if (!moved || wanted) {
           state_.view = drawn = panel->id();
+          view_top = ImGui::GetCursorScreenPos().y;
           panel->Draw(ctx);
           DrawTakeaway(*panel);
         }
@@ -307,6 +326,9 @@ void App::Frame() {
   published_.Scalar("page.scroll", extent_.scroll);
   published_.Scalar("page.scroll_max", extent_.scroll_max);
   published_.Scalar("page.content_height", extent_.content_height);
+  if (embedded_) view_top = ImGui::GetWindowPos().y;  // an embed's picture is all of it
+  view_rect_ = {0.0f, view_top, io.DisplaySize.x, ImGui::GetCursorScreenPos().y - view_top};
+  published_.Rect("view", view_rect_);
   ImGui::End();
   // A click changed the state while the views were drawn from the old one: draw once more, so the
   // models follow the state before the page rests (state -> compute -> model -> draw).

@@ -73,6 +73,11 @@ class App {
     float content_height = 0;  // everything drawn, padding included: an embed's canvas is this tall
   };
   const Extent& extent() const { return extent_; }
+  // A capture frame ("Save view as PNG"): scrolled to the top, the sentence drawn into the picture;
+  // the frame after it returns to where the reader was.
+  void SetCapturing(bool capturing);
+  // The view below the tabs (an embed: all of it), in CSS px of the last frame.
+  LayoutRect view_rect() const { return view_rect_; }
   // One sentence on what the view shows now, for a screen reader ("" while nothing is drawn).
   const std::string& summary() const { return summary_; }
 
@@ -109,6 +114,9 @@ class App {
   std::string link_note_;
   Extent extent_;
   std::string summary_;
+  bool capturing_ = false;
+  float restore_scroll_ = -1.0f;  // after a capture frame: the reader's scroll
+  LayoutRect view_rect_;
   TextBox sentence_box_;
   float sentence_box_height_ = 0;
   Published published_;

@@ -5,8 +5,10 @@
 #include <emscripten/html5.h>
 #include <GLES3/gl3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "app.h"
 #include "backends/imgui_impl_opengl3.h"
@@ -14,11 +16,13 @@
 #include "imgui_internal.h"
 #include "platform_html5.h"
 #include "theme.h"
+#include "widgets/export_menu.h"
 
 namespace attnlab {
 namespace {
 
 bool g_started = false;
+bool g_capture_view = false;  // the next frame saves the whole view as a PNG
 bool g_running = false;  // the frame loop runs (paused while an embed is out of view)
 EMSCRIPTEN_WEBGL_CONTEXT_HANDLE g_gl = 0;
 double g_last_frame_ms = 0;  // CPU time of the last frame: engine re-runs, UI, GL submission
@@ -43,20 +47,97 @@ void SetupFont(const std::string& ttf) {
   }
 }
 
+// The frame's draw data once more, into an offscreen framebuffer: the part of the page `r` covers
+// (CSS px) at `scale` pixels per CSS pixel. RGBA rows, top first; empty if GL refuses.
+std::vector<uint8_t> RenderRegion(const LayoutRect& r, float scale, int* width, int* height) {
+  GLint max_size = 0;
+  glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &max_size);
+  // Within GL's limit and 64 M pixels: a very tall view is saved at a lower scale, not refused.
+  scale = std::min({scale, max_size / std::max(r.w, 1.0f), max_size / std::max(r.h, 1.0f),
+                    std::sqrt(64e6f / std::max(r.w * r.h, 1.0f))});
+  const int w = static_cast<int>(std::ceil(r.w * scale)), h = static_cast<int>(std::ceil(r.h * scale));
+  if (w <= 0 || h <= 0) return {};
+  GLuint fbo = 0, color = 0;
+  glGenFramebuffers(1, &fbo);
+  glGenRenderbuffers(1, &color);
+  glBindRenderbuffer(GL_RENDERBUFFER, color);
+  glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, w, h);
+  glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, color);
+  std::vector<uint8_t> pixels;
+  if (glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE) {
+    const ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
+    glViewport(0, 0, w, h);
+    glClearColor(bg.x, bg.y, bg.z, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    // The same draw lists seen through another window onto the page (the heatmaps read it too).
+    ImDrawData* dd = ImGui::GetDrawData();
+    const ImVec2 pos = dd->DisplayPos, size = dd->DisplaySize, fb_scale = dd->FramebufferScale;
+    dd->DisplayPos = ImVec2(r.x, r.y);
+    dd->DisplaySize = ImVec2(w / scale, h / scale);
+    dd->FramebufferScale = ImVec2(scale, scale);
+    ImGui_ImplOpenGL3_RenderDrawData(dd);
+    dd->DisplayPos = pos;
+    dd->DisplaySize = size;
+    dd->FramebufferScale = fb_scale;
+    pixels.resize(static_cast<size_t>(w) * h * 4);
+    glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+    for (int y = 0; y < h / 2; ++y)  // GL's rows run bottom up
+      std::swap_ranges(pixels.begin() + static_cast<size_t>(y) * w * 4, pixels.begin() + static_cast<size_t>(y + 1) * w * 4,
+                       pixels.begin() + static_cast<size_t>(h - 1 - y) * w * 4);
+  }
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  glDeleteRenderbuffers(1, &color);
+  glDeleteFramebuffers(1, &fbo);
+  *width = w;
+  *height = h;
+  return pixels;
+}
+
+// What the menus asked for this frame: CSV to the page at once, PNGs rendered at 2×.
+void ServeExports() {
+  for (const ExportRequest& request : TakeExportRequests()) {
+    if (request.kind == ExportRequest::Kind::kCsv) {
+      platform::ExportText(request.name + ".csv", request.text);
+      continue;
+    }
+    int w = 0, h = 0;
+    const std::vector<uint8_t> pixels = RenderRegion(request.rect, 2.0f, &w, &h);
+    if (!pixels.empty()) platform::ExportImage(request.name + ".png", w, h, pixels);
+  }
+}
+
 void DrawFrame() {
   const double start = emscripten_get_now();
   platform::NewFrame();
+  App& app = TheApp();
+  // "Save view as PNG": one frame as tall as the page, scrolled to the top, so nothing is clipped;
+  // it is rendered only into the picture, and the next frame puts the page back as it was.
+  const bool capture = g_capture_view;
+  g_capture_view = false;
+  if (capture) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize.y = std::max(io.DisplaySize.y, app.extent().content_height);
+    app.SetCapturing(true);
+  }
   ImGui_ImplOpenGL3_NewFrame();
   ImGui::NewFrame();
-  TheApp().ScrollBy(-platform::TakeTouchScroll());
-  TheApp().Frame();
+  app.ScrollBy(-platform::TakeTouchScroll());
+  app.Frame();
   ImGui::Render();
+  if (capture) {
+    app.SetCapturing(false);
+    RequestPng(std::string("attnlab-") + lessons::kViewNames[static_cast<int>(app.state().view)], app.view_rect());
+    ServeExports();
+    platform::MarkDirty();
+    return;
+  }
   glViewport(0, 0, platform::FramebufferWidth(), platform::FramebufferHeight());
   const ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
   glClearColor(bg.x, bg.y, bg.z, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-  App& app = TheApp();
+  ServeExports();
   const App::TextBox& box = app.sentence_box();
   platform::PlaceTextBox(box.shown, box.x, box.y, box.w, box.h, app.state().sentence.text);
   const App::Extent& extent = app.extent();
@@ -104,6 +185,11 @@ std::string Start(const std::string& font_ttf, const std::string& canvas_selecto
   g_started = g_running = true;
   emscripten_set_main_loop(LoopIteration, 0, false);
   return "";
+}
+
+void SaveViewPng() {
+  g_capture_view = true;
+  platform::MarkDirty();
 }
 
 void SetRunning(bool running) {

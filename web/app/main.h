@@ -10,6 +10,8 @@ namespace attnlab {
 // the app, then starts the frame loop. Returns an empty string on success, else what failed (shown
 // by the page).
 std::string Start(const std::string& font_ttf, const std::string& canvas_selector);
+// Saves the view shown, whole (not only what is on screen), as a PNG at 2× (the page downloads it).
+void SaveViewPng();
 // Pauses (false) or resumes (true) the frame loop: an embed out of view or in a hidden tab draws nothing.
 void SetRunning(bool running);
 // Ends the frame loop and frees ImGui and the WebGL context (the module's memory goes with the module).

@@ -25,6 +25,14 @@ EM_JS(void, attnlab_after_frame, (const char* state, const char* summary, float 
   if (Module.afterFrame) Module.afterFrame(UTF8ToString(state), content_height, scroll, UTF8ToString(summary));
 });
 
+EM_JS(void, attnlab_export_text, (const char* name, const char* text), {
+  if (Module.exportText) Module.exportText(UTF8ToString(name), UTF8ToString(text));
+});
+
+EM_JS(void, attnlab_export_image, (const char* name, int width, int height, const uint8_t* rgba), {
+  if (Module.exportImage) Module.exportImage(UTF8ToString(name), width, height, HEAPU8.slice(rgba, rgba + width * height * 4));
+});
+
 namespace attnlab::platform {
 namespace {
 
@@ -45,6 +53,8 @@ Gesture g_gesture = Gesture::kNone;
 float g_touch_x = 0, g_touch_y = 0;  // where the finger went down
 float g_last_y = 0;
 float g_scroll_px = 0;               // vertical finger travel not yet applied to the page
+double g_touch_ms = 0;               // when the finger went down
+constexpr double kLongPressMs = 500;  // a finger held still this long: a right click (a figure's menu)
 constexpr float kDecidePx = 8.0f;     // travel before a touch counts as a drag
 
 ImGuiKey KeyFromDom(const char* key, const char* code) {
@@ -135,6 +145,7 @@ EM_BOOL OnTouch(int type, const EmscriptenTouchEvent* e, void*) {
     g_gesture = Gesture::kUndecided;
     g_touch_x = x;
     g_touch_y = g_last_y = y;
+    g_touch_ms = emscripten_get_now();
     io.AddMousePosEvent(x, y);  // a touch shows what is under it (a tap = hover)
     // In an embed the browser must stay free to pan the host page (the canvas has touch-action:
     // pan-y), so the start of a touch is not claimed; a horizontal drag still reaches the sliders.
@@ -160,11 +171,13 @@ EM_BOOL OnTouch(int type, const EmscriptenTouchEvent* e, void*) {
     }
     return g_gesture != Gesture::kUndecided || !g_host_scrolls;
   }
-  // Lifted (or cancelled): a press ends; a tap is a click where the finger was.
+  // Lifted (or cancelled): a press ends; a tap is a click where the finger was, a long press a right
+  // click (it opens a figure's menu).
   if (g_gesture == Gesture::kUndecided && type == EMSCRIPTEN_EVENT_TOUCHEND) {
+    const int button = emscripten_get_now() - g_touch_ms >= kLongPressMs ? 1 : 0;  // long press: right
     io.AddMousePosEvent(g_touch_x, g_touch_y);
-    io.AddMouseButtonEvent(0, true);
-    io.AddMouseButtonEvent(0, false);
+    io.AddMouseButtonEvent(button, true);
+    io.AddMouseButtonEvent(button, false);
   } else if (g_gesture == Gesture::kPress) {
     io.AddMouseButtonEvent(0, false);
   }
@@ -248,6 +261,12 @@ void AfterFrame(const std::string& state, const std::string& summary, float cont
 }
 
 void SetHostScrolls(bool host_scrolls) { g_host_scrolls = host_scrolls; }
+
+void ExportText(const std::string& file_name, const std::string& text) { attnlab_export_text(file_name.c_str(), text.c_str()); }
+
+void ExportImage(const std::string& file_name, int width, int height, const std::vector<uint8_t>& rgba) {
+  attnlab_export_image(file_name.c_str(), width, height, rgba.data());
+}
 
 void PlaceTextBox(bool shown, float x, float y, float w, float h, const std::string& text) {
   attnlab_place_text_box(shown ? 1 : 0, x, y, w, h, text.c_str());

@@ -2,7 +2,9 @@
 // sizing at devicePixelRatio. The app and the panels never include a platform header.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace attnlab::platform {
 
@@ -17,6 +19,10 @@ bool NewFrame();
 void AfterFrame(const std::string& state, const std::string& summary, float content_height, float scroll, float scroll_max);
 // True in an embed: the page around the canvas scrolls, so vertical drags are left to the browser.
 void SetHostScrolls(bool host_scrolls);
+// A figure's numbers (CSV) and pictures (RGBA, rows top first) for the page to copy or download
+// (Module.exportText / Module.exportImage; mount.js installs them).
+void ExportText(const std::string& file_name, const std::string& text);
+void ExportImage(const std::string& file_name, int width, int height, const std::vector<uint8_t>& rgba);
 // Where the HTML sentence box goes this frame, in CSS pixels of the canvas (hidden when !shown),
 // and the sentence it shows; the page's handler (web/public/sentence_box.js) moves it there.
 void PlaceTextBox(bool shown, float x, float y, float w, float h, const std::string& text);

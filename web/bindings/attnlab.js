@@ -53,6 +53,11 @@ export async function loadAttnlab(moduleOptions = {}) {
     // summary one sentence on what the view shows, for screen readers.
     onAfterFrame: (fn) => { m.afterFrame = fn; },
     setRunning: (running) => m.setRunning(running),
+    // Figures leaving the page: the ⋯ menus call fnText(fileName, csv) and fnImage(fileName, width,
+    // height, rgba Uint8Array, rows top first); saveViewPng() renders the whole view for fnImage.
+    onExport: (fnText, fnImage) => { m.exportText = fnText; m.exportImage = fnImage; },
+    saveViewPng: () => m.saveViewPng(),
+    memoryBytes: () => m.HEAPU8.buffer.byteLength,
     setReducedMotion: (reduced) => m.setReducedMotion(reduced),
     stop: () => m.stop(),
     renderNow: () => m.renderNow(),

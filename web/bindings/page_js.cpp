@@ -193,6 +193,7 @@ EMSCRIPTEN_BINDINGS(attnlab_page) {
   emscripten::function("needsPrices", &NeedsPrices);
   emscripten::function("setReducedMotion", &SetReducedMotion);
   emscripten::function("setRunning", &attnlab::SetRunning);
+  emscripten::function("saveViewPng", &attnlab::SaveViewPng);
   emscripten::function("stop", &attnlab::Stop);
   emscripten::function("renderNow", &attnlab::RenderNow);
   emscripten::function("idle", &attnlab::Idle);

@@ -54,6 +54,7 @@ function prefersLight(theme) {
 }
 
 export async function mount(host, options = {}) {
+  const mountedAt = performance.now();
   const { view = null, state = '', theme = 'auto', embed = true, fullPage = false, openUrl = here('index.html') } = options;
   const root = document.createElement('div');
   root.className = `attnlab-root${embed ? ' attnlab-embed' : ''}${fullPage ? ' attnlab-full' : ''}`;
@@ -82,7 +83,8 @@ export async function mount(host, options = {}) {
     open.textContent = 'open in attnlab ↗';
     bar.append(open);
   }
-  attachShare(root, bar, { state: () => current, height: () => root.getBoundingClientRect().height });
+  attachShare(root, bar, { state: () => current, height: () => root.getBoundingClientRect().height,
+                          savePng: () => attnlab?.saveViewPng() });
   host.append(root);
   const fail = (message) => {
     status.textContent = message;
@@ -106,7 +108,12 @@ export async function mount(host, options = {}) {
   let loadingVectors = false, loadingPrices = false;
   let shownHeight = 0;
   let barScroll = 0;
+  const timing = { mountToFirstFrameMs: 0, pageToFirstFrameMs: 0 };  // what an embed costs to start
   attnlab.onAfterFrame((stateText, contentHeight, scroll, summary) => {
+    if (!timing.pageToFirstFrameMs) {
+      timing.pageToFirstFrameMs = performance.now();
+      timing.mountToFirstFrameMs = timing.pageToFirstFrameMs - mountedAt;
+    }
     if (summary !== lastSummary) {
       lastSummary = summary;
       clearTimeout(summaryTimer);
@@ -136,7 +143,23 @@ export async function mount(host, options = {}) {
       loadPrices(attnlab);
     }
   });
-  attachSentenceBox(attnlab, canvas);
+  attachSentenceBox(attnlab, canvas, { hostScrolls: embed });
+  const exports = [];  // what left the page, newest last (the browser tests read it)
+  attnlab.onExport(
+    (name, text) => {
+      exports.push({ name, kind: 'csv', text });
+      navigator.clipboard?.writeText(text).catch(() => download(name, new Blob([text], { type: 'text/csv' })));
+    },
+    (name, width, height, rgba) => {
+      const picture = document.createElement('canvas');
+      picture.width = width;
+      picture.height = height;
+      picture.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(rgba.buffer), width, height), 0, 0);
+      picture.toBlob((blob) => {
+        exports.push({ name, kind: 'png', width, height, bytes: blob ? blob.size : 0, picture });
+        if (blob) download(name, blob);
+      }, 'image/png');
+    });
   // The keyboard: a press on the canvas gives it the focus (the app's handlers keep the browser from
   // doing so), Tab and arrows then move through its controls, Escape leaves it for the page's next stop.
   canvas.addEventListener('pointerdown', () => canvas.focus({ preventScroll: true }));
@@ -185,6 +208,10 @@ export async function mount(host, options = {}) {
     setRunning: (running) => { if (!destroyed) attnlab.setRunning(running); },
     // fn(state) after every change; fn(height in CSS px) when an embed's height changes. Both are
     // also called at once when there is something to report.
+    exports,
+    saveViewPng: () => attnlab.saveViewPng(),
+    timing,
+    memoryBytes: () => attnlab.memoryBytes(),  // this instance's WebAssembly memory
     onStateChange: (fn) => {
       listeners.add(fn);
       if (current) fn(current);
@@ -204,6 +231,18 @@ export async function mount(host, options = {}) {
       root.remove();  // the module and its memory go with the last reference
     },
   };
+}
+
+// Saves `blob` as a file called `name` (a click on a temporary link: no popup, no new tab).
+function download(name, blob) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
 
 // The 1.5 MB GloVe asset, fetched once a view of words is shown. Meanwhile the words get hashed

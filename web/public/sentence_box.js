@@ -2,7 +2,8 @@
 // a long sentence onto several lines, puts the caret where a finger taps and raises a phone's
 // keyboard, none of which ImGui's one-line field can do. The app draws its frame, tells it after each
 // frame where to sit (attnlab.onSentenceBox), and gets every edit through attnlab.setSentence.
-export function attachSentenceBox(attnlab, canvas) {
+// hostScrolls: an embed, where the page around scrolls (the browser's own wheel and pan do it).
+export function attachSentenceBox(attnlab, canvas, { hostScrolls = false } = {}) {
   const box = document.createElement('textarea');
   box.className = 'attnlab-sentence';
   box.rows = 1;
@@ -48,6 +49,7 @@ export function attachSentenceBox(attnlab, canvas) {
   });
   // A press on the canvas ends the editing (the app's own handlers keep the browser from doing it).
   canvas.addEventListener('pointerdown', () => { if (document.activeElement === box) box.blur(); });
+  if (hostScrolls) return box;  // wheels and vertical drags pass through to the host page
   // The box is part of the page: a wheel over it scrolls like a wheel over the canvas, and so does a
   // vertical finger drag (a tap or a sideways drag stays the text area's: caret and selection).
   box.addEventListener('wheel', (e) => {

@@ -30,7 +30,7 @@ async function copy(text, field) {
 
 // A "Share" button in `parent` and the panel it opens inside `root`. state() and height() give what
 // the snippets reproduce at the moment of the click.
-export function attachShare(root, parent, { state, height }) {
+export function attachShare(root, parent, { state, height, savePng }) {
   const button = document.createElement('button');
   button.type = 'button';
   button.className = 'attnlab-share-button';
@@ -61,6 +61,12 @@ export function attachShare(root, parent, { state, height }) {
     panel.append(row);
     rows[key] = field;
   }
+  const png = document.createElement('button');
+  png.type = 'button';
+  png.className = 'attnlab-share-png';
+  png.textContent = 'Save view as PNG';
+  png.addEventListener('click', () => savePng());
+  panel.append(png);
   const close = () => {
     panel.hidden = true;
     button.setAttribute('aria-expanded', 'false');

@@ -6,6 +6,8 @@
 #include <cstring>
 
 #include "imgui.h"
+#include "lessons/csv.h"
+#include "widgets/export_menu.h"
 #include "gfx/heatmap_store.h"
 #include "theme.h"
 #include "widgets/flow_layout.h"
@@ -199,6 +201,7 @@ LayoutRect DrawMatrix(const std::string& name, const attn::Matrix& m, int versio
   }
   ImGui::SetCursorScreenPos(p0);
   ImGui::InvisibleButton(name.c_str(), ImVec2(p1.x - p0.x, p1.y - p0.y));
+  OpenExportMenuOnRightClick(name);
   if (ImGui::IsItemHovered() || ImGui::IsItemActive()) {
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     const int j = std::clamp(static_cast<int>((mouse.x - p0.x) / cell_w), 0, cols - 1);
@@ -238,6 +241,14 @@ LayoutRect DrawMatrix(const std::string& name, const attn::Matrix& m, int versio
     ImGui::SameLine();
     ImGui::TextUnformatted("blocked");
   }
+  // The figure as a picture: labels, map and legend (the ⋯ button after it is left out).
+  const float right = o.legend ? std::max(p1.x, ImGui::GetItemRectMax().x) : p1.x;
+  const float bottom = o.legend ? ImGui::GetItemRectMax().y : p1.y;
+  const LayoutRect figure{origin.x, origin.y, right - origin.x, bottom - origin.y};
+  if (o.legend) SameLineIfFits(ImGui::GetFrameHeight() * 1.5f);
+  const auto names = [](const MatrixLabels& l) { return l.names ? *l.names : std::vector<std::string>{}; };
+  DrawExportMenu(name, figure, [&] { return lessons::MatrixToCsv(m, names(o.rows), names(o.cols)); }, published, o.legend);
+  published.Rect(name + ".figure", figure);
   const LayoutRect rect{p0.x, p0.y, p1.x - p0.x, p1.y - p0.y};
   published.Matrix(name, m);
   published.Rect(name, rect);

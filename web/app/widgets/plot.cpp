@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdio>
 
+#include "lessons/csv.h"
 #include "theme.h"
+#include "widgets/export_menu.h"
 
 namespace attnlab {
 namespace {
@@ -149,7 +151,8 @@ PlotResult DrawPlot(const std::string& name, const std::vector<PlotSeries>& seri
   const float width = std::min(ImGui::GetContentRegionAvail().x, o.max_width);
 
   // Legend, then (in the panel look) the y axis' name on a line of its own.
-  float top = DrawLegend(list, origin, width, o.open ? o.y_label : nullptr, series);
+  // (the legend leaves room at the right of its first line for the ⋯ button)
+  float top = DrawLegend(list, origin, width - ImGui::GetFrameHeight() * 1.4f, o.open ? o.y_label : nullptr, series);
   if (o.open) {
     top += line + style.ItemSpacing.y;
   } else {
@@ -177,6 +180,7 @@ PlotResult DrawPlot(const std::string& name, const std::vector<PlotSeries>& seri
   // follow it; a touch drag over it still scrolls.
   ImGui::SetCursorScreenPos(p0);
   ImGui::InvisibleButton(name.c_str(), ImVec2(p1.x - p0.x, p1.y - p0.y));
+  OpenExportMenuOnRightClick(name);
   if (ImGui::IsItemHovered() || ImGui::IsItemActive()) {
     const float mx = ImGui::GetIO().MousePos.x;
     float best = INFINITY;
@@ -280,6 +284,23 @@ PlotResult DrawPlot(const std::string& name, const std::vector<PlotSeries>& seri
   ImGui::SetCursorScreenPos(
       ImVec2(origin.x, o.open ? label_y + 2.0f * line + style.ItemSpacing.y : p1.y + line * 2.4f));
   ImGui::Dummy(ImVec2(width, 0));
+  // The ⋯ menu at the top right, over the legend's line: the plot as a PNG, its series as CSV.
+  const LayoutRect figure{origin.x, origin.y, width, ImGui::GetItemRectMax().y - origin.y};
+  const ImVec2 after = ImGui::GetCursorScreenPos();
+  ImGui::SetCursorScreenPos(ImVec2(origin.x + width - ImGui::GetFrameHeight() * 1.2f, origin.y));
+  DrawExportMenu(name, figure, [&] {
+    std::vector<std::string> names = {o.x_label && *o.x_label ? o.x_label : "x"};
+    std::vector<std::vector<double>> columns = {std::vector<double>(xs.size)};
+    for (int i = 0; i < xs.size; ++i) columns[0][i] = o.x_powers_of_two ? std::exp2(xs[i]) : xs[i];
+    for (size_t k = 0; k < series.size(); ++k) {
+      names.push_back(series[k].label ? series[k].label : "y");
+      columns.emplace_back(static_cast<size_t>(ys[k].size));
+      for (int i = 0; i < ys[k].size; ++i) columns.back()[i] = ys[k][i];
+    }
+    return lessons::ColumnsToCsv(names, columns);
+  }, published);
+  ImGui::SetCursorScreenPos(after);
+  published.Rect(name + ".figure", figure);
   published.Rect(name, result.rect);
   published.Scalar(name + ".hovered", result.hovered);
   return result;
