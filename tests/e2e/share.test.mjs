@@ -97,7 +97,10 @@ test('the keyboard reaches the controls (Tab, Space), Escape leaves; a live regi
   const canvas = await page.evaluate(() => document.querySelector('.attnlab-root canvas').getBoundingClientRect().toJSON());
   await page.mouse.click(canvas.x + canvas.width - 5, canvas.y + 5);  // an empty corner: focus, no control
   assert.equal(await page.evaluate(() => document.activeElement.tagName), 'CANVAS');
+  const outlined = () => page.evaluate(() => document.querySelector('.attnlab-root').classList.contains('attnlab-keyboard'));
+  assert.equal(await outlined(), false, 'a click shows no focus outline');
   await page.keyboard.press('Tab');  // the first control: "causal"
+  assert.equal(await outlined(), true, 'the keyboard does');
   await page.keyboard.press('Space');
   await settle(page);
   assert.equal(await page.evaluate(() => window.attnlab.state()), 'v=masks&m.c=0', 'Space toggled the focused checkbox');

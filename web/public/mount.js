@@ -162,8 +162,13 @@ export async function mount(host, options = {}) {
     });
   // The keyboard: a press on the canvas gives it the focus (the app's handlers keep the browser from
   // doing so), Tab and arrows then move through its controls, Escape leaves it for the page's next stop.
+  // The outline shows the focus to keyboard users only: it follows how the reader last moved.
   canvas.addEventListener('pointerdown', () => canvas.focus({ preventScroll: true }));
   canvas.addEventListener('keydown', (e) => { if (e.key === 'Escape') canvas.blur(); });
+  const byKeyboard = () => root.classList.add('attnlab-keyboard');
+  const byPointer = () => root.classList.remove('attnlab-keyboard');
+  document.addEventListener('keydown', byKeyboard, true);
+  document.addEventListener('pointerdown', byPointer, true);
   // What the view shows, in words, for screen readers: read after each change has settled.
   const spoken = document.createElement('div');
   spoken.className = 'attnlab-live';
@@ -226,6 +231,8 @@ export async function mount(host, options = {}) {
       if (destroyed) return;
       destroyed = true;
       themeQuery?.removeEventListener('change', followScheme);
+      document.removeEventListener('keydown', byKeyboard, true);
+      document.removeEventListener('pointerdown', byPointer, true);
       attnlab.stop();  // the frame loop, ImGui and the GL context
       canvas.getContext('webgl2')?.getExtension('WEBGL_lose_context')?.loseContext();
       root.remove();  // the module and its memory go with the last reference
