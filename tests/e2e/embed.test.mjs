@@ -218,6 +218,15 @@ test('instances: the first frame of an embed, and the cost of each extra one', {
   console.log(`first frame of an embed: ${iframeStyle.pageToFirstFrameMs.toFixed(0)} ms after navigation ` +
               `(${iframeStyle.mountToFirstFrameMs.toFixed(0)} ms after mount); each extra <attn-lab>: ` +
               each.map((e) => `${e.startMs.toFixed(0)} ms, ${(e.memory / 2 ** 20).toFixed(1)} MiB`).join('; '));
+  // destroy() gives the GL context back and takes the element's canvas away; the others keep drawing.
+  const after = await page.evaluate(() => {
+    const [first, second] = document.querySelectorAll('attn-lab');
+    const canvas = first.querySelector('canvas');
+    const gl = canvas.getContext('webgl2');
+    first.handle.destroy();
+    return { lost: gl.isContextLost(), attached: canvas.isConnected, other: second.state() };
+  });
+  assert.deepEqual(after, { lost: true, attached: false, other: 'v=cnn' });
   assert.ok(iframeStyle.pageToFirstFrameMs < 10000);
   for (const e of each.slice(1)) {
     assert.ok(e.startMs < 2000, `an extra instance started in ${e.startMs} ms`);

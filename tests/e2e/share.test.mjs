@@ -228,3 +228,14 @@ test('on a phone a long press on a map opens its menu (a short tap is a click, a
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('a browser without WebAssembly SIMD is told which browsers work, in words', async () => {
+  const page = await session.browser.newPage({ viewport: { width: 800, height: 600 } });
+  await page.addInitScript(() => { WebAssembly.validate = () => false; });
+  await page.goto(session.url);
+  await page.waitForSelector('.attnlab-status.attnlab-error');
+  const text = await page.evaluate(() => document.querySelector('.attnlab-status').textContent);
+  assert.match(text, /^attnlab needs WebAssembly SIMD, which this browser lacks\. It works in Chrome or Edge 91\+, Firefox 89\+, Safari 16\.4\+/);
+  assert.doesNotMatch(text, /Aborted|CompileError/);
+  await page.close();
+});
