@@ -235,3 +235,43 @@ test('instances: the first frame of an embed, and the cost of each extra one', {
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// View 1's spotlight opens below the map: in an embed the host page scrolls to it.
+test('a click in an embed that opens something below the fold scrolls the host page to it', { timeout: 120000 }, async () => {
+  const { page, problems } = await openPost({ width: 1100, height: 800, touch: false });
+  // The embeds above start first, so nothing above it grows while the test scrolls.
+  for (const selector of kEmbeds.slice(0, 2)) await bringIntoView(page, selector);
+  await page.evaluate(() => {
+    const el = document.createElement('attn-lab');
+    el.id = 'embed-words';
+    el.setAttribute('view', 'words');
+    document.querySelector('#embed-heads').after(el);
+  });
+  await page.evaluate(() => document.querySelector('#embed-words').scrollIntoView({ block: 'start' }));
+  await page.waitForFunction(() => {
+    const a = document.querySelector('#embed-words').handle?.attnlab;
+    return a && a.view().wordVectorsLoaded && a.idle() && a.layout()['words.W'];
+  }, null, { timeout: 30000 });
+  await page.waitForTimeout(300);
+  const place = () => page.evaluate(() => {
+    const el = document.querySelector('#embed-words');
+    const c = el.querySelector('canvas').getBoundingClientRect();
+    const l = el.handle.attnlab.layout();
+    const at = (r) => r && { x: c.x + r.x, y: c.y + r.y, width: r.width, height: r.height };
+    return { w: at(l['words.W']), spot: at(l['words.spot.scores']) };
+  });
+  let p = await place();
+  // Bring the map near the bottom of the window, then click a row in its lower half.
+  await page.evaluate((dy) => scrollBy(0, dy), p.w.y + p.w.height - 760);
+  p = await place();
+  await page.mouse.click(p.w.x + p.w.width * 0.5 / 12, p.w.y + p.w.height * 8.5 / 12);
+  await page.waitForFunction(() => {
+    const el = document.querySelector('#embed-words');
+    const r = el.handle.attnlab.layout()['words.spot.scores'];
+    const c = el.querySelector('canvas').getBoundingClientRect();
+    return r && c.y + r.y >= 0 && c.y + r.y + 40 <= innerHeight;
+  }, null, { timeout: 5000 }).catch(async () => assert.fail(`the spotlight stayed off screen: ${JSON.stringify(await place())}`));
+  assert.match(await page.evaluate(() => document.querySelector('#embed-words').state()), /w\.sp=\d+/, 'a word is followed');
+  assert.deepEqual(problems, []);
+  await page.close();
+});

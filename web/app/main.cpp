@@ -17,6 +17,7 @@
 #include "platform_html5.h"
 #include "theme.h"
 #include "widgets/export_menu.h"
+#include "widgets/scroll_into_view.h"
 
 namespace attnlab {
 namespace {
@@ -138,6 +139,8 @@ void DrawFrame() {
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   ServeExports();
+  float host_top = 0, host_height = 0;
+  if (TakeHostScrollRequest(&host_top, &host_height)) platform::ScrollHostTo(host_top, host_height);
   const App::TextBox& box = app.sentence_box();
   platform::PlaceTextBox(box.shown, box.x, box.y, box.w, box.h, app.state().sentence.text);
   const App::Extent& extent = app.extent();

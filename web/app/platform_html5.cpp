@@ -25,6 +25,10 @@ EM_JS(void, attnlab_after_frame, (const char* state, const char* summary, float 
   if (Module.afterFrame) Module.afterFrame(UTF8ToString(state), content_height, scroll, UTF8ToString(summary));
 });
 
+EM_JS(void, attnlab_scroll_host, (float top, float height), {
+  if (Module.scrollHostTo) Module.scrollHostTo(top, height);
+});
+
 EM_JS(void, attnlab_export_text, (const char* name, const char* text), {
   if (Module.exportText) Module.exportText(UTF8ToString(name), UTF8ToString(text));
 });
@@ -261,6 +265,8 @@ void AfterFrame(const std::string& state, const std::string& summary, float cont
 }
 
 void SetHostScrolls(bool host_scrolls) { g_host_scrolls = host_scrolls; }
+
+void ScrollHostTo(float top, float height) { attnlab_scroll_host(top, height); }
 
 void ExportText(const std::string& file_name, const std::string& text) { attnlab_export_text(file_name.c_str(), text.c_str()); }
 

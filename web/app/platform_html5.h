@@ -19,6 +19,9 @@ bool NewFrame();
 void AfterFrame(const std::string& state, const std::string& summary, float content_height, float scroll, float scroll_max);
 // True in an embed: the page around the canvas scrolls, so vertical drags are left to the browser.
 void SetHostScrolls(bool host_scrolls);
+// An embed asks the page around it to bring `height` px from `top` (CSS px in the canvas) into view
+// (Module.scrollHostTo): a click opened something below the fold of the host page.
+void ScrollHostTo(float top, float height);
 // A figure's numbers (CSV) and pictures (RGBA, rows top first) for the page to copy or download
 // (Module.exportText / Module.exportImage; mount.js installs them).
 void ExportText(const std::string& file_name, const std::string& text);

@@ -59,6 +59,8 @@ export async function loadAttnlab(moduleOptions = {}) {
     saveViewPng: () => m.saveViewPng(),
     memoryBytes: () => m.HEAPU8.buffer.byteLength,
     setReducedMotion: (reduced) => m.setReducedMotion(reduced),
+    // An embed asks its page to show `height` px from `top` (CSS px in the canvas): fn(top, height).
+    onScrollHost: (fn) => { m.scrollHostTo = fn; },
     stop: () => m.stop(),
     renderNow: () => m.renderNow(),
     idle: () => m.idle(),

@@ -43,6 +43,7 @@ std::string ApplyLink(const std::string& text) {
 void SetEmbedded(bool embedded) {
   attnlab::TheApp().SetEmbedded(embedded);
   attnlab::platform::SetHostScrolls(embedded);
+  attnlab::SetHostScrollsSections(embedded);
   attnlab::platform::MarkDirty();
 }
 

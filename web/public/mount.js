@@ -134,6 +134,7 @@ export async function mount(host, options = {}) {
       canvas.style.height = `${contentHeight}px`;
       for (const fn of resizeListeners) fn(root.getBoundingClientRect().height);
     }
+    scrollHostIfDue();
     if (!loadingVectors && attnlab.needsWordVectors()) {
       loadingVectors = true;
       loadWordVectors(attnlab);
@@ -177,7 +178,26 @@ export async function mount(host, options = {}) {
   let summaryTimer = 0;
   let lastSummary = '';
   attnlab.setEmbedded(embed);
-  if (typeof matchMedia === 'function') attnlab.setReducedMotion(matchMedia('(prefers-reduced-motion: reduce)').matches);
+  const reducedMotion = typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
+  attnlab.setReducedMotion(reducedMotion);
+  // A click in an embed opened something below the host page's fold (view 1's spotlight): the page
+  // scrolls to it, as the full explorer scrolls itself. It happens once the canvas has grown to hold
+  // it, by scrolling a stand-in element inside the embed into view (which works from an iframe too).
+  let hostScroll = null;
+  if (embed) attnlab.onScrollHost((top, height) => { hostScroll = { top, height, frames: 0 }; });
+  const scrollHostIfDue = () => {
+    if (!hostScroll) return;
+    const bottom = canvas.offsetTop + canvas.offsetHeight;
+    const y = canvas.offsetTop + Math.max(0, hostScroll.top - 40);
+    if (bottom < y + hostScroll.height && ++hostScroll.frames < 10) return;  // not drawn yet
+    hostScroll = null;
+    const anchor = document.createElement('div');
+    Object.assign(anchor.style, { position: 'absolute', left: '0', width: '1px', top: `${y}px`,
+      height: `${Math.max(1, Math.min(bottom - y, window.innerHeight - 80))}px`, pointerEvents: 'none' });
+    root.append(anchor);
+    anchor.scrollIntoView({ block: 'nearest', behavior: reducedMotion ? 'auto' : 'smooth' });
+    setTimeout(() => anchor.remove(), 1500);
+  };
   const light = prefersLight(theme);
   root.classList.toggle('attnlab-light', light);
   attnlab.setLightTheme(light);

@@ -77,7 +77,8 @@ void HeadsPanel::DrawControls(PanelContext& ctx) {
   SliderField(s.kTemperature, &s.temperature);
   SameLineIfFits(150.0f);
   ImGui::SetNextItemWidth(110.0f);
-  if (ImGui::InputInt(s.kSeed.label, &s.seed)) s.seed = s.kSeed.Clamp(s.seed);
+  // − and + step the seed; the number is not typed (a phone's keyboard cannot reach an ImGui field).
+  if (ImGui::InputInt(s.kSeed.label, &s.seed, 1, 10, ImGuiInputTextFlags_ReadOnly)) s.seed = s.kSeed.Clamp(s.seed);
   bool grouped = s.kv_heads > 0 && s.kv_heads < s.heads;
   if (ImGui::Checkbox("grouped-query", &grouped)) s.kv_heads = grouped ? 1 : 0;
   if (grouped) {

@@ -13,6 +13,10 @@ void MarkSection(const char* section);
 // Once a frame, inside the scrolling window after everything is drawn: moves the scroll a step
 // towards its target; returns true while it is still moving (draw another frame).
 bool StepScroll();
+// In an embed the app never scrolls: the page around it must bring a requested section into view.
+void SetHostScrollsSections(bool host_scrolls);
+// Returns true once per request, with the section's top (CSS px in the canvas) and a height to show.
+bool TakeHostScrollRequest(float* top, float* height);
 // prefers-reduced-motion: the page jumps to the section instead of gliding there.
 void SetReducedMotion(bool reduced);
 
