@@ -253,6 +253,8 @@ test('a click in an embed that opens something below the fold scrolls the host p
     return a && a.view().wordVectorsLoaded && a.idle() && a.layout()['words.W'];
   }, null, { timeout: 30000 });
   await page.waitForTimeout(300);
+  // The default state is the empty string: the way out still links to the explorer.
+  assert.equal(await page.evaluate(() => document.querySelector('#embed-words .attnlab-open').href), `${session.url}index.html#`);
   const place = () => page.evaluate(() => {
     const el = document.querySelector('#embed-words');
     const c = el.querySelector('canvas').getBoundingClientRect();

@@ -83,7 +83,7 @@ export async function mount(host, options = {}) {
     open.textContent = 'open in attnlab ↗';
     bar.append(open);
   }
-  attachShare(root, bar, { state: () => current, height: () => root.getBoundingClientRect().height,
+  attachShare(root, bar, { state: () => current || '', height: () => root.getBoundingClientRect().height,
                           savePng: () => attnlab?.saveViewPng() });
   host.append(root);
   const fail = (message) => {
@@ -104,7 +104,7 @@ export async function mount(host, options = {}) {
   }
   const listeners = new Set();
   const resizeListeners = new Set();
-  let current = '';
+  let current = null;  // the state string of the last frame (null before the first)
   let loadingVectors = false, loadingPrices = false;
   let shownHeight = 0;
   let barScroll = 0;
@@ -239,7 +239,7 @@ export async function mount(host, options = {}) {
     memoryBytes: () => attnlab.memoryBytes(),  // this instance's WebAssembly memory
     onStateChange: (fn) => {
       listeners.add(fn);
-      if (current) fn(current);
+      if (current !== null) fn(current);
       return () => listeners.delete(fn);
     },
     onResize: (fn) => {
