@@ -19,12 +19,14 @@ EM_JS(void, attnlab_place_text_box, (int shown, float x, float y, float w, float
 });
 
 // After each frame: the state string (for the address bar and "open in attnlab"), the height of
-// everything drawn (an embed's canvas grows to it) and the scroll (the Share button on the title line
-// moves with it), to the page's handler if one is installed.
+// everything drawn (an embed's canvas grows to it), the scroll (the Share button on the title line
+// moves with it) and the view's one-sentence summary (the aria-live region), to the page's handler.
 EM_JS(void, attnlab_after_frame, (const char* state, const char* summary, float content_height, float scroll), {
   if (Module.afterFrame) Module.afterFrame(UTF8ToString(state), content_height, scroll, UTF8ToString(summary));
 });
 
+// An embed's request that its host page show part of it; a figure's CSV and PNG pixels (copied out
+// of the wasm heap) for the page to copy or download.
 EM_JS(void, attnlab_scroll_host, (float top, float height), {
   if (Module.scrollHostTo) Module.scrollHostTo(top, height);
 });
