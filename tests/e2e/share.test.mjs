@@ -239,3 +239,24 @@ test('a browser without WebAssembly SIMD is told which browsers work, in words',
   assert.doesNotMatch(text, /Aborted|CompileError/);
   await page.close();
 });
+
+test('a head tile of view 5 opens its menu on a right click and copies its weights as CSV', async () => {
+  const context = await session.browser.newContext({ viewport: { width: 1200, height: 800 }, colorScheme: 'dark' });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  const page = await context.newPage();
+  await page.goto(`${session.url}#v=heads&s=The+cat+sat`);
+  await page.waitForSelector('html[data-ready=true]');
+  await page.waitForFunction(() => window.attnlab.view().wordVectorsLoaded && window.attnlab.idle());
+  let p = centre((await page.evaluate(() => window.attnlab.layout()))['heads.W1']);
+  await page.mouse.click(p.x, p.y, { button: 'right' });
+  await page.waitForFunction(() => window.attnlab.layout()['heads.W1.menu.csv']);
+  p = centre((await page.evaluate(() => window.attnlab.layout()))['heads.W1.menu.csv']);
+  await page.mouse.click(p.x, p.y);
+  await page.waitForFunction(() => window.attnlabHandle.exports.length === 1);
+  const text = await page.evaluate(() => window.attnlabHandle.exports[0].text);
+  const w = await page.evaluate(() => Array.from(window.attnlab.matrix('heads.W1').data));
+  const rows = text.trim().split('\n').map((r) => r.split(','));
+  assert.deepEqual(rows[0], ['', 'The', 'cat', 'sat']);
+  rows.slice(1).forEach((r, i) => r.slice(1).forEach((v, j) => assert.equal(Math.fround(Number(v)), w[i * 3 + j])));
+  await context.close();
+});

@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "gfx/heatmap_store.h"
+#include "lessons/csv.h"
+#include "widgets/export_menu.h"
 
 namespace attnlab {
 
@@ -33,6 +35,7 @@ int DrawHeatmapGrid(const std::vector<GridTile>& tiles, int selected, float targ
     list->AddRect(ImVec2(p0.x - 2, p0.y - 2), ImVec2(p1.x + 2, p1.y + 2), t.color, 0.0f, 0, k == selected ? 4.0f : 1.0f);
     ImGui::SetCursorScreenPos(p0);
     ImGui::InvisibleButton(t.name.c_str(), ImVec2(size, size));
+    OpenExportMenuOnRightClick(t.name);  // a tile has no room for a ⋯ button: right click or long press
     if (ImGui::IsItemClicked()) clicked = k;
     if (ImGui::IsItemHovered() || ImGui::IsItemActive()) {
       const ImVec2 mouse = ImGui::GetIO().MousePos;
@@ -42,6 +45,10 @@ int DrawHeatmapGrid(const std::vector<GridTile>& tiles, int selected, float targ
       auto name = [&](int k) { return t.labels && k < static_cast<int>(t.labels->size()) ? (*t.labels)[k] : std::to_string(k); };
       ImGui::SetTooltip("%s: w[%s, %s] = %.4g\nclick to enlarge", t.title.c_str(), name(i).c_str(), name(j).c_str(), (*t.m)(i, j));
     }
+    DrawExportMenu(t.name, {corner.x - 2, corner.y, size + 4, title_h + size + 2}, [&] {
+      const std::vector<std::string> labels = t.labels ? *t.labels : std::vector<std::string>{};
+      return lessons::MatrixToCsv(*t.m, labels, labels);
+    }, published, /*button=*/false);
     published.Matrix(t.name, *t.m);
     published.Rect(t.name, {p0.x, p0.y, size, size});
   }
