@@ -332,7 +332,8 @@ void App::Frame() {
   ImGui::End();
   // A click changed the state while the views were drawn from the old one: draw once more, so the
   // models follow the state before the page rests (state -> compute -> model -> draw).
-  if (StateString() != state_before) wants_another_frame_ = true;
+  drawn_state_ = StateString();
+  if (drawn_state_ != state_before) wants_another_frame_ = true;
   gfx::CollectUnusedHeatmaps();
 }
 

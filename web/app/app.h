@@ -78,6 +78,8 @@ class App {
   void SetCapturing(bool capturing);
   // The view below the tabs (an embed: all of it), in CSS px of the last frame.
   LayoutRect view_rect() const { return view_rect_; }
+  // The state string at the end of the last frame (the page's address bar follows it).
+  const std::string& drawn_state() const { return drawn_state_; }
   // One sentence on what the view shows now, for a screen reader ("" while nothing is drawn).
   const std::string& summary() const { return summary_; }
 
@@ -114,6 +116,7 @@ class App {
   std::string link_note_;
   Extent extent_;
   std::string summary_;
+  std::string drawn_state_;
   bool capturing_ = false;
   float restore_scroll_ = -1.0f;  // after a capture frame: the reader's scroll
   LayoutRect view_rect_;

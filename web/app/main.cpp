@@ -144,7 +144,7 @@ void DrawFrame() {
   const App::TextBox& box = app.sentence_box();
   platform::PlaceTextBox(box.shown, box.x, box.y, box.w, box.h, app.state().sentence.text);
   const App::Extent& extent = app.extent();
-  platform::AfterFrame(app.StateString(), app.summary(), extent.content_height, extent.scroll, extent.scroll_max);
+  platform::AfterFrame(app.drawn_state(), app.summary(), extent.content_height, extent.scroll, extent.scroll_max);
   g_last_frame_ms = emscripten_get_now() - start;
 }
 
