@@ -6,6 +6,7 @@
 //                                            any failed
 //   attnlab attend "The cat sat on the mat" [--dim D] [--temperature T] [--kernel K]
 //                                  prints the tokens, the attention weights and the output rows
+//   attnlab train --task recall ...          trains a small model on a toy task (train_commands.h)
 // Bad input: one line on stderr, exit 2.
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 #include "attn/case_io.h"
 #include "attn/config_names.h"
 #include "lessons/text.h"
+#include "train_commands.h"
 
 namespace {
 
@@ -24,7 +26,8 @@ int Usage() {
   std::fprintf(stderr,
                "usage: attnlab run [--kernel K] CASE.json | "
                "attnlab check [--kernel K] CASE.json... | "
-               "attnlab attend SENTENCE [--dim D] [--temperature T] [--scale S] [--kernel K]\n"
+               "attnlab attend SENTENCE [--dim D] [--temperature T] [--scale S] [--kernel K] | "
+               "attnlab train --task TASK [...]\n"
                "kernels here: %s\n",
                attn::AvailableKernelNames().c_str());
   return 2;
@@ -143,5 +146,6 @@ int main(int argc, char** argv) {
   if (argc >= 2 && !std::strcmp(argv[1], "run")) return Run(argc - 2, argv + 2);
   if (argc >= 2 && !std::strcmp(argv[1], "check")) return Check(argc - 2, argv + 2);
   if (argc >= 2 && !std::strcmp(argv[1], "attend")) return Attend(argc - 2, argv + 2);
+  if (argc >= 2 && !std::strcmp(argv[1], "train")) return attnlab_cli::Train(argc - 2, argv + 2);
   return Usage();
 }

@@ -1,0 +1,75 @@
+// The training loop: a task, a model and an optimizer, stepped one batch at a time (the page runs
+// a few steps per frame; the CLI runs them all), with held-out evaluation and the attention maps
+// of any sequence.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "attn/seeded_random.h"
+#include "attn/status.h"
+#include "attn/train/model.h"
+#include "attn/train/optimizer.h"
+#include "attn/train/tasks.h"
+
+namespace attn::train {
+
+struct TrainConfig {
+  TaskKind task = TaskKind::kRecall;
+  ModelConfig model;  // vocab, classes and seq_len are the task's; model.seed is replaced by seed
+  OptimizerConfig optimizer;
+  int batch_size = 32;     // sequences per step, 1–1024
+  int train_set_size = 0;  // 0: fresh sequences every step; N > 0: N fixed sequences, drawn with replacement
+  uint32_t seed = 1;       // the parameters, the training data and the held-out data
+};
+
+// The default model of the Learn view and the CLI: 2 layers, 2 heads, d = 32, learned positions,
+// LayerNorm and MLP; Adam at 3e-3, clipping at 1, batches of 32.
+TrainConfig DefaultTrainConfig(TaskKind task);
+
+struct StepStats {
+  int step = 0;          // steps taken, this one included
+  float loss = 0;        // mean cross-entropy of the batch (before the update)
+  float accuracy = 0;    // fraction of the batch's scored positions predicted right
+  float grad_norm = 0;   // global gradient norm before clipping
+};
+
+struct Evaluation {
+  float loss = 0;
+  float accuracy = 0;
+  int scored = 0;  // positions scored
+};
+
+class Trainer {
+ public:
+  // Checks the config (model, optimizer, batch size) and seeds the model. On error nothing changes.
+  Status Init(const TrainConfig& config);
+
+  // One update on one batch.
+  Status Step(StepStats* stats);
+
+  // Loss and accuracy on `sequences` held-out sequences (their own seeded stream: the same
+  // sequences on every call, none of them in a fixed training set).
+  Status Evaluate(int sequences, Evaluation* out) const;
+
+  // Every head's weights on one sequence of the task's length: layers × heads × (T, T), and the
+  // model's prediction at each position.
+  Status Attend(const std::vector<int>& ids, std::vector<std::vector<Matrix>>* weights,
+                std::vector<int>* predictions) const;
+
+  const TrainConfig& config() const { return config_; }
+  const ModelConfig& model() const { return config_.model; }
+  const ModelParameters& parameters() const { return params_; }
+  int steps() const { return optimizer_.steps(); }
+
+ private:
+  Batch NextBatch();
+
+  TrainConfig config_;
+  ModelParameters params_;
+  Optimizer optimizer_{OptimizerConfig()};
+  SeededRandom data_rng_{1};
+  Batch train_set_;  // when config_.train_set_size > 0
+};
+
+}  // namespace attn::train

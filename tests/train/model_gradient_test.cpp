@@ -1,0 +1,214 @@
+// Gradient checks of the training models: for every parameter of every layer type (embedding,
+// learned / sinusoidal / RoPE positions, LayerNorm, the engine's attention, ReLU MLP, read-out,
+// convolution causal and centred, ReLU, running max, cross-entropy), the double-precision backward
+// pass against central finite differences of the double forward pass; then the float backward
+// (the engine's checked API) against the double one.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "attn/seeded_random.h"
+#include "attn/train/model.h"
+#include "support/expect_close.h"
+
+namespace attn::train {
+namespace {
+
+using testing::AllClose;
+
+struct GradientCase {
+  const char* name;
+  ModelConfig config;
+};
+
+ModelConfig Small(ModelKind kind) {
+  ModelConfig c;
+  c.kind = kind;
+  c.vocab = 5;
+  c.classes = 4;
+  c.seq_len = 5;
+  c.d_model = 4;
+  c.layers = 2;
+  c.heads = 2;
+  c.seed = 7;
+  return c;
+}
+
+std::vector<GradientCase> Cases() {
+  std::vector<GradientCase> cases;
+  auto add = [&](const char* name, ModelConfig c) { cases.push_back({name, c}); };
+  ModelConfig t = Small(ModelKind::kTransformer);
+  add("transformer_learned_ln_mlp", t);
+  t.positions = Positions::kSinusoidal;
+  t.causal = false;
+  add("transformer_sinusoidal_bidirectional", t);
+  t = Small(ModelKind::kTransformer);
+  t.positions = Positions::kRope;
+  t.layers = 3;
+  t.heads = 1;
+  add("transformer_rope_three_layers_one_head", t);
+  t = Small(ModelKind::kTransformer);
+  t.positions = Positions::kNone;
+  t.layer_norm = false;
+  t.mlp = false;
+  t.layers = 1;
+  t.heads = 4;
+  add("transformer_bare_attention_four_heads", t);
+  t = Small(ModelKind::kTransformer);
+  t.layer_norm = false;
+  t.train_embedding = false;
+  add("transformer_mlp_no_layer_norm_fixed_embedding", t);
+  ModelConfig c = Small(ModelKind::kCnn);
+  add("cnn_causal", c);
+  c.causal = false;
+  c.kernel_size = 4;
+  c.pooled = true;
+  add("cnn_centred_even_kernel_pooled", c);
+  c = Small(ModelKind::kCnn);
+  c.layers = 3;
+  c.kernel_size = 1;
+  c.pooled = true;
+  add("cnn_pointwise_pooled", c);
+  return cases;
+}
+
+// Two sequences; some positions unscored, one weighted 2.
+Batch SmallBatch(const ModelConfig& c) {
+  Batch b;
+  b.size = 2;
+  b.seq_len = c.seq_len;
+  SeededRandom rng(11);
+  for (int r = 0; r < b.size * b.seq_len; ++r) {
+    b.ids.push_back(static_cast<int>(rng.Below(c.vocab)));
+    b.targets.push_back(static_cast<int>(rng.Below(c.classes)));
+    b.weights.push_back(r % 3 == 0 ? 0.0f : (r == 4 ? 2.0f : 1.0f));
+  }
+  return b;
+}
+
+// Parameters away from the initial ones (LayerNorm gains and biases not 1 and 0), so no
+// gradient is zero by symmetry.
+ModelParametersD Perturbed(const ModelConfig& c) {
+  ModelParametersD p = ToDouble(InitializeModel(c));
+  SeededRandom rng(12);
+  ForEachParameter(p, [&](const std::string&, MatrixD& m) {
+    for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] += 0.3 * rng.Normal();
+  });
+  return p;
+}
+
+class ModelGradientTest : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(ModelGradientTest, DoubleBackwardMatchesFiniteDifferencesForEveryParameter) {
+  const GradientCase gc = Cases().at(GetParam());
+  const ModelConfig& c = gc.config;
+  const Batch batch = SmallBatch(c);
+  ModelParametersD params = Perturbed(c);
+  ActivationsD acts;
+  ASSERT_TRUE(ModelForward(c, params, batch, &acts).ok());
+  ModelParametersD grads;
+  ASSERT_TRUE(ModelBackward(c, params, batch, acts, &grads).ok());
+  const auto loss = [&] {
+    ActivationsD a;
+    EXPECT_TRUE(ModelForward(c, params, batch, &a).ok());
+    return a.loss;
+  };
+  int checked = 0;
+  ForEachParameterPair(params, grads, [&](const std::string& name, MatrixD& theta, const MatrixD& analytic) {
+    if (name == "wte" && !c.train_embedding) {
+      EXPECT_EQ(analytic.size(), 0) << "a fixed embedding table has no gradient";
+      return;
+    }
+    const double h = 1e-6;
+    MatrixD numeric(theta.rows(), theta.cols());
+    for (Eigen::Index i = 0; i < theta.size(); ++i) {
+      const double saved = theta.data()[i];
+      theta.data()[i] = saved + h;
+      const double up = loss();
+      theta.data()[i] = saved - h;
+      const double down = loss();
+      theta.data()[i] = saved;
+      numeric.data()[i] = (up - down) / (2 * h);
+    }
+    // Central differences err by O(h²·f''') + O(ε/h) ≈ 1e-10 here; 1e-6 leaves room and still
+    // catches any real mistake (they are O(gradient)).
+    EXPECT_TRUE(AllClose(analytic, numeric, 1e-5, 1e-7)) << gc.name << ": " << name;
+    EXPECT_GT(analytic.norm(), 0) << gc.name << ": " << name << " gets no gradient at all";
+    ++checked;
+  });
+  EXPECT_GE(checked, 4);
+}
+
+TEST_P(ModelGradientTest, FloatBackwardMatchesDouble) {
+  const GradientCase gc = Cases().at(GetParam());
+  const ModelConfig& c = gc.config;
+  const Batch batch = SmallBatch(c);
+  const ModelParameters params = InitializeModel(c);
+  Activations acts;
+  ASSERT_TRUE(ModelForward(c, params, batch, &acts).ok());
+  ModelParameters grads;
+  ASSERT_TRUE(ModelBackward(c, params, batch, acts, &grads).ok());
+  const ModelParametersD params_d = ToDouble(params);
+  ActivationsD acts_d;
+  ASSERT_TRUE(ModelForward(c, params_d, batch, &acts_d).ok());
+  ModelParametersD want;
+  ASSERT_TRUE(ModelBackward(c, params_d, batch, acts_d, &want).ok());
+  EXPECT_NEAR(acts.loss, acts_d.loss, 1e-5 * (1 + acts_d.loss));
+  // Float rounding through a handful of layers of width ≤ 16: relative 1e-4 of the largest
+  // gradient entry is ~1000 ulps, far below any real mistake.
+  ForEachParameterPair(grads, want, [&](const std::string& name, const Matrix& got, const MatrixD& expected) {
+    const double scale = expected.cwiseAbs().maxCoeff();
+    EXPECT_TRUE(AllClose(got, expected, 1e-4, 1e-4 * scale + 1e-7)) << gc.name << ": " << name;
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, ModelGradientTest, ::testing::Range<size_t>(0, Cases().size()),
+                         [](const ::testing::TestParamInfo<size_t>& info) { return std::string(Cases()[info.param].name); });
+
+TEST(ModelForward, RejectsBadBatchesWithClearMessages) {
+  const ModelConfig c = Small(ModelKind::kTransformer);
+  const ModelParameters params = InitializeModel(c);
+  Activations acts;
+  Batch b = SmallBatch(c);
+  b.ids.pop_back();
+  Status s = ModelForward(c, params, b, &acts);
+  EXPECT_EQ(s.code(), StatusCode::kShapeMismatch);
+  EXPECT_NE(s.message().find("ids: expected 10 entries (B·T), got 9"), std::string::npos) << s.message();
+  b = SmallBatch(c);
+  b.ids[3] = 99;
+  s = ModelForward(c, params, b, &acts);
+  EXPECT_EQ(s.code(), StatusCode::kOutOfRange);
+  EXPECT_NE(s.message().find("ids[3]"), std::string::npos) << s.message();
+  b = SmallBatch(c);
+  b.weights[1] = -1;
+  EXPECT_EQ(ModelForward(c, params, b, &acts).code(), StatusCode::kOutOfRange);
+}
+
+TEST(ModelForward, RejectsBadConfigs) {
+  ModelConfig c = Small(ModelKind::kTransformer);
+  c.heads = 3;  // does not divide 4
+  EXPECT_EQ(ValidateModelConfig(c).code(), StatusCode::kShapeMismatch);
+  c = Small(ModelKind::kTransformer);
+  c.layers = 4;
+  EXPECT_EQ(ValidateModelConfig(c).code(), StatusCode::kOutOfRange);
+  c = Small(ModelKind::kTransformer);
+  c.positions = Positions::kRope;
+  c.d_model = 6;
+  c.heads = 2;  // head width 3 is odd
+  EXPECT_EQ(ValidateModelConfig(c).code(), StatusCode::kShapeMismatch);
+  c = Small(ModelKind::kCnn);
+  c.kernel_size = 0;
+  EXPECT_EQ(ValidateModelConfig(c).code(), StatusCode::kOutOfRange);
+}
+
+TEST(ModelForward, NonFiniteParametersGiveAStatusNotNaN) {
+  const ModelConfig c = Small(ModelKind::kTransformer);
+  ModelParameters params = InitializeModel(c);
+  params.out_w(0, 0) = std::numeric_limits<float>::infinity();
+  Activations acts;
+  EXPECT_EQ(ModelForward(c, params, SmallBatch(c), &acts).code(), StatusCode::kNonFinite);
+}
+
+}  // namespace
+}  // namespace attn::train
