@@ -159,9 +159,9 @@ ModelParametersD ToDouble(const ModelParameters& p) {
 Status ValidateBatch(const ModelConfig& c, const Batch& batch) {
   const size_t rows = static_cast<size_t>(batch.size) * static_cast<size_t>(batch.seq_len);
   if (batch.size < 1) return OutOfRange("batch: size", batch.size, "≥ 1");
-  if (batch.seq_len != c.seq_len)
-    return Status(StatusCode::kShapeMismatch, "batch: seq_len: expected " + std::to_string(c.seq_len) +
-                                                  " (the model's), got " + std::to_string(batch.seq_len));
+  if (batch.seq_len < 1 || batch.seq_len > c.seq_len)
+    return Status(StatusCode::kShapeMismatch, "batch: seq_len: expected 1–" + std::to_string(c.seq_len) +
+                                                  " (the model's longest), got " + std::to_string(batch.seq_len));
   const auto entries = [&](const char* what, size_t got) {
     return Status(StatusCode::kShapeMismatch, std::string("batch: ") + what + ": expected " + std::to_string(rows) +
                                                   " entries (B·T), got " + std::to_string(got));
@@ -184,7 +184,7 @@ template <typename T>
 Status ModelForward(const ModelConfig& c, const ModelParametersT<T>& p, const Batch& batch, ActivationsT<T>* acts) {
   ATTN_RETURN_IF_ERROR(ValidateModelConfig(c));
   ATTN_RETURN_IF_ERROR(ValidateBatch(c, batch));
-  const int seq = c.seq_len;
+  const int seq = batch.seq_len;
   ActivationsT<T>& a = *acts;
   EmbeddingForward<T>(batch.ids, seq, p.wte, p.wpe, &a.x0);
   if (c.kind == ModelKind::kTransformer && c.positions == Positions::kSinusoidal) {
@@ -248,7 +248,7 @@ Status ModelBackward(const ModelConfig& c, const ModelParametersT<T>& p, const B
                      ModelParametersT<T>* grads) {
   ATTN_RETURN_IF_ERROR(ValidateModelConfig(c));
   ATTN_RETURN_IF_ERROR(ValidateBatch(c, batch));
-  const int seq = c.seq_len;
+  const int seq = batch.seq_len;
   ModelParametersT<T>& g = *grads;
   g = ZerosLike(p, c.train_embedding);
 

@@ -4,7 +4,7 @@
 // scores. Forward and backward over a whole batch, in float (to train) or double (gradient checks).
 //
 // Shapes: B sequences of T tokens, R = B·T rows stacked; V vocabulary, C classes, d = d_model,
-// h heads of width d/h, P = T learned positions.
+// h heads of width d/h, P = seq_len learned positions (a batch uses the first T).
 //   x0     = wte[ids] (+ wpe or sinusoidal PE)                         (R, d)
 //   block  : a = LN1(x); x += Attention(a) per sequence (engine layer)  (R, d)
 //            m = LN2(x); x += ReLU(m W_fc + b_fc) W_proj + b_proj      (R, d), hidden (R, 4d)
@@ -39,7 +39,7 @@ struct ModelConfig {
   ModelKind kind = ModelKind::kTransformer;
   int vocab = 16;    // input token ids in [0, vocab)
   int classes = 16;  // output classes
-  int seq_len = 16;  // T: every sequence of a batch has this length (1–256)
+  int seq_len = 16;  // the longest sequence (1–256); a batch's sequences all have one length T ≤ it
   int d_model = 32;  // width of the residual stream; the CNN's channels (1–512)
   int layers = 2;    // attention blocks (1–3) or convolution layers (1–4)
   int heads = 2;     // attention heads (1–4); must divide d_model
@@ -80,7 +80,7 @@ struct ConvParametersT {
 template <typename T>
 struct ModelParametersT {
   Mat<T> wte;                               // (V, d)
-  Mat<T> wpe;                               // (T, d) when positions == kLearned
+  Mat<T> wpe;                               // (seq_len, d) when positions == kLearned
   std::vector<BlockParametersT<T>> blocks;  // transformer: L entries
   std::vector<ConvParametersT<T>> convs;    // cnn: L entries
   Mat<T> lnf_gamma, lnf_beta;               // (1, d)  transformer with layer_norm
@@ -148,7 +148,7 @@ ModelParametersT<T> ZerosLike(const ModelParametersT<T>& p, bool with_embedding 
 // One batch of a task: B sequences of T tokens, stacked.
 struct Batch {
   int size = 0;                // B
-  int seq_len = 0;             // T
+  int seq_len = 0;             // T ≤ the model's seq_len
   std::vector<int> ids;        // (B·T) input tokens
   std::vector<int> targets;    // (B·T) the class to predict at each position (any value where unscored)
   std::vector<float> weights;  // (B·T) 1 where the position is scored, 0 elsewhere
