@@ -1,5 +1,6 @@
-// Backward entry point: same checks as Forward, then the forward and backward pipelines on the
-// reference loops (kReference) or on Eigen (every other kernel, the SIMD variants included).
+// Backward entry points: same checks as Forward, plus d_output and the forward result, then the
+// backward pipeline on the reference loops (kReference) or on Eigen (every other kernel, the SIMD
+// variants included).
 #include "attn/grad.h"
 
 #include "attn/reference/ops.h"
@@ -9,35 +10,32 @@
 #include "validate_attention.h"
 
 namespace attn {
-namespace {
-
-template <typename Ops>
-void RunForwardBackward(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
-                        const Matrix& d_output, AttentionGradients* grad) {
-  AttentionResult fwd;
-  pipeline::ForwardPipeline<float, Ops>(config, inputs, params, &fwd);
-  pipeline::BackwardPipeline<float, Ops>(config, inputs, params, fwd, d_output, grad);
-}
-
-}  // namespace
 
 Status Backward(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
-                const Matrix& d_output, AttentionGradients* out) {
+                const AttentionResult& forward, const Matrix& d_output, AttentionGradients* out) {
   pipeline::AttentionDims d;
-  AttentionParameters complete;
+  AttentionParameters complete;  // forward.parameters when forward is Forward's: both seed the same way
   ATTN_RETURN_IF_ERROR(validate::PrepareCall(config, inputs, params, &d, &complete));
   ATTN_RETURN_IF_ERROR(validate::HasShape("d_output", d_output.rows(), d_output.cols(), d.n, d.d_out, "(n, d_out)"));
   ATTN_RETURN_IF_ERROR(validate::AllFinite("d_output", d_output));
+  ATTN_RETURN_IF_ERROR(validate::ForwardResultMatches(d, forward));
 
   AttentionGradients grad;
   if (config.kernel == KernelId::kReference) {
-    RunForwardBackward<reference::ReferenceOps<float>>(config, inputs, complete, d_output, &grad);
+    pipeline::BackwardPipeline<float, reference::ReferenceOps<float>>(config, inputs, complete, forward, d_output, &grad);
   } else {
-    RunForwardBackward<eigen::EigenOps<float>>(config, inputs, complete, d_output, &grad);
+    pipeline::BackwardPipeline<float, eigen::EigenOps<float>>(config, inputs, complete, forward, d_output, &grad);
   }
   ATTN_RETURN_IF_ERROR(validate::AllFinite("d_query (gradients overflowed float32)", grad.d_query));
   *out = std::move(grad);
   return Status::Ok();
+}
+
+Status Backward(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
+                const Matrix& d_output, AttentionGradients* out) {
+  AttentionResult forward;
+  ATTN_RETURN_IF_ERROR(Forward(config, inputs, params, &forward));
+  return Backward(config, inputs, forward.parameters, forward, d_output, out);
 }
 
 }  // namespace attn

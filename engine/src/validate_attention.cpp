@@ -207,6 +207,33 @@ Status AttentionParametersValid(const AttentionConfig& c, const pipeline::Attent
   return Status::Ok();
 }
 
+Status ForwardResultMatches(const pipeline::AttentionDims& d, const AttentionResult& forward, const std::string& name) {
+  ATTN_RETURN_IF_ERROR(
+      HasShape(name + ".query_in", forward.query_in.rows(), forward.query_in.cols(), d.n, d.d_model, "(n, d_model)"));
+  ATTN_RETURN_IF_ERROR(
+      HasShape(name + ".key_in", forward.key_in.rows(), forward.key_in.cols(), d.m, d.d_kv_model, "(m, d_kv_model)"));
+  ATTN_RETURN_IF_ERROR(HasShape(name + ".value_in", forward.value_in.rows(), forward.value_in.cols(), d.m,
+                                d.d_value_model, "(m, d_value_model)"));
+  ATTN_RETURN_IF_ERROR(
+      HasShape(name + ".concat", forward.concat.rows(), forward.concat.cols(), d.n, d.heads * d.d_v, "(n, h·d_v)"));
+  if (forward.heads.size() != static_cast<size_t>(d.heads)) {
+    return Mismatch(name + ".heads: expected num_heads = " + Str(d.heads) + " entries, got " +
+                    Str(static_cast<long>(forward.heads.size())));
+  }
+  for (size_t h = 0; h < forward.heads.size(); ++h) {
+    const HeadIntermediates& head = forward.heads[h];
+    const std::string item = name + ".heads[" + Str(static_cast<long>(h)) + "].";
+    ATTN_RETURN_IF_ERROR(HasShape(item + "q", head.q.rows(), head.q.cols(), d.n, d.d_k, "(n, d_k)"));
+    ATTN_RETURN_IF_ERROR(HasShape(item + "k", head.k.rows(), head.k.cols(), d.keys, d.d_k, "(M, d_k)"));
+    ATTN_RETURN_IF_ERROR(HasShape(item + "v", head.v.rows(), head.v.cols(), d.keys, d.d_v, "(M, d_v)"));
+    const Matrix& capped = head.capped_scores;
+    ATTN_RETURN_IF_ERROR(HasShape(item + "capped_scores", capped.rows(), capped.cols(), d.n, d.keys, "(n, M)"));
+    ATTN_RETURN_IF_ERROR(HasShape(item + "scores", head.scores.rows(), head.scores.cols(), d.n, d.keys, "(n, M)"));
+    ATTN_RETURN_IF_ERROR(HasShape(item + "weights", head.weights.rows(), head.weights.cols(), d.n, d.keys, "(n, M)"));
+  }
+  return Status::Ok();
+}
+
 Status PrepareCall(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
                    pipeline::AttentionDims* dims, AttentionParameters* complete, const std::string& query_name) {
   ATTN_RETURN_IF_ERROR(AttentionConfigValid(config));

@@ -17,6 +17,12 @@ Status AttentionInputsValid(const AttentionConfig& config, const AttentionInputs
 Status AttentionParametersValid(const AttentionConfig& config, const pipeline::AttentionDims& d,
                                 const AttentionParameters& params);
 
+// Assumes the three above; `d` from pipeline::ResolveDims(config, in). Checks that `forward` has the
+// heads and shapes Forward gives on these arguments, at least for what the backward pass reads.
+// Messages call it `name`.
+Status ForwardResultMatches(const pipeline::AttentionDims& d, const AttentionResult& forward,
+                            const std::string& name = "forward");
+
 // What Forward and Backward both do first: check config and inputs, seed the parameters `params`
 // leaves empty, check the completed set. Fills *dims and *complete only on success.
 Status PrepareCall(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,

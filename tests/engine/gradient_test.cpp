@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "attn/grad.h"
@@ -88,6 +89,36 @@ std::vector<GradientCase> Cases() {
     c.inputs.key = RandomMatrix(n + 1, d, 17, -1, 1);  // value = key
     cases.push_back(c);
   }
+  {
+    GradientCase c{"softcap_before_mask_quadratic_causal", Projected(3, 0, 2), {}};
+    c.config.softcap = 1.5f;
+    c.config.softcap_order = SoftcapOrder::kBeforeMask;
+    c.config.position = PositionEncoding::kQuadraticRelative;
+    c.config.causal = true;
+    c.inputs.query = RandomMatrix(n, d, 20, -1, 1);
+    cases.push_back(c);
+  }
+  {
+    GradientCase c{"learned_positions_self_attention", Projected(2, 0, 3), {}};
+    c.config.position = PositionEncoding::kLearned;
+    c.config.max_positions = n + 3;  // rows n… are never used: their gradient must be 0
+    c.config.causal = true;
+    c.inputs.query = RandomMatrix(n, d, 21, -1, 1);
+    cases.push_back(c);
+  }
+  {
+    // Query rows at positions 1…3, new keys at 3…4 after 3 cached ones: row 3 gets both gradients.
+    GradientCase c{"learned_positions_cross_attention_cache", Projected(2, 1, 3), {}};
+    c.config.position = PositionEncoding::kLearned;
+    c.config.max_positions = 8;
+    c.inputs.query = RandomMatrix(3, d, 22, -1, 1);
+    c.inputs.key = RandomMatrix(2, d, 23, -1, 1);
+    c.inputs.value = RandomMatrix(2, 5, 24, -1, 1);
+    c.inputs.past_key = {RandomMatrix(3, 3, 25)};
+    c.inputs.past_value = {RandomMatrix(3, 3, 26)};
+    c.inputs.query_offset = 1;
+    cases.push_back(c);
+  }
   for (ScoreFunction score : {ScoreFunction::kBilinear, ScoreFunction::kCosine, ScoreFunction::kAdditive,
                               ScoreFunction::kAdditiveConcat}) {
     GradientCase c{"other_score_functions", Projected(2, 0, 3), {}};
@@ -125,6 +156,51 @@ MatrixD NumericGradient(MatrixD* target, const std::function<double()>& loss) {
   return grad;
 }
 
+// Every gradient of `g` with its name, per-head lists entry by entry ("d_bilinear[1]"), in one
+// fixed order, so two gradient sets can be compared whole.
+template <typename T>
+std::vector<std::pair<std::string, const MatrixT<T>*>> AllGradients(const AttentionGradientsT<T>& g) {
+  std::vector<std::pair<std::string, const MatrixT<T>*>> all = {
+      {"d_query", &g.d_query},
+      {"d_key", &g.d_key},
+      {"d_value", &g.d_value},
+      {"d_wq", &g.d_wq},
+      {"d_wk", &g.d_wk},
+      {"d_wv", &g.d_wv},
+      {"d_wo", &g.d_wo},
+      {"d_bq", &g.d_bq},
+      {"d_bk", &g.d_bk},
+      {"d_bv", &g.d_bv},
+      {"d_bo", &g.d_bo},
+      {"d_position_table", &g.d_position_table},
+      {"d_relative_center", &g.d_relative_center},
+      {"d_relative_sharpness", &g.d_relative_sharpness},
+  };
+  const std::vector<std::pair<std::string, const std::vector<MatrixT<T>>*>> per_head = {
+      {"d_bilinear", &g.d_bilinear},
+      {"d_additive_wq", &g.d_additive_wq},
+      {"d_additive_wk", &g.d_additive_wk},
+      {"d_additive_concat", &g.d_additive_concat},
+      {"d_additive_v", &g.d_additive_v},
+      {"d_scores", &g.d_scores},
+      {"d_weights", &g.d_weights},
+  };
+  for (const auto& [name, list] : per_head)
+    for (size_t h = 0; h < list->size(); ++h) all.emplace_back(name + "[" + std::to_string(h) + "]", &(*list)[h]);
+  return all;
+}
+
+// `close(got's, want's)` for every gradient; both sets must hold the same gradients.
+template <typename A, typename B, typename Close>
+void ExpectEveryGradient(const AttentionGradientsT<A>& got, const AttentionGradientsT<B>& want, Close close) {
+  const auto got_all = AllGradients(got), want_all = AllGradients(want);
+  ASSERT_EQ(got_all.size(), want_all.size());
+  for (size_t i = 0; i < want_all.size(); ++i) {
+    ASSERT_EQ(got_all[i].first, want_all[i].first);
+    EXPECT_TRUE(close(*got_all[i].second, *want_all[i].second)) << want_all[i].first;
+  }
+}
+
 class GradientTest : public ::testing::TestWithParam<size_t> {};
 
 TEST_P(GradientTest, ReferenceBackwardMatchesFiniteDifferences) {
@@ -139,19 +215,44 @@ TEST_P(GradientTest, ReferenceBackwardMatchesFiniteDifferences) {
   reference::Backward(c.config, in, params, fwd, upstream, &grad);
   const auto loss = [&] { return Loss(c.config, in, params, upstream); };
 
-  auto expect_matches = [&](const char* what, const MatrixD& analytic, MatrixD* target) {
-    if (target->size() == 0) return;
+  // Unused inputs and parameters are empty: so must their gradients be.
+  auto expect_matches = [&](const std::string& what, const MatrixD& analytic, MatrixD* target) {
+    if (target->size() == 0) {
+      EXPECT_EQ(analytic.size(), 0) << what << " of an unused input or parameter";
+      return;
+    }
     ASSERT_EQ(analytic.rows(), target->rows()) << what;
     EXPECT_TRUE(AllClose(analytic, NumericGradient(target, loss), 1e-5, 1e-7)) << what;
   };
-  // Unused inputs and parameters are empty and skipped.
   const std::vector<std::tuple<const char*, const MatrixD*, MatrixD*>> checks = {
-      {"d_query", &grad.d_query, &in.query}, {"d_key", &grad.d_key, &in.key}, {"d_value", &grad.d_value, &in.value},
-      {"d_wq", &grad.d_wq, &params.wq},      {"d_wk", &grad.d_wk, &params.wk}, {"d_wv", &grad.d_wv, &params.wv},
-      {"d_wo", &grad.d_wo, &params.wo},      {"d_bq", &grad.d_bq, &params.bq}, {"d_bk", &grad.d_bk, &params.bk},
-      {"d_bv", &grad.d_bv, &params.bv},      {"d_bo", &grad.d_bo, &params.bo},
+      {"d_query", &grad.d_query, &in.query},
+      {"d_key", &grad.d_key, &in.key},
+      {"d_value", &grad.d_value, &in.value},
+      {"d_wq", &grad.d_wq, &params.wq},
+      {"d_wk", &grad.d_wk, &params.wk},
+      {"d_wv", &grad.d_wv, &params.wv},
+      {"d_wo", &grad.d_wo, &params.wo},
+      {"d_bq", &grad.d_bq, &params.bq},
+      {"d_bk", &grad.d_bk, &params.bk},
+      {"d_bv", &grad.d_bv, &params.bv},
+      {"d_bo", &grad.d_bo, &params.bo},
+      {"d_position_table", &grad.d_position_table, &params.position_table},
+      {"d_relative_center", &grad.d_relative_center, &params.relative_center},
+      {"d_relative_sharpness", &grad.d_relative_sharpness, &params.relative_sharpness},
   };
   for (const auto& [what, analytic, target] : checks) expect_matches(what, *analytic, target);
+  const std::vector<std::tuple<const char*, const std::vector<MatrixD>*, std::vector<MatrixD>*>> per_head = {
+      {"d_bilinear", &grad.d_bilinear, &params.bilinear},
+      {"d_additive_wq", &grad.d_additive_wq, &params.additive_wq},
+      {"d_additive_wk", &grad.d_additive_wk, &params.additive_wk},
+      {"d_additive_concat", &grad.d_additive_concat, &params.additive_concat},
+      {"d_additive_v", &grad.d_additive_v, &params.additive_v},
+  };
+  for (const auto& [what, analytic, targets] : per_head) {
+    ASSERT_EQ(analytic->size(), targets->size()) << what << ": one entry per head, none when unused";
+    for (size_t h = 0; h < targets->size(); ++h)
+      expect_matches(std::string(what) + "[" + std::to_string(h) + "]", (*analytic)[h], &(*targets)[h]);
+  }
   // The float mask is added to the scores after softcap, so ∂L/∂mask = ∂L/∂scores.
   if (c.config.softcap_order == SoftcapOrder::kBeforeMask) {
     for (size_t m = 0; m < in.float_mask.size(); ++m) {
@@ -181,14 +282,27 @@ TEST_P(GradientTest, Float32BackwardMatchesFloat64ReferenceForEveryKernel) {
     const Status status = Backward(config, c.inputs, params, upstream, &got);
     ASSERT_TRUE(status.ok()) << status.ToString();
     SCOPED_TRACE(KernelName(kernel));
-    EXPECT_TRUE(CloseToReference(got.d_query, want.d_query));
-    EXPECT_TRUE(CloseToReference(got.d_key, want.d_key));
-    EXPECT_TRUE(CloseToReference(got.d_value, want.d_value));
-    EXPECT_TRUE(CloseToReference(got.d_wq, want.d_wq));
-    EXPECT_TRUE(CloseToReference(got.d_wk, want.d_wk));
-    EXPECT_TRUE(CloseToReference(got.d_wv, want.d_wv));
-    EXPECT_TRUE(CloseToReference(got.d_wo, want.d_wo));
-    for (size_t h = 0; h < want.d_scores.size(); ++h) EXPECT_TRUE(CloseToReference(got.d_scores[h], want.d_scores[h]));
+    ExpectEveryGradient(got, want, [](const Matrix& g, const MatrixD& w) { return CloseToReference(g, w); });
+  }
+}
+
+TEST_P(GradientTest, ReusingTheForwardResultGivesTheRecomputedGradients) {
+  const GradientCase c = Cases().at(GetParam());
+  SCOPED_TRACE(c.name);
+  for (KernelId kernel : AvailableKernels()) {
+    AttentionConfig config = c.config;
+    config.kernel = kernel;
+    SCOPED_TRACE(KernelName(kernel));
+    // Parameters left to the seed: the reusing overload must complete them as Forward did.
+    AttentionResult forward;
+    ASSERT_TRUE(Forward(config, c.inputs, {}, &forward).ok());
+    const Matrix upstream = RandomMatrix(forward.output.rows(), forward.output.cols(), 97);
+    AttentionGradients reused, recomputed;
+    const Status reusing = Backward(config, c.inputs, {}, forward, upstream, &reused);
+    ASSERT_TRUE(reusing.ok()) << reusing.ToString();
+    const Status recomputing = Backward(config, c.inputs, {}, upstream, &recomputed);
+    ASSERT_TRUE(recomputing.ok()) << recomputing.ToString();
+    ExpectEveryGradient(reused, recomputed, [](const Matrix& a, const Matrix& b) { return AllClose(a, b, 0, 0); });
   }
 }
 
@@ -205,6 +319,48 @@ TEST(Backward, RejectsWrongUpstreamShape) {
   const Status s = Backward(c, in, {}, Matrix::Ones(3, 5), &grad);
   EXPECT_EQ(s.code(), StatusCode::kShapeMismatch);
   EXPECT_NE(s.message().find("d_output: expected (3, 4)"), std::string::npos) << s.message();
+}
+
+TEST(Backward, RejectsAForwardResultOfOtherArguments) {
+  AttentionConfig two_heads;
+  two_heads.num_heads = 2;
+  AttentionInputs in;
+  in.query = RandomMatrix(3, 4, 1);
+  const Matrix upstream = Matrix::Ones(3, 4);
+  AttentionGradients grad;
+  grad.d_query = Matrix::Constant(1, 1, 7.0f);  // must stay untouched on error
+
+  AttentionResult one_head;  // same widths (concat is (3, 4) either way), one head fewer
+  ASSERT_TRUE(Forward(AttentionConfig(), in, &one_head).ok());
+  Status s = Backward(two_heads, in, {}, one_head, upstream, &grad);
+  EXPECT_EQ(s.code(), StatusCode::kShapeMismatch);
+  EXPECT_NE(s.message().find("forward.heads: expected num_heads = 2 entries, got 1"), std::string::npos) << s.message();
+
+  AttentionInputs shorter;
+  shorter.query = RandomMatrix(2, 4, 2);
+  AttentionResult other_query;
+  ASSERT_TRUE(Forward(two_heads, shorter, &other_query).ok());
+  s = Backward(two_heads, in, {}, other_query, upstream, &grad);
+  EXPECT_EQ(s.code(), StatusCode::kShapeMismatch);
+  EXPECT_NE(s.message().find("forward.query_in: expected (3, 4) (n, d_model), got (2, 4)"), std::string::npos)
+      << s.message();
+
+  AttentionInputs longer_keys = in;
+  longer_keys.key = RandomMatrix(5, 4, 3);
+  AttentionResult cross;
+  ASSERT_TRUE(Forward(two_heads, longer_keys, &cross).ok());
+  AttentionResult mixed = cross;  // the inputs' shapes right, the heads' from the call with 5 keys
+  mixed.key_in = mixed.value_in = in.query;
+  s = Backward(two_heads, in, {}, cross, upstream, &grad);
+  EXPECT_EQ(s.code(), StatusCode::kShapeMismatch);
+  EXPECT_NE(s.message().find("forward.key_in: expected (3, 4) (m, d_kv_model), got (5, 4)"), std::string::npos)
+      << s.message();
+  s = Backward(two_heads, in, {}, mixed, upstream, &grad);
+  EXPECT_EQ(s.code(), StatusCode::kShapeMismatch);
+  EXPECT_NE(s.message().find("forward.heads[0].k: expected (3, 2) (M, d_k), got (5, 2)"), std::string::npos)
+      << s.message();
+
+  EXPECT_EQ(grad.d_query, Matrix::Constant(1, 1, 7.0f));
 }
 
 }  // namespace

@@ -69,6 +69,13 @@ MatrixT<T> AlibiBias(Eigen::Index n, Eigen::Index keys, Eigen::Index query_offse
   return bias;
 }
 
+// δ − Δ for query row i and key j (δ = p_k − p_q): how far key j lies from the offset Δ a
+// quadratic relative head prefers.
+template <typename T>
+T OffsetFromCenter(Eigen::Index i, Eigen::Index j, Eigen::Index query_offset, T center) {
+  return static_cast<T>(j - (query_offset + i)) - center;
+}
+
 // Quadratic relative score bias (Cordonnier, Loukas & Jaggi 2020): −α (δ − Δ)², δ = p_k − p_q.
 // Large α makes the head attend (almost) only to the key at offset Δ.   -> (n, M)
 template <typename T>
@@ -77,11 +84,28 @@ MatrixT<T> QuadraticRelativeBias(Eigen::Index n, Eigen::Index keys, Eigen::Index
   MatrixT<T> bias(n, keys);
   for (Eigen::Index i = 0; i < n; ++i) {
     for (Eigen::Index j = 0; j < keys; ++j) {
-      const T delta = static_cast<T>(j - (query_offset + i)) - center;
+      const T delta = OffsetFromCenter(i, j, query_offset, center);
       bias(i, j) = -sharpness * delta * delta;
     }
   }
   return bias;
+}
+
+// Backward of QuadraticRelativeBias: ∂L/∂Δ and ∂L/∂α from ∂L/∂bias, with ∂bias/∂Δ = 2α (δ − Δ) and
+// ∂bias/∂α = −(δ − Δ)². Pairs whose bias the loss never saw (masked) must carry 0 in d_bias.
+// d_bias: (n, M)
+template <typename T>
+void QuadraticRelativeBiasBackward(Eigen::Index query_offset, T center, T sharpness, const MatrixT<T>& d_bias,
+                                   T* d_center, T* d_sharpness) {
+  *d_center = 0;
+  *d_sharpness = 0;
+  for (Eigen::Index i = 0; i < d_bias.rows(); ++i) {
+    for (Eigen::Index j = 0; j < d_bias.cols(); ++j) {
+      const T delta = OffsetFromCenter(i, j, query_offset, center);
+      *d_center += d_bias(i, j) * 2 * sharpness * delta;
+      *d_sharpness -= d_bias(i, j) * delta * delta;
+    }
+  }
 }
 
 }  // namespace attn

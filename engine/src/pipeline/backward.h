@@ -1,7 +1,6 @@
 // The attention backward pass, written once for every kernel like forward.h (same Ops): given the forward
-// result and ∂L/∂output, the gradients with respect to the inputs, parameters and scores.
-// Every score function; the gradients of the score functions' own parameters (bilinear W,
-// additive W_q, W_k, v) are not computed.
+// result and ∂L/∂output, the gradients with respect to the inputs, every parameter (projections, the
+// score functions' own, the learned position table, the quadratic relative Δ and α) and the scores.
 #pragma once
 
 #include <cmath>
@@ -50,12 +49,32 @@ MatrixT<T> UnitRowsBackward(const MatrixT<T>& unit, const std::vector<T>& norms,
   return d_x;
 }
 
-// Backward of Relevance: ∂L/∂q and ∂L/∂k from ∂L/∂raw.
+// Empty per-head gradient lists, one entry per query head, for the parameters `score` uses; the
+// others stay empty. RelevanceBackward fills the entries.
+template <typename T>
+void AddScoreParameterGradients(ScoreFunction score, int heads, AttentionGradientsT<T>* grad) {
+  switch (score) {
+    case ScoreFunction::kBilinear: grad->d_bilinear.resize(heads); return;
+    case ScoreFunction::kAdditive:
+      grad->d_additive_wq.resize(heads);
+      grad->d_additive_wk.resize(heads);
+      grad->d_additive_v.resize(heads);
+      return;
+    case ScoreFunction::kAdditiveConcat:
+      grad->d_additive_concat.resize(heads);
+      grad->d_additive_v.resize(heads);
+      return;
+    default: return;  // parameter-free score functions
+  }
+}
+
+// Backward of Relevance: ∂L/∂q and ∂L/∂k from ∂L/∂raw, and ∂L/∂(head's score-function parameters)
+// into grad's per-head lists (AddScoreParameterGradients sized them).
 // q: (n, d_k), k: (M, d_k), d_raw: (n, M) -> d_q: (n, d_k), d_k: (M, d_k)
 template <typename T, typename Ops>
 void RelevanceBackward(const AttentionConfig& config, const AttentionParametersT<T>& params, int head,
                        const MatrixT<T>& q, const MatrixT<T>& k, const MatrixT<T>& d_raw, MatrixT<T>* d_q,
-                       MatrixT<T>* d_k) {
+                       MatrixT<T>* d_k, AttentionGradientsT<T>* grad) {
   const MatrixT<T> no_bias;
   switch (config.score) {
     case ScoreFunction::kBilinear: {  // raw = (q W) kᵀ
@@ -65,6 +84,7 @@ void RelevanceBackward(const AttentionConfig& config, const AttentionParametersT
       Ops::Product(d_raw, k, &d_qw);
       Ops::ProductTransposedB(d_qw, w, d_q);
       Ops::TransposedProduct(d_raw, qw, d_k);
+      Ops::TransposedProduct(q, d_qw, &grad->d_bilinear[head]);  // (d_k, d_k)
       return;
     }
     case ScoreFunction::kCosine: {  // raw = q̂ k̂ᵀ with unit rows
@@ -79,15 +99,14 @@ void RelevanceBackward(const AttentionConfig& config, const AttentionParametersT
     }
     case ScoreFunction::kAdditive:
     case ScoreFunction::kAdditiveConcat: {  // raw_ij = Σ_a v_a tanh(qa_ia + ka_ja)
-      const bool concat = config.score == ScoreFunction::kAdditiveConcat;
-      const Eigen::Index d_key = q.cols();
-      const MatrixT<T> wq = concat ? MatrixT<T>(params.additive_concat[head].topRows(d_key)) : params.additive_wq[head];
-      const MatrixT<T> wk = concat ? MatrixT<T>(params.additive_concat[head].bottomRows(d_key)) : params.additive_wk[head];
+      MatrixT<T> wq, wk, qa, ka;  // (d_k, d_a) twice, (n, d_a), (M, d_a)
+      AdditiveWeights(config, params, head, q.cols(), &wq, &wk);
       const MatrixT<T>& v = params.additive_v[head];
-      MatrixT<T> qa, ka;  // (n, d_a), (M, d_a)
       Ops::Project(q, wq, no_bias, &qa);
       Ops::Project(k, wk, no_bias, &ka);
       MatrixT<T> d_qa = MatrixT<T>::Zero(qa.rows(), qa.cols()), d_ka = MatrixT<T>::Zero(ka.rows(), ka.cols());
+      MatrixT<T>& d_v = grad->d_additive_v[head];  // (1, d_a)
+      d_v = MatrixT<T>::Zero(1, qa.cols());
       for (Eigen::Index i = 0; i < qa.rows(); ++i) {
         for (Eigen::Index j = 0; j < ka.rows(); ++j) {
           for (Eigen::Index a = 0; a < qa.cols(); ++a) {
@@ -95,11 +114,23 @@ void RelevanceBackward(const AttentionConfig& config, const AttentionParametersT
             const T g = d_raw(i, j) * v(0, a) * (1 - t * t);
             d_qa(i, a) += g;
             d_ka(j, a) += g;
+            d_v(0, a) += d_raw(i, j) * t;
           }
         }
       }
       Ops::ProductTransposedB(d_qa, wq, d_q);
       Ops::ProductTransposedB(d_ka, wk, d_k);
+      MatrixT<T> d_wq, d_wk;  // (d_k, d_a) each
+      Ops::TransposedProduct(q, d_qa, &d_wq);
+      Ops::TransposedProduct(k, d_ka, &d_wk);
+      if (config.score == ScoreFunction::kAdditiveConcat) {
+        MatrixT<T>& d_w = grad->d_additive_concat[head];  // (2 d_k, d_a): the rows AdditiveWeights split
+        d_w.resize(d_wq.rows() + d_wk.rows(), d_wq.cols());
+        d_w << d_wq, d_wk;
+      } else {
+        grad->d_additive_wq[head] = std::move(d_wq);
+        grad->d_additive_wk[head] = std::move(d_wk);
+      }
       return;
     }
     default:  // kDot, kScaledDot: raw = q kᵀ
@@ -109,14 +140,17 @@ void RelevanceBackward(const AttentionConfig& config, const AttentionParametersT
   }
 }
 
+// Fills *grad (every earlier content dropped) from the forward result `fwd` of the same arguments.
 template <typename T, typename Ops>
 void BackwardPipeline(const AttentionConfig& config, const AttentionInputsT<T>& in,
                       const AttentionParametersT<T>& params, const AttentionResultT<T>& fwd,
                       const MatrixT<T>& d_output, AttentionGradientsT<T>* grad) {
   const AttentionDims d = ResolveDims(config, in);
   const bool rope = config.position == PositionEncoding::kRope;
+  const bool quadratic = config.position == PositionEncoding::kQuadraticRelative;
   const T base = static_cast<T>(config.position_base), cap = static_cast<T>(config.softcap);
   const T temperature = static_cast<T>(config.temperature), scale = static_cast<T>(d.scale);
+  *grad = AttentionGradientsT<T>();  // gradients of unused parameters stay empty even when *grad is reused
 
   MatrixT<T> d_concat;  // (n, h d_v)
   ProjectBackward<T, Ops>(config.project_output, config.use_bias, fwd.concat, params.wo, d_output, &d_concat,
@@ -127,6 +161,11 @@ void BackwardPipeline(const AttentionConfig& config, const AttentionInputsT<T>& 
   MatrixT<T> d_v_new = MatrixT<T>::Zero(d.m, d.kv_heads * d.d_v);  // (m, h_kv d_v)
   grad->d_scores.resize(d.heads);
   grad->d_weights.resize(d.heads);
+  AddScoreParameterGradients(config.score, d.heads, grad);
+  if (quadratic) {
+    grad->d_relative_center.resize(1, d.heads);
+    grad->d_relative_sharpness.resize(1, d.heads);
+  }
   for (int head = 0; head < d.heads; ++head) {
     const HeadIntermediatesT<T>& h = fwd.heads[head];
     const int g = head / d.group;
@@ -138,12 +177,21 @@ void BackwardPipeline(const AttentionConfig& config, const AttentionInputsT<T>& 
 
     NormalizeBackward(config.normalizer, h.scores, h.weights, temperature, grad->d_weights[head],
                       &grad->d_scores[head]);
-    // Masks and biases are constants; softcap c·tanh(u/c) has derivative 1 − (capped/c)².
-    MatrixT<T> d_raw = grad->d_scores[head] * scale;  // (n, M)
-    if (cap > 0) d_raw.array() *= 1 - (h.capped_scores.array() / cap).square();
+    // 0 at masked pairs (NormalizeBackward), so nothing below flows through them.
+    const MatrixT<T>& d_scores = grad->d_scores[head];  // (n, M)
+    // ∂L/∂(softcap's input): softcap c·tanh(u/c) has derivative 1 − (capped/c)².
+    MatrixT<T> d_uncapped = d_scores;  // (n, M)
+    if (cap > 0) d_uncapped.array() *= 1 - (h.capped_scores.array() / cap).square();
+    const MatrixT<T> d_raw = d_uncapped * scale;  // (n, M)
+    if (quadratic) {  // the bias is added to the capped scores, or under kAfterMask capped with them
+      const MatrixT<T>& d_bias = config.softcap_order == SoftcapOrder::kAfterMask ? d_uncapped : d_scores;
+      QuadraticRelativeBiasBackward(d.query_offset, params.relative_center(0, head),
+                                    params.relative_sharpness(0, head), d_bias, &grad->d_relative_center(0, head),
+                                    &grad->d_relative_sharpness(0, head));
+    }
 
     MatrixT<T> d_q, d_k;  // (n, d_k), (M, d_k)
-    RelevanceBackward<T, Ops>(config, params, head, h.q, h.k, d_raw, &d_q, &d_k);
+    RelevanceBackward<T, Ops>(config, params, head, h.q, h.k, d_raw, &d_q, &d_k, grad);
     MatrixT<T> d_k_fresh = d_k.bottomRows(d.m);
     if (rope) {  // the rotation is orthogonal: its backward is the inverse rotation
       ApplyRope(&d_q, d.query_offset, base, -1);
@@ -158,12 +206,19 @@ void BackwardPipeline(const AttentionConfig& config, const AttentionInputsT<T>& 
   ProjectBackward<T, Ops>(project, bias, fwd.query_in, params.wq, d_q_all, &d_query_in, &grad->d_wq, &grad->d_bq);
   ProjectBackward<T, Ops>(project, bias, fwd.key_in, params.wk, d_k_new, &d_key_in, &grad->d_wk, &grad->d_bk);
   ProjectBackward<T, Ops>(project, bias, fwd.value_in, params.wv, d_v_new, &d_value_in, &grad->d_wv, &grad->d_bv);
-  // Additive position encodings do not depend on the inputs: gradients pass straight through.
   if (in.value.size() == 0) {
-    d_key_in += d_value_in;  // value was the key input
+    d_key_in += d_value_in;  // value was the key input (after positions)
   } else {
     grad->d_value = d_value_in;
   }
+  if (config.position == PositionEncoding::kLearned) {
+    // query_in = query + E[query_offset …] and key_in = key + E[past …] (key = query for
+    // self-attention): each table row gains the gradients of the rows it was added to.
+    grad->d_position_table = MatrixT<T>::Zero(params.position_table.rows(), params.position_table.cols());
+    grad->d_position_table.middleRows(d.query_offset, d.n) += d_query_in;
+    grad->d_position_table.middleRows(d.past, d.m) += d_key_in;
+  }
+  // The additive terms of the position encodings do not depend on the inputs: gradients pass straight through.
   if (in.key.size() == 0) {
     grad->d_query = d_query_in + d_key_in;  // key was the query input
   } else {

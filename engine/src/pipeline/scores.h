@@ -26,6 +26,20 @@ void AdditiveScores(const MatrixT<T>& qa, const MatrixT<T>& ka, const MatrixT<T>
   }
 }
 
+// W_q and W_k of query head `head`'s additive score, (d_k, d_a) each. [q; k] W = q W[:d_k] + k W[d_k:],
+// so kAdditiveConcat's W split by rows shares the additive computation (and its backward pass).
+template <typename T>
+void AdditiveWeights(const AttentionConfig& config, const AttentionParametersT<T>& params, int head,
+                     Eigen::Index d_k, MatrixT<T>* wq, MatrixT<T>* wk) {
+  if (config.score == ScoreFunction::kAdditiveConcat) {
+    *wq = params.additive_concat[head].topRows(d_k);
+    *wk = params.additive_concat[head].bottomRows(d_k);
+  } else {
+    *wq = params.additive_wq[head];
+    *wk = params.additive_wk[head];
+  }
+}
+
 // raw_ij = relevance(q_i, k_j) for query head `head` before scale.
 // q: (n, d_k), k: (M, d_k) -> raw: (n, M)
 template <typename T, typename Ops>
@@ -41,12 +55,8 @@ void Relevance(const AttentionConfig& config, const AttentionParametersT<T>& par
     }
     case ScoreFunction::kAdditive:
     case ScoreFunction::kAdditiveConcat: {
-      const bool concat = config.score == ScoreFunction::kAdditiveConcat;
-      const Eigen::Index d_k = q.cols();
-      // [q; k] W = q W[:d_k] + k W[d_k:], so the concat form shares the additive computation.
-      const MatrixT<T> wq = concat ? MatrixT<T>(params.additive_concat[head].topRows(d_k)) : params.additive_wq[head];
-      const MatrixT<T> wk = concat ? MatrixT<T>(params.additive_concat[head].bottomRows(d_k)) : params.additive_wk[head];
-      MatrixT<T> qa, ka;
+      MatrixT<T> wq, wk, qa, ka;
+      AdditiveWeights(config, params, head, q.cols(), &wq, &wk);
       Ops::Project(q, wq, no_bias, &qa);
       Ops::Project(k, wk, no_bias, &ka);
       AdditiveScores(qa, ka, params.additive_v[head], raw);
