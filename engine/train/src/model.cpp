@@ -27,8 +27,7 @@ struct EngineAttention<float> {
   }
   static Status Backward(const AttentionConfig& c, const AttentionInputs& in, const AttentionParameters& p,
                          const AttentionResult& fwd, const Matrix& d_out, AttentionGradients* grads) {
-    (void)fwd;
-    return attn::Backward(c, in, p, d_out, grads);
+    return attn::Backward(c, in, p, fwd, d_out, grads);
   }
 };
 
