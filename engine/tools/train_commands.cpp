@@ -85,7 +85,7 @@ class Flags {
 int BadFlags(const std::string& message) {
   std::fprintf(stderr,
                "attnlab train: %s\n"
-               "usage: attnlab train --task previous|copy|reverse|sort|recall [--layers 1-3] [--heads 1-4] [--dim D]\n"
+               "usage: attnlab train --task previous|copy|reverse|sort|recall [--layers 1-3] [--heads 1-8] [--dim D]\n"
                "         [--positions none|learned|sinusoidal|rope] [--steps N] [--seed S] [--batch B] [--lr R]\n"
                "         [--optimizer adam|sgd] [--no-layer-norm] [--no-mlp] [--log-every K] [--eval N] [--json]\n",
                message.c_str());
@@ -111,7 +111,7 @@ int Train(int argc, char** argv) {
   if (!task_status.ok()) return BadFlags(task_status.message());
   TrainConfig config = attn::train::DefaultTrainConfig(task);
   int steps = 2000, log_every = 100, eval = 512, seed = 1;
-  const bool ok = flags.Int("--layers", 1, 3, &config.model.layers) && flags.Int("--heads", 1, 4, &config.model.heads) &&
+  const bool ok = flags.Int("--layers", 1, 3, &config.model.layers) && flags.Int("--heads", 1, 8, &config.model.heads) &&
                   flags.Int("--dim", 1, 512, &config.model.d_model) && flags.Text("--positions", &positions) &&
                   flags.Int("--steps", 0, 10000000, &steps) && flags.Int("--seed", 0, 2147483647, &seed) &&
                   flags.Int("--batch", 1, 1024, &config.batch_size) &&

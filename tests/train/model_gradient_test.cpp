@@ -56,6 +56,12 @@ std::vector<GradientCase> Cases() {
   t.heads = 4;
   add("transformer_bare_attention_four_heads", t);
   t = Small(ModelKind::kTransformer);
+  t.heads = 3;
+  t.head_dim = 2;
+  t.positions = Positions::kRope;
+  t.causal = false;
+  add("transformer_three_heads_of_width_two_rope_bidirectional", t);
+  t = Small(ModelKind::kTransformer);
   t.layer_norm = false;
   t.train_embedding = false;
   add("transformer_mlp_no_layer_norm_fixed_embedding", t);
@@ -189,6 +195,10 @@ TEST(ModelForward, RejectsBadConfigs) {
   ModelConfig c = Small(ModelKind::kTransformer);
   c.heads = 3;  // does not divide 4
   EXPECT_EQ(ValidateModelConfig(c).code(), StatusCode::kShapeMismatch);
+  c.head_dim = 2;  // unless the head width is given
+  EXPECT_TRUE(ValidateModelConfig(c).ok());
+  c.heads = 9;
+  EXPECT_EQ(ValidateModelConfig(c).code(), StatusCode::kOutOfRange);
   c = Small(ModelKind::kTransformer);
   c.layers = 4;
   EXPECT_EQ(ValidateModelConfig(c).code(), StatusCode::kOutOfRange);

@@ -2,6 +2,7 @@
 // float and double; the attention layer is the engine's, through EngineAttention below.
 #include "attn/train/model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -78,22 +79,26 @@ Status ValidateModelConfig(const ModelConfig& c) {
     return Status::Ok();
   }
   if (c.layers < 1 || c.layers > 3) return OutOfRange("transformer: layers", c.layers, "1–3");
-  if (c.heads < 1 || c.heads > 4) return OutOfRange("transformer: heads", c.heads, "1–4");
-  if (c.d_model % c.heads)
+  if (c.heads < 1 || c.heads > 8) return OutOfRange("transformer: heads", c.heads, "1–8");
+  if (c.head_dim < 0 || c.head_dim > 256) return OutOfRange("transformer: head_dim", c.head_dim, "0–256 (0: d_model / heads)");
+  if (c.head_dim == 0 && c.d_model % c.heads)
     return Status(StatusCode::kShapeMismatch, "transformer: d_model must be a multiple of heads (got d_model " +
-                                                  std::to_string(c.d_model) + ", heads " + std::to_string(c.heads) + ")");
-  if (c.positions == Positions::kRope && (c.d_model / c.heads) % 2)
-    return Status(StatusCode::kShapeMismatch, "transformer: RoPE needs an even head width d_model/heads (got " +
-                                                  std::to_string(c.d_model / c.heads) + ")");
+                                                  std::to_string(c.d_model) + ", heads " + std::to_string(c.heads) +
+                                                  "), or head_dim set");
+  if (c.positions == Positions::kRope && HeadDim(c) % 2)
+    return Status(StatusCode::kShapeMismatch, "transformer: RoPE needs an even head width (got " +
+                                                  std::to_string(HeadDim(c)) + ")");
   if (c.positions < Positions::kNone || c.positions >= Positions::kCount)
     return Status(StatusCode::kUnknownOption, "transformer: positions: expected none, learned, sinusoidal or rope");
   return Status::Ok();
 }
 
+int HeadDim(const ModelConfig& c) { return c.head_dim > 0 ? c.head_dim : c.d_model / std::max(1, c.heads); }
+
 AttentionConfig LayerAttentionConfig(const ModelConfig& c) {
   AttentionConfig a;
   a.num_heads = c.heads;
-  a.head_dim = a.value_head_dim = c.d_model / c.heads;
+  a.head_dim = a.value_head_dim = HeadDim(c);
   a.project_inputs = a.project_output = a.use_bias = true;
   a.causal = c.causal;
   a.position = c.positions == Positions::kRope ? PositionEncoding::kRope : PositionEncoding::kNone;
@@ -116,7 +121,7 @@ ModelParameters InitializeModel(const ModelConfig& c) {
       AttentionConfig a = LayerAttentionConfig(c);
       a.seed = c.seed * 1000003u + static_cast<uint32_t>(l);
       InitializeParameters(a, d, d, d, &b.attention);  // the engine's seeded rule
-      b.attention.bq = b.attention.bk = b.attention.bv = b.attention.bo = zeros;
+      for (Matrix* bias : {&b.attention.bq, &b.attention.bk, &b.attention.bv, &b.attention.bo}) bias->setZero();
       if (c.mlp) {
         if (c.layer_norm) b.ln2_gamma = ones, b.ln2_beta = zeros;
         b.fc_w = Uniform(c.seed, 100 + 2 * l, d, 4 * d);

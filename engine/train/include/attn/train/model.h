@@ -4,7 +4,7 @@
 // scores. Forward and backward over a whole batch, in float (to train) or double (gradient checks).
 //
 // Shapes: B sequences of T tokens, R = B·T rows stacked; V vocabulary, C classes, d = d_model,
-// h heads of width d/h, P = seq_len learned positions (a batch uses the first T).
+// h heads of width d_k (d/h unless head_dim says otherwise), P = seq_len learned positions (a batch uses the first T).
 //   x0     = wte[ids] (+ wpe or sinusoidal PE)                         (R, d)
 //   block  : a = LN1(x); x += Attention(a) per sequence (engine layer)  (R, d)
 //            m = LN2(x); x += ReLU(m W_fc + b_fc) W_proj + b_proj      (R, d), hidden (R, 4d)
@@ -42,7 +42,8 @@ struct ModelConfig {
   int seq_len = 16;  // the longest sequence (1–256); a batch's sequences all have one length T ≤ it
   int d_model = 32;  // width of the residual stream; the CNN's channels (1–512)
   int layers = 2;    // attention blocks (1–3) or convolution layers (1–4)
-  int heads = 2;     // attention heads (1–4); must divide d_model
+  int heads = 2;     // attention heads (1–8)
+  int head_dim = 0;  // width d_k = d_v of each head (1–256); 0: d_model / heads, which must then divide
   Positions positions = Positions::kLearned;
   bool layer_norm = true;  // pre-LN before the attention, the MLP and the read-out
   bool mlp = true;         // a ReLU MLP of width 4d after each attention (ReLU: tanh-GELU cost a third of a step)
@@ -56,7 +57,10 @@ struct ModelConfig {
 // "transformer: vocab must be at least 2 (got 1)": ok when every field is in its range.
 Status ValidateModelConfig(const ModelConfig& config);
 
-// The engine configuration of every attention layer of `config`: h heads of width d/h, Q K V and
+// d_k: head_dim, or d_model / heads.
+int HeadDim(const ModelConfig& config);
+
+// The engine configuration of every attention layer of `config`: h heads of width d_k, Q K V and
 // output projections with biases, causal or not, RoPE when chosen. The views draw a trained model's
 // heads by calling attn::Forward with it and a block's `attention` parameters.
 AttentionConfig LayerAttentionConfig(const ModelConfig& config);
@@ -64,7 +68,7 @@ AttentionConfig LayerAttentionConfig(const ModelConfig& config);
 template <typename T>
 struct BlockParametersT {
   Mat<T> ln1_gamma, ln1_beta;          // (1, d)                 when layer_norm
-  AttentionParametersT<T> attention;   // wq wk wv wo (d, d); bq bk bv bo (1, d)
+  AttentionParametersT<T> attention;   // wq wk wv (d, h d_k), wo (h d_k, d); bq bk bv (1, h d_k), bo (1, d)
   Mat<T> ln2_gamma, ln2_beta;          // (1, d)                 when layer_norm and mlp
   Mat<T> fc_w, fc_b;                   // (d, 4d), (1, 4d)       when mlp
   Mat<T> proj_w, proj_b;               // (4d, d), (1, d)        when mlp
