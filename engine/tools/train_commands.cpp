@@ -87,7 +87,7 @@ int BadFlags(const std::string& message) {
                "attnlab train: %s\n"
                "usage: attnlab train --task previous|copy|reverse|sort|recall [--layers 1-3] [--heads 1-8] [--dim D]\n"
                "         [--positions none|learned|sinusoidal|rope] [--steps N] [--seed S] [--batch B] [--lr R]\n"
-               "         [--optimizer adam|sgd] [--no-layer-norm] [--no-mlp] [--log-every K] [--eval N] [--json]\n",
+               "         [--optimizer adam|sgd] [--no-layer-norm] [--mlp] [--log-every K] [--eval N] [--json]\n",
                message.c_str());
   return 2;
 }
@@ -120,7 +120,7 @@ int Train(int argc, char** argv) {
                   flags.Int("--eval", 1, 65536, &eval);
   if (!ok) return BadFlags(flags.error());
   config.model.layer_norm = !flags.Switch("--no-layer-norm");
-  config.model.mlp = !flags.Switch("--no-mlp");
+  config.model.mlp = flags.Switch("--mlp");
   const bool json = flags.Switch("--json");
   if (!flags.Finish()) return BadFlags(flags.error());
   if (!ParsePositions(positions, &config.model.positions))
