@@ -87,13 +87,15 @@ Status Trainer::Evaluate(int sequences, Evaluation* out) const {
 }
 
 Status Trainer::Attend(const Batch& batch, std::vector<std::vector<std::vector<Matrix>>>* weights,
-                       std::vector<int>* predictions) const {
+                       std::vector<int>* predictions, std::vector<std::vector<Matrix>>* layer_inputs) const {
   if (params_.out_w.size() == 0) return Status(StatusCode::kEmptyInput, "trainer: Init was not called");
   Activations acts;
   ATTN_RETURN_IF_ERROR(ModelForward(config_.model, params_, batch, &acts));
   weights->assign(batch.size, {});
+  if (layer_inputs) layer_inputs->assign(batch.size, {});
   for (int b = 0; b < batch.size; ++b) {
     for (const auto& block : acts.blocks) {
+      if (layer_inputs) (*layer_inputs)[b].push_back(block.ln1.middleRows(b * batch.seq_len, batch.seq_len));
       std::vector<Matrix> heads;
       for (const auto& h : block.attention[b].heads) heads.push_back(h.weights);
       (*weights)[b].push_back(std::move(heads));

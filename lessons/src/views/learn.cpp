@@ -85,8 +85,11 @@ Status LearnLab::Snapshot() {
   probe.targets = probe_targets_;
   probe.weights = probe_scored_;
   std::vector<std::vector<std::vector<Matrix>>> weights;
-  ATTN_RETURN_IF_ERROR(trainer_.Attend(probe, &weights, &snap.predictions));
+  std::vector<std::vector<Matrix>> inputs;
+  ATTN_RETURN_IF_ERROR(trainer_.Attend(probe, &weights, &snap.predictions, &inputs));
   snap.weights = std::move(weights[0]);
+  snap.inputs = std::move(inputs[0]);
+  for (const auto& block : trainer_.parameters().blocks) snap.attention.push_back(block.attention);
   ATTN_RETURN_IF_ERROR(attn::train::MeasureHeadRoles(trainer_, kRoleSequences, &snap.roles));
   attn::train::Evaluation held_out;
   ATTN_RETURN_IF_ERROR(trainer_.Evaluate(kHeldOut, &held_out));

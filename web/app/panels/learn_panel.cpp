@@ -227,6 +227,14 @@ void LearnPanel::DrawHeads(PanelContext& ctx) {
       DrawMatrix(name, w, resets_ * 1000000 + snap.step + 1, o, ctx.published);
       ImGui::EndGroup();
     }
+    // What the engine computed these maps from, for the tests to recompute them: the layer's input
+    // and its attention parameters at this snapshot.
+    const std::string layer = "learn.L" + std::to_string(l + 1) + ".";
+    const attn::AttentionParameters& p = snap.attention[l];
+    ctx.published.Matrix(layer + "input", snap.inputs[l]);
+    for (const auto& [key, m] : {std::pair{"wq", &p.wq}, {"wk", &p.wk}, {"wv", &p.wv}, {"wo", &p.wo}, {"bq", &p.bq},
+                                 {"bk", &p.bk}, {"bv", &p.bv}, {"bo", &p.bo}})
+      ctx.published.Matrix(layer + key, *m);
   }
   ImGui::Spacing();
   for (const auto& role : snap.roles) {

@@ -23,6 +23,8 @@ const char* LearnWhatToWatch(attn::train::TaskKind task);
 struct LearnSnapshot {
   int step = 0;                              // steps taken when it was taken
   std::vector<std::vector<Matrix>> weights;  // layers × heads × (T, T) on the probe sequence
+  std::vector<Matrix> inputs;                // layers × (T, d): what each attention layer saw
+  std::vector<attn::AttentionParameters> attention;  // layers: Wq Wk Wv Wo and biases then
   std::vector<int> predictions;              // (T) the model's answer at each position
   std::vector<attn::train::HeadRole> roles;  // layers·heads, measured on held-out sequences
   float held_out_accuracy = 0;

@@ -53,9 +53,10 @@ class Trainer {
   Status Evaluate(int sequences, Evaluation* out) const;
 
   // Every head's weights on each sequence of `batch`: sequences × layers × heads × (T, T), and the
-  // model's prediction at each position (B·T). One forward pass for the whole batch.
+  // model's prediction at each position (B·T); optionally each layer's attention input
+  // (sequences × layers × (T, d), after LayerNorm: what attn::Forward saw). One forward pass.
   Status Attend(const Batch& batch, std::vector<std::vector<std::vector<Matrix>>>* weights,
-                std::vector<int>* predictions) const;
+                std::vector<int>* predictions, std::vector<std::vector<Matrix>>* layer_inputs = nullptr) const;
 
   const TrainConfig& config() const { return config_; }
   const ModelConfig& model() const { return config_.model; }
