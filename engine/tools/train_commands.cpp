@@ -110,7 +110,7 @@ int BadFlags(const char* command, const std::string& message) {
     std::fprintf(stderr,
                  "usage: attnlab train --task %s [--layers 1-3] [--heads 1-8] [--dim D]\n"
                  "         [--positions none|learned|sinusoidal|rope] [--steps N] [--seed S] [--batch B] [--lr R]\n"
-                 "         [--optimizer adam|sgd] [--no-layer-norm] [--no-mlp] [--log-every K] [--eval N] [--json]\n",
+                 "         [--optimizer adam|sgd] [--no-layer-norm] [--mlp] [--log-every K] [--eval N] [--json]\n",
                  tasks.c_str());
   } else {
     std::fprintf(stderr,
@@ -149,7 +149,7 @@ int Train(int argc, char** argv) {
                   flags.Int("--eval", 1, 65536, &eval);
   if (!ok) return BadFlags("train", flags.error());
   config.model.layer_norm = !flags.Switch("--no-layer-norm");
-  config.model.mlp = !flags.Switch("--no-mlp");
+  config.model.mlp = flags.Switch("--mlp");
   const bool json = flags.Switch("--json");
   if (!flags.Finish()) return BadFlags("train", flags.error());
   if (!ParsePositions(positions, &config.model.positions))

@@ -107,7 +107,8 @@ void ForEachParameterPair(A& a, B& b, F&& f) {
   visit("wte", a.wte, b.wte);
   visit("wpe", a.wpe, b.wpe);
   for (size_t l = 0; l < a.blocks.size(); ++l) {
-    auto &x = a.blocks[l], &y = b.blocks[l];
+    auto& x = a.blocks[l];
+    auto& y = b.blocks[l];
     const std::string at = "block" + std::to_string(l + 1) + ".";
     visit(at + "ln1_gamma", x.ln1_gamma, y.ln1_gamma);
     visit(at + "ln1_beta", x.ln1_beta, y.ln1_beta);
