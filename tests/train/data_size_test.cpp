@@ -154,6 +154,12 @@ TEST(DataSize, CnnAheadWithLittleDataTransformerWithALot) {
   EXPECT_LT(std::abs(t_params - c_params), 0.1 * std::max(t_params, c_params));
   while (!runner.done()) ASSERT_TRUE(runner.Next(c.steps).ok());
 
+  std::string curves;  // printed with any failure
+  for (const DataSizePoint& p : runner.points()) {
+    curves += std::string(ModelKindName(p.model)) + " N = " + std::to_string(p.size) + ": mean " +
+              std::to_string(p.mean) + " [" + std::to_string(p.min) + ", " + std::to_string(p.max) + "]\n";
+  }
+  SCOPED_TRACE(curves);
   const int last = static_cast<int>(c.sizes.size()) - 1;
   const DataSizePoint& t_small = runner.point(ModelKind::kTransformer, 0);
   const DataSizePoint& c_small = runner.point(ModelKind::kCnn, 0);

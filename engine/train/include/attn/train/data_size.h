@@ -10,7 +10,7 @@
 // seed 2, … — so both rough curves are there after the first seed and the later seeds refine them.
 //
 // Measured at the defaults (seeds 1–3; held-out accuracy, mean [min, max]; 7,998 and 8,358
-// parameters; 13 s natively):
+// parameters; 13–16 s natively, 31 s in WebAssembly under node; a step ≈ 1.3 ms natively):
 //        N   transformer            cnn
 //       16   0.214 [0.201, 0.232]   0.495 [0.462, 0.521]
 //       64   0.481 [0.393, 0.537]   0.666 [0.663, 0.669]
@@ -18,8 +18,8 @@
 //     1024   1.000 [0.999, 1.000]   0.683 [0.682, 0.684]
 //     4096   1.000 [1.000, 1.000]   0.680 [0.672, 0.687]
 // With 2000 steps and 5 seeds the crossing moves to between 64 and 128 and the CNN levels off at
-// 0.738, the most it can reach (tasks.h: 3 of the 14 scored positions see the sign, 2/3 of the
-// others are guessed right).
+// 0.738, the most it can reach (tasks.h: 3 of the 14 scored positions see the sign, at best 2/3 of
+// the others are right).
 #pragma once
 
 #include <cstdint>
