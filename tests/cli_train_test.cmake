@@ -9,7 +9,7 @@ expect_run("the README's example: recall, 2 layers, 2 heads, 3000 steps, seed 1"
            "^$" ${ATTNLAB} train --task recall --layers 2 --heads 2 --steps 3000 --seed 1 --json)
 expect_run("text output" 0 "^step +10  loss [0-9.]+  accuracy [0-9.]+\nheld-out: loss [0-9.]+, accuracy [0-9.]+ over [0-9]+ positions; [0-9]+ steps/s\nhead 1.1 "
            "^$" ${ATTNLAB} train --task copy --layers 1 --heads 1 --steps 10 --log-every 10)
-expect_run("an unknown task" 2 "^$" "^attnlab train: task: expected previous, copy, reverse, sort or recall, got 'juggle'\nusage: "
+expect_run("an unknown task" 2 "^$" "^attnlab train: task: expected previous, copy, reverse, sort, recall, plusminus, got 'juggle'\nusage: "
            ${ATTNLAB} train --task juggle)
 expect_run("no task" 2 "^$" "^attnlab train: --task: missing" ${ATTNLAB} train --steps 5)
 expect_run("heads out of range" 2 "^$" "^attnlab train: --heads: expected 1–8, got '9'\n" ${ATTNLAB} train --task copy --heads 9)

@@ -2,7 +2,7 @@
 // learned positions, LayerNorm, no MLP; Adam 3e-3, batches of 32) reaches a stated held-out accuracy
 // within a stated step budget. The same test runs natively and under node (WebAssembly): the
 // numbers differ in the last bits between the two builds, the outcome must not. Also the tasks'
-// generators, the optimizers and the head roles.
+// generators (plusminus's in detail: plusminus_test.cpp), the optimizers and the head roles.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -57,6 +57,12 @@ TEST(Tasks, EachSequenceIsWhatItsHeaderSays) {
         }
         EXPECT_EQ(found, 1);
         EXPECT_EQ(weights[b.seq_len - 1], 1);
+      } else if (kind == TaskKind::kPlusMinus) {  // sign, digits: (previous ± this) mod 6 from t = 2
+        ASSERT_TRUE(TokenText(kind, ids[0]) == "+" || TokenText(kind, ids[0]) == "-");
+        const int sign = TokenText(kind, ids[0]) == "-" ? -1 : 1;
+        for (int t = 1; t < b.seq_len; ++t) ASSERT_LT(ids[t], 6);
+        for (int t = 2; t < b.seq_len; ++t) EXPECT_EQ(targets[t], ((ids[t - 1] + sign * ids[t]) % 6 + 6) % 6) << t;
+        for (int t = 0; t < b.seq_len; ++t) EXPECT_EQ(weights[t], t >= 2 ? 1 : 0);
       } else {  // digits | answer: the answer after the separator, fed back one step late
         const int n = b.seq_len / 2;
         EXPECT_EQ(TokenText(kind, ids[n]), "|");
@@ -85,7 +91,8 @@ TEST(Tasks, NamesRoundTripAndUnknownNamesAreRejected) {
   TaskKind parsed;
   const Status s = ParseTask("juggle", &parsed);
   EXPECT_EQ(s.code(), StatusCode::kUnknownOption);
-  EXPECT_NE(s.message().find("'juggle'"), std::string::npos);
+  EXPECT_EQ(s.message(), "task: expected previous, copy, reverse, sort, recall, plusminus, got 'juggle'");
+  EXPECT_EQ(TaskNames("|"), "previous|copy|reverse|sort|recall|plusminus");
 }
 
 // [SECTION] Optimizers

@@ -27,17 +27,24 @@ TrainConfig DefaultTrainConfig(TaskKind task) {
   return c;
 }
 
-Status Trainer::Init(const TrainConfig& config) {
+Status ResolveTrainConfig(const TrainConfig& config, TrainConfig* resolved) {
   TrainConfig c = config;
+  ATTN_RETURN_IF_ERROR(ParseTask(TaskName(c.task), &c.task));  // rejects an out-of-range kind
   c.model = ConfigForTask(c.task, c.model);
   c.model.seed = c.seed;
-  ATTN_RETURN_IF_ERROR(ParseTask(TaskName(c.task), &c.task));  // rejects an out-of-range kind
   ATTN_RETURN_IF_ERROR(ValidateModelConfig(c.model));
   ATTN_RETURN_IF_ERROR(ValidateOptimizerConfig(c.optimizer));
   if (c.batch_size < 1 || c.batch_size > 1024)
     return Status(StatusCode::kOutOfRange, "batch_size: expected 1–1024, got " + std::to_string(c.batch_size));
   if (c.train_set_size < 0 || c.train_set_size > (1 << 20))
     return Status(StatusCode::kOutOfRange, "train_set_size: expected 0–1048576, got " + std::to_string(c.train_set_size));
+  *resolved = c;
+  return Status::Ok();
+}
+
+Status Trainer::Init(const TrainConfig& config) {
+  TrainConfig c;
+  ATTN_RETURN_IF_ERROR(ResolveTrainConfig(config, &c));
   config_ = c;
   params_ = InitializeModel(c.model);
   optimizer_ = Optimizer(c.optimizer);

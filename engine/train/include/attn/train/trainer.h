@@ -23,6 +23,11 @@ struct TrainConfig {
   uint32_t seed = 1;       // the parameters, the training data and the held-out data
 };
 
+// The config Trainer::Init would train: model fields the task's, model.seed = seed; fails on an
+// unknown task, a bad model or optimizer, a batch size outside 1–1024 or a training-set size outside
+// 0–1048576 (the message names the field, the range and the value). Nothing is sampled.
+Status ResolveTrainConfig(const TrainConfig& config, TrainConfig* resolved);
+
 // The default model of the Learn view and the CLI: 2 layers, 2 heads, d = 32, learned positions,
 // LayerNorm, no MLP (attention only); Adam at 3e-3, clipping at 1, batches of 32.
 TrainConfig DefaultTrainConfig(TaskKind task);
