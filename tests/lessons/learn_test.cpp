@@ -1,4 +1,4 @@
-// View 8's lab: the state's settings reach the trainer, training respects its step target and its
+// View 9's lab: the state's settings reach the trainer, training respects its step target and its
 // time slice, snapshots fall where promised, the curves are the steps' means, and the state
 // round-trips through a link.
 #include <gtest/gtest.h>
@@ -28,8 +28,11 @@ TEST(Learn, TheStateConfiguresTheTrainer) {
   EXPECT_EQ(c.optimizer.learning_rate, 0.01f);
   EXPECT_EQ(c.seed, 42u);
   EXPECT_TRUE(c.model.mlp);
-  for (int t = 0; t < static_cast<int>(attn::train::TaskKind::kCount); ++t)
+  ASSERT_EQ(LearnState::kTask.count, static_cast<int>(attn::train::TaskKind::kCount));
+  for (int t = 0; t < static_cast<int>(attn::train::TaskKind::kCount); ++t) {
+    EXPECT_STREQ(kLearnTaskNames[t], attn::train::TaskName(static_cast<attn::train::TaskKind>(t))) << "links name tasks as the CLI does";
     EXPECT_GT(std::string(LearnWhatToWatch(static_cast<attn::train::TaskKind>(t))).size(), 40u);
+  }
 }
 
 TEST(Learn, TrainsToTheTargetWithSnapshotsFromInitialisation) {

@@ -11,6 +11,7 @@
 #include "imgui.h"
 #include "theme.h"
 #include "panels/cnn_panel.h"
+#include "panels/data_size_panel.h"
 #include "panels/heads_panel.h"
 #include "panels/learn_panel.h"
 #include "panels/masks_panel.h"
@@ -50,6 +51,7 @@ App::App() {
   panels_.push_back(std::make_unique<HeadsPanel>());
   panels_.push_back(std::make_unique<MasksPanel>());
   panels_.push_back(std::make_unique<CnnPanel>());
+  panels_.push_back(std::make_unique<DataSizePanel>());
   panels_.push_back(std::make_unique<LearnPanel>());
   panels_.push_back(std::make_unique<PricesPanel>());
   panels_.push_back(std::make_unique<SpeedPanel>());

@@ -12,8 +12,8 @@
 namespace lessons {
 
 // The views, in the order of the tabs (and of docs/concepts.md), and their names in links.
-enum class ViewId { kWords, kOrder, kQkv, kRelevance, kHeads, kMasks, kCnn, kLearn, kPrices, kSpeed, kCount };
-inline constexpr const char* kViewNames[] = {"words", "order", "qkv", "relevance", "heads", "masks", "cnn", "learn", "prices", "speed"};
+enum class ViewId { kWords, kOrder, kQkv, kRelevance, kHeads, kMasks, kCnn, kDataSize, kLearn, kPrices, kSpeed, kCount };
+inline constexpr const char* kViewNames[] = {"words", "order", "qkv", "relevance", "heads", "masks", "cnn", "datasize", "learn", "prices", "speed"};
 static_assert(sizeof(kViewNames) / sizeof(kViewNames[0]) == static_cast<size_t>(ViewId::kCount));
 
 // Where the word vectors come from.
@@ -210,12 +210,29 @@ struct CnnState {
   }
 };
 
-// View 8: training a small transformer on a toy task in the page, and watching its heads form.
-inline constexpr const char* kLearnTaskNames[] = {"previous", "copy", "reverse", "sort", "recall"};
+// View 8: a CNN against self-attention as the training set grows (attn::train's data-size runner).
+struct DataSizeState {
+  static constexpr IntField kSeeds{"ds.s", "seeds", 1, 5};
+  static constexpr IntField kSteps{"ds.n", "steps per run", 100, 2000};
+  static constexpr IntField kLargest{"ds.max", "largest N", 6, 13};  // log2: the sizes are 16, 64, … up to 2^max
+
+  int seeds = 3;       // runs per (model, N), seeds 1…seeds
+  int steps = 400;     // updates per run, the same for both models and every N (the CLI's 600 take too long here)
+  int largest = 10;    // N = 16 · 4^k up to 2^largest (1024 at the default: the curves have crossed by 256)
+
+  void Visit(FieldVisitor& v) {
+    v.Int(kSeeds, seeds);
+    v.Int(kSteps, steps);
+    v.Int(kLargest, largest);
+  }
+};
+
+// View 9: training a small transformer on a toy task in the page, and watching its heads form.
+inline constexpr const char* kLearnTaskNames[] = {"previous", "copy", "reverse", "sort", "recall", "plusminus"};
 inline constexpr const char* kLearnPositionNames[] = {"none", "learned", "sinusoidal", "rope"};
 inline constexpr const char* kLearnOptimizerNames[] = {"adam", "sgd"};
 struct LearnState {
-  static constexpr ChoiceField kTask{"l.task", 5, kLearnTaskNames};               // attn::train::TaskKind
+  static constexpr ChoiceField kTask{"l.task", 6, kLearnTaskNames};               // attn::train::TaskKind
   static constexpr IntField kLayers{"l.l", "layers", 1, 3};
   static constexpr IntField kHeads{"l.h", "heads", 1, 4};
   static constexpr ChoiceField kPositions{"l.pe", 4, kLearnPositionNames};        // attn::train::Positions
@@ -249,7 +266,7 @@ struct LearnState {
   }
 };
 
-// View 9: smoothing a noisy price series, attention re-weighting vs a moving average.
+// View 10: smoothing a noisy price series, attention re-weighting vs a moving average.
 struct PricesState {
   static constexpr IntField kStock{"p.s", "stock", 0, 15};
   static constexpr FloatField kNoise{"p.n", "noise × price", 0.0f, 0.5f};
@@ -284,7 +301,7 @@ struct PricesState {
   }
 };
 
-// View 10: the engine's speed in this browser.
+// View 11: the engine's speed in this browser.
 struct SpeedState {
   static constexpr IntField kLog2N{"sp.n", "sequence length", 4, 13};
   // attn::KernelId; -1: the fastest this page has
@@ -314,6 +331,7 @@ struct ViewState {
   HeadsState heads;
   MasksState masks;
   CnnState cnn;
+  DataSizeState data_size;
   LearnState learn;
   PricesState prices;
   SpeedState speed;
@@ -328,6 +346,7 @@ struct ViewState {
     heads.Visit(v);
     masks.Visit(v);
     cnn.Visit(v);
+    data_size.Visit(v);
     learn.Visit(v);
     prices.Visit(v);
     speed.Visit(v);

@@ -44,6 +44,10 @@ const char* LearnWhatToWatch(TaskKind task) {
       return "Pairs of a letter and a digit, then one letter again: answer its digit. Watch a layer-1 head look at "
              "the previous token (each digit learns its letter) and a layer-2 head jump from the last letter to "
              "the digit stored after its earlier copy: an induction head. It needs both layers.";
+    case TaskKind::kPlusMinus:
+      return "A sign, then digits: each answer is the previous digit plus this one (after +) or minus it (after -), "
+             "mod 6. Watch one head keep looking back at the sign in the first column while another looks one step "
+             "back at the previous digit.";
     default: return "";
   }
 }

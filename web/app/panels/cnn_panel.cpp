@@ -226,6 +226,9 @@ void CnnPanel::DrawConvolution(PanelContext& ctx) {
   ImGui::TextWrapped("Attention is the larger function class: it can be this convolution, but it has to learn to be. A "
                      "CNN has locality built in, so with little data it often generalises better; with a lot of data, "
                      "attention's freedom to look anywhere pays off.");
+  if (ImGui::Button("Measure it: view 8, Data size  →")) ctx.state.view = lessons::ViewId::kDataSize;
+  ctx.published.Rect("cnn.why", LayoutRect{ImGui::GetItemRectMin().x, ImGui::GetItemRectMin().y, ImGui::GetItemRectSize().x,
+                                           ImGui::GetItemRectSize().y});
 }
 
 }  // namespace attnlab

@@ -1,4 +1,4 @@
-// View 8. What the reader sees: a task's "what to watch for", Train / Pause / Step / Reset, the loss
+// View 9. What the reader sees: a task's "what to watch for", Train / Pause / Step / Reset, the loss
 // and accuracy curves, every head's weights on one probe sequence (a slider goes back through the
 // snapshots to initialisation), and one measured line per head. The numbers are attn::train's.
 #include "panels/learn_panel.h"
@@ -16,7 +16,8 @@
 namespace attnlab {
 namespace {
 
-const char* const kTaskLabels[] = {"previous letter", "copy", "reverse", "sort", "recall (key → value)"};
+const char* const kTaskLabels[] = {"previous letter", "copy", "reverse", "sort", "recall (key → value)",
+                                   "plus/minus (sign, then digits)"};
 const char* const kPositionLabels[] = {"no positions", "learned positions", "sinusoidal positions", "RoPE"};
 const char* const kOptimizerLabels[] = {"Adam", "SGD (momentum 0.9)"};
 constexpr int kCurveBins = 200;

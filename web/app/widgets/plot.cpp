@@ -104,8 +104,9 @@ std::string Format(const char* format, double v) {
   return buf;
 }
 
-// The legend: an optional title, then a swatch and a label per series, wrapped to `width`. Returns
-// the top of its last line.
+// The legend: an optional title, then a swatch and a label per series (none for a series without a
+// label: a second line of the one before, e.g. its spread), wrapped to `width`. Returns the top of
+// its last line.
 float DrawLegend(ImDrawList* list, ImVec2 at, float width, const char* title, const std::vector<PlotSeries>& series) {
   const ImGuiStyle& style = ImGui::GetStyle();
   const float line = ImGui::GetTextLineHeight();
@@ -116,6 +117,7 @@ float DrawLegend(ImDrawList* list, ImVec2 at, float width, const char* title, co
     x += ImGui::CalcTextSize(title).x + style.ItemSpacing.x;
   }
   for (const PlotSeries& s : series) {  // an entry: swatch, label and the gap after it
+    if (!s.label || !*s.label) continue;
     const float w = line * 1.4f + ImGui::CalcTextSize(s.label).x + style.ItemSpacing.x * 2;
     if (x + w > at.x + width && x > at.x) x = at.x, y += line * 1.3f;
     list->AddRectFilled(ImVec2(x, y + line * 0.35f), ImVec2(x + line, y + line * 0.65f), s.color);

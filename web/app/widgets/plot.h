@@ -16,7 +16,7 @@ namespace attnlab {
 
 struct PlotSeries {
   std::string key;        // published as "<plot>.<key>" (the whole matrix y); empty: not published
-  const char* label;      // legend text
+  const char* label;      // legend text; "" (or null): no entry, e.g. the upper edge of a spread
   const attn::Matrix* y;  // the values, alive until the next frame: a (n, 1) or (1, n) vector ...
   ImU32 color;
   float thickness = 1.5f;  // line width, or the dots' radius

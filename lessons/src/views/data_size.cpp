@@ -1,0 +1,66 @@
+#include "lessons/views/data_size.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace lessons {
+namespace {
+
+using attn::train::DataSizePoint;
+using attn::train::ModelKind;
+
+}  // namespace
+
+attn::train::DataSizeConfig DataSizeConfigFor(const DataSizeState& s) {
+  attn::train::DataSizeConfig c;
+  c.sizes.clear();
+  for (int log2_n = 4; log2_n <= s.largest; log2_n += 2) c.sizes.push_back(1 << log2_n);
+  if (c.sizes.back() != (1 << s.largest)) c.sizes.push_back(1 << s.largest);  // an odd largest still ends there
+  c.seeds = s.seeds;
+  c.steps = s.steps;
+  c.eval_sequences = 256;  // 3,584 scored positions per run: ±0.01 at worst, and a short frame when a run ends
+  return c;
+}
+
+DataSizeCurves CurvesOfPoints(const attn::train::DataSizeRunner& runner) {
+  const int sizes = static_cast<int>(runner.config().sizes.size());
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  DataSizeCurves c;
+  c.log2_n.resize(sizes, 1);
+  for (Matrix* m : {&c.transformer_mean, &c.transformer_min, &c.transformer_max, &c.cnn_mean, &c.cnn_min, &c.cnn_max})
+    m->setConstant(sizes, 1, nan);
+  for (int i = 0; i < sizes; ++i) {
+    c.log2_n(i, 0) = std::log2(static_cast<float>(runner.config().sizes[i]));
+    const DataSizePoint& t = runner.point(ModelKind::kTransformer, i);
+    const DataSizePoint& k = runner.point(ModelKind::kCnn, i);
+    if (!t.accuracy.empty()) c.transformer_mean(i, 0) = t.mean, c.transformer_min(i, 0) = t.min, c.transformer_max(i, 0) = t.max;
+    if (!k.accuracy.empty()) c.cnn_mean(i, 0) = k.mean, c.cnn_min(i, 0) = k.min, c.cnn_max(i, 0) = k.max;
+  }
+  return c;
+}
+
+std::string DescribeDataSize(const attn::train::DataSizeRunner& runner) {
+  const auto& sizes = runner.config().sizes;
+  for (const DataSizePoint& p : runner.points())
+    if (p.accuracy.empty()) return "";
+  const int last = static_cast<int>(sizes.size()) - 1;
+  const DataSizePoint &t0 = runner.point(ModelKind::kTransformer, 0), &c0 = runner.point(ModelKind::kCnn, 0);
+  const DataSizePoint &tn = runner.point(ModelKind::kTransformer, last), &cn = runner.point(ModelKind::kCnn, last);
+  const int crossover = attn::train::Crossover(runner.points());
+  char text[320];
+  if (c0.mean > t0.mean && crossover > 0) {
+    std::snprintf(text, sizeof(text),
+                  "With %d training sequences the CNN is ahead, %.2f to %.2f; from %d on the transformer is, %.2f to "
+                  "%.2f at %d.",
+                  sizes[0], c0.mean, t0.mean, crossover, tn.mean, cn.mean, sizes[last]);
+  } else {
+    std::snprintf(text, sizeof(text),
+                  "No crossing in this run: at %d sequences the transformer has %.2f and the CNN %.2f; at %d, %.2f "
+                  "and %.2f.",
+                  sizes[0], t0.mean, c0.mean, sizes[last], tn.mean, cn.mean);
+  }
+  return text;
+}
+
+}  // namespace lessons

@@ -1,0 +1,187 @@
+// View 8. What the reader sees: the task in one line, Run / Pause, a progress bar naming the run,
+// held-out accuracy against the number of training sequences (log axis) for the transformer and the
+// CNN with their spread over seeds, a table of the numbers and one sentence of what they show.
+#include "panels/data_size_panel.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "imgui.h"
+#include "theme.h"
+#include "widgets/field_widgets.h"
+#include "widgets/flow_layout.h"
+#include "widgets/plot.h"
+
+namespace attnlab {
+namespace {
+
+using attn::train::ModelKind;
+
+int FinishedRuns(const attn::train::DataSizeRunner& r) {
+  int n = 0;
+  for (const auto& p : r.points()) n += static_cast<int>(p.accuracy.size());
+  return n;
+}
+
+}  // namespace
+
+void DataSizePanel::Draw(PanelContext& ctx) {
+  DrawExplanation(ctx,
+      "Self-attention can compute anything a convolution can (view 7), so why use convolutions at all? Because "
+      "freedom costs data. Both models here learn the same task from N training sequences and are scored on "
+      "sequences they never saw. The task: a sign, + or -, then 15 digits 0–5; at each position answer the "
+      "previous digit plus this one (after +) or minus it (after -), mod 6. The rule is local and the same at "
+      "every position, which is exactly what a CNN assumes (its inductive bias): one small filter, shared by all positions, learns it "
+      "from a handful of sequences. But the sign is far away, beyond the CNN's window of 5 positions, so it can "
+      "only guess where the sign matters. The transformer (learned positions, so it knows nothing of "
+      "neighbourhoods) can look back at the sign, but must first learn where to look, and that takes data: it is "
+      "the more flexible model, and flexibility is paid for in examples.",
+      "press Run and watch the two curves cross; add seeds to see how much a single run can vary.");
+  DrawControls(ctx);
+  Run(ctx);
+  DrawStatusLine(error_);
+  if (started_) DrawCurves(ctx);
+}
+
+void DataSizePanel::DrawControls(PanelContext& ctx) {
+  lessons::DataSizeState& s = ctx.state.data_size;
+  const float w = std::min(200.0f, ImGui::GetContentRegionAvail().x * 0.55f);
+  ImGui::SetNextItemWidth(w);
+  char label[32];
+  std::snprintf(label, sizeof(label), "%d", 1 << s.largest);
+  SliderField(s.kLargest, &s.largest, s.kLargest.max, label);
+  SameLineIfFits(w + 110.0f);
+  ImGui::SetNextItemWidth(w);
+  SliderField(s.kSeeds, &s.seeds);
+  SameLineIfFits(w + 110.0f);
+  ImGui::SetNextItemWidth(w);
+  SliderField(s.kSteps, &s.steps);
+
+  const std::string settings = lessons::FieldsKey(s);
+  if (settings != settings_) {
+    settings_ = settings;
+    ++EngineRuns();
+    const attn::Status status = runner_.Init(lessons::DataSizeConfigFor(s));
+    error_ = status.ok() ? "" : status.ToString();
+    running_ = started_ = false;
+    finished_runs_ = -1;
+  }
+  const bool done = runner_.done();
+  if (ImGui::Button(running_ ? "Pause" : done && started_ ? "Run again" : started_ ? "Go on" : "Run")) {
+    if (done && started_) settings_.clear();  // the next frame starts over from seed 1
+    running_ = !running_ && !(done && started_);
+    started_ = started_ || running_;
+  }
+  ctx.published.Rect("datasize.run", LayoutRect{ImGui::GetItemRectMin().x, ImGui::GetItemRectMin().y,
+                                                 ImGui::GetItemRectSize().x, ImGui::GetItemRectSize().y});
+  ImGui::SameLine();
+  const attn::train::DataSizeRun& run = runner_.current();
+  char progress[128];
+  if (!started_) {
+    std::snprintf(progress, sizeof(progress), "%zu sizes × %d seeds × 2 models", runner_.config().sizes.size(), s.seeds);
+  } else if (done) {
+    std::snprintf(progress, sizeof(progress), "done");
+  } else {
+    std::snprintf(progress, sizeof(progress), "%s, N = %d, seed %d: step %d of %d",
+                  run.model == ModelKind::kCnn ? "CNN" : "transformer", run.size, run.seed, run.step, s.steps);
+  }
+  ImGui::ProgressBar(runner_.progress(), ImVec2(std::min(420.0f, ImGui::GetContentRegionAvail().x), 0), progress);
+  ctx.published.Scalar("datasize.progress", runner_.progress());
+  ctx.published.Scalar("datasize.running", running_ ? 1 : 0);
+  DrawNote("transformer: 1 block of 2 heads, d = 24, learned positions, %lld parameters · CNN: 2 causal convolutions of "
+           "3 taps, 36 channels, %lld parameters · both: %d Adam steps of 16 sequences at every N, scored on 256 new "
+           "sequences",
+           static_cast<long long>(runner_.parameters(ModelKind::kTransformer)),
+           static_cast<long long>(runner_.parameters(ModelKind::kCnn)), s.steps);
+}
+
+void DataSizePanel::Run(PanelContext& ctx) {
+  if (!running_ || !error_.empty()) return;
+  ++EngineRuns();
+  const auto start = std::chrono::steady_clock::now();
+  const auto elapsed_ms = [&] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  };
+  // Slices of 4 steps (about 5 ms in WebAssembly) until the frame's share is used.
+  while (!runner_.done() && elapsed_ms() < kSliceMs) {
+    const attn::Status status = runner_.Next(4);
+    if (!status.ok()) {
+      error_ = status.ToString();
+      running_ = false;
+      return;
+    }
+  }
+  if (runner_.done()) running_ = false;
+  if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
+}
+
+void DataSizePanel::DrawCurves(PanelContext& ctx) {
+  const int finished = FinishedRuns(runner_);
+  if (finished != finished_runs_) {
+    finished_runs_ = finished;
+    curves_ = lessons::CurvesOfPoints(runner_);
+    description_ = lessons::DescribeDataSize(runner_);
+  }
+  ImGui::SeparatorText("Held-out accuracy against N");
+  const ImU32 transformer = HeadColor(1), cnn = HeadColor(0);
+  PlotOptions o;
+  o.x = &curves_.log2_n;
+  o.x_powers_of_two = true;
+  o.x_step = 2.0;
+  o.round_axes = true;
+  o.height = 260.0f;
+  o.max_width = 640.0f;
+  o.x_label = "training sequences N (log scale)";
+  o.y_label = "held-out accuracy";
+  o.describe = [&](int i) {
+    ImGui::Text("N = %d", 1 << static_cast<int>(curves_.log2_n(i, 0)));
+    const auto line = [](const char* name, const attn::train::DataSizePoint& p) {
+      if (p.accuracy.empty()) return ImGui::TextDisabled("%s: not yet", name);
+      ImGui::Text("%s: %.3f (seeds: %.3f … %.3f)", name, p.mean, p.min, p.max);
+    };
+    line("transformer", runner_.point(ModelKind::kTransformer, i));
+    line("CNN", runner_.point(ModelKind::kCnn, i));
+  };
+  DrawPlot("datasize.curve",
+           {{"transformer", "transformer (mean of the seeds)", &curves_.transformer_mean, transformer, 2.5f, false, -1, true},
+            {"transformer_min", "lowest and highest seed", &curves_.transformer_min, transformer, 1.0f},
+            {"transformer_max", "", &curves_.transformer_max, transformer, 1.0f},
+            {"cnn", "CNN (mean of the seeds)", &curves_.cnn_mean, cnn, 2.5f, false, -1, true},
+            {"cnn_min", "lowest and highest seed", &curves_.cnn_min, cnn, 1.0f},
+            {"cnn_max", "", &curves_.cnn_max, cnn, 1.0f}},
+           o, ctx.published);
+  if (!description_.empty()) {
+    ImGui::TextWrapped("%s", description_.c_str());
+    ctx.summary = "Data size: " + description_;
+  }
+  // The numbers behind the curves.
+  if (ImGui::BeginTable("datasize.table", 3, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("N");
+    ImGui::TableSetupColumn("transformer: mean [lowest, highest]");
+    ImGui::TableSetupColumn("CNN: mean [lowest, highest]");
+    ImGui::TableHeadersRow();
+    for (size_t i = 0; i < runner_.config().sizes.size(); ++i) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::Text("%d", runner_.config().sizes[i]);
+      for (ModelKind kind : {ModelKind::kTransformer, ModelKind::kCnn}) {
+        ImGui::TableNextColumn();
+        const attn::train::DataSizePoint& p = runner_.point(kind, static_cast<int>(i));
+        if (p.accuracy.empty()) {
+          ImGui::TextDisabled("…");
+        } else {
+          ImGui::Text("%.3f [%.3f, %.3f]", p.mean, p.min, p.max);
+          ctx.published.Scalar(std::string("datasize.") + (kind == ModelKind::kCnn ? "cnn." : "transformer.") +
+                                   std::to_string(runner_.config().sizes[i]),
+                               p.mean);
+        }
+      }
+    }
+    ImGui::EndTable();
+  }
+  ctx.published.Scalar("datasize.crossover", attn::train::Crossover(runner_.points()));
+}
+
+}  // namespace attnlab
