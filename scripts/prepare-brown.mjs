@@ -28,11 +28,17 @@
 //      a possessive tag (NN$, NP$, PN$...) ending in "'s" or "'" ("parents'"): PRT for the marker
 //        (as en-ptb.map maps PTB's POS), the tag without $ before it;
 //      otherwise all get the token's tag ("Mr." NP -> NOUN .; "well-known" JJ -> ADJ . ADJ).
-// 3. The word id of a piece is its row in web/assets/word-vectors.bin, looked up as
-//    lessons/src/word_vectors.cpp EmbedTokens does: lower-cased, the clitics n't 're 'll 've 'm 'd
-//    looked up as not are will have am would; anything not in the list ("'s", numbers, single
-//    letters, rare words) gets the unknown id N.
-//
+// 3. The word id of a piece is its entry in the file's vocabulary: the distinct pieces of the whole
+//    corpus, lower-cased as lessons::NormalizeToken does, most frequent first (ties in code-unit
+//    order). Lower case is enough: the page's EmbedTokens (lessons/src/word_vectors.cpp) looks a token
+//    up, and hashes an unknown one (HashEmbedding), by NormalizeToken(token) only, so every spelling
+//    of a piece gets one vector, and EmbedTokens on the vocabulary entry gives exactly the page's
+//    vector of the piece: a row of web/assets/word-vectors.bin when the word list has it (the clitics
+//    n't 're 'll 've 'm 'd by their full word not are will have am would), else the piece's own
+//    stand-in vector ("'s", numbers, single letters, rare words). The trainer builds its fixed token
+//    table that way. For the report and the baselines the script also looks each piece up in the
+//    word list as EmbedTokens does (its "row"; pieces the list lacks share one "unknown row").
+
 // Tags: Brown's tags map to the universal tagset of Petrov, Das & McDonald (2012) by the standard
 // table en-brown.map (github.com/slavpetrov/universal-pos-tags, also NLTK's universal_tagset, which
 // nltk.corpus.brown.tagged_words(tagset='universal') uses). The table lists 472 tags, most of them
@@ -45,18 +51,22 @@
 // held out, the other 450 are for training.
 //
 // Layout of brown-upos.bin (little-endian):
-//   8 bytes       magic "ATTNPOS1"
+//   8 bytes       magic "ATTNPOS2" (ATTNPOS1 had word-list rows for ids, with one unknown id)
 //   u32           tag count T (12)
 //   u32           byte length B of the tag names
 //   B bytes       tag names, ASCII, separated by '\n' (tag id = position: NOUN VERB ADJ ... X)
 //   0-3 bytes     zero padding to a multiple of 4
-//   u32           vocabulary size V = N + 1 (ids 0..N-1 are rows of word-vectors.bin, N = unknown)
+//   u32           vocabulary size V (the distinct lower-cased pieces; word id = position)
+//   u32           byte length W of the vocabulary
+//   W bytes       the V pieces, ASCII, separated by '\n' (no piece holds whitespace)
+//   0-3 bytes     zero padding to a multiple of 4
+//   u32           bytes per word id: 2 (u16) when V <= 65536, else 4 (u32)
 //   u32           split count (2: train, then held-out)
 //   for each split:
 //     u32         sentence count S
 //     u32         token count K
 //     (S+1) x u32 sentence offsets into the tokens (first 0, last K)
-//     K x u16     word ids
+//     K x u16/u32 word ids
 //     K x u8      tag ids
 //     0-3 bytes   zero padding to a multiple of 4
 import { createHash } from 'node:crypto';
@@ -237,7 +247,6 @@ function readWordList() {
   if (words.length !== count) throw new Error(`word-vectors.bin: ${words.length} words, header says ${count}`);
   const index = new Map();
   words.forEach((w, i) => { if (!index.has(w)) index.set(w, i); });  // the first spelling wins, as in Parse
-  if (count + 1 > 65536) throw new Error('word ids no longer fit in u16');
   return { count, index };
 }
 
@@ -296,9 +305,9 @@ function main() {
   const unknownTypes = new Map();
   for (const split of splits) {
     split.offsets = [0];
-    split.words = [];
+    split.rows = [];     // the piece's row in word-vectors.bin, N where the list lacks it (report, baselines)
     split.tags = [];
-    split.strings = [];  // lower-cased pieces, for the baselines by spelling
+    split.strings = [];  // lower-cased pieces: the vocabulary
     split.brownTokens = 0;
     for (const doc of split.docs)
       for (const brownSentence of doc.sentences) {
@@ -315,24 +324,36 @@ function main() {
             const lower = piece.toLowerCase();
             const id = index.get(EXPANDED.get(lower) ?? lower) ?? N;
             if (id === N) unknownTypes.set(lower, (unknownTypes.get(lower) ?? 0) + 1);
-            split.words.push(id);
+            split.rows.push(id);
             split.tags.push(TAG_ID.get(universal));
             split.strings.push(lower);
           }
         }
-        split.offsets.push(split.words.length);
+        split.offsets.push(split.rows.length);
       }
   }
+
+  // The vocabulary: distinct lower-cased pieces, most frequent first, ties in code-unit order.
+  const frequency = new Map();
+  for (const split of splits) for (const s of split.strings) frequency.set(s, (frequency.get(s) ?? 0) + 1);
+  const vocabulary = [...frequency.keys()].sort((a, b) => frequency.get(b) - frequency.get(a) || (a < b ? -1 : a > b ? 1 : 0));
+  const vocabularyId = new Map(vocabulary.map((w, i) => [w, i]));
+  for (const split of splits) split.words = split.strings.map((s) => vocabularyId.get(s));
+  if (vocabulary.some((w) => /\s/.test(w) || /[^\x00-\x7f]/.test(w))) throw new Error('a piece holds whitespace or non-ASCII');
+  const idBytes = vocabulary.length <= 65536 ? 2 : 4;
 
   // The file.
   const u32 = (...values) => { const b = Buffer.alloc(4 * values.length); values.forEach((v, i) => b.writeUInt32LE(v, 4 * i)); return b; };
   const pad = (length) => Buffer.alloc((4 - (length % 4)) % 4);
   const names = Buffer.from(TAGS.join('\n'), 'ascii');
-  const parts = [Buffer.from('ATTNPOS1', 'ascii'), u32(TAGS.length, names.length), names, pad(names.length), u32(N + 1, splits.length)];
+  const vocabularyText = Buffer.from(vocabulary.join('\n'), 'ascii');
+  const parts = [Buffer.from('ATTNPOS2', 'ascii'), u32(TAGS.length, names.length), names, pad(names.length),
+    u32(vocabulary.length, vocabularyText.length), vocabularyText, pad(vocabularyText.length), u32(idBytes, splits.length)];
   for (const split of splits) {
     const k = split.words.length;
+    const ids = idBytes === 2 ? Uint16Array.from(split.words) : Uint32Array.from(split.words);
     parts.push(u32(split.offsets.length - 1, k), u32(...split.offsets));
-    parts.push(Buffer.from(Uint16Array.from(split.words).buffer), Buffer.from(Uint8Array.from(split.tags).buffer), pad(3 * k));
+    parts.push(Buffer.from(ids.buffer), Buffer.from(Uint8Array.from(split.tags).buffer), pad((idBytes + 1) * k));
   }
   const file = Buffer.concat(parts);
   if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error('this machine is not little-endian');
@@ -343,7 +364,7 @@ function main() {
   const [train, held] = splits;
   const tokens = (s) => s.words.length;
   const allTokens = tokens(train) + tokens(held);
-  console.log(`brown-upos.bin: ${thousands(file.length)} bytes, sha256 ${createHash('sha256').update(file).digest('hex')}`);
+  console.log(`brown-upos.bin: ${thousands(file.length)} bytes, vocabulary ${thousands(vocabulary.length)} pieces (u${8 * idBytes} ids), sha256 ${createHash('sha256').update(file).digest('hex')}`);
   console.log(`corpus: ${docs.length} documents, ${thousands(docs.reduce((a, d) => a + d.sentences.length, 0))} sentences, ` +
     `${thousands(brownTokens)} Brown tokens, less ${thousands(doubled)} doubled sentence ends -> ${thousands(allTokens)} page tokens`);
   for (const [rule, r] of rules) console.log(`  ${rule}: ${thousands(r.brown)} Brown tokens -> ${thousands(r.pieces)} (e.g. ${r.example})`);
@@ -353,14 +374,14 @@ function main() {
   for (const s of splits) for (const t of s.tags) tagCounts[t]++;
   console.log(`page-token tags: ${TAGS.map((t, i) => `${t} ${thousands(tagCounts[i])}`).join(', ')}`);
   for (const s of splits) {
-    const known = s.words.filter((w) => w !== N).length;
+    const known = s.rows.filter((w) => w !== N).length;
     const genres = new Map();
     for (const d of s.docs) genres.set(d.genre, (genres.get(d.genre) ?? 0) + 1);
     console.log(`${s.name}: ${s.docs.length} documents, ${thousands(s.offsets.length - 1)} sentences, ` +
       `${thousands(s.brownTokens)} Brown tokens, ${thousands(tokens(s))} page tokens; known words ${percent(known, tokens(s))}` +
       (s === held ? `; documents by genre: ${[...genres].map(([g, n]) => `${g} ${n}`).join(', ')}` : ''));
   }
-  const knownAll = [...train.words, ...held.words].filter((w) => w !== N).length;
+  const knownAll = [...train.rows, ...held.rows].filter((w) => w !== N).length;
   console.log(`coverage: ${percent(knownAll, allTokens)} of all page tokens are in the word list; ` +
     `most frequent unknown: ${[...unknownTypes].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 15).map(([w, c]) => `${w} ${c}`).join(', ')}`);
   for (const s of [...splits, { name: 'all', offsets: null }]) {
@@ -379,24 +400,24 @@ function main() {
     return m;
   };
   const majority = argmax(tagsBy(train.tags.map(() => 0), train.tags).get(0));
-  const byId = tagsBy(train.words, train.tags);
+  const byId = tagsBy(train.rows, train.tags);
   const unknownTag = argmax(byId.get(N));
   const accuracy = (predict) => held.tags.filter((t, i) => predict(i) === t).length / held.tags.length;
   console.log(`held-out baselines (${thousands(tokens(held))} tokens):`);
   console.log(`  majority tag (${TAGS[majority]}): ${(100 * accuracy(() => majority)).toFixed(2)}%`);
   const bestById = new Map([...byId].map(([k, c]) => [k, argmax(c)]));
-  const predictById = (i) => bestById.get(held.words[i]) ?? majority;
+  const predictById = (i) => bestById.get(held.rows[i]) ?? majority;
   const accuracyOver = (indices) => indices.filter((i) => predictById(i) === held.tags[i]).length / indices.length;
-  const heldKnown = held.words.map((w, i) => i).filter((i) => held.words[i] !== N);
-  const heldUnknown = held.words.map((w, i) => i).filter((i) => held.words[i] === N);
-  console.log(`  most frequent tag of the word id (the unknown id is one "word": its most frequent tag is ${TAGS[unknownTag]}; ` +
+  const heldKnown = held.rows.map((w, i) => i).filter((i) => held.rows[i] !== N);
+  const heldUnknown = held.rows.map((w, i) => i).filter((i) => held.rows[i] === N);
+  console.log(`  most frequent tag of the word-list row (pieces the list lacks are one "word": its most frequent tag is ${TAGS[unknownTag]}; ` +
     `known words never seen in training get ${TAGS[majority]}): ${(100 * accuracy(predictById)).toFixed(2)}% ` +
     `(known-word tokens ${(100 * accuracyOver(heldKnown)).toFixed(2)}%, unknown-id tokens ${(100 * accuracyOver(heldUnknown)).toFixed(2)}%)`);
   const byString = tagsBy(train.strings, train.tags);
   const bestByString = new Map([...byString].map(([k, c]) => [k, argmax(c)]));
   const unseen = held.strings.filter((s) => !byString.has(s)).length;
-  console.log(`  most frequent tag of the spelling (lower-case; ${percent(unseen, tokens(held))} of held-out tokens unseen in training, ` +
-    `they get ${TAGS[unknownTag]}, the most frequent tag of unknown-id words): ` +
+  console.log(`  most frequent tag of the word id (the lower-case piece; ${percent(unseen, tokens(held))} of held-out tokens unseen in training, ` +
+    `they get ${TAGS[unknownTag]}, the most frequent tag of the pieces the word list lacks): ` +
     `${(100 * accuracy((i) => bestByString.get(held.strings[i]) ?? unknownTag)).toFixed(2)}%`);
   // A word is ambiguous if it has more than one tag in training; "clearly" if a second tag makes up
   // at least 5% of its training tokens (so one odd annotation does not count).
@@ -406,11 +427,11 @@ function main() {
     return c.filter((x) => x > 0 && x >= share * total).length > 1;
   };
   const fraction = (indices, test) => percent(indices.filter(test).length, indices.length);
-  const heldAll = held.words.map((w, i) => i);
-  console.log(`  ambiguity (more than one tag in training): ${fraction(heldAll, (i) => ambiguous(byId, held.words[i]))} of held-out tokens by word id ` +
-    `(${fraction(heldKnown, (i) => ambiguous(byId, held.words[i]))} of the known-word tokens; the unknown id has ` +
+  const heldAll = held.rows.map((w, i) => i);
+  console.log(`  ambiguity (more than one tag in training): ${fraction(heldAll, (i) => ambiguous(byId, held.rows[i]))} of held-out tokens by word-list row ` +
+    `(${fraction(heldKnown, (i) => ambiguous(byId, held.rows[i]))} of the known-word tokens; the unknown row has ` +
     `${byId.get(N).filter((c) => c > 0).length} tags), ${fraction(heldAll, (i) => ambiguous(byString, held.strings[i]))} by spelling; ` +
-    `with a second tag of at least 5%: ${fraction(heldKnown, (i) => ambiguous(byId, held.words[i], 0.05))} of the known-word tokens, ` +
+    `with a second tag of at least 5%: ${fraction(heldKnown, (i) => ambiguous(byId, held.rows[i], 0.05))} of the known-word tokens, ` +
     `${fraction(heldAll, (i) => ambiguous(byString, held.strings[i], 0.05))} of all tokens by spelling`);
   console.log(`took ${(Number(process.hrtime.bigint() - started) / 1e9).toFixed(1)} s`);
 }
