@@ -172,7 +172,7 @@ TEST(TrainedHeadsTest, CorruptedBytesAreParseErrors) {
   ExpectParseError(b, "not finite");
   // Random damage is either harmless or refused; it never crashes.
   attn::SeededRandom rng(7);
-  for (int trial = 0; trial < 300; ++trial) {
+  for (int trial = 0; trial < 100; ++trial) {
     b = bytes;
     for (int k = 0; k < 4; ++k) b[rng.Below(static_cast<uint32_t>(b.size()))] = static_cast<uint8_t>(rng.Bits());
     TrainedHeads heads;

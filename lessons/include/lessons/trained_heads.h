@@ -63,15 +63,19 @@ class HeadRoleCounter {
   std::vector<double> tag_even_;                       // (tags A, tags B)
 };
 
-// Roles on one sentence: weights heads × (n, n), tags n ids; min_queries 1.
+// Roles on one sentence: weights heads × (n, n), tags n ids; min_queries 1. The page, live:
+//   MeasureHeadRoles(tagged.weights, tagged.tags, heads.tags, &roles)   (the predicted tags)
 Status MeasureHeadRoles(const std::vector<Matrix>& weights, const std::vector<int>& tags,
                         const std::vector<std::string>& tag_names, std::vector<HeadRole>* roles);
 
-// "head 2 puts 0.61 of its weight on the previous word; then determiners → nouns (0.58)" or
-// "head 4: determiners → nouns (0.58 of their weight, 0.21 if spread evenly)": whichever of the
-// head's best position (previous word, next word, itself) and its tag relation exceeds its even
-// share by more leads. `head` is 1-based. Tag names are written as plural words for the 12
-// universal tags ("DET" → "determiners") and as given otherwise.
+// One line from a role's numbers, nothing written per head. The head's best position (previous
+// word, next word or itself) and its tag relation are each compared with their even share; the one
+// that exceeds it by more leads:
+//   "head 2 puts 0.61 of its weight on the previous word; strongest tag link: determiners → nouns (0.58)"
+//   "head 4: determiners → nouns (0.58 of their weight, 0.21 if spread evenly); 0.30 on itself"
+// and when neither exceeds it by 0.1: "head 3 spreads its weight (at most 0.12 on the next word)".
+// `head` is 1-based. The 12 universal tags are written as plural words ("DET" → "determiners",
+// "ADP" → "prepositions", "." → "punctuation"), other tag names as given.
 std::string DescribeHeadRole(int head, const HeadRole& role, const std::vector<std::string>& tag_names);
 
 // [SECTION] The trained tagger and its asset
