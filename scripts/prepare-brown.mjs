@@ -412,7 +412,7 @@ function main() {
   const heldUnknown = held.rows.map((w, i) => i).filter((i) => held.rows[i] === N);
   console.log(`  most frequent tag of the word-list row (pieces the list lacks are one "word": its most frequent tag is ${TAGS[unknownTag]}; ` +
     `known words never seen in training get ${TAGS[majority]}): ${(100 * accuracy(predictById)).toFixed(2)}% ` +
-    `(known-word tokens ${(100 * accuracyOver(heldKnown)).toFixed(2)}%, unknown-id tokens ${(100 * accuracyOver(heldUnknown)).toFixed(2)}%)`);
+    `(known-word tokens ${(100 * accuracyOver(heldKnown)).toFixed(2)}%, tokens the list lacks ${(100 * accuracyOver(heldUnknown)).toFixed(2)}%)`);
   const byString = tagsBy(train.strings, train.tags);
   const bestByString = new Map([...byString].map(([k, c]) => [k, argmax(c)]));
   const unseen = held.strings.filter((s) => !byString.has(s)).length;
