@@ -28,8 +28,8 @@ try {
   const { page } = await openPage(session, { width: 1280, height: 960 });
   const s = encodeURIComponent(SENTENCE);
   const tokens = (await page.evaluate((t) => window.attnlab.tokenize(t), SENTENCE)).length;
-  const heads = await measure(page, `v=4&s=${s}&h.n=8`, (k) => `h.seed=${k}`);
-  const words = await measure(page, `v=0&s=${s}`, (k) => `w.t=${(0.5 + k * 0.05).toFixed(2)}`);
+  const heads = await measure(page, `v=heads&s=${s}&h.n=8`, (k) => `h.seed=${k}`);
+  const words = await measure(page, `v=words&s=${s}`, (k) => `w.t=${(0.5 + k * 0.05).toFixed(2)}`);
   console.log(`tokens ${tokens}`);
   console.log(`view 5, 8 heads: recompute + draw ${heads.recompute.toFixed(2)} ms, draw only ${heads.draw.toFixed(2)} ms (median of 20)`);
   console.log(`view 1:          recompute + draw ${words.recompute.toFixed(2)} ms, draw only ${words.draw.toFixed(2)} ms (median of 20)`);

@@ -14,8 +14,9 @@ const VIEWS = [
   ['5-heads', 'v=heads'],
   ['6-masks', 'v=masks&m.wl=2&m.wr=0'],
   ['7-cnn', 'v=cnn&c.a=8'],
-  ['8-prices', 'v=prices&p.s=1&p.n=0.15&p.i=100'],
-  ['9-speed', 'v=speed&sp.l=0&sp.n=10', { click: 'speed.sweep', until: 'speed.sweep.wasm_simd128.4096' }],
+  ['8-learn', 'v=learn&l.n=1200', { until: 'learn.steps', atLeast: 1200, scroll: 560 }],
+  ['9-prices', 'v=prices&p.s=1&p.n=0.15&p.i=100'],
+  ['10-speed', 'v=speed&sp.l=0&sp.n=10', { click: 'speed.sweep', until: 'speed.sweep.wasm_simd128.4096' }],
 ];
 
 await mkdir(out, { recursive: true });
@@ -25,11 +26,19 @@ try {
   for (const [name, state, action] of VIEWS) {
     const error = await page.evaluate((s) => window.attnlab.setState(s), state);
     if (error) throw new Error(`${name}: ${error}`);
-    await settle(page);
-    if (action) {  // click a control, then wait for the value it fills (the speed sweep takes seconds)
+    if (action?.click) {  // click a control, then wait for the value it fills (the speed sweep takes seconds)
+      await settle(page);
       const r = await page.evaluate((n) => window.attnlab.layout()[n], action.click);
       await page.mouse.click(r.x + r.width / 2, r.y + r.height / 2);
-      await page.waitForFunction((k) => window.attnlab.scalars()[k] !== undefined, action.until, { timeout: 120000 });
+    }
+    if (action) {  // a value appears (or reaches atLeast): the sweep filled, the training got there
+      await page.waitForFunction(({ k, min }) => (window.attnlab.scalars()[k] ?? -Infinity) >= (min ?? -Infinity),
+        { k: action.until, min: action.atLeast }, { timeout: 120000 });
+    }
+    await settle(page);
+    if (action?.scroll) {
+      await page.mouse.move(640, 480);
+      await page.mouse.wheel(0, action.scroll);
       await settle(page);
     }
     await page.mouse.move(1, 1);  // no tooltip in the picture

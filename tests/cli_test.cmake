@@ -2,18 +2,7 @@
 # on stderr and exit code 2; `check` ends with "N passed, M failed" and exits 1 if any failed.
 #   cmake -DATTNLAB=path/to/attnlab -DDATA=tests/data -DSCRATCH=build/dir -P cli_test.cmake
 
-function(expect_run description expected_code stdout_regex stderr_regex)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT code EQUAL expected_code)
-    message(FATAL_ERROR "${description}: exit code ${code}, expected ${expected_code}\n${out}${err}")
-  endif()
-  if(NOT out MATCHES "${stdout_regex}")
-    message(FATAL_ERROR "${description}: stdout does not match '${stdout_regex}':\n${out}")
-  endif()
-  if(NOT err MATCHES "${stderr_regex}")
-    message(FATAL_ERROR "${description}: stderr does not match '${stderr_regex}':\n${err}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/cli_expect_run.cmake)
 
 set(good "${DATA}/onnx-attention/test_attention_4d_gqa_with_past_and_present.json")
 file(WRITE "${SCRATCH}/cli_bad_shape.json"

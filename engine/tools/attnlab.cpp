@@ -7,6 +7,8 @@
 //   attnlab attend "The cat sat on the mat" [--dim D] [--temperature T] [--kernel K]
 //                                  prints the tokens, the attention weights and the output rows
 //   attnlab train --task recall ...          trains a small model on a toy task (train_commands.h)
+//   attnlab datasize [--sizes 16,64,...]     a transformer's and a CNN's held-out accuracy per
+//                                            training-set size (train_commands.h)
 // Bad input: one line on stderr, exit 2.
 #include <cstdio>
 #include <cstdlib>
@@ -27,7 +29,7 @@ int Usage() {
                "usage: attnlab run [--kernel K] CASE.json | "
                "attnlab check [--kernel K] CASE.json... | "
                "attnlab attend SENTENCE [--dim D] [--temperature T] [--scale S] [--kernel K] | "
-               "attnlab train --task TASK [...]\n"
+               "attnlab train --task TASK [...] | attnlab datasize [--task TASK] [--sizes N1,N2,...] [...]\n"
                "kernels here: %s\n",
                attn::AvailableKernelNames().c_str());
   return 2;
@@ -147,5 +149,6 @@ int main(int argc, char** argv) {
   if (argc >= 2 && !std::strcmp(argv[1], "check")) return Check(argc - 2, argv + 2);
   if (argc >= 2 && !std::strcmp(argv[1], "attend")) return Attend(argc - 2, argv + 2);
   if (argc >= 2 && !std::strcmp(argv[1], "train")) return attnlab_cli::Train(argc - 2, argv + 2);
+  if (argc >= 2 && !std::strcmp(argv[1], "datasize")) return attnlab_cli::DataSize(argc - 2, argv + 2);
   return Usage();
 }

@@ -162,9 +162,10 @@ constexpr const char* kConfigNames[] = {"kind", "vocab", "classes", "seq_len", "
                                         "head_dim", "positions", "layer_norm", "mlp", "causal", "seed"};
 constexpr int kConfigFields = 13;
 
-// How many values InitializeModel allocates for `c`, wte aside (checked against the file's size
-// before allocating, so that a bad header cannot ask for gigabytes).
-uint64_t ParameterCount(const train::ModelConfig& c) {
+// How many values InitializeModel allocates for `c`, wte aside, counted without allocating them
+// (attn::train::ParameterCount initialises the model): checked against the file's size first, so
+// that a bad header cannot ask for hundreds of megabytes.
+uint64_t StoredValueCount(const train::ModelConfig& c) {
   const uint64_t d = static_cast<uint64_t>(c.d_model), inner = static_cast<uint64_t>(c.heads) * train::HeadDim(c);
   uint64_t block = 3 * (d * inner + inner) + inner * d + d;
   if (c.mlp) block += d * 4 * d + 4 * d + 4 * d * d + d;
@@ -428,7 +429,7 @@ Status ParseTrainedHeads(const uint8_t* data, size_t size, TrainedHeads* out) {
   // The parameters, in the order and shapes InitializeModel gives (wte aside).
   uint32_t param_count;
   ATTN_RETURN_IF_ERROR(r.U32("parameter count", &param_count));
-  const uint64_t values = ParameterCount(c);
+  const uint64_t values = StoredValueCount(c);
   if (2 * values > r.left())
     return ParseError("parameters: the config needs " + std::to_string(values) + " float16 values (" +
                       std::to_string(2 * values) + " bytes), only " + std::to_string(r.left()) + " bytes are left");

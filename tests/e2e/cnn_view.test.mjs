@@ -30,7 +30,7 @@ function referenceConv(x, n, cin, taps, bias, K) {
 
 test('the convolution and its attention twin are the engine\'s, and right', async () => {
   const { page, problems } = await openPage(session);
-  assert.equal(await page.evaluate(() => window.attnlab.setState('v=6&c.r=2&c.l=1&c.a=0.5&c.sd=4')), '');
+  assert.equal(await page.evaluate(() => window.attnlab.setState('v=cnn&c.r=2&c.l=1&c.a=0.5&c.sd=4')), '');
   await settle(page);
   const m = await get(page, ['cnn.x', 'cnn.taps', 'cnn.bias', 'cnn.conv', 'cnn.attn', 'cnn.heads', 'cnn.curve.alpha', 'cnn.curve.diff']);
   const K = 5, n = 24, cin = 3, cout = 2, pad = 2;
@@ -92,7 +92,7 @@ test('the convolution and its attention twin are the engine\'s, and right', asyn
 
 test('receptive field: a click chooses the output; its field is 1 + L(K−1); attention sees all, the window masks', async () => {
   const { page, problems } = await openPage(session);
-  await page.evaluate(() => window.attnlab.setState('v=6&c.r=1&c.l=3&c.w=2'));
+  await page.evaluate(() => window.attnlab.setState('v=cnn&c.r=1&c.l=3&c.w=2'));
   await settle(page);
   const layout = await page.evaluate(() => window.attnlab.layout());
   const p = layout['cnn.pyramid'];
@@ -137,7 +137,7 @@ test('receptive field: a click chooses the output; its field is 1 + L(K−1); at
 
 test('on a phone (380 px, devicePixelRatio 2): it fits, and a tap on the pyramid chooses the output', async () => {
   const { page, problems } = await openPage(session, { width: 380, height: 800, dpr: 2, touch: true });
-  await page.evaluate(() => window.attnlab.setState('v=6'));
+  await page.evaluate(() => window.attnlab.setState('v=cnn'));
   await settle(page);
   const layout = await page.evaluate(() => window.attnlab.layout());
   for (const name of ['cnn.x', 'cnn.pyramid', 'cnn.rows', 'cnn.conv', 'cnn.attn', 'cnn.curve'])

@@ -65,7 +65,7 @@ async function check(page, mask, what) {
 
 test('causal, window and padding: the weights drawn are the engine\'s and right; blocked cells are hatched', async () => {
   const { page, problems } = await openPage(session);
-  await page.evaluate(() => window.attnlab.setState('v=5'));
+  await page.evaluate(() => window.attnlab.setState('v=masks'));
   await settle(page);
   const { n } = await check(page, { causal: true }, 'causal (the default)');
 
@@ -105,7 +105,7 @@ test('causal, window and padding: the weights drawn are the engine\'s and right;
 test('a query that may see no key gets zero weights and a zero output, never NaN; idle frames do not re-run', async () => {
   const { page, problems } = await openPage(session);
   // Causal + the first word padded: word 0 may look only at itself, which is padding.
-  await page.evaluate(() => window.attnlab.setState('v=5&m.c=1&m.p=1'));
+  await page.evaluate(() => window.attnlab.setState('v=masks&m.c=1&m.p=1'));
   await settle(page);
   const { n, w } = await check(page, { causal: true, padded: [0] }, 'causal + padding 0');
   assert.equal((await page.evaluate(() => window.attnlab.scalars()))['masks.blind_rows'], 1);
@@ -124,7 +124,7 @@ test('a query that may see no key gets zero weights and a zero output, never NaN
 
 test('on a phone (380 px, dpr 2): the maps fit and a tap pads a word', async () => {
   const { page, problems } = await openPage(session, { width: 380, height: 800, dpr: 2, touch: true });
-  await page.evaluate(() => window.attnlab.setState('v=5&s=The+cat+sat+on+the+mat'));
+  await page.evaluate(() => window.attnlab.setState('v=masks&s=The+cat+sat+on+the+mat'));
   await settle(page);
   const layout = await page.evaluate(() => window.attnlab.layout());
   for (const name of ['masks.W', 'masks.scores'])

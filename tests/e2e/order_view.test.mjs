@@ -19,7 +19,7 @@ async function viewOf(page) {
 
 test('shuffling the words permutes the outputs exactly; positions break it', async () => {
   const { page, problems } = await openPage(session);
-  await page.evaluate(() => window.attnlab.setState('v=1'));
+  await page.evaluate(() => window.attnlab.setState('v=order'));
   await settle(page);
   let v = await viewOf(page);
   assert.equal(v.view.view, 1);
@@ -31,7 +31,7 @@ test('shuffling the words permutes the outputs exactly; positions break it', asy
   await page.mouse.click(button.x + button.width / 2, button.y + button.height / 2);
   await settle(page);
   assert.equal(await page.evaluate(() => window.attnlab.state()), 'v=order&o.sh=1');
-  await page.evaluate(() => window.attnlab.setState('v=1&o.sh=3'));
+  await page.evaluate(() => window.attnlab.setState('v=order&o.sh=3'));
   await settle(page);
   v = await viewOf(page);
   assert.ok(v.view.engineRuns > before);
@@ -56,7 +56,7 @@ test('shuffling the words permutes the outputs exactly; positions break it', asy
   await screenshot(page, 'order-shuffled');
 
   // Sinusoidal positions: the outputs now depend on where the words stand.
-  await page.evaluate(() => window.attnlab.setState('v=1&o.sh=3&o.pe=1'));
+  await page.evaluate(() => window.attnlab.setState('v=order&o.sh=3&o.pe=1'));
   await settle(page);
   v = await viewOf(page);
   assert.ok(v.diff > 1e-3, `with positions the difference is ${v.diff}`);
@@ -69,7 +69,7 @@ test('shuffling the words permutes the outputs exactly; positions break it', asy
   await screenshot(page, 'order-sinusoidal');
 
   // A learned table, words in their order: the same input twice gives the same output.
-  await page.evaluate(() => window.attnlab.setState('v=1&o.sh=0&o.pe=2'));
+  await page.evaluate(() => window.attnlab.setState('v=order&o.sh=0&o.pe=2'));
   await settle(page);
   v = await viewOf(page);
   assert.equal(v.diff, 0, 'unshuffled');

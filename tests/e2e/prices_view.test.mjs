@@ -1,4 +1,4 @@
-// View 8: smoothing a noisy price series. The real prices are the asset's, the moving average is a
+// View 9: smoothing a noisy price series. The real prices are the asset's, the moving average is a
 // box average, the attention smoother is forward() on query/key built from (value, time) features.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +15,7 @@ const get = (page, names) => page.evaluate((ns) => Object.fromEntries(ns.map((n)
 
 async function openPrices(options = {}, state = '') {
   const opened = await openPage(session, options);
-  await opened.page.evaluate((s) => window.attnlab.setState(`v=7${s}`), state);
+  await opened.page.evaluate((s) => window.attnlab.setState(`v=prices${s}`), state);
   await opened.page.waitForFunction(() => window.attnlab.matrix('prices.plot.real') !== null, null, { timeout: 10000 });
   await settle(opened.page);
   return opened;
@@ -148,7 +148,7 @@ test('the errors against the real price are shown, equal a float64 recomputation
     assert.ok(Math.abs(averaged.shown[k] - averaged.ours[k]) <= 1e-9 * averaged.ours[k], `${k}: ${averaged.shown[k]} vs ${averaged.ours[k]}`);
   assert.ok(averaged.shown.attention < 0.65 * averaged.shown.noisy, `the smoother removes noise: ${JSON.stringify(averaged.shown)}`);
   // The text's claim: with the noisy price as the query, a high value weight keeps the noise.
-  await page.evaluate(() => window.attnlab.setState('v=7&p.s=5&p.n=0.1&p.vw=4&p.sq=0'));
+  await page.evaluate(() => window.attnlab.setState('v=prices&p.s=5&p.n=0.1&p.vw=4&p.sq=0'));
   await settle(page);
   const own = await read();
   assert.ok(own.shown.attention > 0.8 * own.shown.noisy, `each noisy month matches itself: ${JSON.stringify(own.shown)}`);

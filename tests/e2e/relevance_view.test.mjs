@@ -84,14 +84,14 @@ function checkGrids(r, { normalizer, score, temperature }) {
 
 test('six relevance functions and four normalisers: the engine\'s weights, right; controls recompute', async () => {
   const { page, problems } = await openPage(session, { width: 1400, height: 2600 });
-  assert.equal(await page.evaluate(() => window.attnlab.setState('v=3')), '');
+  assert.equal(await page.evaluate(() => window.attnlab.setState('v=relevance')), '');
   await settle(page);
   let settings = { normalizer: 'softmax', score: 'scaled_dot', temperature: 1, seed: 1 };
   checkGrids(await drawnAndEngine(page, settings), settings);
   await screenshot(page, 'relevance-desktop');
 
   // The controls, through the state string: sparsemax for the relevance grid, cosine with τ = 0.25.
-  await page.evaluate(() => window.attnlab.setState('v=3&r.n=1&r.sc=5&r.t=0.25&r.s=4'));
+  await page.evaluate(() => window.attnlab.setState('v=relevance&r.n=1&r.sc=5&r.t=0.25&r.s=4'));
   await settle(page);
   settings = { normalizer: 'sparsemax', score: 'cosine', temperature: 0.25, seed: 4 };
   checkGrids(await drawnAndEngine(page, settings), settings);
@@ -143,7 +143,7 @@ function gaussians(count, seed) {
 
 test('saturation plot: entropy and softmax gradient against d_k, with and without 1/√d_k', async () => {
   const { page, problems } = await openPage(session, { width: 1200, height: 2600 });
-  await page.evaluate(() => window.attnlab.setState('v=3'));
+  await page.evaluate(() => window.attnlab.setState('v=relevance'));
   await settle(page);
   const plot = await page.evaluate(() => {
     const a = window.attnlab;
@@ -206,7 +206,7 @@ test('saturation plot: entropy and softmax gradient against d_k, with and withou
 
 test('on a phone (380 px, devicePixelRatio 2): grids and plots stack and fit; a tap shows a cell', async () => {
   const { page, problems } = await openPage(session, { width: 380, height: 800, dpr: 2, touch: true });
-  await page.evaluate(() => window.attnlab.setState('v=3'));
+  await page.evaluate(() => window.attnlab.setState('v=relevance'));
   await settle(page);
   let layout = await page.evaluate(() => window.attnlab.layout());
   for (const name of ['rel.score.dot', 'rel.score.cosine', 'rel.norm.sigmoid', 'rel.sat.entropy', 'rel.sat.grad'])

@@ -1,4 +1,4 @@
-// View 9: the forward timed in the browser; and forwardOutput(), the fused path, from JavaScript.
+// View 10: the forward timed in the browser; and forwardOutput(), the fused path, from JavaScript.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openBrowser, openPage, screenshot, settle } from './browser.mjs';
@@ -16,7 +16,7 @@ test('the Speed view times the fused wasm_simd128 forward and the kernels that k
   assert.deepEqual(kernels, ['reference', 'eigen', 'wasm_simd128']);
 
   // Not live: one measurement, then the page idles.
-  await page.evaluate(() => window.attnlab.setState('v=8&sp.l=0&sp.n=8'));
+  await page.evaluate(() => window.attnlab.setState('v=speed&sp.l=0&sp.n=8'));
   await settle(page);
   let s = await scalars(page);
   assert.equal(s['speed.n'], 256);
@@ -32,7 +32,7 @@ test('the Speed view times the fused wasm_simd128 forward and the kernels that k
   await screenshot(page, 'speed');
 
   // eigen builds every n×n intermediate: the view keeps n at 1024 for it.
-  await page.evaluate(() => window.attnlab.setState('v=8&sp.l=0&sp.k=1&sp.n=12'));
+  await page.evaluate(() => window.attnlab.setState('v=speed&sp.l=0&sp.k=1&sp.n=12'));
   await settle(page);
   s = await scalars(page);
   assert.equal(s['speed.kernel'], 1);
@@ -40,19 +40,19 @@ test('the Speed view times the fused wasm_simd128 forward and the kernels that k
   assert.equal(s['speed.fused'], 0);
 
   // Live: the engine keeps running with no input at all, and stops when live is switched off.
-  await page.evaluate(() => window.attnlab.setState('v=8&sp.k=-1&sp.n=6&sp.l=1'));
+  await page.evaluate(() => window.attnlab.setState('v=speed&sp.k=-1&sp.n=6&sp.l=1'));
   const before = await page.evaluate(() => window.attnlab.view().engineRuns);
   await page.waitForTimeout(600);
   const during = await page.evaluate(() => window.attnlab.view().engineRuns);
   assert.ok(during > before + 5, `live: ${during - before} runs in 600 ms`);
-  await page.evaluate(() => window.attnlab.setState('v=8&sp.n=6&sp.l=0'));
+  await page.evaluate(() => window.attnlab.setState('v=speed&sp.n=6&sp.l=0'));
   await settle(page);
   const stopped = await page.evaluate(() => window.attnlab.view().engineRuns);
   await page.waitForTimeout(300);
   assert.equal(await page.evaluate(() => window.attnlab.view().engineRuns), stopped, 'nothing runs once idle');
 
   // Live at n = 8192, where one forward takes seconds: it times once and pauses, the page goes idle.
-  await page.evaluate(() => window.attnlab.setState('v=8&sp.n=13&sp.l=1'));
+  await page.evaluate(() => window.attnlab.setState('v=speed&sp.n=13&sp.l=1'));
   await page.waitForFunction(() => window.attnlab.idle(), null, { polling: 200, timeout: 60000 });
   s = await scalars(page);
   assert.equal(s['speed.n'], 8192);
@@ -111,7 +111,7 @@ test('forwardOutput(): the fused kernel from JavaScript equals forward() and a f
 
 test('on a phone (380 px, devicePixelRatio 2): the controls wrap and fit', async () => {
   const { page, problems } = await openPage(session, { width: 380, height: 800, dpr: 2, touch: true });
-  await page.evaluate(() => window.attnlab.setState('v=8&sp.l=0&sp.n=9'));
+  await page.evaluate(() => window.attnlab.setState('v=speed&sp.l=0&sp.n=9'));
   await settle(page);
   const sweep = await page.evaluate(() => window.attnlab.layout()['speed.sweep']);
   assert.ok(sweep, 'the sweep button is drawn');

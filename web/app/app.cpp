@@ -12,6 +12,7 @@
 #include "theme.h"
 #include "panels/cnn_panel.h"
 #include "panels/heads_panel.h"
+#include "panels/learn_panel.h"
 #include "panels/masks_panel.h"
 #include "panels/order_panel.h"
 #include "panels/prices_panel.h"
@@ -49,6 +50,7 @@ App::App() {
   panels_.push_back(std::make_unique<HeadsPanel>());
   panels_.push_back(std::make_unique<MasksPanel>());
   panels_.push_back(std::make_unique<CnnPanel>());
+  panels_.push_back(std::make_unique<LearnPanel>());
   panels_.push_back(std::make_unique<PricesPanel>());
   panels_.push_back(std::make_unique<SpeedPanel>());
 }

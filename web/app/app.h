@@ -46,7 +46,7 @@ class App {
   bool NeedsPrices() const {
     return state_.view == lessons::ViewId::kPrices && prices_.table.series.empty() && prices_.error.empty();
   }
-  // prices.csv's text for view 8, or why it could not be fetched.
+  // prices.csv's text for view 9, or why it could not be fetched.
   attn::Status LoadPrices(const std::string& csv);
   void PricesFailed(const std::string& why);
   const lessons::PricesInputs& prices() const { return prices_; }
@@ -88,7 +88,7 @@ class App {
   const std::string& sentence_error() const { return sentence_.status().message(); }
   const Published& published() const { return published_; }
   int engine_runs() const { return EngineRuns(); }
-  // A panel asked for the next frame although no input came (view 9 keeps timing).
+  // A panel asked for the next frame although no input came (view 10 keeps timing).
   bool wants_another_frame() const { return wants_another_frame_; }
 
  private:

@@ -78,8 +78,8 @@ attn::Status ConfigFromJs(val o, attn::AttentionConfig* c) {
 }
 
 // The arguments of forward() / forwardOutput(): config, {query, key?, value?, floatMask?}, params?
-// with matrices as {rows, cols, data}. params may give wq, wk, wv, wo, relativeCenter (1, h),
-// relativeSharpness (1, h).
+// with matrices as {rows, cols, data}. params may give wq, wk, wv, wo, bq, bk, bv, bo,
+// relativeCenter (1, h), relativeSharpness (1, h).
 struct Call {
   attn::AttentionConfig config;
   attn::AttentionInputs inputs;
@@ -103,6 +103,10 @@ attn::Status CallFromJs(val config_js, val inputs_js, val params_js, Call* call)
     if (status.ok()) status = FromJsMatrix("wk", params_js["wk"], &params->wk);
     if (status.ok()) status = FromJsMatrix("wv", params_js["wv"], &params->wv);
     if (status.ok()) status = FromJsMatrix("wo", params_js["wo"], &params->wo);
+    if (status.ok()) status = FromJsMatrix("bq", params_js["bq"], &params->bq);
+    if (status.ok()) status = FromJsMatrix("bk", params_js["bk"], &params->bk);
+    if (status.ok()) status = FromJsMatrix("bv", params_js["bv"], &params->bv);
+    if (status.ok()) status = FromJsMatrix("bo", params_js["bo"], &params->bo);
     if (status.ok()) status = FromJsMatrix("relativeCenter", params_js["relativeCenter"], &params->relative_center);
     if (status.ok()) status = FromJsMatrix("relativeSharpness", params_js["relativeSharpness"], &params->relative_sharpness);
   }

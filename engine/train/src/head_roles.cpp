@@ -42,25 +42,27 @@ Status MeasureHeadRoles(const Trainer& trainer, int sequences, std::vector<HeadR
   std::vector<double> sums(static_cast<size_t>(layers) * heads * kKinds, 0.0);
   std::vector<int> counts(kKinds, 0);
   SeededRandom rng(trainer.config().seed, kRoleStream);
-  std::vector<int> ids(seq), targets(seq), predictions;
-  std::vector<float> weights(seq);
+  const Batch batch = SampleBatch(trainer.config().task, &rng, sequences);
+  std::vector<std::vector<std::vector<Matrix>>> maps;  // sequences × layers × heads × (T, T)
+  std::vector<int> predictions;
+  ATTN_RETURN_IF_ERROR(trainer.Attend(batch, &maps, &predictions));
   for (int s = 0; s < sequences; ++s) {
-    SampleSequence(trainer.config().task, &rng, ids.data(), targets.data(), weights.data());
-    std::vector<std::vector<Matrix>> maps;
-    ATTN_RETURN_IF_ERROR(trainer.Attend(ids, &maps, &predictions));
+    const int* ids = &batch.ids[s * seq];
+    const int* targets = &batch.targets[s * seq];
+    const float* weights = &batch.weights[s * seq];
     for (int t = 1; t < seq; ++t) {
       const int last_key = model.causal ? t : seq - 1;
       for (int k = 0; k < kKinds; ++k) {
         const KeyKind kind = static_cast<KeyKind>(k);
         bool applies = false;
-        for (int j = 0; j <= last_key && !applies; ++j) applies = IsKind(kind, ids.data(), targets.data(), weights.data(), t, j);
+        for (int j = 0; j <= last_key && !applies; ++j) applies = IsKind(kind, ids, targets, weights, t, j);
         if (!applies) continue;
         ++counts[k];
         for (int l = 0; l < layers; ++l)
           for (int h = 0; h < heads; ++h)
             for (int j = 0; j <= last_key; ++j)
-              if (IsKind(kind, ids.data(), targets.data(), weights.data(), t, j))
-                sums[(static_cast<size_t>(l) * heads + h) * kKinds + k] += maps[l][h](t, j);
+              if (IsKind(kind, ids, targets, weights, t, j))
+                sums[(static_cast<size_t>(l) * heads + h) * kKinds + k] += maps[s][l][h](t, j);
       }
     }
   }

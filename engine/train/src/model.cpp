@@ -64,9 +64,13 @@ Matrix Uniform(uint32_t seed, uint32_t stream, Eigen::Index rows, Eigen::Index c
 
 }  // namespace
 
+const char* ModelKindName(ModelKind kind) {
+  return kind == ModelKind::kTransformer ? "transformer" : kind == ModelKind::kCnn ? "cnn" : "unknown";
+}
+
 Status ValidateModelConfig(const ModelConfig& c) {
   const bool cnn = c.kind == ModelKind::kCnn;
-  const std::string model = cnn ? "cnn" : "transformer";
+  const std::string model = ModelKindName(cnn ? ModelKind::kCnn : ModelKind::kTransformer);
   if (c.kind != ModelKind::kTransformer && !cnn)
     return Status(StatusCode::kUnknownOption, "model kind: expected transformer or cnn");
   if (c.vocab < 2 || c.vocab > 65536) return OutOfRange(model + ": vocab", c.vocab, "2–65536");
@@ -139,6 +143,15 @@ ModelParameters InitializeModel(const ModelConfig& c) {
   p.out_w = Uniform(c.seed, 300, d, c.classes);
   p.out_b = Matrix::Zero(1, c.classes);
   return p;
+}
+
+int64_t ParameterCount(const ModelConfig& c) {
+  int64_t count = 0;
+  const ModelParameters p = InitializeModel(c);
+  ForEachParameter(p, [&](const std::string& name, const Matrix& m) {
+    if (c.train_embedding || name != "wte") count += m.size();
+  });
+  return count;
 }
 
 template <typename T>

@@ -12,8 +12,12 @@ constexpr int kDigits = 10;      // copy/reverse/sort: 0…9 (also the classes);
 constexpr int kCopyLength = 6;   // digits before the separator
 constexpr int kPairs = 6;        // recall: key-value pairs before the query
 constexpr int kSeparator = kDigits;  // copy/reverse/sort: id 10 is "|"
+constexpr int kModulus = 6;          // plusminus: digits 0…5, sums and differences mod 6
+constexpr int kPlus = kModulus;      // plusminus: id 6 is "+", id 7 "-"
+constexpr int kPlusMinusLength = 16;  // the sign and 15 digits
 
-const char* const kNames[] = {"previous", "copy", "reverse", "sort", "recall"};
+const char* const kNames[] = {"previous", "copy", "reverse", "sort", "recall", "plusminus"};
+static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(TaskKind::kCount), "one name per task");
 
 bool DigitTask(TaskKind kind) { return kind == TaskKind::kCopy || kind == TaskKind::kReverse || kind == TaskKind::kSort; }
 
@@ -24,6 +28,12 @@ const char* TaskName(TaskKind kind) {
   return i >= 0 && i < static_cast<int>(TaskKind::kCount) ? kNames[i] : "unknown";
 }
 
+std::string TaskNames(const char* separator) {
+  std::string names;
+  for (int i = 0; i < static_cast<int>(TaskKind::kCount); ++i) names += (i ? separator : "") + std::string(kNames[i]);
+  return names;
+}
+
 Status ParseTask(const std::string& name, TaskKind* kind) {
   for (int i = 0; i < static_cast<int>(TaskKind::kCount); ++i) {
     if (name == kNames[i]) {
@@ -31,18 +41,20 @@ Status ParseTask(const std::string& name, TaskKind* kind) {
       return Status::Ok();
     }
   }
-  return Status(StatusCode::kUnknownOption,
-                "task: expected previous, copy, reverse, sort or recall, got '" + name.substr(0, 40) + "'");
+  return Status(StatusCode::kUnknownOption, "task: expected " + TaskNames(", ") + ", got '" + name.substr(0, 40) + "'");
 }
 
 TaskShape ShapeOf(TaskKind kind) {
   if (kind == TaskKind::kPrevious) return {kLetters, kLetters, 16};
   if (kind == TaskKind::kRecall) return {kLetters + kDigits, kLetters + kDigits, 2 * kPairs + 1};
+  if (kind == TaskKind::kPlusMinus) return {kModulus + 2, kModulus, kPlusMinusLength};
   return {kDigits + 1, kDigits, 2 * kCopyLength};
 }
 
 std::string TokenText(TaskKind kind, int id) {
   if (DigitTask(kind)) return id == kSeparator ? "|" : std::string(1, static_cast<char>('0' + id));
+  if (kind == TaskKind::kPlusMinus && id >= kPlus) return id == kPlus ? "+" : "-";
+  if (kind == TaskKind::kPlusMinus) return std::string(1, static_cast<char>('0' + id));
   if (id < kLetters) return std::string(1, static_cast<char>('a' + id));
   return std::string(1, static_cast<char>('0' + id - kLetters));
 }
@@ -70,6 +82,16 @@ void SampleSequence(TaskKind kind, SeededRandom* rng, int* ids, int* targets, fl
       ids[seq - 1] = keys[asked];
       targets[seq - 1] = ids[2 * asked + 1];
       weights[seq - 1] = 1;
+      return;
+    }
+    case TaskKind::kPlusMinus: {
+      const bool minus = rng->Below(2) == 1;
+      ids[0] = minus ? kPlus + 1 : kPlus;
+      for (int t = 1; t < seq; ++t) ids[t] = static_cast<int>(rng->Below(kModulus));
+      for (int t = 2; t < seq; ++t) {
+        targets[t] = ((minus ? ids[t - 1] - ids[t] : ids[t - 1] + ids[t]) + kModulus) % kModulus;
+        weights[t] = 1;
+      }
       return;
     }
     default: {  // copy, reverse, sort: digits | answer, the answer fed back one step late (teacher forcing)

@@ -12,8 +12,8 @@
 namespace lessons {
 
 // The views, in the order of the tabs (and of docs/concepts.md), and their names in links.
-enum class ViewId { kWords, kOrder, kQkv, kRelevance, kHeads, kMasks, kCnn, kPrices, kSpeed, kCount };
-inline constexpr const char* kViewNames[] = {"words", "order", "qkv", "relevance", "heads", "masks", "cnn", "prices", "speed"};
+enum class ViewId { kWords, kOrder, kQkv, kRelevance, kHeads, kMasks, kCnn, kLearn, kPrices, kSpeed, kCount };
+inline constexpr const char* kViewNames[] = {"words", "order", "qkv", "relevance", "heads", "masks", "cnn", "learn", "prices", "speed"};
 static_assert(sizeof(kViewNames) / sizeof(kViewNames[0]) == static_cast<size_t>(ViewId::kCount));
 
 // Where the word vectors come from.
@@ -210,7 +210,46 @@ struct CnnState {
   }
 };
 
-// View 8: smoothing a noisy price series, attention re-weighting vs a moving average.
+// View 8: training a small transformer on a toy task in the page, and watching its heads form.
+inline constexpr const char* kLearnTaskNames[] = {"previous", "copy", "reverse", "sort", "recall"};
+inline constexpr const char* kLearnPositionNames[] = {"none", "learned", "sinusoidal", "rope"};
+inline constexpr const char* kLearnOptimizerNames[] = {"adam", "sgd"};
+struct LearnState {
+  static constexpr ChoiceField kTask{"l.task", 5, kLearnTaskNames};               // attn::train::TaskKind
+  static constexpr IntField kLayers{"l.l", "layers", 1, 3};
+  static constexpr IntField kHeads{"l.h", "heads", 1, 4};
+  static constexpr ChoiceField kPositions{"l.pe", 4, kLearnPositionNames};        // attn::train::Positions
+  static constexpr ChoiceField kOptimizer{"l.opt", 2, kLearnOptimizerNames};      // attn::train::OptimizerKind
+  static constexpr FloatField kLearningRate{"l.lr", "learning rate", 1e-4f, 1e-1f, "%.4f", true};
+  static constexpr IntField kSeed{"l.s", "seed", 1, 9999};
+  static constexpr IntField kSteps{"l.n", "train to step", 0, 20000};
+  static constexpr BoolField kMlp{"l.mlp", "feed-forward layer after each attention"};
+
+  int task = 4;                // recall: two layers form an induction head
+  int layers = 2;
+  int heads = 2;
+  int positions = 1;           // learned
+  int optimizer = 0;           // Adam
+  float learning_rate = 3e-3f;
+  int seed = 1;
+  // A link trains to this step when opened (0: wait for Train); the training reruns from the seed.
+  int steps = 0;
+  bool mlp = false;            // attention only: what the heads do is all there is
+
+  void Visit(FieldVisitor& v) {
+    v.ChoiceIndex(kTask, task);
+    v.Int(kLayers, layers);
+    v.Int(kHeads, heads);
+    v.ChoiceIndex(kPositions, positions);
+    v.ChoiceIndex(kOptimizer, optimizer);
+    v.Float(kLearningRate, learning_rate);
+    v.Int(kSeed, seed);
+    v.Int(kSteps, steps);
+    v.Bool(kMlp, mlp);
+  }
+};
+
+// View 9: smoothing a noisy price series, attention re-weighting vs a moving average.
 struct PricesState {
   static constexpr IntField kStock{"p.s", "stock", 0, 15};
   static constexpr FloatField kNoise{"p.n", "noise × price", 0.0f, 0.5f};
@@ -245,7 +284,7 @@ struct PricesState {
   }
 };
 
-// View 9: the engine's speed in this browser.
+// View 10: the engine's speed in this browser.
 struct SpeedState {
   static constexpr IntField kLog2N{"sp.n", "sequence length", 4, 13};
   // attn::KernelId; -1: the fastest this page has
@@ -275,6 +314,7 @@ struct ViewState {
   HeadsState heads;
   MasksState masks;
   CnnState cnn;
+  LearnState learn;
   PricesState prices;
   SpeedState speed;
 
@@ -288,6 +328,7 @@ struct ViewState {
     heads.Visit(v);
     masks.Visit(v);
     cnn.Visit(v);
+    learn.Visit(v);
     prices.Visit(v);
     speed.Visit(v);
   }

@@ -36,20 +36,6 @@ const char* const kNormalizerTitles[] = {
 const char* const kNormalizerShort[] = {"softmax", "sparsemax", "ReLU-normalised", "sigmoid"};
 const char* const kScoreShort[] = {"dot", "scaled dot", "general (bilinear)", "additive", "additive concat", "cosine"};
 
-bool ChoiceCombo(const char* label, const char* const* names, int count, int* index) {
-  bool changed = false;
-  ImGui::SetNextItemWidth(std::min(220.0f, ImGui::GetContentRegionAvail().x * 0.6f));
-  if (ImGui::BeginCombo(label, names[*index])) {
-    for (int k = 0; k < count; ++k)
-      if (ImGui::Selectable(names[k], k == *index)) {
-        *index = k;
-        changed = true;
-      }
-    ImGui::EndCombo();
-  }
-  return changed;
-}
-
 }  // namespace
 
 void RelevancePanel::DrawControls(PanelContext& ctx) {

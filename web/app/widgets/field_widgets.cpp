@@ -24,4 +24,18 @@ bool SliderField(const lessons::IntField& f, int* value) { return SliderField(f,
 
 bool CheckboxField(const lessons::BoolField& f, bool* value) { return ImGui::Checkbox(f.label, value); }
 
+bool ChoiceCombo(const char* label, const char* const* names, int count, int* index) {
+  bool changed = false;
+  ImGui::SetNextItemWidth(std::min(220.0f, ImGui::GetContentRegionAvail().x * 0.6f));
+  if (ImGui::BeginCombo(label, names[*index])) {
+    for (int k = 0; k < count; ++k)
+      if (ImGui::Selectable(names[k], k == *index)) {
+        *index = k;
+        changed = true;
+      }
+    ImGui::EndCombo();
+  }
+  return changed;
+}
+
 }  // namespace attnlab

@@ -13,5 +13,7 @@ bool SliderField(const lessons::FloatField& field, float* value);
 bool SliderField(const lessons::IntField& field, int* value, int max, const char* format = nullptr);
 bool SliderField(const lessons::IntField& field, int* value);
 bool CheckboxField(const lessons::BoolField& field, bool* value);
+// A combo box over `count` choices shown by `names` (the reader's words, not the link's).
+bool ChoiceCombo(const char* label, const char* const* names, int count, int* index);
 
 }  // namespace attnlab

@@ -26,6 +26,9 @@ namespace attn::train {
 
 enum class ModelKind { kTransformer, kCnn, kCount };
 
+// "transformer", "cnn" ("unknown" out of range).
+const char* ModelKindName(ModelKind kind);
+
 // Where the transformer gets word order from.
 enum class Positions {
   kNone,        // none: causal attention still tells "earlier" from "later", nothing more
@@ -104,7 +107,8 @@ void ForEachParameterPair(A& a, B& b, F&& f) {
   visit("wte", a.wte, b.wte);
   visit("wpe", a.wpe, b.wpe);
   for (size_t l = 0; l < a.blocks.size(); ++l) {
-    auto &x = a.blocks[l], &y = b.blocks[l];
+    auto& x = a.blocks[l];
+    auto& y = b.blocks[l];
     const std::string at = "block" + std::to_string(l + 1) + ".";
     visit(at + "ln1_gamma", x.ln1_gamma, y.ln1_gamma);
     visit(at + "ln1_beta", x.ln1_beta, y.ln1_beta);
@@ -143,6 +147,10 @@ void ForEachParameter(P& p, F&& f) {
 // Embeddings N(0, 1); weights uniform in ±1/√fan_in (the engine's rule, attn::InitializeParameters);
 // biases 0; LayerNorm γ = 1, β = 0.
 ModelParameters InitializeModel(const ModelConfig& config);
+
+// How many numbers training updates in a model of a valid `config`: every matrix InitializeModel
+// makes, wte only when config.train_embedding.
+int64_t ParameterCount(const ModelConfig& config);
 
 // Zero matrices of the shapes of `p` (the gradients' starting point); wte stays empty when
 // `with_embedding` is false (a fixed table has no gradient).

@@ -23,8 +23,13 @@ struct TrainConfig {
   uint32_t seed = 1;       // the parameters, the training data and the held-out data
 };
 
+// The config Trainer::Init would train: model fields the task's, model.seed = seed; fails on an
+// unknown task, a bad model or optimizer, a batch size outside 1–1024 or a training-set size outside
+// 0–1048576 (the message names the field, the range and the value). Nothing is sampled.
+Status ResolveTrainConfig(const TrainConfig& config, TrainConfig* resolved);
+
 // The default model of the Learn view and the CLI: 2 layers, 2 heads, d = 32, learned positions,
-// LayerNorm and MLP; Adam at 3e-3, clipping at 1, batches of 32.
+// LayerNorm, no MLP (attention only); Adam at 3e-3, clipping at 1, batches of 32.
 TrainConfig DefaultTrainConfig(TaskKind task);
 
 struct StepStats {
@@ -52,10 +57,11 @@ class Trainer {
   // sequences on every call, none of them in a fixed training set).
   Status Evaluate(int sequences, Evaluation* out) const;
 
-  // Every head's weights on one sequence of the task's length: layers × heads × (T, T), and the
-  // model's prediction at each position.
-  Status Attend(const std::vector<int>& ids, std::vector<std::vector<Matrix>>* weights,
-                std::vector<int>* predictions) const;
+  // Every head's weights on each sequence of `batch`: sequences × layers × heads × (T, T), and the
+  // model's prediction at each position (B·T); optionally each layer's attention input
+  // (sequences × layers × (T, d), after LayerNorm: what attn::Forward saw). One forward pass.
+  Status Attend(const Batch& batch, std::vector<std::vector<std::vector<Matrix>>>* weights,
+                std::vector<int>* predictions, std::vector<std::vector<Matrix>>* layer_inputs = nullptr) const;
 
   const TrainConfig& config() const { return config_; }
   const ModelConfig& model() const { return config_.model; }

@@ -1,0 +1,145 @@
+#include "lessons/views/learn.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace lessons {
+namespace {
+
+using attn::train::TaskKind;
+using Clock = std::chrono::steady_clock;
+
+constexpr uint32_t kProbeStream = 77;  // the probe sequence: its own stream of the seed
+
+}  // namespace
+
+attn::train::TrainConfig LearnTrainConfig(const LearnState& s) {
+  const auto task = static_cast<TaskKind>(std::clamp(s.task, 0, static_cast<int>(TaskKind::kCount) - 1));
+  attn::train::TrainConfig c = attn::train::DefaultTrainConfig(task);
+  c.model.layers = s.layers;
+  c.model.heads = s.heads;
+  c.model.mlp = s.mlp;
+  c.model.positions = static_cast<attn::train::Positions>(s.positions);
+  c.optimizer.kind = static_cast<attn::train::OptimizerKind>(s.optimizer);
+  c.optimizer.learning_rate = s.learning_rate;
+  c.seed = static_cast<uint32_t>(s.seed);
+  return c;
+}
+
+const char* LearnWhatToWatch(TaskKind task) {
+  switch (task) {
+    case TaskKind::kPrevious:
+      return "Each position must name the letter before it. Watch a head's map grow a line just below the diagonal: "
+             "every letter looking one step back. Switch positions off and it cannot form.";
+    case TaskKind::kCopy:
+      return "After the bar, the model writes the digits again. Watch a head look back to the digit it must write "
+             "next: a line parallel to the diagonal, six steps back.";
+    case TaskKind::kReverse:
+      return "After the bar, the digits come back in reverse. Watch a head's line run the other way: the first "
+             "answer looks at the last digit, the last answer at the first.";
+    case TaskKind::kSort:
+      return "After the bar, the digits come back sorted. No fixed offset works here: watch a head look at the "
+             "smallest digit not yet written, wherever it is.";
+    case TaskKind::kRecall:
+      return "Pairs of a letter and a digit, then one letter again: answer its digit. Watch a layer-1 head look at "
+             "the previous token (each digit learns its letter) and a layer-2 head jump from the last letter to "
+             "the digit stored after its earlier copy: an induction head. It needs both layers.";
+    default: return "";
+  }
+}
+
+Status LearnLab::Reset(const LearnState& state) {
+  attn::train::Trainer trainer;
+  ATTN_RETURN_IF_ERROR(trainer.Init(LearnTrainConfig(state)));
+  trainer_ = std::move(trainer);
+  const int seq = trainer_.model().seq_len;
+  attn::SeededRandom rng(trainer_.config().seed, kProbeStream);
+  probe_.assign(seq, 0);
+  probe_targets_.assign(seq, 0);
+  probe_scored_.assign(seq, 0.0f);
+  attn::train::SampleSequence(task(), &rng, probe_.data(), probe_targets_.data(), probe_scored_.data());
+  probe_text_.clear();
+  for (int id : probe_) probe_text_.push_back(attn::train::TokenText(task(), id));
+  losses_.clear();
+  accuracies_.clear();
+  snapshots_.clear();
+  train_seconds_ = 0;
+  trained_steps_ = 0;
+  return Snapshot();
+}
+
+bool LearnLab::SnapshotDue() const {
+  if (snapshots_.empty()) return true;
+  const int last = snapshots_.back().step;
+  const int gap = std::min(kMaxSnapshotGap, std::max(25, last));  // 25, 50, 100, 200, 300, …
+  return steps() - last >= gap;
+}
+
+Status LearnLab::Snapshot() {
+  LearnSnapshot snap;
+  snap.step = steps();
+  attn::train::Batch probe;
+  probe.size = 1;
+  probe.seq_len = static_cast<int>(probe_.size());
+  probe.ids = probe_;
+  probe.targets = probe_targets_;
+  probe.weights = probe_scored_;
+  std::vector<std::vector<std::vector<Matrix>>> weights;
+  std::vector<std::vector<Matrix>> inputs;
+  ATTN_RETURN_IF_ERROR(trainer_.Attend(probe, &weights, &snap.predictions, &inputs));
+  snap.weights = std::move(weights[0]);
+  snap.inputs = std::move(inputs[0]);
+  for (const auto& block : trainer_.parameters().blocks) snap.attention.push_back(block.attention);
+  ATTN_RETURN_IF_ERROR(attn::train::MeasureHeadRoles(trainer_, kRoleSequences, &snap.roles));
+  attn::train::Evaluation held_out;
+  ATTN_RETURN_IF_ERROR(trainer_.Evaluate(kHeldOut, &held_out));
+  snap.held_out_accuracy = held_out.accuracy;
+  snapshots_.push_back(std::move(snap));
+  if (static_cast<int>(snapshots_.size()) > kMaxSnapshots) {  // keep the first, thin the rest
+    std::vector<LearnSnapshot> kept;
+    for (size_t i = 0; i < snapshots_.size(); ++i)
+      if (i == 0 || i % 2 == 1 || i + 1 == snapshots_.size()) kept.push_back(std::move(snapshots_[i]));
+    snapshots_ = std::move(kept);
+  }
+  return Status::Ok();
+}
+
+Matrix LearnLab::Curves(int bins) const {
+  const int n = static_cast<int>(losses_.size());
+  const int rows = std::min(n, std::max(1, bins));
+  Matrix curves(rows, 3);
+  for (int r = 0; r < rows; ++r) {
+    const int begin = static_cast<int>(static_cast<long>(n) * r / rows), end = static_cast<int>(static_cast<long>(n) * (r + 1) / rows);
+    double loss = 0, accuracy = 0;
+    for (int i = begin; i < end; ++i) loss += losses_[i], accuracy += accuracies_[i];
+    curves.row(r) << static_cast<float>(end), static_cast<float>(loss / (end - begin)), static_cast<float>(accuracy / (end - begin));
+  }
+  return curves;
+}
+
+Status LearnLab::Train(double budget_ms, int until) {
+  const Clock::time_point start = Clock::now();
+  const auto elapsed_ms = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); };
+  Status status;
+  double last_step_ms = 0;
+  // A step is begun only if it should end inside the budget (the first always is): frames stay short.
+  while (steps() < until && (last_step_ms == 0 || elapsed_ms() + last_step_ms <= budget_ms)) {
+    const Clock::time_point step_start = Clock::now();
+    attn::train::StepStats stats;
+    status = trainer_.Step(&stats);
+    if (!status.ok()) break;
+    const double step_seconds = std::chrono::duration<double>(Clock::now() - step_start).count();
+    train_seconds_ += step_seconds;
+    last_step_ms = 1000 * step_seconds;
+    ++trained_steps_;
+    losses_.push_back(stats.loss);
+    accuracies_.push_back(stats.accuracy);
+    if (SnapshotDue()) {
+      status = Snapshot();
+      break;  // a snapshot costs a few steps' time: it ends the slice
+    }
+  }
+  return status;
+}
+
+}  // namespace lessons
