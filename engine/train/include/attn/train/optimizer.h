@@ -39,6 +39,10 @@ class Optimizer {
 
   int steps() const { return steps_; }
 
+  // A schedule's current rate (> 0, finite: not checked); the moments are kept.
+  void set_learning_rate(float learning_rate) { config_.learning_rate = learning_rate; }
+  float learning_rate() const { return config_.learning_rate; }
+
  private:
   struct Moments {
     Matrix m, v;  // Adam: both; SGD: m is the velocity
