@@ -452,7 +452,7 @@ Status ParseTrainedHeads(const uint8_t* data, size_t size, TrainedHeads* out) {
     if (status.ok() && stored != name) status = ParseError("parameter: expected " + name + ", got \"" + stored + "\"");
     if (status.ok()) status = r.U32(name + ": rows", &rows);
     if (status.ok()) status = r.U32(name + ": cols", &cols);
-    if (status.ok() && (rows != m.rows() || cols != m.cols()))
+    if (status.ok() && (static_cast<Eigen::Index>(rows) != m.rows() || static_cast<Eigen::Index>(cols) != m.cols()))
       status = ParseError(name + ": expected (" + std::to_string(m.rows()) + ", " + std::to_string(m.cols()) + "), got (" +
                           std::to_string(rows) + ", " + std::to_string(cols) + ")");
     if (status.ok()) status = r.Halves(name, &m);
@@ -532,6 +532,31 @@ Status TagSentence(const TrainedHeads& heads, const Matrix& x, TaggedSentence* o
   }
   for (const auto& head : acts.blocks[0].attention[0].heads) tagged.weights.push_back(head.weights);
   *out = std::move(tagged);
+  return Status::Ok();
+}
+
+void TrainedLayer(const TrainedHeads& heads, attn::AttentionConfig* config, attn::AttentionParameters* params) {
+  *config = train::LayerAttentionConfig(heads.config);
+  *params = heads.params.blocks[0].attention;
+}
+
+Status TrainedHead(const TrainedHeads& heads, int head, attn::AttentionConfig* config, attn::AttentionParameters* params) {
+  if (heads.params.blocks.empty())
+    return Status(StatusCode::kEmptyInput, "heads: expected a parsed model (ParseTrainedHeads), got no layers");
+  if (head < 0 || head >= heads.config.heads)
+    return Status(StatusCode::kOutOfRange, "head: expected 0–" + std::to_string(heads.config.heads - 1) + ", got " +
+                                               std::to_string(head));
+  const attn::AttentionParameters& all = heads.params.blocks[0].attention;
+  const int d_k = train::HeadDim(heads.config);
+  *config = train::LayerAttentionConfig(heads.config);
+  config->num_heads = 1;
+  config->project_output = false;  // one head's own output, as view 3 draws it
+  params->wq = all.wq.middleCols(head * d_k, d_k);
+  params->wk = all.wk.middleCols(head * d_k, d_k);
+  params->wv = all.wv.middleCols(head * d_k, d_k);
+  params->bq = all.bq.middleCols(head * d_k, d_k);
+  params->bk = all.bk.middleCols(head * d_k, d_k);
+  params->bv = all.bv.middleCols(head * d_k, d_k);
   return Status::Ok();
 }
 

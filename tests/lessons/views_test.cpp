@@ -97,8 +97,10 @@ TEST(QkvView, ThePairsNumbersAreTheLayers) {
   state.d_v = 5;
   state.query = 50;  // clamped to the last word
   state.key = 2;
+  state.trained = false;
   QkvModel m;
-  ASSERT_TRUE(ComputeQkv(s, state, &m).ok());
+  ASSERT_TRUE(ComputeQkv(s, state, nullptr, "", &m).ok());
+  EXPECT_FALSE(m.trained);
   const attn::HeadIntermediates& h = m.result.heads[0];
   EXPECT_EQ(m.query, 5);
   EXPECT_EQ(h.q.cols(), 3);
@@ -126,8 +128,9 @@ TEST(HeadsView, GroupedQueryHeadsShareKeyValueHeads) {
   HeadsState state;
   state.heads = 4;
   state.kv_heads = 2;
+  state.trained = false;
   HeadsModel m;
-  ASSERT_TRUE(ComputeHeads(s, state, &m).ok());
+  ASSERT_TRUE(ComputeHeads(s, state, nullptr, "", &m).ok());
   EXPECT_TRUE(m.grouped);
   EXPECT_EQ(m.group, 2);
   EXPECT_EQ(m.KvHeadOf(3), 1);
@@ -135,7 +138,7 @@ TEST(HeadsView, GroupedQueryHeadsShareKeyValueHeads) {
   EXPECT_EQ(m.result.heads[0].k, m.result.heads[1].k);  // one key/value head for both
   EXPECT_NE(m.result.heads[1].k, m.result.heads[2].k);
   state.kv_heads = 3;  // does not divide 4
-  EXPECT_FALSE(ComputeHeads(s, state, &m).ok());
+  EXPECT_FALSE(ComputeHeads(s, state, nullptr, "", &m).ok());
 }
 
 TEST(MasksView, PaddingEveryKeyBlindsEveryQuery) {

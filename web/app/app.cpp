@@ -97,6 +97,32 @@ bool App::NeedsWordVectors() const {
 
 void App::PricesFailed(const std::string& why) { prices_.error = "Prices unavailable (" + why + ")."; }
 
+bool App::NeedsTrainedHeads() const {
+  if (trained_heads_loaded_ || !trained_heads_error_.empty()) return false;
+  if (state_.sentence.vectors != lessons::VectorSource::kGlove) return false;
+  return (state_.view == lessons::ViewId::kQkv && state_.qkv.trained) ||
+         (state_.view == lessons::ViewId::kHeads && state_.heads.trained);
+}
+
+attn::Status App::LoadTrainedHeads(const uint8_t* bytes, size_t size) {
+  lessons::TrainedHeads heads;
+  const attn::Status status = lessons::ParseTrainedHeads(bytes, size, &heads);
+  if (!status.ok()) {
+    TrainedHeadsFailed(status.message());
+    return status;
+  }
+  trained_heads_ = std::move(heads);
+  trained_heads_loaded_ = true;
+  trained_heads_error_.clear();
+  ++trained_heads_version_;
+  return status;
+}
+
+void App::TrainedHeadsFailed(const std::string& why) {
+  trained_heads_error_ = why;
+  ++trained_heads_version_;
+}
+
 attn::Status App::SetStateString(const std::string& text) {
   lessons::ViewState parsed = state_;
   const attn::Status status = lessons::ParseState(text, &parsed);
@@ -279,7 +305,8 @@ void App::Frame() {
   if (sentence_shown) DrawSentenceControls();
   UpdateSentence();
   wants_another_frame_ = false;
-  PanelContext ctx{state_, sentence_.model(), sentence_.version(), published_, &prices_, &wants_another_frame_, embedded_, ""};
+  PanelContext ctx{state_, sentence_.model(), sentence_.version(), published_, &prices_, &wants_another_frame_, embedded_,
+                   trained_heads_loaded_ ? &trained_heads_ : nullptr, trained_heads_error_, trained_heads_version_, ""};
   // When the state names another view than the tab shown last (URL, tests), select that tab;
   // otherwise the tab bar (the reader's clicks) decides.
   const lessons::ViewId requested = state_.view;

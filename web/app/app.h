@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "lessons/trained_heads.h"
 #include "lessons/views/sentence.h"
 #include "lessons/word_vectors.h"
 #include "memo.h"
@@ -46,6 +47,12 @@ class App {
   bool NeedsPrices() const {
     return state_.view == lessons::ViewId::kPrices && prices_.table.series.empty() && prices_.error.empty();
   }
+  // Views 3 and 5 draw the trained heads and heads-trained-brown.bin (200 KB) has not arrived.
+  bool NeedsTrainedHeads() const;
+  // The asset's bytes: parsed, then views 3 and 5 re-run with it; on bad bytes they say why and
+  // draw seeded heads. Returns the parse status.
+  attn::Status LoadTrainedHeads(const uint8_t* bytes, size_t size);
+  void TrainedHeadsFailed(const std::string& why);
   // prices.csv's text for view 10, or why it could not be fetched.
   attn::Status LoadPrices(const std::string& csv);
   void PricesFailed(const std::string& why);
@@ -126,6 +133,10 @@ class App {
   bool wants_another_frame_ = false;
   float pending_scroll_ = 0;
   lessons::PricesInputs prices_;
+  lessons::TrainedHeads trained_heads_;
+  bool trained_heads_loaded_ = false;
+  std::string trained_heads_error_;
+  int trained_heads_version_ = 0;
 };
 
 App& TheApp();

@@ -49,6 +49,7 @@ export async function loadAttnlab(moduleOptions = {}) {
     setLightTheme: (light) => m.setLightTheme(light),
     needsWordVectors: () => m.needsWordVectors(),
     needsPrices: () => m.needsPrices(),
+    needsTrainedHeads: () => m.needsTrainedHeads(),
     // After each frame the app calls fn(state, contentHeight, scroll, summary): sizes in CSS px, the
     // summary one sentence on what the view shows, for screen readers.
     onAfterFrame: (fn) => { m.afterFrame = fn; },
@@ -85,5 +86,7 @@ export async function loadAttnlab(moduleOptions = {}) {
     wordVectorsProgress: (fraction) => m.wordVectorsProgress(fraction),
     loadPrices: (text) => m.loadPrices(text),
     pricesFailed: (why) => m.pricesFailed(why),
+    loadTrainedHeads: (bytes) => m.loadTrainedHeads(bytes),
+    trainedHeadsFailed: (why) => m.trainedHeadsFailed(why),
   };
 }

@@ -152,7 +152,23 @@ std::string LoadWordVectors(const std::string& bytes) {
   return status.ok() ? "" : status.ToString();
 }
 
-// Parses prices.csv's text for view 8; returns "" or what is wrong (the view then says so).
+// Parses heads-trained-brown.bin's bytes for views 3 and 5; returns "" or what is wrong (the views
+// then say so and draw seeded heads).
+std::string LoadTrainedHeads(const std::string& bytes) {
+  const attn::Status status =
+      attnlab::TheApp().LoadTrainedHeads(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  attnlab::platform::MarkDirty();
+  return status.ok() ? "" : status.ToString();
+}
+
+void TrainedHeadsFailed(const std::string& why) {
+  attnlab::TheApp().TrainedHeadsFailed(why);
+  attnlab::platform::MarkDirty();
+}
+
+bool NeedsTrainedHeads() { return attnlab::TheApp().NeedsTrainedHeads(); }
+
+// Parses prices.csv's text for view 10; returns "" or what is wrong (the view then says so).
 std::string LoadPrices(const std::string& text) {
   const attn::Status status = attnlab::TheApp().LoadPrices(text);
   attnlab::platform::MarkDirty();
@@ -192,6 +208,9 @@ EMSCRIPTEN_BINDINGS(attnlab_page) {
   emscripten::function("setLightTheme", &SetLightTheme);
   emscripten::function("needsWordVectors", &NeedsWordVectors);
   emscripten::function("needsPrices", &NeedsPrices);
+  emscripten::function("needsTrainedHeads", &NeedsTrainedHeads);
+  emscripten::function("loadTrainedHeads", &LoadTrainedHeads);
+  emscripten::function("trainedHeadsFailed", &TrainedHeadsFailed);
   emscripten::function("setReducedMotion", &SetReducedMotion);
   emscripten::function("setRunning", &attnlab::SetRunning);
   emscripten::function("saveViewPng", &attnlab::SaveViewPng);

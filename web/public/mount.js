@@ -5,7 +5,8 @@
 //   handle.state();  handle.setState('v=masks&m.c=0');  handle.destroy();
 //
 // Assets are fetched relative to this file, not to the page that embeds it, and only when the view
-// shown needs them: the 1.5 MB word vectors for the views of words, prices.csv for the prices view.
+// shown needs them: the 1.5 MB word vectors for the views of words, prices.csv for the prices view,
+// the trained heads for views 3 and 5.
 import { loadAttnlab } from './attnlab.js';
 import { attachSentenceBox } from './sentence_box.js';
 import { attachShare } from './share.js';
@@ -105,7 +106,7 @@ export async function mount(host, options = {}) {
   const listeners = new Set();
   const resizeListeners = new Set();
   let current = null;  // the state string of the last frame (null before the first)
-  let loadingVectors = false, loadingPrices = false;
+  let loadingVectors = false, loadingPrices = false, loadingHeads = false;
   let shownHeight = 0;
   let barScroll = 0;
   const timing = { mountToFirstFrameMs: 0, pageToFirstFrameMs: 0 };  // what an embed costs to start
@@ -142,6 +143,10 @@ export async function mount(host, options = {}) {
     if (!loadingPrices && attnlab.needsPrices()) {
       loadingPrices = true;
       loadPrices(attnlab);
+    }
+    if (!loadingHeads && attnlab.needsTrainedHeads()) {
+      loadingHeads = true;
+      loadTrainedHeads(attnlab);
     }
   });
   attachSentenceBox(attnlab, canvas, { hostScrolls: embed });
@@ -304,6 +309,18 @@ async function readWithProgress(response, progress) {
   let at = 0;
   for (const c of chunks) { bytes.set(c, at); at += c.length; }
   return bytes;
+}
+
+// heads-trained-brown.bin (200 KB) for views 3 and 5, parsed by the engine side.
+async function loadTrainedHeads(attnlab) {
+  try {
+    const response = await fetch(here('heads-trained-brown.bin'));
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const error = attnlab.loadTrainedHeads(new Uint8Array(await response.arrayBuffer()));
+    if (error) console.warn(`attnlab: ${error}`);
+  } catch (e) {
+    attnlab.trainedHeadsFailed(String(e && e.message ? e.message : e));
+  }
 }
 
 // prices.csv (30 KB) for the prices view, parsed by the engine side like the word vectors.

@@ -116,4 +116,12 @@ struct TaggedSentence {
 // x: (n, d_model), the page's vectors of the sentence (EmbedTokens), 1 ≤ n ≤ 256.
 Status TagSentence(const TrainedHeads& heads, const Matrix& x, TaggedSentence* out);
 
+// [SECTION] The trained layer as the views draw it
+// Layer 1's engine configuration (heads, widths, RoPE, biases) and parameters: every head (view 5),
+// or one head's slice of Wq, Wk, Wv and their biases, with no output projection (view 3). The
+// engine's attn::Forward on the sentence's x with these gives the trained heads' weights exactly.
+void TrainedLayer(const TrainedHeads& heads, attn::AttentionConfig* config, attn::AttentionParameters* params);
+// head in [0, heads); kOutOfRange otherwise.
+Status TrainedHead(const TrainedHeads& heads, int head, attn::AttentionConfig* config, attn::AttentionParameters* params);
+
 }  // namespace lessons

@@ -87,7 +87,13 @@ struct QkvState {
   static constexpr BoolField kIdentity{"q.id", "identity: Wq = Wk = Wv = I (back to view 1)"};
   static constexpr IntField kQuery{"q.i", "query i", 0, SentenceState::kMaxTokens - 1};
   static constexpr IntField kKey{"q.j", "key j", 0, SentenceState::kMaxTokens - 1};
+  static constexpr BoolField kTrained{"q.tr", "trained on English (Brown corpus)"};
+  static constexpr IntField kTrainedHead{"q.th", "trained head", 0, 7};
 
+  // The projections of a head trained on the Brown corpus (heads-trained-brown.bin) instead of
+  // seeded ones: needs the GloVe vectors it was trained on.
+  bool trained = true;
+  int trained_head = 2;   // which of its heads (0-based; head 3 looks at the previous word)
   int d_k = 8;            // width of queries and keys
   int d_v = 8;            // width of values
   int seed = 1;           // seeds Wq, Wk, Wv (through the engine)
@@ -104,6 +110,8 @@ struct QkvState {
     v.Bool(kIdentity, identity);
     v.Int(kQuery, query);
     v.Int(kKey, key);
+    v.Bool(kTrained, trained);
+    v.Int(kTrainedHead, trained_head);
   }
 };
 
@@ -141,7 +149,11 @@ struct HeadsState {
   static constexpr IntField kSeed{"h.seed", "seed", 0, 9999};
   static constexpr FloatField kTemperature{"h.t", "temperature τ", 0.01f, 5.0f, "%.3f", true};
   static constexpr BoolField kLines{"h.l", "lines view"};
+  static constexpr BoolField kTrained{"h.tr", "trained on English (Brown corpus)"};
 
+  // The heads of the model trained on the Brown corpus (heads-trained-brown.bin) instead of seeded
+  // ones: its 4 heads, Wq Wk Wv Wᵒ and RoPE; needs the GloVe vectors it was trained on.
+  bool trained = true;
   int heads = 4;       // query heads h
   int kv_heads = 0;    // key/value heads; 0: one per query head (no grouping); must divide h
   int selected = 0;    // the head drawn large; -1: none
@@ -157,6 +169,7 @@ struct HeadsState {
     v.Int(kSeed, seed);
     v.Float(kTemperature, temperature);
     v.Bool(kLines, lines);
+    v.Bool(kTrained, trained);
   }
 };
 

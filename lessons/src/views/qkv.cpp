@@ -4,22 +4,38 @@
 
 #include "lessons/explain.h"
 #include "lessons/qkv_explain.h"
+#include "lessons/views/heads.h"
 
 namespace lessons {
 
-Status ComputeQkv(const Sentence& sentence, const QkvState& state, QkvModel* out) {
+Status ComputeQkv(const Sentence& sentence, const QkvState& state, const TrainedHeads* trained,
+                  const std::string& trained_error, QkvModel* out) {
   const int d_model = static_cast<int>(sentence.x.cols());
+  QkvModel m;
+  m.untrained_reason = state.trained ? WhyUntrained(sentence, trained, trained_error) : "";
+  m.trained = state.trained && m.untrained_reason.empty();
   attn::AttentionConfig config;  // one head, scaled dot product, softmax, projected inputs
-  config.project_inputs = true;
-  config.seed = static_cast<uint32_t>(state.seed);
-  config.head_dim = state.identity ? d_model : state.d_k;
-  config.value_head_dim = state.identity ? d_model : state.d_v;
   attn::AttentionParameters params;
-  ATTN_RETURN_IF_ERROR(ScaledProjections(config, d_model, state.scale, state.identity, &params));
+  if (m.trained) {
+    m.trained_head = std::clamp(state.trained_head, 0, trained->config.heads - 1);
+    ATTN_RETURN_IF_ERROR(TrainedHead(*trained, m.trained_head, &config, &params));
+  } else {
+    config.project_inputs = true;
+    config.seed = static_cast<uint32_t>(state.seed);
+    config.head_dim = state.identity ? d_model : state.d_k;
+    config.value_head_dim = state.identity ? d_model : state.d_v;
+    ATTN_RETURN_IF_ERROR(ScaledProjections(config, d_model, state.scale, state.identity, &params));
+  }
   attn::AttentionInputs inputs;
   inputs.query = sentence.x;
-  QkvModel m;
   ATTN_RETURN_IF_ERROR(attn::Forward(config, inputs, params, &m.result));
+  if (m.trained) {  // the head's role on this sentence, from the tagger's own tags
+    TaggedSentence tagged;
+    ATTN_RETURN_IF_ERROR(TagSentence(*trained, sentence.x, &tagged));
+    std::vector<HeadRole> roles;
+    ATTN_RETURN_IF_ERROR(MeasureHeadRoles(tagged.weights, tagged.tags, trained->tags, &roles));
+    m.role = roles[m.trained_head].text;
+  }
   const attn::HeadIntermediates& h = m.result.heads[0];
   const int n = static_cast<int>(h.q.rows());
   m.query = std::clamp(state.query, 0, n - 1);

@@ -32,26 +32,41 @@ void MarkHeadBlocks(const LayoutRect& r, int heads, int block, int total, bool c
 }  // namespace
 
 void HeadsPanel::Draw(PanelContext& ctx) {
+  const bool trained = ctx.state.heads.trained;
   DrawExplanation(ctx,
-      "Multi-head attention runs h attentions side by side. Each head has its own Wq, Wk, Wv, narrower "
-      "(dₖ = d/h), so each can learn a different kind of relevance. Each small map is one head's weights "
-      "softmax(QₕKₕᵀ/(√dₖ τ)). The projections here are seeded at random, not trained: at τ = 1 every head's "
-      "weights are close to uniform (1/n, marked on the legend). That is the honest picture of an untrained "
-      "head; what a head attends to is learned. Lower τ only to exaggerate the small differences. The head "
-      "outputs are concatenated, [head 1 … head h], and multiplied by Wᵒ to give "
-      "the output. With grouped-query attention several query heads share one key/value head.",
-      "add heads and compare their maps, click a head to enlarge it, hover a word in the lines view, or "
-      "switch on grouped-query and watch heads of a group share keys.");
+      trained ? "Multi-head attention runs h attentions side by side. Each head has its own Wq, Wk, Wv, narrower "
+                "(here dₖ = 16), so each can learn a different kind of relevance. These four heads were trained: "
+                "they are layer 1 of a small model that learned to tag the parts of speech of the Brown corpus "
+                "(a million words of 1960s American English) from the same GloVe vectors. Each small map is one head's weights softmax(QₕKₕᵀ/(√dₖ τ)), with the words' "
+                "positions rotated into q and k (RoPE). Under the maps, what each head does, measured: on your "
+                "sentence, with the tags the model gives it, and on the held-out Brown text. The head outputs are "
+                "concatenated, [head 1 … head h], and multiplied by Wᵒ to give the output."
+              : "Multi-head attention runs h attentions side by side. Each head has its own Wq, Wk, Wv, narrower "
+                "(dₖ = d/h), so each can learn a different kind of relevance. Each small map is one head's weights "
+                "softmax(QₕKₕᵀ/(√dₖ τ)). The projections here are seeded at random, not trained: at τ = 1 every "
+                "head's weights are close to uniform (1/n, marked on the legend). That is the honest picture of an "
+                "untrained head; what a head attends to is learned (tick trained to see heads that were). Lower τ "
+                "only to exaggerate the small differences. The head outputs are concatenated, [head 1 … head h], "
+                "and multiplied by Wᵒ to give the output. With grouped-query attention several query heads share "
+                "one key/value head.",
+      trained ? "type a sentence of your own and read each head's line; click a head to enlarge it; untick trained "
+                "to compare with random heads."
+              : "add heads and compare their maps, click a head to enlarge it, hover a word in the lines view, or "
+                "switch on grouped-query and watch heads of a group share keys.");
   DrawControls(ctx);
   if (ctx.sentence_version == 0) return;
   lessons::HeadsState& s = ctx.state.heads;
-  memo_.Update(SentenceKey(ctx, s), [&](lessons::HeadsModel* m) { return lessons::ComputeHeads(ctx.sentence, s, m); });
+  memo_.Update(TrainedSentenceKey(ctx, s), [&](lessons::HeadsModel* m) {
+    return lessons::ComputeHeads(ctx.sentence, s, ctx.trained_heads, ctx.trained_heads_error, m);
+  });
   DrawStatusLine(memo_.error());
   ctx.published.Scalar("heads.error", memo_.error().empty() ? 0 : 1);  // the tests see the status line
   if (!memo_.has_model()) return;
   const int heads = static_cast<int>(memo_.model().result.heads.size());
   s.selected = std::min(s.selected, heads - 1);
   ctx.published.Scalar("heads.count", heads);
+  ctx.published.Scalar("heads.trained", memo_.model().trained ? 1 : 0);
+  if (!memo_.model().untrained_reason.empty()) DrawNote("%s", memo_.model().untrained_reason.c_str());
   ctx.published.Scalar("heads.selected", s.selected);
   if (ImGui::GetContentRegionAvail().x >= 900.0f && ImGui::BeginTable("heads", 2)) {
     ImGui::TableNextColumn();
@@ -70,11 +85,13 @@ void HeadsPanel::Draw(PanelContext& ctx) {
 void HeadsPanel::DrawControls(PanelContext& ctx) {
   lessons::HeadsState& s = ctx.state.heads;
   const float w = std::min(220.0f, ImGui::GetContentRegionAvail().x * 0.6f);
-  ImGui::SetNextItemWidth(w);
-  SliderField(s.kHeads, &s.heads);
+  CheckboxField(s.kTrained, &s.trained);
   SameLineIfFits(w + 100.0f);
   ImGui::SetNextItemWidth(w);
   SliderField(s.kTemperature, &s.temperature);
+  if (s.trained) return;  // the trained layer has its own heads, widths and weights
+  ImGui::SetNextItemWidth(w);
+  SliderField(s.kHeads, &s.heads);
   SameLineIfFits(150.0f);
   ImGui::SetNextItemWidth(110.0f);
   // − and + step the seed; the number is not typed (a phone's keyboard cannot reach an ImGui field).
@@ -105,7 +122,7 @@ void HeadsPanel::DrawHeadGrid(PanelContext& ctx) {
   const int heads = static_cast<int>(model.result.heads.size());
   const int d_k = static_cast<int>(model.result.heads[0].q.cols());
   char text[96];
-  std::snprintf(text, sizeof(text), "Weights of each head (dₖ = %d)", d_k);
+  std::snprintf(text, sizeof(text), model.trained ? "Weights of each trained head (dₖ = %d)" : "Weights of each head (dₖ = %d)", d_k);
   ImGui::SeparatorText(text);
   std::vector<GridTile> tiles;
   for (int h = 0; h < heads; ++h) {
@@ -123,10 +140,34 @@ void HeadsPanel::DrawHeadGrid(PanelContext& ctx) {
   ctx.summary = std::to_string(heads) + " heads; head " + std::to_string(shown + 1) + ", " +
                 lessons::DescribeWeightsRow(model.result.heads[shown].weights, 0, ctx.sentence.tokens, 3);
   if (clicked >= 0) s.selected = clicked;
+  if (model.trained) DrawTrainedRoles(ctx);
   if (model.grouped)
     ImGui::TextWrapped("Grouped-query: %d query heads share each of %d key/value heads (fewer keys and values to "
                        "store), yet every head still has its own queries, so its map differs.",
                        model.group, model.kv_heads);
+}
+
+void HeadsPanel::DrawTrainedRoles(PanelContext& ctx) {
+  const lessons::HeadsModel& model = memo_.model();
+  std::string tags;
+  for (size_t i = 0; i < model.tags.size(); ++i) tags += ctx.sentence.tokens[i] + "/" + model.tags[i] + "  ";
+  ImGui::TextWrapped("The model's tags: %s", tags.c_str());
+  ImGui::TextUnformatted("What each head does on this sentence (measured with those tags):");
+  for (size_t h = 0; h < model.roles.size(); ++h) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(HeadColor(static_cast<int>(h))));
+    ImGui::Bullet();
+    ImGui::PopStyleColor();
+    ImGui::SameLine();
+    ImGui::TextWrapped("%s", model.roles[h].c_str());
+  }
+  ImGui::TextWrapped("and on the held-out Brown text, where the model %s:", model.held_out.c_str());
+  for (size_t h = 0; h < model.corpus_roles.size(); ++h) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(HeadColor(static_cast<int>(h))));
+    ImGui::Bullet();
+    ImGui::PopStyleColor();
+    ImGui::SameLine();
+    DrawNote("%s", model.corpus_roles[h].c_str());
+  }
 }
 
 void HeadsPanel::DrawSelectedHead(PanelContext& ctx) {

@@ -20,6 +20,8 @@ class HeadsPanel : public Panel {
   void DrawControls(PanelContext& ctx);
   void DrawHeadGrid(PanelContext& ctx);
   void DrawSelectedHead(PanelContext& ctx);
+  // Trained heads: the tagger's tags and each head's measured role, on the sentence and the corpus.
+  void DrawTrainedRoles(PanelContext& ctx);
   void DrawCombination(PanelContext& ctx);
 
   Memo<lessons::HeadsModel> memo_;

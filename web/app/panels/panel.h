@@ -9,6 +9,7 @@
 #include "imgui.h"
 #include "lessons/explain.h"
 #include "lessons/prices.h"
+#include "lessons/trained_heads.h"
 #include "lessons/view_state.h"
 #include "lessons/views/sentence.h"
 #include "memo.h"
@@ -28,6 +29,11 @@ struct PanelContext {
   bool* wants_another_frame = nullptr;
   // In an embed (a blog post's iframe or <attn-lab>): the figure and its controls, no lesson text.
   bool embedded = false;
+  // web/assets/heads-trained-brown.bin (views 3 and 5), null until it is parsed; why it failed
+  // ("" while loading or loaded); its version bumps when it arrives or fails (memo keys use it).
+  const lessons::TrainedHeads* trained_heads = nullptr;
+  std::string trained_heads_error;
+  int trained_heads_version = 0;
   // What the view shows, in one sentence for a screen reader (an aria-live region reads it after
   // each change): set by the panel from its model, e.g. "weights of 'it' (9): 'animal' 0.31, …".
   std::string summary;
@@ -50,6 +56,11 @@ class Panel {
 template <typename State>
 std::string SentenceKey(const PanelContext& ctx, const State& state) {
   return lessons::FieldsKey(state) + "#" + std::to_string(ctx.sentence_version);
+}
+// The same, for the views that may draw the trained heads: their arrival re-runs the view too.
+template <typename State>
+std::string TrainedSentenceKey(const PanelContext& ctx, const State& state) {
+  return SentenceKey(ctx, state) + "#th" + std::to_string(ctx.trained_heads_version);
 }
 
 // Shows an engine error in the panel's colours: the last good picture stays below it.

@@ -45,7 +45,9 @@ void QkvPanel::Update(PanelContext& ctx) {
   const int n = static_cast<int>(ctx.sentence.tokens.size());
   s.query = std::clamp(s.query, 0, n - 1);
   s.key = std::clamp(s.key, 0, n - 1);
-  memo_.Update(SentenceKey(ctx, s), [&](lessons::QkvModel* m) { return lessons::ComputeQkv(ctx.sentence, s, m); });
+  memo_.Update(TrainedSentenceKey(ctx, s), [&](lessons::QkvModel* m) {
+    return lessons::ComputeQkv(ctx.sentence, s, ctx.trained_heads, ctx.trained_heads_error, m);
+  });
 }
 
 void QkvPanel::DrawControls(PanelContext& ctx) {
@@ -69,6 +71,17 @@ void QkvPanel::DrawControls(PanelContext& ctx) {
     if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2) ImGui::NewLine();
     if (ImGui::Button(label)) sentence.vectors = lessons::VectorSource::kHash;
   }
+  CheckboxField(s.kTrained, &s.trained);
+  if (s.trained) {  // one head of the trained layer: its widths and weights are its own
+    const int heads = ctx.trained_heads ? ctx.trained_heads->config.heads : 4;
+    for (int h = 0; h < heads; ++h) {
+      ImGui::SameLine();
+      char label[16];
+      std::snprintf(label, sizeof(label), "head %d", h + 1);
+      if (ImGui::RadioButton(label, s.trained_head == h)) s.trained_head = h;
+    }
+    return;
+  }
   ImGui::BeginDisabled(s.identity);
   next(false);
   SliderField(s.kDk, &s.d_k);
@@ -83,20 +96,35 @@ void QkvPanel::DrawControls(PanelContext& ctx) {
 }
 
 void QkvPanel::Draw(PanelContext& ctx) {
+  const bool trained = ctx.state.qkv.trained;
   DrawExplanation(ctx,
-      "Learnable projections: each word vector xᵢ is turned into a query qᵢ = xᵢWq (what it asks for), a key "
-      "kⱼ = xⱼWk (how it answers \"am I relevant to you?\") and a value vⱼ = xⱼWv (what it passes on). Like a "
-      "database lookup done softly: the query is compared with every key, and the matching values are mixed. "
-      "Because Wq and Wk differ, qᵢ·kⱼ need not equal qⱼ·kᵢ, so a trained model can make \"it\" attend to "
-      "\"animal\" without \"animal\" attending to \"it\". The W's here are seeded at random, not trained: "
-      "whatever weight a pair gets below is chance, as its comparison with uniform 1/n shows.",
-      "click a cell of the weights to follow that pair below, change d_k or the seed, or tick identity to get "
-      "view 1's picture back.");
+      trained ? "Learnable projections: each word vector xᵢ is turned into a query qᵢ = xᵢWq (what it asks for), a "
+                "key kⱼ = xⱼWk (how it answers \"am I relevant to you?\") and a value vⱼ = xⱼWv (what it passes on). "
+                "Like a database lookup done softly: the query is compared with every key, and the matching values "
+                "are mixed. Because Wq and Wk differ, qᵢ·kⱼ need not equal qⱼ·kᵢ. The W's here were learned: this "
+                "is one head of a small model trained to tag parts of speech in the Brown corpus from these GloVe "
+                "vectors (view 5 shows all four), with the words' positions rotated into q and k (RoPE), so a head "
+                "can learn to look at the previous or the next word."
+              : "Learnable projections: each word vector xᵢ is turned into a query qᵢ = xᵢWq (what it asks for), a "
+                "key kⱼ = xⱼWk (how it answers \"am I relevant to you?\") and a value vⱼ = xⱼWv (what it passes on). "
+                "Like a database lookup done softly: the query is compared with every key, and the matching values "
+                "are mixed. Because Wq and Wk differ, qᵢ·kⱼ need not equal qⱼ·kᵢ, so a trained model can make "
+                "\"it\" attend to \"animal\" without \"animal\" attending to \"it\". The W's here are seeded at "
+                "random, not trained: whatever weight a pair gets below is chance, as its comparison with uniform "
+                "1/n shows.",
+      trained ? "pick another head and compare its weights; click a cell of the weights to follow that pair below; "
+                "untick trained to see what random projections give."
+              : "click a cell of the weights to follow that pair below, change d_k or the seed, or tick identity to "
+                "get view 1's picture back.");
   DrawControls(ctx);
   if (ctx.sentence_version == 0) return;
   Update(ctx);
   DrawStatusLine(memo_.error());
   if (!memo_.has_model()) return;
+  const lessons::QkvModel& m = memo_.model();
+  ctx.published.Scalar("qkv.trained", m.trained ? 1 : 0);
+  if (!m.untrained_reason.empty()) DrawNote("%s", m.untrained_reason.c_str());
+  if (m.trained) ImGui::TextWrapped("Measured on this sentence: %s.", m.role.c_str());
   DrawLayer(ctx);
   DrawPair(ctx);
 }
