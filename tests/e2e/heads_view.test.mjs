@@ -62,7 +62,7 @@ async function drawn(page, names) {
 
 test('every head, the concatenation, Wᵒ and the output are the engine\'s, and right', async () => {
   const { page, problems } = await openPage(session);
-  await page.evaluate(() => window.attnlab.setState('v=heads&h.n=4&h.seed=7&h.t=0.04'));
+  await page.evaluate(() => window.attnlab.setState('v=heads&h.tr=0&h.n=4&h.seed=7&h.t=0.04'));
   await settle(page);
   const e = await engineHeads(page, 4, 0, 7, 0.04);
   assert.equal(e.ok, true);
@@ -86,7 +86,7 @@ test('every head, the concatenation, Wᵒ and the output are the engine\'s, and 
 
 test('clicking a head enlarges it; idle frames do not re-run the engine', async () => {
   const { page, problems } = await openPage(session);
-  await page.evaluate(() => window.attnlab.setState('v=heads&h.n=6'));
+  await page.evaluate(() => window.attnlab.setState('v=heads&h.tr=0&h.n=6'));
   await settle(page);
   const layout = await page.evaluate(() => window.attnlab.layout());
   const r = layout['heads.W4'];
@@ -108,7 +108,7 @@ test('clicking a head enlarges it; idle frames do not re-run the engine', async 
 
 test('grouped-query: heads of a group share keys; a bad group count is reported, the picture stays', async () => {
   const { page, problems } = await openPage(session);
-  await page.evaluate(() => window.attnlab.setState('v=heads&h.n=8&h.kv=2&h.l=1'));
+  await page.evaluate(() => window.attnlab.setState('v=heads&h.tr=0&h.n=8&h.kv=2&h.l=1'));
   await settle(page);
   const e = await engineHeads(page, 8, 2, 1);
   assert.equal(e.ok, true);
@@ -141,7 +141,7 @@ test('grouped-query: heads of a group share keys; a bad group count is reported,
 
 test('on a phone (380 px, dpr 2): the grid fits and a tap enlarges a head', async () => {
   const { page, problems } = await openPage(session, { width: 380, height: 800, dpr: 2, touch: true });
-  await page.evaluate(() => window.attnlab.setState('v=heads&h.n=4&h.l=0'));
+  await page.evaluate(() => window.attnlab.setState('v=heads&h.tr=0&h.n=4&h.l=0'));
   await settle(page);
   const layout = await page.evaluate(() => window.attnlab.layout());
   for (const name of ['heads.W0', 'heads.W3', 'heads.concat', 'heads.Wo'])

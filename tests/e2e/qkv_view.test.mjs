@@ -73,7 +73,7 @@ function assertDrawnIsEngine(r, shapes) {
 
 test('Wq, Wk, Wv, Q, K, V, scores, weights and outputs are the engine\'s; sliders recompute', async () => {
   const { page, problems } = await openPage(session, { width: 1200, height: 1800 });
-  assert.equal(await page.evaluate(() => window.attnlab.setState('v=qkv')), '');
+  assert.equal(await page.evaluate(() => window.attnlab.setState('v=qkv&q.tr=0')), '');
   await settle(page);
   assert.equal((await page.evaluate(() => window.attnlab.view())).view, 2);
   let r = await drawnAndEngine(page, { dk: 8, dv: 8, seed: 1, scale: 3 });
@@ -84,7 +84,7 @@ test('Wq, Wk, Wv, Q, K, V, scores, weights and outputs are the engine\'s; slider
   await screenshot(page, 'qkv-desktop');
 
   // Sliders (through the state string): d_k = 4, d_v = 6, another seed, another scale.
-  await page.evaluate(() => window.attnlab.setState('v=qkv&q.dk=4&q.dv=6&q.s=7&q.sc=0.5'));
+  await page.evaluate(() => window.attnlab.setState('v=qkv&q.tr=0&q.dk=4&q.dv=6&q.s=7&q.sc=0.5'));
   await settle(page);
   r = await drawnAndEngine(page, { dk: 4, dv: 6, seed: 7, scale: 0.5 });
   assertDrawnIsEngine(r, { 'qkv.Wq': [100, 4], 'qkv.Wv': [100, 6], 'qkv.Q': [12, 4], 'qkv.V': [12, 6], 'qkv.Y': [12, 6] });
@@ -100,7 +100,7 @@ test('Wq, Wk, Wv, Q, K, V, scores, weights and outputs are the engine\'s; slider
 
 test('clicking a weight follows that pair: qᵢ, kⱼ, qᵢ∘kⱼ, the dot product, the weight, the output', async () => {
   const { page, problems } = await openPage(session, { width: 1200, height: 2400 });
-  await page.evaluate(() => window.attnlab.setState('v=qkv'));
+  await page.evaluate(() => window.attnlab.setState('v=qkv&q.tr=0'));
   await settle(page);
   const layout = await page.evaluate(() => window.attnlab.layout());
   const c = cellCentre(layout['qkv.W'], 12, 12, 3, 5);
@@ -142,7 +142,7 @@ test('clicking a weight follows that pair: qᵢ, kⱼ, qᵢ∘kⱼ, the dot prod
 
 test('identity projections give back view 1; a value out of range is clamped and reported', async () => {
   const { page, problems } = await openPage(session);
-  await page.evaluate(() => window.attnlab.setState('v=qkv&q.id=1'));
+  await page.evaluate(() => window.attnlab.setState('v=qkv&q.tr=0&q.id=1'));
   await settle(page);
   const r = await page.evaluate(() => {
     const a = window.attnlab;

@@ -226,6 +226,11 @@ void HeadsPanel::DrawCombination(PanelContext& ctx) {
   ImGui::SeparatorText("Output Y = concat · Wᵒ");
   MatrixViewOptions oy = TokenRowsOptions("y", DivergingStyle(result.output), tokens);
   DrawMatrix("heads.Y", result.output, version, oy, ctx.published);
+  // The projections the maps came from (seeded or trained), for the tests to recompute them.
+  const attn::AttentionParameters& p = result.parameters;
+  for (const auto& [key, m] : {std::pair{"heads.Wq", &p.wq}, {"heads.Wk", &p.wk}, {"heads.Wv", &p.wv}, {"heads.bq", &p.bq},
+                               {"heads.bk", &p.bk}, {"heads.bv", &p.bv}, {"heads.bo", &p.bo}})
+    if (m->size()) ctx.published.Matrix(key, *m);
 }
 
 }  // namespace attnlab
