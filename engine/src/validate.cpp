@@ -2,8 +2,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
-#include <sstream>
 
 namespace attn::validate {
 namespace {
@@ -14,9 +14,8 @@ Status FirstBad(const std::string& name, const Matrix& m, const char* what, Ok o
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
     for (Eigen::Index j = 0; j < m.cols(); ++j) {
       if (ok(m(i, j))) continue;
-      std::ostringstream s;
-      s << name << ": expected " << what << ", got " << m(i, j) << " at (" << i << ", " << j << ")";
-      return Status(StatusCode::kNonFinite, s.str());
+      return Status(StatusCode::kNonFinite, name + ": expected " + what + ", got " + Number(m(i, j)) + " at (" +
+                                                std::to_string(i) + ", " + std::to_string(j) + ")");
     }
   }
   return Status::Ok();
@@ -24,10 +23,14 @@ Status FirstBad(const std::string& name, const Matrix& m, const char* what, Ok o
 
 }  // namespace
 
+std::string Number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
+  return text;
+}
+
 std::string Shape(Eigen::Index rows, Eigen::Index cols) {
-  std::ostringstream s;
-  s << "(" << rows << ", " << cols << ")";
-  return s.str();
+  return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
 }
 
 Status NonEmpty(const std::string& name, const Matrix& m) {
@@ -59,16 +62,13 @@ Status NoNanOrPositiveInf(const std::string& name, const Matrix& m) {
 
 Status Positive(const std::string& name, float value) {
   if (std::isfinite(value) && value > 0) return Status::Ok();
-  std::ostringstream s;
-  s << name << ": expected a finite value > 0, got " << value;
-  return Status(StatusCode::kOutOfRange, s.str());
+  return Status(StatusCode::kOutOfRange, name + ": expected a finite value > 0, got " + Number(value));
 }
 
 Status AtLeast(const std::string& name, long value, long minimum) {
   if (value >= minimum) return Status::Ok();
-  std::ostringstream s;
-  s << name << ": expected a value >= " << minimum << ", got " << value;
-  return Status(StatusCode::kOutOfRange, s.str());
+  return Status(StatusCode::kOutOfRange,
+                name + ": expected a value >= " + std::to_string(minimum) + ", got " + std::to_string(value));
 }
 
 Status HasShape(const std::string& name, Eigen::Index m_rows, Eigen::Index m_cols, Eigen::Index rows,
@@ -80,9 +80,8 @@ Status HasShape(const std::string& name, Eigen::Index m_rows, Eigen::Index m_col
 
 Status KnownOption(const std::string& name, int value, int count) {
   if (value >= 0 && value < count) return Status::Ok();
-  std::ostringstream s;
-  s << name << ": expected one of 0.." << count - 1 << ", got " << value;
-  return Status(StatusCode::kUnknownOption, s.str());
+  return Status(StatusCode::kUnknownOption,
+                name + ": expected one of 0.." + std::to_string(count - 1) + ", got " + std::to_string(value));
 }
 
 }  // namespace attn::validate

@@ -1,6 +1,5 @@
 #include "validate_attention.h"
 
-#include <sstream>
 #include <string>
 
 #include "attn/validate.h"
@@ -198,9 +197,9 @@ Status AttentionParametersValid(const AttentionConfig& c, const pipeline::Attent
     ATTN_RETURN_IF_ERROR(Parameter("relative_sharpness", p.relative_sharpness, 1, d.heads, "(1, h)"));
     for (int h = 0; h < d.heads; ++h) {
       if (p.relative_sharpness(0, h) < 0) {
-        std::ostringstream s;
-        s << "relative_sharpness: expected values >= 0, got " << p.relative_sharpness(0, h) << " at (0, " << h << ")";
-        return Status(StatusCode::kOutOfRange, s.str());
+        return Status(StatusCode::kOutOfRange, "relative_sharpness: expected values >= 0, got " +
+                                                   validate::Number(p.relative_sharpness(0, h)) + " at (0, " +
+                                                   std::to_string(h) + ")");
       }
     }
   }

@@ -1,9 +1,9 @@
 #include "lessons/prices.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
-#include <sstream>
 
 namespace lessons {
 namespace {
@@ -22,13 +22,14 @@ bool IsIsoDate(const std::string& s) {
 }  // namespace
 
 attn::Status ParsePrices(const std::string& text, PriceTable* out) {
-  std::istringstream in(text);
-  std::string line;
   int number = 0;
   std::vector<PriceSeries> series;
   std::vector<std::vector<float>> values;
   bool header = false;
-  while (std::getline(in, line)) {
+  for (size_t start = 0; start < text.size();) {  // line by line (no iostreams: their locale code is big in wasm)
+    const size_t line_end = std::min(text.find('\n', start), text.size());
+    std::string line = text.substr(start, line_end - start);
+    start = line_end + 1;
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;

@@ -64,10 +64,10 @@ test('view 1: after τ moves, the spotlight\'s weighted vectors and output show 
 
 test('view 3: after the seed changes, the followed pair\'s terms wᵢⱼvⱼ show the new values', async () => {
   const { page, problems } = await openPage(session, { ...VIEWPORT });
-  await page.evaluate(() => window.attnlab.setState('v=qkv'));
+  await page.evaluate(() => window.attnlab.setState('v=qkv&q.tr=0'));
   await settle(page);
   await page.mouse.move(1, 1);
-  await expectFreshPixels(page, 'qkv.pair.terms', 'qkv.pair.terms', 'v=qkv&q.s=5');
+  await expectFreshPixels(page, 'qkv.pair.terms', 'qkv.pair.terms', 'v=qkv&q.tr=0&q.s=5');
   assert.deepEqual(problems, []);
   await page.close();
 });

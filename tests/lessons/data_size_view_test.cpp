@@ -6,6 +6,7 @@
 
 #include "lessons/view_state.h"
 #include "lessons/views/data_size.h"
+#include "support/optimized_build.h"
 
 namespace lessons {
 namespace {
@@ -24,6 +25,7 @@ TEST(DataSizeView, TheStateGivesSizesSeedsAndSteps) {
 }
 
 TEST(DataSizeView, CurvesFillAsRunsFinishAndTheSentenceIsTheirs) {
+  ATTN_SKIP_UNLESS_OPTIMIZED();
   DataSizeState s;
   s.largest = 6;  // N = 16, 64
   s.seeds = 1;

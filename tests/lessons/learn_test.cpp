@@ -5,6 +5,7 @@
 
 #include "lessons/view_state.h"
 #include "lessons/views/learn.h"
+#include "support/optimized_build.h"
 
 namespace lessons {
 namespace {
@@ -36,6 +37,7 @@ TEST(Learn, TheStateConfiguresTheTrainer) {
 }
 
 TEST(Learn, TrainsToTheTargetWithSnapshotsFromInitialisation) {
+  ATTN_SKIP_UNLESS_OPTIMIZED();
   LearnState s;
   s.task = 0;  // previous letter: learns in a few hundred steps
   LearnLab lab;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "attn/train/data_size.h"
+#include "support/optimized_build.h"
 
 namespace attn::train {
 namespace {
@@ -144,6 +145,7 @@ TEST(DataSize, Crossover) {
 // transformer 0.214 [0.201, 0.232]; N = 64 0.666 against 0.481; N = 4096 transformer 1.000
 // [1.000, 1.000], cnn 0.680 [0.672, 0.687]. The margins asserted are those less about a third.
 TEST(DataSize, CnnAheadWithLittleDataTransformerWithALot) {
+  ATTN_SKIP_UNLESS_OPTIMIZED();
   const DataSizeConfig c;
   ASSERT_GE(c.seeds, 3);
   DataSizeRunner runner;

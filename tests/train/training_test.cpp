@@ -14,6 +14,7 @@
 #include "attn/train/optimizer.h"
 #include "attn/train/tasks.h"
 #include "attn/train/trainer.h"
+#include "support/optimized_build.h"
 
 namespace attn::train {
 namespace {
@@ -157,6 +158,7 @@ struct Budget {
 class TaskBudgetTest : public ::testing::TestWithParam<Budget> {};
 
 TEST_P(TaskBudgetTest, ReachesTheStatedAccuracyWithinTheStepBudget) {
+  ATTN_SKIP_UNLESS_OPTIMIZED();
   const Budget b = GetParam();
   Trainer trainer;
   ASSERT_TRUE(trainer.Init(DefaultTrainConfig(b.task)).ok());
@@ -180,6 +182,7 @@ INSTANTIATE_TEST_SUITE_P(SeedOne, TaskBudgetTest,
                          [](const ::testing::TestParamInfo<Budget>& info) { return std::string(TaskName(info.param.task)); });
 
 TEST(HeadRoles, APreviousTokenHeadFormsAndIsNamed) {
+  ATTN_SKIP_UNLESS_OPTIMIZED();
   Trainer trainer;
   TrainConfig c = DefaultTrainConfig(TaskKind::kPrevious);
   c.model.layers = 1;

@@ -11,6 +11,9 @@ namespace attn::validate {
 
 // "(3, 5)"
 std::string Shape(Eigen::Index rows, Eigen::Index cols);
+// "0.5", "1e-08", "inf", "nan": a value as a message prints it (printf's %g; no iostreams, whose
+// locale machinery would cost the page 60 KB of wasm).
+std::string Number(double value);
 // kEmptyInput if `m` has no rows or no columns.
 Status NonEmpty(const std::string& name, const Matrix& m);
 // kNonFinite naming the first bad element.

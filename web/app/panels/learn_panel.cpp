@@ -150,28 +150,27 @@ void LearnPanel::DrawCurves(PanelContext& ctx) {
   ctx.published.Scalar("learn.steps_per_second", lab_.steps_per_second());
   if (curves_.rows() < 2) return;
   const float width = std::min(620.0f, ImGui::GetContentRegionAvail().x);
+  const auto step_axis = [&] {  // both plots: the steps along x, axes ending on round values
+    PlotOptions o;
+    o.x = &curve_steps_;
+    o.round_axes = true;
+    o.height = 170.0f;
+    o.max_width = width;
+    o.x_label = "step";
+    return o;
+  };
   DrawSideBySide(
       "learn.curves",
       [&] {
         ImGui::SeparatorText("Loss: cross-entropy of each batch");
-        PlotOptions o;
-        o.x = &curve_steps_;
-        o.round_axes = true;
-        o.height = 170.0f;
-        o.max_width = width;
-        o.x_label = "step";
+        PlotOptions o = step_axis();
         o.describe = [&](int i) { ImGui::Text("up to step %.0f: loss %.4g", curve_steps_(i, 0), curve_loss_(i, 0)); };
         DrawPlot("learn.loss", {{"loss", "loss (mean over the steps of each point)", &curve_loss_, CurrentTheme().plot_marker, 2.0f}},
                  o, ctx.published);
       },
       [&] {
         ImGui::SeparatorText("Accuracy: training batches and held-out sequences");
-        PlotOptions o;
-        o.x = &curve_steps_;
-        o.round_axes = true;
-        o.height = 170.0f;
-        o.max_width = width;
-        o.x_label = "step";
+        PlotOptions o = step_axis();
         o.describe = [&](int i) {
           ImGui::Text("up to step %.0f: batches %.3f, held-out %.3f", curve_steps_(i, 0), curve_accuracy_(i, 0),
                       held_out_accuracy_(i, 0));
