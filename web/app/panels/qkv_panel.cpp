@@ -140,7 +140,11 @@ void QkvPanel::DrawLayer(PanelContext& ctx) {
   const int d_k = static_cast<int>(h.q.cols()), d_v = static_cast<int>(h.v.cols());
 
   ImGui::SeparatorText("The whole layer in matrix form");
-  ImGui::TextWrapped("Q = XWq, K = XWk, V = XWv;   Y = softmax(QKᵀ / √d_k) V");
+  // The trained head adds biases and rotates q and k by position (RoPE); the seeded ones do neither.
+  if (model.trained)
+    ImGui::TextWrapped("Q = RoPE(XWq + bq), K = RoPE(XWk + bk), V = XWv + bv;   Y = softmax(QKᵀ / √d_k) V");
+  else
+    ImGui::TextWrapped("Q = XWq, K = XWk, V = XWv;   Y = softmax(QKᵀ / √d_k) V");
   ImGui::TextWrapped("(%d×%d) = softmax((%d×%d)(%d×%d) / √%d) (%d×%d), with X (%d×%d) and Wq, Wk (%d×%d), Wv (%d×%d).",
                      n, d_v, n, d_k, d_k, n, d_k, n, d_v, n, d_model, d_model, d_k, d_model, d_v);
 
@@ -174,11 +178,11 @@ void QkvPanel::DrawLayer(PanelContext& ctx) {
   };
   if (BeginGrid("qkv.qkv", 3, 260.0f)) {
     ImGui::TableNextColumn();
-    draw_rows("qkv.Q", "queries Q = XWq", "q", h.q);
+    draw_rows("qkv.Q", model.trained ? "queries Q = RoPE(XWq + bq)" : "queries Q = XWq", "q", h.q);
     ImGui::TableNextColumn();
-    draw_rows("qkv.K", "keys K = XWk", "k", h.k);
+    draw_rows("qkv.K", model.trained ? "keys K = RoPE(XWk + bk)" : "keys K = XWk", "k", h.k);
     ImGui::TableNextColumn();
-    draw_rows("qkv.V", "values V = XWv", "v", h.v);
+    draw_rows("qkv.V", model.trained ? "values V = XWv + bv" : "values V = XWv", "v", h.v);
     EndGrid();
   }
 
