@@ -114,10 +114,15 @@ void LearnPanel::DrawControls(PanelContext& ctx) {
 void LearnPanel::RunTraining(PanelContext& ctx) {
   lessons::LearnState& s = ctx.state.learn;
   if (!error_.empty() || lab_.snapshots().empty()) return;
-  if (running_) s.steps = std::max(s.steps, lab_.steps() + 1);
-  if (lab_.steps() >= s.steps) return;
+  // Running: as many steps as the slice holds, up to the last step a link can name; otherwise up to
+  // the state's step (a link being replayed, or Step).
+  const int until = running_ ? s.kSteps.max : s.steps;
+  if (lab_.steps() >= until) {
+    running_ = false;
+    return;
+  }
   ++EngineRuns();
-  const attn::Status status = lab_.Train(kSliceMs, s.steps);
+  const attn::Status status = lab_.Train(kSliceMs, until);
   if (!status.ok()) {
     error_ = status.ToString();
     running_ = false;
