@@ -75,6 +75,10 @@ test('the settings round-trip through the link; a phone shows the controls and t
   assert.ok(s['datasize.cnn.16'] !== undefined && s['datasize.transformer.256'] !== undefined, 'sizes 16, 64, 256');
   assert.equal(s['datasize.cnn.1024'], undefined);
   await screenshot(page, 'datasize-phone');
+  // "Run again" starts over at once, from seed 1.
+  await click(page, 'datasize.run');
+  await page.waitForFunction(() => window.attnlab.scalars()['datasize.running'] === 1, null, { timeout: 5000 });
+  assert.ok((await page.evaluate(() => window.attnlab.scalars()))['datasize.progress'] < 1);
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -65,14 +65,19 @@ void DataSizePanel::DrawControls(PanelContext& ctx) {
     ++EngineRuns();
     const attn::Status status = runner_.Init(lessons::DataSizeConfigFor(s));
     error_ = status.ok() ? "" : status.ToString();
-    running_ = started_ = false;
+    running_ = started_ = restart_;  // "Run again" starts the new run at once; new settings wait for Run
+    restart_ = false;
     finished_runs_ = -1;
   }
   const bool done = runner_.done();
   if (ImGui::Button(running_ ? "Pause" : done && started_ ? "Run again" : started_ ? "Go on" : "Run")) {
-    if (done && started_) settings_.clear();  // the next frame starts over from seed 1
-    running_ = !running_ && !(done && started_);
-    started_ = started_ || running_;
+    if (done && started_) {
+      settings_.clear();  // the next frame starts over from seed 1
+      restart_ = true;
+    } else {
+      running_ = !running_;
+      started_ = true;
+    }
   }
   ctx.published.Rect("datasize.run", LayoutRect{ImGui::GetItemRectMin().x, ImGui::GetItemRectMin().y,
                                                  ImGui::GetItemRectSize().x, ImGui::GetItemRectSize().y});

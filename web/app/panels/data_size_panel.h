@@ -34,6 +34,7 @@ class DataSizePanel : public Panel {
   std::string error_;
   bool running_ = false;
   bool started_ = false;      // Run was pressed for these settings
+  bool restart_ = false;      // "Run again": run as soon as the runner is made anew
   int finished_runs_ = -1;  // curves_ are remade when a run finishes
   lessons::DataSizeCurves curves_;
   std::string description_;
