@@ -193,7 +193,8 @@ std::vector<std::pair<std::string, const MatrixT<T>*>> AllGradients(const Attent
 // `close(got's, want's)` for every gradient; both sets must hold the same gradients.
 template <typename A, typename B, typename Close>
 void ExpectEveryGradient(const AttentionGradientsT<A>& got, const AttentionGradientsT<B>& want, Close close) {
-  const auto got_all = AllGradients(got), want_all = AllGradients(want);
+  const auto got_all = AllGradients(got);
+  const auto want_all = AllGradients(want);
   ASSERT_EQ(got_all.size(), want_all.size());
   for (size_t i = 0; i < want_all.size(); ++i) {
     ASSERT_EQ(got_all[i].first, want_all[i].first);
