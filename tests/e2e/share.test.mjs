@@ -203,6 +203,7 @@ test('a plot copies its series as CSV', async () => {
   let p = centre((await page.evaluate(() => window.attnlab.layout()))['prices.plot.menu']);
   await page.mouse.click(p.x, p.y);
   await page.waitForFunction(() => window.attnlab.layout()['prices.plot.menu.csv']);
+  await settle(page);  // the popup placed where it stays before its item is clicked
   p = centre((await page.evaluate(() => window.attnlab.layout()))['prices.plot.menu.csv']);
   await page.mouse.click(p.x, p.y);
   await page.waitForFunction(() => window.attnlabHandle.exports.length === 1);
