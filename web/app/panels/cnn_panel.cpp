@@ -9,6 +9,7 @@
 
 #include "lessons/layers.h"
 #include "imgui.h"
+#include "widgets/flow_layout.h"
 #include "theme.h"
 #include "widgets/field_widgets.h"
 #include "widgets/matrix_view.h"
@@ -227,8 +228,7 @@ void CnnPanel::DrawConvolution(PanelContext& ctx) {
                      "CNN has locality built in, so with little data it often generalises better; with a lot of data, "
                      "attention's freedom to look anywhere pays off.");
   if (ImGui::Button("Measure it: view 8, Data size  →")) ctx.state.view = lessons::ViewId::kDataSize;
-  ctx.published.Rect("cnn.why", LayoutRect{ImGui::GetItemRectMin().x, ImGui::GetItemRectMin().y, ImGui::GetItemRectSize().x,
-                                           ImGui::GetItemRectSize().y});
+  ctx.published.Rect("cnn.why", LastItemRect());
 }
 
 }  // namespace attnlab

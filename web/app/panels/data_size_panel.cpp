@@ -79,8 +79,7 @@ void DataSizePanel::DrawControls(PanelContext& ctx) {
       started_ = true;
     }
   }
-  ctx.published.Rect("datasize.run", LayoutRect{ImGui::GetItemRectMin().x, ImGui::GetItemRectMin().y,
-                                                 ImGui::GetItemRectSize().x, ImGui::GetItemRectSize().y});
+  ctx.published.Rect("datasize.run", LastItemRect());
   ImGui::SameLine();
   const attn::train::DataSizeRun& run = runner_.current();
   char progress[128];

@@ -88,8 +88,7 @@ void LearnPanel::DrawControls(PanelContext& ctx) {
     running_ = !training;
     if (!running_) s.steps = lab_.steps();  // stop where it is (a link made now reruns to here)
   }
-  ctx.published.Rect("learn.train", LayoutRect{ImGui::GetItemRectMin().x, ImGui::GetItemRectMin().y,
-                                               ImGui::GetItemRectSize().x, ImGui::GetItemRectSize().y});
+  ctx.published.Rect("learn.train", LastItemRect());
   ImGui::SameLine();
   if (ImGui::Button("Step")) {
     running_ = false;

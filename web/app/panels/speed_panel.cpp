@@ -75,8 +75,7 @@ void SpeedPanel::DrawControls(PanelContext& ctx, attn::KernelId kernel) {
   CheckboxField(s.kLive, &s.live);
   SameLineIfFits(150);
   const bool sweep = ImGui::Button("Sweep every kernel");
-  const ImVec2 b0 = ImGui::GetItemRectMin(), b1 = ImGui::GetItemRectMax();
-  ctx.published.Rect("speed.sweep", {b0.x, b0.y, b1.x - b0.x, b1.y - b0.y});
+  ctx.published.Rect("speed.sweep", LastItemRect());
   if (sweep) {
     sweep_queue_.clear();
     sweep_.clear();

@@ -22,4 +22,9 @@ std::string FitButtonLabel(const std::string& text, float width) {
   return text.substr(0, text.find(' ')) + "…";
 }
 
+LayoutRect LastItemRect() {
+  const ImVec2 min = ImGui::GetItemRectMin(), size = ImGui::GetItemRectSize();
+  return LayoutRect{min.x, min.y, size.x, size.y};
+}
+
 }  // namespace attnlab

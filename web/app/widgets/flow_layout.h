@@ -3,10 +3,15 @@
 
 #include <string>
 
+#include "published.h"
+
 namespace attnlab {
 
 // Call between two items: stays on the line if `next_width` more pixels fit after the last item.
 void SameLineIfFits(float next_width);
+
+// The last item's rectangle (a button, say), to publish where it sits for the tests.
+LayoutRect LastItemRect();
 
 // A button's text that fits a line `width` pixels wide (frame padding included): `text` itself, or
 // its first whole words and "…" (show the full text on hover then).
