@@ -15,6 +15,7 @@ enum class StatusCode {
   kOutOfRange,     // a scalar option (scale, temperature, window, heads...) is outside its domain
   kUnknownOption,  // an enum or named option the engine does not know
   kParseError,     // malformed text input (case files, state strings)
+  kResourceExhausted,  // the call would need more memory (or elements) than the documented limits allow
 };
 
 // Stable lower-case name of a code, e.g. "shape_mismatch"; used in messages, the CLI and JS.
