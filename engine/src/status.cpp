@@ -11,6 +11,7 @@ const char* StatusCodeName(StatusCode code) {
     case StatusCode::kOutOfRange: return "out_of_range";
     case StatusCode::kUnknownOption: return "unknown_option";
     case StatusCode::kParseError: return "parse_error";
+    case StatusCode::kInvalidArgument: return "invalid_argument";
     case StatusCode::kResourceExhausted: return "resource_exhausted";
   }
   return "unknown";

@@ -15,6 +15,7 @@ enum class StatusCode {
   kOutOfRange,     // a scalar option (scale, temperature, window, heads...) is outside its domain
   kUnknownOption,  // an enum or named option the engine does not know
   kParseError,     // malformed text input (case files, state strings)
+  kInvalidArgument,    // a value of the wrong type: a string where a number belongs, 2.5 where an integer does
   kResourceExhausted,  // the call would need more memory (or elements) than the documented limits allow
 };
 
