@@ -1,20 +1,36 @@
 // attnlab: the engine from the command line.
-//   attnlab run [--kernel K] CASE.json       computes one case, prints {"outputs": {...}} in the
+//   attnlab run [OPTIONS] CASE.json          computes one case, prints {"outputs": {...}} in the
 //                                            case JSON format
-//   attnlab check [--kernel K] CASE.json...  computes each case, compares with its "outputs"; one
-//                                            line per case, then "N passed, M failed"; exit 1 if
-//                                            any failed
-//   attnlab attend "The cat sat on the mat" [--dim D] [--temperature T] [--kernel K]
-//                                  prints the tokens, the attention weights and the output rows
+//   attnlab check [OPTIONS] CASE.json...     computes each case, compares with its "outputs"; one
+//                                            line per case as soon as it is known, then
+//                                            "N passed, M failed"; exit 1 if any failed (a case
+//                                            that cannot be read or run is a FAIL line too)
+//     OPTIONS of run and check:
+//       --kernel K           the engine kernel (default eigen)
+//       --max-input-mb N     largest case file read, in MiB (default 64; 1 to 65536)
+//       --max-elements N     most elements of any one tensor a case reads, produces or needs on
+//                            the way, e.g. the (heads, L, M) scores of a batch item (default
+//                            16777216; 1 to 2147483647). See attn::CaseLimits.
+//   attnlab attend "The cat sat on the mat" [--dim D] [--temperature T] [--scale S] [--kernel K]
+//                                  prints the tokens, the attention weights and the output rows;
+//                                  D an integer 1 to 4096, T and S finite numbers
 //   attnlab train --task recall ...          trains a small model on a toy task (train_commands.h)
 //   attnlab datasize [--sizes 16,64,...]     a transformer's and a CNN's held-out accuracy per
 //                                            training-set size (train_commands.h)
-// Bad input: one line on stderr, exit 2.
+// Bad input: one short line on stderr (values from a case are quoted as bounded excerpts), exit 2.
+// A case over a limit is "resource_exhausted: ... (max_elements)". Nothing escapes main: an
+// exception (std::bad_alloc included) is reported as resource_exhausted, exit 2.
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <iterator>
+#include <new>
 #include <string>
+#include <vector>
 
 #include "attn/attention.h"
 #include "attn/case_io.h"
@@ -26,10 +42,12 @@ namespace {
 
 int Usage() {
   std::fprintf(stderr,
-               "usage: attnlab run [--kernel K] CASE.json | "
-               "attnlab check [--kernel K] CASE.json... | "
+               "usage: attnlab run [OPTIONS] CASE.json | "
+               "attnlab check [OPTIONS] CASE.json... | "
                "attnlab attend SENTENCE [--dim D] [--temperature T] [--scale S] [--kernel K] | "
                "attnlab train --task TASK [...] | attnlab datasize [--task TASK] [--sizes N1,N2,...] [...]\n"
+               "OPTIONS of run and check: --kernel K, --max-input-mb N (default 64), "
+               "--max-elements N (default 16777216)\n"
                "kernels here: %s\n",
                attn::AvailableKernelNames().c_str());
   return 2;
@@ -40,24 +58,109 @@ int Fail(const attn::Status& status) {
   return 2;
 }
 
-// Consumes a leading "--kernel NAME" of run / check; false when NAME is missing or unknown.
-bool TakeKernelOption(int* argc, char*** argv, attn::KernelId* kernel) {
-  if (*argc < 1 || std::strcmp((*argv)[0], "--kernel")) return true;
-  if (*argc < 2 || !attn::ParseKernel((*argv)[1], kernel).ok()) return false;
-  *argc -= 2;
-  *argv += 2;
+// A bad flag or value: names the command, the flag, what it expects and (a bounded excerpt of) what
+// it got, then the usage; exit 2.
+int BadFlag(const char* command, const std::string& flag, const std::string& expected,
+            const char* got) {
+  const std::string text = got ? std::string(got) : std::string();
+  const std::string shown = text.size() > 40 ? text.substr(0, 40) + "..." : text;
+  if (got)
+    std::fprintf(stderr, "attnlab %s: %s: expected %s, got '%s'\n", command, flag.c_str(),
+                 expected.c_str(), shown.c_str());
+  else
+    std::fprintf(stderr, "attnlab %s: %s: expected %s, got nothing\n", command, flag.c_str(),
+                 expected.c_str());
+  return Usage();
+}
+
+// The whole of `text` as a base-10 integer in [lo, hi]: no sign other than a leading '-', no
+// spaces, no fraction ("2.5" is not 2), no trailing garbage, no overflow.
+bool ParseInteger(const char* text, int64_t lo, int64_t hi, int64_t* out) {
+  if (!text || !(*text == '-' || (*text >= '0' && *text <= '9'))) return false;
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(text, &end, 10);
+  if (errno == ERANGE || end == text || *end != '\0' || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+// The whole of `text` as a finite number: no spaces, no trailing garbage, no inf or nan.
+bool ParseFinite(const char* text, float* out) {
+  if (!text || !*text || std::strchr(" \t\n\v\f\r", *text)) return false;
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(text, &end);
+  if (errno == ERANGE || end == text || *end != '\0' || !std::isfinite(v) ||
+      std::fabs(v) > 3.0e38)
+    return false;
+  *out = static_cast<float>(v);
+  return true;
+}
+
+// The options of run / check, then the case files. false after printing what was wrong.
+struct CaseCommand {
+  attn::KernelId kernel = attn::KernelId::kEigen;
+  attn::CaseLimits limits;
+  std::vector<const char*> files;
+};
+
+bool ParseCaseCommand(const char* command, int argc, char** argv, CaseCommand* out) {
+  constexpr int64_t kMaxInputMb = 65536;
+  constexpr int64_t kMaxElements = 2147483647;  // the engine's sizes are int
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--", 0) != 0) {
+      out->files.push_back(argv[i]);
+      continue;
+    }
+    const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
+    int64_t n = 0;
+    if (arg == "--kernel") {
+      if (!value || !attn::ParseKernel(value, &out->kernel).ok()) {
+        BadFlag(command, arg, "one of " + attn::AvailableKernelNames(), value);
+        return false;
+      }
+    } else if (arg == "--max-input-mb") {
+      if (!ParseInteger(value, 1, kMaxInputMb, &n)) {
+        BadFlag(command, arg, "an integer 1 to " + std::to_string(kMaxInputMb), value);
+        return false;
+      }
+      out->limits.max_input_bytes = n << 20;
+    } else if (arg == "--max-elements") {
+      if (!ParseInteger(value, 1, kMaxElements, &n)) {
+        BadFlag(command, arg, "an integer 1 to " + std::to_string(kMaxElements), value);
+        return false;
+      }
+      out->limits.max_elements = n;
+    } else {
+      std::fprintf(stderr, "attnlab %s: unknown flag '%.40s'\n", command, arg.c_str());
+      Usage();
+      return false;
+    }
+    ++i;
+  }
+  if (out->files.empty()) {
+    std::fprintf(stderr, "attnlab %s: expected a case file\n", command);
+    Usage();
+    return false;
+  }
   return true;
 }
 
 // Prints the outputs the case lists (every output when it lists none) as case JSON.
 int Run(int argc, char** argv) {
-  attn::KernelId kernel = attn::KernelId::kEigen;
-  if (!TakeKernelOption(&argc, &argv, &kernel) || argc != 1) return Usage();
+  CaseCommand cmd;
+  if (!ParseCaseCommand("run", argc, argv, &cmd)) return 2;
+  if (cmd.files.size() != 1) {
+    std::fprintf(stderr, "attnlab run: expected one case file, got %zu\n", cmd.files.size());
+    return Usage();
+  }
   attn::Case c;
-  attn::Status status = attn::ReadCaseFile(argv[0], &c);
+  attn::Status status = attn::ReadCaseFile(cmd.files[0], &c, cmd.limits);
   if (!status.ok()) return Fail(status);
   attn::TensorMap outputs;
-  status = attn::RunCase(c, &outputs, kernel);
+  status = attn::RunCase(c, &outputs, cmd.kernel, cmd.limits);
   if (!status.ok()) return Fail(status);
   if (!c.outputs.empty()) {
     for (auto it = outputs.begin(); it != outputs.end();) {
@@ -68,20 +171,31 @@ int Run(int argc, char** argv) {
   return 0;
 }
 
-int Check(int argc, char** argv) {
-  attn::KernelId kernel = attn::KernelId::kEigen;
-  if (!TakeKernelOption(&argc, &argv, &kernel) || argc < 1) return Usage();
-  int passed = 0, failed = 0;
-  for (int i = 0; i < argc; ++i) {
+// One case's verdict; whatever goes wrong inside (even an exception) is this case's FAIL.
+attn::CaseCheck CheckOneFile(const char* path, const CaseCommand& cmd) {
+  attn::CaseCheck check;
+  check.name = path;
+  try {
     attn::Case c;
-    const attn::Status status = attn::ReadCaseFile(argv[i], &c);
-    attn::CaseCheck check;
-    if (status.ok()) {
-      check = attn::CheckCase(c, kernel);
-    } else {
-      check.name = argv[i];
+    const attn::Status status = attn::ReadCaseFile(path, &c, cmd.limits);
+    if (!status.ok()) {
       check.message = status.ToString();
+      return check;
     }
+    return attn::CheckCase(c, cmd.kernel, cmd.limits);
+  } catch (const std::exception& e) {
+    check.passed = false;
+    check.message = std::string("resource_exhausted: ") + e.what();
+  }
+  return check;
+}
+
+int Check(int argc, char** argv) {
+  CaseCommand cmd;
+  if (!ParseCaseCommand("check", argc, argv, &cmd)) return 2;
+  int passed = 0, failed = 0;
+  for (const char* path : cmd.files) {
+    const attn::CaseCheck check = CheckOneFile(path, cmd);
     (check.passed ? passed : failed) += 1;
     std::string line = std::string(check.passed ? "PASS " : "FAIL ") + check.name;
     char error[64];
@@ -90,15 +204,10 @@ int Check(int argc, char** argv) {
     if (!check.worst_output.empty()) line += " (" + check.worst_output + ")";
     if (!check.passed) line += "  " + check.message;
     std::printf("%s\n", line.c_str());
+    std::fflush(stdout);  // each verdict is out before the next case can go wrong
   }
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
-}
-
-bool ParseFloat(const char* text, float* out) {
-  char* end = nullptr;
-  *out = std::strtof(text, &end);
-  return end != text && *end == '\0';
 }
 
 void PrintMatrix(const char* name, const attn::Matrix& m) {
@@ -112,17 +221,25 @@ void PrintMatrix(const char* name, const attn::Matrix& m) {
 int Attend(int argc, char** argv) {
   if (argc < 1) return Usage();
   const std::string sentence = argv[0];
-  float dim = 16;
+  int64_t dim = 16;
   attn::AttentionConfig config;
   for (int i = 1; i < argc; ++i) {
-    const bool has_value = i + 1 < argc;
-    if (!std::strcmp(argv[i], "--dim") && has_value && ParseFloat(argv[i + 1], &dim) && dim >= 1 && dim <= 4096) {
-    } else if (!std::strcmp(argv[i], "--temperature") && has_value && ParseFloat(argv[i + 1], &config.temperature)) {
-    } else if (!std::strcmp(argv[i], "--scale") && has_value && ParseFloat(argv[i + 1], &config.scale)) {
-    } else if (!std::strcmp(argv[i], "--kernel") && has_value && attn::ParseKernel(argv[i + 1], &config.kernel).ok()) {
+    const std::string flag = argv[i];
+    const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
+    if (flag == "--dim") {
+      if (!ParseInteger(value, 1, 4096, &dim))
+        return BadFlag("attend", flag, "an integer 1 to 4096", value);
+    } else if (flag == "--temperature") {
+      if (!ParseFinite(value, &config.temperature))
+        return BadFlag("attend", flag, "a finite number", value);
+    } else if (flag == "--scale") {
+      if (!ParseFinite(value, &config.scale)) return BadFlag("attend", flag, "a finite number", value);
+    } else if (flag == "--kernel") {
+      if (!value || !attn::ParseKernel(value, &config.kernel).ok())
+        return BadFlag("attend", flag, "one of " + attn::AvailableKernelNames(), value);
     } else {
-      std::fprintf(stderr, "attnlab: bad option '%s'%s\n", argv[i], has_value ? " or its value" : " (missing value)");
-      return 2;
+      std::fprintf(stderr, "attnlab attend: unknown flag '%.40s'\n", flag.c_str());
+      return Usage();
     }
     ++i;
   }
@@ -142,13 +259,28 @@ int Attend(int argc, char** argv) {
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Dispatch(int argc, char** argv) {
   if (argc >= 2 && !std::strcmp(argv[1], "run")) return Run(argc - 2, argv + 2);
   if (argc >= 2 && !std::strcmp(argv[1], "check")) return Check(argc - 2, argv + 2);
   if (argc >= 2 && !std::strcmp(argv[1], "attend")) return Attend(argc - 2, argv + 2);
   if (argc >= 2 && !std::strcmp(argv[1], "train")) return attnlab_cli::Train(argc - 2, argv + 2);
   if (argc >= 2 && !std::strcmp(argv[1], "datasize")) return attnlab_cli::DataSize(argc - 2, argv + 2);
   return Usage();
+}
+
+}  // namespace
+
+// The engine returns statuses, but the C++ library under it may still throw (std::bad_alloc when
+// a size within the limits still does not fit this machine): report it, never abort.
+int main(int argc, char** argv) {
+  try {
+    return Dispatch(argc, argv);
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "attnlab: resource_exhausted: %s\n", e.what());
+  } catch (...) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "attnlab: resource_exhausted: unknown exception\n");
+  }
+  return 2;
 }

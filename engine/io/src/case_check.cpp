@@ -52,24 +52,26 @@ std::string CompareOutput(const std::string& name, const Tensor& actual, const T
 
 }  // namespace
 
-Status RunCase(const Case& c, TensorMap* outputs, KernelId kernel) {
-  // A Case built in code (not parsed) may hold fewer elements than its dims promise.
+Status RunCase(const Case& c, TensorMap* outputs, KernelId kernel, const CaseLimits& limits) {
+  // A Case built in code (not parsed) may hold fewer elements than its dims promise, or dims whose
+  // product overflows.
   for (const auto& [name, t] : c.inputs) {
+    ATTN_RETURN_IF_ERROR(case_ops::CheckElements("inputs." + case_ops::Excerpt(name), t.dims, limits));
     const size_t stored = t.dtype == DType::kInt64 ? t.integers.size() : t.values.size();
     if (static_cast<int64_t>(stored) != t.NumElements()) {
       return Status(StatusCode::kShapeMismatch,
-                    "inputs." + name + ": holds " + std::to_string(stored) + " elements, dims " +
+                    "inputs." + case_ops::Excerpt(name) + ": holds " + std::to_string(stored) + " elements, dims " +
                         case_ops::DimsString(t.dims) + " say " + std::to_string(t.NumElements()));
     }
   }
   TensorMap result;
   if (c.op == "Attention") {
-    ATTN_RETURN_IF_ERROR(case_ops::RunOnnxAttention(c, kernel, &result));
+    ATTN_RETURN_IF_ERROR(case_ops::RunOnnxAttention(c, kernel, limits, &result));
   } else if (c.op == "MultiHeadAttention") {
-    ATTN_RETURN_IF_ERROR(case_ops::RunTorchMha(c, kernel, &result));
+    ATTN_RETURN_IF_ERROR(case_ops::RunTorchMha(c, kernel, limits, &result));
   } else {
     return Status(StatusCode::kUnknownOption,
-                  "op: expected \"Attention\" or \"MultiHeadAttention\", got \"" + c.op + "\"");
+                  "op: expected Attention or MultiHeadAttention, got " + case_ops::Excerpt(c.op));
   }
   // The engine computes in float32; a float16 output holds what float16 can represent.
   for (auto& [name, tensor] : result) {
@@ -90,7 +92,7 @@ Tolerance ToleranceFor(DType dtype) {
   return {0, 0};
 }
 
-CaseCheck CheckCase(const Case& c, KernelId kernel) {
+CaseCheck CheckCase(const Case& c, KernelId kernel, const CaseLimits& limits) {
   CaseCheck check;
   check.name = c.name;
   if (c.outputs.empty()) {
@@ -98,7 +100,7 @@ CaseCheck CheckCase(const Case& c, KernelId kernel) {
     return check;
   }
   TensorMap actual;
-  const Status status = RunCase(c, &actual, kernel);
+  const Status status = RunCase(c, &actual, kernel, limits);
   if (!status.ok()) {
     check.message = status.ToString();
     return check;
@@ -107,7 +109,7 @@ CaseCheck CheckCase(const Case& c, KernelId kernel) {
   for (const auto& [name, expected] : c.outputs) {
     const auto it = actual.find(name);
     const std::string problem = it == actual.end()
-                                    ? name + ": not produced by " + c.op
+                                    ? case_ops::Excerpt(name) + ": not produced by " + c.op
                                     : CompareOutput(name, it->second, expected, &check);
     if (problem.empty()) continue;
     if (check.passed) check.message = problem;  // the first problem explains the failure

@@ -2,14 +2,16 @@
 // type-checked first, so a malformed file becomes a kParseError, never a throw or an abort.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <limits>
-#include <sstream>
+
+#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
 #include "attn/case_io.h"
+#include "case_ops.h"
 
 namespace attn {
 namespace {
@@ -17,9 +19,50 @@ namespace {
 using Json = nlohmann::json;
 
 // JSON text of `j`. Invalid UTF-8 is replaced, not thrown: the engine builds without exceptions,
-// where nlohmann's throw would abort.
+// where nlohmann's throw would abort. Only for short values: dump() recurses once per level.
 std::string Dump(const Json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// A bad value for a message, bounded whatever its size or depth: scalars as JSON (strings cut by
+// Excerpt), arrays and objects by their size only.
+std::string ValueExcerpt(const Json& j) {
+  switch (j.type()) {
+    case Json::value_t::array: return "an array of " + std::to_string(j.size()) + " elements";
+    case Json::value_t::object: return "an object of " + std::to_string(j.size()) + " members";
+    case Json::value_t::string: return case_ops::Excerpt(j.get_ref<const std::string&>());
+    default: return Dump(j);  // a number, true, false or null: short
+  }
+}
+
+// kParseError when brackets in `text` nest deeper than `max_depth`, before any parser sees it:
+// a deep value is cheap to write (2 bytes a level) and every recursive walk of it (dump, copy)
+// would overflow the stack. Brackets inside strings do not count.
+Status CheckNesting(std::string_view text, int max_depth) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (ch == '\\')
+        escaped = true;
+      else if (ch == '"')
+        in_string = false;
+    } else if (ch == '"') {
+      in_string = true;
+    } else if (ch == '[' || ch == '{') {
+      if (++depth > max_depth) {
+        return Status(StatusCode::kParseError, "case: nesting deeper than " +
+                                                   std::to_string(max_depth) + " levels at byte " +
+                                                   std::to_string(i));
+      }
+    } else if ((ch == ']' || ch == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return Status::Ok();
 }
 
 Status ParseError(const std::string& where, const std::string& what) {
@@ -55,7 +98,8 @@ bool ParseFloatElement(const Json& j, float* out) {
   return true;
 }
 
-Status ParseTensor(const std::string& where, const Json& j, Tensor* out) {
+Status ParseTensor(const std::string& where, const Json& j, const CaseLimits& limits,
+                   Tensor* out) {
   if (!j.is_object()) return ParseError(where, "expected a tensor object {dims, dtype, data}");
   const auto dims = j.find("dims"), dtype = j.find("dtype"), data = j.find("data");
   if (dims == j.end() || !dims->is_array()) return ParseError(where, "\"dims\" must be an array");
@@ -65,26 +109,29 @@ Status ParseTensor(const std::string& where, const Json& j, Tensor* out) {
 
   Tensor t;
   if (!ParseDType(dtype->get<std::string>(), &t.dtype)) {
-    return ParseError(where, "unknown dtype \"" + dtype->get<std::string>() +
-                                 "\" (expected float32, float16, bool or int64)");
+    return ParseError(where, "unknown dtype " + ValueExcerpt(*dtype) +
+                                 " (expected float32, float16, bool or int64)");
   }
   for (const Json& d : *dims) {
-    if (!d.is_number_integer() || d.get<int64_t>() < 0) {
-      return ParseError(where, "dims must be non-negative integers, got " + Dump(d));
+    // Unsigned integers past int64's range are integers too: they would wrap to negative.
+    if (!d.is_number_integer() || (d.is_number_unsigned() && d.get<uint64_t>() > INT64_MAX) ||
+        d.get<int64_t>() < 0) {
+      return ParseError(where, "dims must be non-negative integers, got " + ValueExcerpt(d));
     }
     t.dims.push_back(d.get<int64_t>());
   }
-  // A product of dims past 2^40 elements cannot be a real case; stop before it overflows.
-  int64_t count = 1;
-  for (int64_t d : t.dims) {
-    if (d != 0 && count > (int64_t{1} << 40) / d) return ParseError(where, "dims are too large");
-    count *= d;
-  }
+  // Before the data is converted: what the dims promise must fit the limit, overflow included.
+  ATTN_RETURN_IF_ERROR(case_ops::CheckElements(where, t.dims, limits));
+  const int64_t count = t.NumElements();
   if (static_cast<int64_t>(data->size()) != count) {
     return ParseError(where, "data has " + std::to_string(data->size()) + " elements, dims say " +
                                  std::to_string(count));
   }
 
+  if (t.dtype == DType::kInt64)
+    t.integers.reserve(data->size());
+  else
+    t.values.reserve(data->size());
   for (size_t i = 0; i < data->size(); ++i) {
     const Json& e = (*data)[i];
     const std::string at = where + ".data[" + std::to_string(i) + "]";
@@ -93,7 +140,8 @@ Status ParseTensor(const std::string& where, const Json& j, Tensor* out) {
       case DType::kFloat16: {
         float v = 0;
         if (!ParseFloatElement(e, &v)) {
-          return ParseError(at, "expected a number or \"inf\", \"-inf\", \"nan\", got " + Dump(e));
+          return ParseError(at, "expected a number or \"inf\", \"-inf\", \"nan\", got " +
+                                    ValueExcerpt(e));
         }
         t.values.push_back(t.dtype == DType::kFloat16 ? RoundToFloat16(v) : v);
         break;
@@ -105,10 +153,11 @@ Status ParseTensor(const std::string& where, const Json& j, Tensor* out) {
         else if (e.is_number_integer() && (e.get<int64_t>() == 0 || e.get<int64_t>() == 1))
           t.values.push_back(static_cast<float>(e.get<int64_t>()));
         else
-          return ParseError(at, "expected true, false, 0 or 1, got " + Dump(e));
+          return ParseError(at, "expected true, false, 0 or 1, got " + ValueExcerpt(e));
         break;
       case DType::kInt64:
-        if (!e.is_number_integer()) return ParseError(at, "expected an integer, got " + Dump(e));
+        if (!e.is_number_integer() || (e.is_number_unsigned() && e.get<uint64_t>() > INT64_MAX))
+          return ParseError(at, "expected an int64 integer, got " + ValueExcerpt(e));
         t.integers.push_back(e.get<int64_t>());
         break;
     }
@@ -117,10 +166,12 @@ Status ParseTensor(const std::string& where, const Json& j, Tensor* out) {
   return Status::Ok();
 }
 
-Status ParseTensorMap(const std::string& where, const Json& j, TensorMap* out) {
+Status ParseTensorMap(const std::string& where, const Json& j, const CaseLimits& limits,
+                      TensorMap* out) {
   if (!j.is_object()) return ParseError(where, "expected an object of named tensors");
   for (auto it = j.begin(); it != j.end(); ++it) {
-    ATTN_RETURN_IF_ERROR(ParseTensor(where + "." + it.key(), it.value(), &(*out)[it.key()]));
+    ATTN_RETURN_IF_ERROR(ParseTensor(where + "." + case_ops::Excerpt(it.key()), it.value(), limits,
+                                     &(*out)[it.key()]));
   }
   return Status::Ok();
 }
@@ -170,9 +221,10 @@ const char* DTypeName(DType dtype) {
 }
 
 int64_t Tensor::NumElements() const {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return n;
+  int64_t n = 0;
+  return case_ops::CountElements(dims, std::numeric_limits<int64_t>::max(), &n)
+             ? n
+             : std::numeric_limits<int64_t>::max();
 }
 
 float RoundToFloat16(float value) {
@@ -190,7 +242,13 @@ float RoundToFloat16(float value) {
   return std::copysign(std::ldexp(steps, step_exponent), value);
 }
 
-Status ParseCase(std::string_view json_text, Case* out) {
+Status ParseCase(std::string_view json_text, Case* out, const CaseLimits& limits) {
+  if (static_cast<int64_t>(json_text.size()) > limits.max_input_bytes) {
+    return Status(StatusCode::kResourceExhausted,
+                  "case: " + std::to_string(json_text.size()) + " bytes is more than the limit of " +
+                      std::to_string(limits.max_input_bytes) + " bytes (max_input_bytes)");
+  }
+  ATTN_RETURN_IF_ERROR(CheckNesting(json_text, limits.max_nesting_depth));
   const Json j = Json::parse(json_text.begin(), json_text.end(), /*cb=*/nullptr,
                              /*allow_exceptions=*/false);
   if (j.is_discarded()) return ParseError("case", "not valid JSON");
@@ -213,28 +271,50 @@ Status ParseCase(std::string_view json_text, Case* out) {
     if (!it->is_object()) return ParseError("attributes", "expected an object");
     for (auto a = it->begin(); a != it->end(); ++a) {
       if (!a.value().is_number()) {
-        return ParseError("attributes." + a.key(), "expected a number, got " + Dump(a.value()));
+        return ParseError("attributes." + case_ops::Excerpt(a.key()),
+                          "expected a number, got " + ValueExcerpt(a.value()));
       }
       c.attributes[a.key()] = a.value().get<double>();
     }
   }
   const auto inputs = j.find("inputs");
   if (inputs == j.end()) return ParseError("case", "missing \"inputs\"");
-  ATTN_RETURN_IF_ERROR(ParseTensorMap("inputs", *inputs, &c.inputs));
+  ATTN_RETURN_IF_ERROR(ParseTensorMap("inputs", *inputs, limits, &c.inputs));
   if (auto it = j.find("outputs"); it != j.end()) {
-    ATTN_RETURN_IF_ERROR(ParseTensorMap("outputs", *it, &c.outputs));
+    ATTN_RETURN_IF_ERROR(ParseTensorMap("outputs", *it, limits, &c.outputs));
   }
   *out = std::move(c);
   return Status::Ok();
 }
 
-Status ReadCaseFile(const std::string& path, Case* out) {
-  std::ifstream file(path, std::ios::binary);
+Status ReadCaseFile(const std::string& path, Case* out, const CaseLimits& limits) {
+  // Only regular files: a directory "opens" and reads nothing; /dev/zero, /dev/urandom and pipes
+  // never end. The size is known before a byte is read.
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0) return ParseError(path, "cannot open file");
+  if (S_ISDIR(info.st_mode)) return ParseError(path, "is a directory, not a case file");
+  if (!S_ISREG(info.st_mode))
+    return ParseError(path, "not a regular file (a device, pipe or socket), not a case file");
+  if (static_cast<int64_t>(info.st_size) > limits.max_input_bytes) {
+    return Status(StatusCode::kResourceExhausted,
+                  path + ": " + std::to_string(info.st_size) + " bytes is more than the limit of " +
+                      std::to_string(limits.max_input_bytes) + " bytes (max_input_bytes)");
+  }
+  std::FILE* file = std::fopen(path.c_str(), "rb");
   if (!file) return ParseError(path, "cannot open file");
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (file.bad()) return ParseError(path, "read failed");
-  const Status status = ParseCase(text.str(), out);
+  // Reads at most one byte past the limit, even if the file grew since stat().
+  std::string text(static_cast<size_t>(info.st_size), '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), file));
+  char extra[4096];
+  while (static_cast<int64_t>(text.size()) <= limits.max_input_bytes) {
+    const size_t n = std::fread(extra, 1, sizeof(extra), file);
+    if (n == 0) break;
+    text.append(extra, n);
+  }
+  const bool failed = std::ferror(file) != 0;
+  std::fclose(file);
+  if (failed) return ParseError(path, "read failed");
+  const Status status = ParseCase(text, out, limits);
   if (!status.ok()) return Status(status.code(), path + ": " + status.message());
   if (out->name.empty()) out->name = path;
   return Status::Ok();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <sstream>
 
@@ -12,7 +13,111 @@ namespace {
 
 bool IsFloat(DType d) { return d == DType::kFloat32 || d == DType::kFloat16; }
 
+// Bytes of a value Excerpt keeps.
+constexpr size_t kExcerptBytes = 48;
+
+// Edit distance (insertions, deletions, substitutions) between two short names.
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// kUnknownOption for the first name of `given` (a map's keys) not in `known`.
+template <typename Map>
+Status CheckKnown(const Map& given, const std::vector<std::string_view>& known, const char* kind,
+                  const char* op) {
+  for (const auto& entry : given) {
+    const std::string& name = entry.first;
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    std::string message = Excerpt(name) + ": unknown " + kind + " of " + op;
+    // A suggestion only for near misses: a long or unrelated name gets the list instead (and the
+    // distance of a 50 MB key is never computed).
+    std::string_view nearest;
+    size_t best = 3;
+    if (name.size() <= 2 * kExcerptBytes) {
+      for (std::string_view k : known) {
+        const size_t d = EditDistance(name, k);
+        if (d < best) best = d, nearest = k;
+      }
+    }
+    if (!nearest.empty()) {
+      message += " (did you mean " + std::string(nearest) + "?)";
+    } else {
+      message += " (expected one of";
+      for (size_t i = 0; i < known.size(); ++i) message += (i ? ", " : " ") + std::string(known[i]);
+      message += ")";
+    }
+    return Status(StatusCode::kUnknownOption, message);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+Status CheckNames(const Case& c, const OpNames& names) {
+  ATTN_RETURN_IF_ERROR(CheckKnown(c.attributes, names.attributes, "attribute", names.op));
+  ATTN_RETURN_IF_ERROR(CheckKnown(c.inputs, names.inputs, "input", names.op));
+  return CheckKnown(c.outputs, names.outputs, "output", names.op);
+}
+
+bool CaseAsksFor(const Case& c, const std::string& output) { return c.outputs.count(output) != 0; }
+
+bool CountElements(const std::vector<int64_t>& dims, int64_t cap, int64_t* count) {
+  if (std::find(dims.begin(), dims.end(), int64_t{0}) != dims.end()) {
+    *count = 0;
+    return true;
+  }
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d < 0 || n > cap / d) return false;  // n · d > cap, tested without forming n · d
+    n *= d;
+  }
+  *count = n;
+  return true;
+}
+
+Status CheckElements(const std::string& what, const std::vector<int64_t>& dims,
+                     const CaseLimits& limits) {
+  int64_t count = 0;
+  if (CountElements(dims, limits.max_elements, &count)) return Status::Ok();
+  return Status(StatusCode::kResourceExhausted,
+                what + ": " + DimsString(dims) + " is more than the limit of " +
+                    std::to_string(limits.max_elements) + " elements (max_elements)");
+}
+
+std::string Excerpt(std::string_view text) {
+  const bool plain =
+      text.size() <= kExcerptBytes && !text.empty() &&
+      std::all_of(text.begin(), text.end(), [](char ch) { return ch > ' ' && ch < 0x7f && ch != '"'; });
+  if (plain) return std::string(text);
+  std::string out = "\"";
+  for (size_t i = 0; i < text.size() && i < kExcerptBytes; ++i) {
+    const unsigned char ch = static_cast<unsigned char>(text[i]);
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += static_cast<char>(ch);
+    } else if (ch >= 0x20 && ch < 0x7f) {
+      out += static_cast<char>(ch);
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof(hex), "\\x%02x", ch);
+      out += hex;
+    }
+  }
+  out += "\"";
+  if (text.size() > kExcerptBytes) out += "... (" + std::to_string(text.size()) + " bytes)";
+  return out;
+}
 
 Status IntAttribute(const Case& c, const std::string& name, int64_t fallback, int64_t lo,
                     int64_t hi, int64_t* out) {
@@ -59,8 +164,10 @@ const Tensor* FindInput(const Case& c, const std::string& name) {
 
 std::string DimsString(const std::vector<int64_t>& dims) {
   std::ostringstream s;
+  constexpr size_t kShown = 8;  // a message must stay one short line, whatever the rank
   s << "(";
-  for (size_t i = 0; i < dims.size(); ++i) s << (i ? ", " : "") << dims[i];
+  for (size_t i = 0; i < dims.size() && i < kShown; ++i) s << (i ? ", " : "") << dims[i];
+  if (dims.size() > kShown) s << ", ... " << dims.size() << " dims";
   s << ")";
   return s.str();
 }

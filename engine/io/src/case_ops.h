@@ -3,6 +3,8 @@
 
 #include <array>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "attn/attention.h"
 #include "attn/case_io.h"
@@ -11,11 +13,41 @@
 namespace attn::case_ops {
 
 // ONNX Attention (opsets 23/24) on a case's inputs -> Y, present_key, present_value,
-// qk_matmul_output.
-Status RunOnnxAttention(const Case& c, KernelId kernel, TensorMap* outputs);
+// qk_matmul_output (when asked for).
+Status RunOnnxAttention(const Case& c, KernelId kernel, const CaseLimits& limits,
+                        TensorMap* outputs);
 
-// torch.nn.MultiheadAttention(batch_first=True) -> attn_output, attn_output_weights.
-Status RunTorchMha(const Case& c, KernelId kernel, TensorMap* outputs);
+// torch.nn.MultiheadAttention(batch_first=True) -> attn_output, attn_output_weights (when asked
+// for).
+Status RunTorchMha(const Case& c, KernelId kernel, const CaseLimits& limits, TensorMap* outputs);
+
+// ---- What a case may name and cost ---------------------------------------------------------
+// The attribute, input and output names an op knows.
+struct OpNames {
+  const char* op;
+  std::vector<std::string_view> attributes, inputs, outputs;
+};
+
+// kUnknownOption for the first attribute, input or expected output of `c` that `names` does not
+// list, naming the nearest known one: "is_casual: unknown attribute of Attention (did you mean
+// is_causal?)".
+Status CheckNames(const Case& c, const OpNames& names);
+
+// True when the case lists `output` among its expected outputs.
+bool CaseAsksFor(const Case& c, const std::string& output);
+
+// Product of `dims` in *count when it is at most `cap`; false (count untouched) when it is larger,
+// overflow of int64 included. A zero dim anywhere makes the product 0.
+bool CountElements(const std::vector<int64_t>& dims, int64_t cap, int64_t* count);
+
+// kResourceExhausted unless a tensor of `dims` holds at most limits.max_elements; `what` names it.
+Status CheckElements(const std::string& what, const std::vector<int64_t>& dims,
+                     const CaseLimits& limits);
+
+// `text` for a message: as it is when short, printable ASCII; otherwise quoted, with other bytes as
+// \xNN, and cut after a few dozen bytes ("..." and the full length follow). A value taken from a
+// case must never be echoed whole: it may be 50 MB.
+std::string Excerpt(std::string_view text);
 
 // ---- Tensor plumbing ----------------------------------------------------------------------
 // kShapeMismatch with `what` as the message.
@@ -78,7 +110,7 @@ Matrix MaskSlice(const Tensor& mask, const Dims4& dims4, int64_t b, int64_t h, i
 void AppendMaskSlices(const Tensor& mask, const Dims4& dims4, int64_t b, int64_t heads, int64_t L,
                       int64_t S, AttentionInputs* in);
 
-// "(2, 3, 4)"
+// "(2, 3, 4)"; past 8 dims "(1, 1, 1, 1, 1, 1, 1, 1, ... 1000 dims)".
 std::string DimsString(const std::vector<int64_t>& dims);
 
 }  // namespace attn::case_ops

@@ -10,7 +10,11 @@
 //   is_causal: query i (of L) may see key j iff j <= i + offset, offset = p with a cache,
 //              nonpad[b] - L with nonpad_kv_seqlen (bottom-right aligned), else 0
 //   outputs: Y like Q with d_v, present_key/value (B, Hkv, M, ·), qk_matmul_output (B, Hq, L, M)
-//            chosen by qk_matmul_output_mode: 0 scaled, 1 softcapped, 2 + masks, 3 softmax
+//            chosen by qk_matmul_output_mode: 0 scaled, 1 softcapped, 2 + masks, 3 softmax;
+//            qk_matmul_output only when the case lists it or sets qk_matmul_output_mode (it is
+//            the one output that grows with L·M: ONNX Runtime too computes it only when asked)
+//   softmax_precision: accepted (1 float, 10 float16, 11 double, 16 bfloat16); the engine's
+//            softmax is float32 whatever it says
 #include <string>
 #include <vector>
 
@@ -27,6 +31,14 @@ struct OnnxShape {
   int64_t q_len = 0, new_kv_len = 0, past_len = 0;  // L, m, p
   int64_t d_k = 0, d_v = 0;
   int64_t total_kv_len() const { return past_len + new_kv_len; }  // M
+};
+
+const OpNames kAttentionNames = {
+    "Attention",
+    {"is_causal", "kv_num_heads", "q_num_heads", "qk_matmul_output_mode", "scale", "softcap",
+     "softmax_precision"},
+    {"Q", "K", "V", "attn_mask", "past_key", "past_value", "nonpad_kv_seqlen"},
+    {"Y", "present_key", "present_value", "qk_matmul_output"},
 };
 
 Status MissingInput(const std::string& name) {
@@ -112,7 +124,9 @@ const Matrix& QkOutput(const HeadIntermediates& head, int64_t mode) {
 
 }  // namespace
 
-Status RunOnnxAttention(const Case& c, KernelId kernel, TensorMap* outputs) {
+Status RunOnnxAttention(const Case& c, KernelId kernel, const CaseLimits& limits,
+                        TensorMap* outputs) {
+  ATTN_RETURN_IF_ERROR(CheckNames(c, kAttentionNames));
   const Tensor* q = FindInput(c, "Q");
   const Tensor* k = FindInput(c, "K");
   const Tensor* v = FindInput(c, "V");
@@ -126,6 +140,16 @@ Status RunOnnxAttention(const Case& c, KernelId kernel, TensorMap* outputs) {
   int64_t is_causal = 0, mode = 0;
   ATTN_RETURN_IF_ERROR(IntAttribute(c, "is_causal", 0, 0, 1, &is_causal));
   ATTN_RETURN_IF_ERROR(IntAttribute(c, "qk_matmul_output_mode", 0, 0, 3, &mode));
+  int64_t softmax_precision = 1;
+  ATTN_RETURN_IF_ERROR(IntAttribute(c, "softmax_precision", 1, 1, 16, &softmax_precision));
+  if (softmax_precision != 1 && softmax_precision != 10 && softmax_precision != 11 &&
+      softmax_precision != 16) {
+    return Status(StatusCode::kOutOfRange,
+                  "attributes.softmax_precision: expected 1, 10, 11 or 16 (a float type), got " +
+                      std::to_string(softmax_precision));
+  }
+  const bool want_qk =
+      CaseAsksFor(c, "qk_matmul_output") || c.attributes.count("qk_matmul_output_mode") != 0;
   AttentionConfig config;
   ATTN_RETURN_IF_ERROR(FloatAttribute(c, "scale", 0.0f, /*allow_zero=*/false, &config.scale));
   ATTN_RETURN_IF_ERROR(FloatAttribute(c, "softcap", 0.0f, /*allow_zero=*/true, &config.softcap));
@@ -156,12 +180,26 @@ Status RunOnnxAttention(const Case& c, KernelId kernel, TensorMap* outputs) {
     }
   }
 
+  // What the call will hold, before any of it is allocated. Every dim is at most max_elements (an
+  // input's), so M = p + m cannot overflow; the products are checked.
+  const std::vector<int64_t> y_dims = {s.batch, s.q_heads, L, s.d_v};
+  const std::vector<int64_t> present_key_dims = {s.batch, s.kv_heads, M, s.d_k};
+  const std::vector<int64_t> present_value_dims = {s.batch, s.kv_heads, M, s.d_v};
+  const std::vector<int64_t> qk_dims = {s.batch, s.q_heads, L, M};
+  ATTN_RETURN_IF_ERROR(CheckElements("Y", y_dims, limits));
+  ATTN_RETURN_IF_ERROR(CheckElements("present_key", present_key_dims, limits));
+  ATTN_RETURN_IF_ERROR(CheckElements("present_value", present_value_dims, limits));
+  // The engine's scores (and the expanded mask) for the heads of one batch item.
+  ATTN_RETURN_IF_ERROR(
+      CheckElements("scores of one batch item (Hq, L, M)", {s.q_heads, L, M}, limits));
+  if (want_qk) ATTN_RETURN_IF_ERROR(CheckElements("qk_matmul_output", qk_dims, limits));
+
   const DType out_type = q->dtype;
-  Tensor y = s.four_d ? ZeroTensor({s.batch, s.q_heads, L, s.d_v}, out_type)
+  Tensor y = s.four_d ? ZeroTensor(y_dims, out_type)
                       : ZeroTensor({s.batch, L, s.q_heads * s.d_v}, out_type);
-  Tensor present_key = ZeroTensor({s.batch, s.kv_heads, M, s.d_k}, out_type);
-  Tensor present_value = ZeroTensor({s.batch, s.kv_heads, M, s.d_v}, out_type);
-  Tensor qk_output = ZeroTensor({s.batch, s.q_heads, L, M}, out_type);
+  Tensor present_key = ZeroTensor(present_key_dims, out_type);
+  Tensor present_value = ZeroTensor(present_value_dims, out_type);
+  Tensor qk_output = want_qk ? ZeroTensor(qk_dims, out_type) : Tensor();
   const Tensor* past_key = FindInput(c, "past_key");
   const Tensor* past_value = FindInput(c, "past_value");
 
@@ -199,12 +237,13 @@ Status RunOnnxAttention(const Case& c, KernelId kernel, TensorMap* outputs) {
       Store4d(r.present_key[g], b, g, &present_key);
       Store4d(r.present_value[g], b, g, &present_value);
     }
-    for (int64_t h = 0; h < s.q_heads; ++h) Store4d(QkOutput(r.heads[h], mode), b, h, &qk_output);
+    for (int64_t h = 0; want_qk && h < s.q_heads; ++h)
+      Store4d(QkOutput(r.heads[h], mode), b, h, &qk_output);
   }
   (*outputs)["Y"] = std::move(y);
   (*outputs)["present_key"] = std::move(present_key);
   (*outputs)["present_value"] = std::move(present_value);
-  (*outputs)["qk_matmul_output"] = std::move(qk_output);
+  if (want_qk) (*outputs)["qk_matmul_output"] = std::move(qk_output);
   return Status::Ok();
 }
 

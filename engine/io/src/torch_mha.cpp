@@ -7,6 +7,7 @@
 //   attn_mask (L, S) or (N·H, L, S): bool true = may NOT attend, float = added to the scores
 //   key_padding_mask (N, S): bool true = padding (never attended), float = added
 //   outputs: attn_output (N, L, E), attn_output_weights (N, H, L, S) (average_attn_weights=False)
+//            when the case lists it or sets need_weights = 1 (need_weights = 0 never gives it)
 #include <string>
 
 #include "attn/attention.h"
@@ -14,6 +15,14 @@
 
 namespace attn::case_ops {
 namespace {
+
+const OpNames kMultiHeadAttentionNames = {
+    "MultiHeadAttention",
+    {"batch_first", "need_weights", "num_heads"},
+    {"query", "key", "value", "in_proj_weight", "in_proj_bias", "out_proj_weight", "out_proj_bias",
+     "attn_mask", "key_padding_mask"},
+    {"attn_output", "attn_output_weights"},
+};
 
 Status ExpectDims(const std::string& name, const Tensor& t, const std::vector<int64_t>& dims) {
   ATTN_RETURN_IF_ERROR(ExpectFloatTensor(name, t, dims.size()));
@@ -48,7 +57,8 @@ AttentionParameters ToParameters(const Tensor& in_w, const Tensor* in_b, const T
 
 }  // namespace
 
-Status RunTorchMha(const Case& c, KernelId kernel, TensorMap* outputs) {
+Status RunTorchMha(const Case& c, KernelId kernel, const CaseLimits& limits, TensorMap* outputs) {
+  ATTN_RETURN_IF_ERROR(CheckNames(c, kMultiHeadAttentionNames));
   for (const char* name : {"query", "key", "value", "in_proj_weight", "out_proj_weight"}) {
     if (!FindInput(c, name)) {
       return Status(StatusCode::kParseError,
@@ -70,9 +80,11 @@ Status RunTorchMha(const Case& c, KernelId kernel, TensorMap* outputs) {
   if (in_bias) ATTN_RETURN_IF_ERROR(ExpectDims("in_proj_bias", *in_bias, {3 * E}));
   if (out_bias) ATTN_RETURN_IF_ERROR(ExpectDims("out_proj_bias", *out_bias, {E}));
 
-  int64_t heads = 0, batch_first = 1;
+  int64_t heads = 0, batch_first = 1, need_weights = 0;
   ATTN_RETURN_IF_ERROR(IntAttribute(c, "num_heads", 0, 1, E, &heads));
   ATTN_RETURN_IF_ERROR(IntAttribute(c, "batch_first", 1, 1, 1, &batch_first));
+  const bool lists_weights = CaseAsksFor(c, "attn_output_weights");
+  ATTN_RETURN_IF_ERROR(IntAttribute(c, "need_weights", lists_weights, 0, 1, &need_weights));
   if (heads == 0)
     return Status(StatusCode::kParseError, "attributes: MultiHeadAttention needs num_heads");
   if (E % heads) {
@@ -106,6 +118,12 @@ Status RunTorchMha(const Case& c, KernelId kernel, TensorMap* outputs) {
     }
   }
 
+  // What the call will hold, before any of it is allocated (every dim is at most an input's).
+  const std::vector<int64_t> weights_dims = {N, heads, L, S};
+  ATTN_RETURN_IF_ERROR(CheckElements("attn_output", {N, L, E}, limits));
+  ATTN_RETURN_IF_ERROR(CheckElements("scores of one batch item (H, L, S)", {heads, L, S}, limits));
+  if (need_weights) ATTN_RETURN_IF_ERROR(CheckElements("attn_output_weights", weights_dims, limits));
+
   AttentionConfig config;
   config.kernel = kernel;
   config.score = ScoreFunction::kScaledDot;
@@ -118,7 +136,7 @@ Status RunTorchMha(const Case& c, KernelId kernel, TensorMap* outputs) {
                                                   *FindInput(c, "out_proj_weight"), out_bias, E);
 
   Tensor attn_output = ZeroTensor({N, L, E}, query.dtype);
-  Tensor weights = ZeroTensor({N, heads, L, S}, query.dtype);
+  Tensor weights = need_weights ? ZeroTensor(weights_dims, query.dtype) : Tensor();
   for (int64_t n = 0; n < N; ++n) {
     AttentionInputs in;
     in.query = Slice3d(query, n);
@@ -143,10 +161,10 @@ Status RunTorchMha(const Case& c, KernelId kernel, TensorMap* outputs) {
       return Status(status.code(), "batch " + std::to_string(n) + ": " + status.message());
     }
     Store3d(r.output, n, &attn_output);
-    for (int64_t h = 0; h < heads; ++h) Store4d(r.heads[h].weights, n, h, &weights);
+    for (int64_t h = 0; need_weights && h < heads; ++h) Store4d(r.heads[h].weights, n, h, &weights);
   }
   (*outputs)["attn_output"] = std::move(attn_output);
-  (*outputs)["attn_output_weights"] = std::move(weights);
+  if (need_weights) (*outputs)["attn_output_weights"] = std::move(weights);
   return Status::Ok();
 }
 

@@ -7,6 +7,11 @@
 //    "outputs": {"Y": T, ...}}
 //   T = {"dims": [2, 3], "dtype": "float32" | "float16" | "bool" | "int64", "data": [...]}
 //   with data flat in row-major order and non-finite floats as the strings "inf", "-inf", "nan".
+//
+// Case files come from anywhere: every function here takes a CaseLimits and refuses, with
+// kResourceExhausted naming the limit, a case that would cost more, before allocating it.
+// Unknown attributes, inputs and outputs of an op are refused (kUnknownOption), as ONNX Runtime
+// refuses unknown attributes: a typo must not silently change the result.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +25,21 @@
 
 namespace attn {
 
+// What one case may cost. Each limit is checked before the memory is allocated; a case over one is
+// kResourceExhausted with a message naming it. The attnlab CLI sets the first two from
+// --max-input-mb and --max-elements.
+struct CaseLimits {
+  // Bytes of case text: a file's size (only regular files are read). 64 MiB.
+  int64_t max_input_bytes = int64_t{64} << 20;
+  // Elements of any one tensor a case reads, produces or needs on the way: each input and output,
+  // and the (heads, L, M) scores of one batch item, which the engine holds several copies of.
+  // 2^24 = 16 777 216 (64 MiB of float32). Products of dims are checked for overflow first.
+  int64_t max_elements = int64_t{1} << 24;
+  // Nesting of brackets in the JSON text; a case needs 4 ({case {inputs {tensor [data]}}}).
+  // Deeper text is a kParseError before nlohmann's parser sees it.
+  int max_nesting_depth = 64;
+};
+
 enum class DType { kFloat32, kFloat16, kBool, kInt64 };
 
 // "float32", "float16", "bool", "int64"
@@ -32,7 +52,7 @@ struct Tensor {
   std::vector<float> values;      // float32, float16 (widened exactly) and bool (0 or 1)
   std::vector<int64_t> integers;  // int64 elements; empty for every other dtype
 
-  // Product of dims.
+  // Product of dims; INT64_MAX when it overflows (dims of a Case built in code are unchecked).
   int64_t NumElements() const;
 };
 
@@ -52,11 +72,16 @@ struct Case {
 using TensorMap = std::map<std::string, Tensor>;
 
 // Parses a case from JSON text. Every structural problem (missing dims, data length that does not
-// match dims, unknown dtype, non-numeric attribute...) is a kParseError naming the field.
-Status ParseCase(std::string_view json_text, Case* out);
+// match dims, unknown dtype, non-numeric attribute, nesting past limits.max_nesting_depth...) is a
+// kParseError naming the field; text longer than limits.max_input_bytes or a tensor over
+// limits.max_elements is kResourceExhausted. Messages quote at most a short excerpt of the
+// offending value.
+Status ParseCase(std::string_view json_text, Case* out, const CaseLimits& limits = CaseLimits());
 
-// Reads and parses `path`; a file that cannot be read is a kParseError naming the path.
-Status ReadCaseFile(const std::string& path, Case* out);
+// Reads and parses `path`. A file that cannot be opened, a directory, or anything but a regular
+// file (a device such as /dev/zero, a pipe) is a kParseError naming the path; a file over
+// limits.max_input_bytes is kResourceExhausted and is not read.
+Status ReadCaseFile(const std::string& path, Case* out, const CaseLimits& limits = CaseLimits());
 
 // {"outputs": {"Y": T, ...}} on one line: float32 with 9 significant digits (exact round trip),
 // float16 values rounded to float16 first.
@@ -64,9 +89,14 @@ std::string OutputsToJson(const TensorMap& outputs);
 
 // Computes the operator the case names (Attention or MultiHeadAttention) on its inputs with the
 // engine's `kernel`.
-// `outputs` receives every output the operator produces, in the dtype the case's outputs (or,
-// without them, its inputs) use. Bad input or an unknown op is a Status, never an abort.
-Status RunCase(const Case& c, TensorMap* outputs, KernelId kernel = KernelId::kEigen);
+// `outputs` receives the operator's outputs, in the dtype the case's outputs (or, without them,
+// its inputs) use. The (L, M)-per-head outputs (Attention's qk_matmul_output, MultiHeadAttention's
+// attn_output_weights) are computed only when the case asks for them: its "outputs" lists them,
+// or the attribute qk_matmul_output_mode / need_weights (= 1) is given. Bad input, an unknown op,
+// attribute, input or output name is a Status, never an abort; so is a case whose inputs,
+// outputs or per-batch scores would exceed limits.max_elements (checked before allocating).
+Status RunCase(const Case& c, TensorMap* outputs, KernelId kernel = KernelId::kEigen,
+               const CaseLimits& limits = CaseLimits());
 
 // How far apart an output may be: |actual - expected| <= atol + rtol·|expected|.
 struct Tolerance {
@@ -88,6 +118,7 @@ struct CaseCheck {
 
 // Runs the case with `kernel` and compares every expected output with ToleranceFor(its dtype).
 // ±inf must match exactly; NaN matches only NaN.
-CaseCheck CheckCase(const Case& c, KernelId kernel = KernelId::kEigen);
+CaseCheck CheckCase(const Case& c, KernelId kernel = KernelId::kEigen,
+                    const CaseLimits& limits = CaseLimits());
 
 }  // namespace attn
