@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
 
@@ -265,6 +267,263 @@ TEST(CaseRun, BadTorchInputsGiveStatuses) {
     const Status s = RunText(CaseText(b.inputs, b.extra));
     EXPECT_EQ(s.code(), b.code) << b.extra << " -> " << s.ToString();
   }
+}
+
+// ---- Hostile cases: whatever a file says, a bounded Status, never a crash or a huge allocation ----
+
+// Case text whose `field` (of tensor Q, or the attributes) is `levels` nested arrays.
+std::string DeeplyNested(const std::string& field, int levels) {
+  const std::string deep = std::string(levels, '[') + std::string(levels, ']');
+  if (field == "attributes") return "{\"attributes\":{\"scale\":" + deep + "},\"inputs\":{}}";
+  const std::string dims = field == "dims" ? deep : "[1]";
+  const std::string data = field == "data" ? "[" + deep + "]" : "[0]";
+  return CaseText("\"Q\":{\"dims\":" + dims + ",\"dtype\":\"float32\",\"data\":" + data + "}");
+}
+
+// Messages are one short line whatever the input: at most this many bytes.
+constexpr size_t kShortMessage = 300;
+
+TEST(CaseLimits, DeepNestingIsAParseErrorBeforeAnyRecursion) {
+  // Was: a recursive dump() of the bad value overflowed the stack (SIGSEGV) from ~58k levels.
+  for (const std::string field : {"data", "dims", "attributes"}) {
+    Case c;
+    const Status s = ParseCase(DeeplyNested(field, 100000), &c);
+    EXPECT_EQ(s.code(), StatusCode::kParseError) << field;
+    EXPECT_NE(s.message().find("nesting deeper than 64 levels at byte"), std::string::npos)
+        << s.message();
+    EXPECT_LT(s.message().size(), kShortMessage) << field;
+  }
+  // Brackets inside strings are text, not nesting.
+  Case c;
+  EXPECT_TRUE(ParseCase("{\"name\":\"" + std::string(1000, '[') + "\",\"inputs\":{}}", &c).ok());
+}
+
+TEST(CaseLimits, BadValuesAreQuotedAsShortExcerpts) {
+  // Was: the whole offending value was echoed (a 50 MB element reached stderr whole).
+  const std::string long_string = "\"" + std::string(1 << 20, 'x') + "\"";
+  std::string long_array = "[";
+  for (int i = 0; i < 100000; ++i) long_array += i ? ",1" : "1";
+  long_array += "]";
+  const std::string long_key = std::string(1 << 20, 'k');
+  const std::string texts[] = {
+      CaseText("\"Q\":{\"dims\":[1],\"dtype\":\"float32\",\"data\":[" + long_string + "]}"),
+      CaseText("\"Q\":{\"dims\":[1],\"dtype\":\"float32\",\"data\":[" + long_array + "]}"),
+      CaseText("\"Q\":{\"dims\":[1],\"dtype\":" + long_string + ",\"data\":[1]}"),
+      CaseText("", ",\"attributes\":{\"" + long_key + "\":" + long_array + "}"),
+      CaseText("\"" + long_key + "\":{\"dims\":[1],\"dtype\":\"float32\",\"data\":[true]}"),
+      CaseText("", ",\"op\":" + long_string),
+      CaseText("", ",\"attributes\":{\"" + long_key + "\":1}"),
+  };
+  for (const std::string& text : texts) {
+    Case c;
+    Status s = ParseCase(text, &c);
+    if (s.ok()) {
+      TensorMap out;
+      s = RunCase(c, &out);
+    }
+    EXPECT_FALSE(s.ok());
+    EXPECT_LT(s.message().size(), kShortMessage) << s.message().substr(0, 1000);
+  }
+}
+
+TEST(CaseLimits, ShapesInMessagesAreBounded) {
+  // Was: a Q of 100 000 dims of 1 printed every one of them in "expected 3 or 4 dims, got (...)".
+  std::string dims = "[1";
+  for (int i = 1; i < 100000; ++i) dims += ",1";
+  dims += "]";
+  const Status s = RunText(CaseText("\"Q\":{\"dims\":" + dims +
+                                    ",\"dtype\":\"float32\",\"data\":[0]},\"K\":" +
+                                    FloatTensor("[1,1,1,1]", 1) + ",\"V\":" + FloatTensor("[1,1,1,1]", 1)));
+  EXPECT_EQ(s.code(), StatusCode::kShapeMismatch);
+  EXPECT_LT(s.message().size(), kShortMessage);
+  EXPECT_NE(s.message().find("100000 dims"), std::string::npos) << s.message();
+}
+
+// ONNX Attention with L = M = n and d = 1: small inputs (3n elements), (n, n) scores.
+std::string LongSequenceCase(int n, const std::string& extra = "") {
+  const std::string dims = "[1,1," + std::to_string(n) + ",1]";
+  return CaseText("\"Q\":" + FloatTensor(dims, n) + ",\"K\":" + FloatTensor(dims, n) +
+                      ",\"V\":" + FloatTensor(dims, n),
+                  extra);
+}
+
+TEST(CaseLimits, ScoresOverTheLimitAreRefusedBeforeAllocating) {
+  // Was: L = M = 100 000 asked for 40 GB and aborted with an uncaught std::bad_alloc (L = M =
+  // 20 000 ran 78 s to 9.4 GB).
+  const std::string text = LongSequenceCase(100000);
+  const auto start = std::chrono::steady_clock::now();
+  const Status s = RunText(text);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(s.code(), StatusCode::kResourceExhausted) << s.ToString();
+  EXPECT_NE(s.message().find("max_elements"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("16777216"), std::string::npos) << s.message();
+  EXPECT_LT(seconds, 1.0);
+}
+
+TEST(CaseLimits, DimsWhoseProductOverflowsAreResourceExhausted) {
+  // 2^32 cubed wraps int64 (was a parse error "dims are too large" only past 2^40; a Case built in
+  // code overflowed NumElements, undefined behaviour).
+  Case c;
+  const Status parsed = ParseCase(
+      CaseText(R"("Q":{"dims":[4294967296,4294967296,4294967296],"dtype":"float32","data":[]})"),
+      &c);
+  EXPECT_EQ(parsed.code(), StatusCode::kResourceExhausted) << parsed.ToString();
+  EXPECT_NE(parsed.message().find("inputs.Q"), std::string::npos) << parsed.message();
+
+  ASSERT_TRUE(ParseCase(LongSequenceCase(2), &c).ok());
+  c.inputs["Q"].dims = {int64_t{1} << 32, int64_t{1} << 32, int64_t{1} << 32, 1};
+  EXPECT_EQ(c.inputs["Q"].NumElements(), std::numeric_limits<int64_t>::max());
+  TensorMap out;
+  EXPECT_EQ(RunCase(c, &out).code(), StatusCode::kResourceExhausted);
+  // A zero dim makes the product 0 whatever the others are.
+  c.inputs["Q"].dims = {0, int64_t{1} << 62, int64_t{1} << 62};
+  EXPECT_EQ(c.inputs["Q"].NumElements(), 0);
+}
+
+TEST(CaseLimits, EveryLimitCanBeSetAndNamesItself) {
+  CaseLimits tight;
+  tight.max_elements = 15;
+  Case c;
+  // A 16-element input is over a 15-element limit at parse time...
+  Status s = ParseCase(CaseText("\"Q\":" + FloatTensor("[16]", 16)), &c, tight);
+  EXPECT_EQ(s.code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(s.message().find("max_elements"), std::string::npos) << s.message();
+  // ...and (1, 4) scores of 4 keys fit, (1, 4, 4) do not.
+  ASSERT_TRUE(ParseCase(LongSequenceCase(4), &c, tight).ok());
+  TensorMap out;
+  s = RunCase(c, &out, KernelId::kEigen, tight);
+  EXPECT_EQ(s.code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(s.message().find("scores"), std::string::npos) << s.message();
+  EXPECT_TRUE(RunCase(c, &out).ok());
+
+  CaseLimits small_input;
+  small_input.max_input_bytes = 100;
+  s = ParseCase(LongSequenceCase(4), &c, small_input);
+  EXPECT_EQ(s.code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(s.message().find("max_input_bytes"), std::string::npos) << s.message();
+
+  CaseLimits shallow;
+  shallow.max_nesting_depth = 3;
+  s = ParseCase(LongSequenceCase(4), &c, shallow);
+  EXPECT_EQ(s.code(), StatusCode::kParseError);
+  EXPECT_NE(s.message().find("nesting deeper than 3 levels"), std::string::npos) << s.message();
+}
+
+TEST(CaseLimits, FilesOverTheInputLimitAreNotRead) {
+  const std::string path = testing::TempDir() + "case_io_test_big.json";
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  const std::string text = LongSequenceCase(200);
+  std::fwrite(text.data(), 1, text.size(), f);
+  std::fclose(f);
+  Case c;
+  CaseLimits limits;
+  limits.max_input_bytes = static_cast<int64_t>(text.size()) - 1;
+  Status s = ReadCaseFile(path, &c, limits);
+  EXPECT_EQ(s.code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(s.message().find("max_input_bytes"), std::string::npos) << s.message();
+  limits.max_input_bytes = static_cast<int64_t>(text.size());
+  EXPECT_TRUE(ReadCaseFile(path, &c, limits).ok());
+  std::remove(path.c_str());
+}
+
+TEST(CaseLimits, OnlyRegularFilesAreRead) {
+  // Was: a directory read as empty text ("not valid JSON"); /dev/zero was read without end.
+  Case c;
+  Status s = ReadCaseFile(testing::TempDir(), &c);
+  EXPECT_EQ(s.code(), StatusCode::kParseError);
+  EXPECT_NE(s.message().find("is a directory"), std::string::npos) << s.message();
+  for (const char* device : {"/dev/zero", "/dev/urandom"}) {
+    s = ReadCaseFile(device, &c);
+    EXPECT_EQ(s.code(), StatusCode::kParseError) << device;
+    EXPECT_NE(s.message().find("not a regular file"), std::string::npos) << s.message();
+  }
+}
+
+TEST(CaseRun, QkMatmulOutputOnlyWhenTheCaseAsksForIt) {
+  // Was: the (B, Hq, L, M) qk_matmul_output was always allocated and returned.
+  Case c;
+  ASSERT_TRUE(ParseCase(LongSequenceCase(3), &c).ok());
+  TensorMap out;
+  ASSERT_TRUE(RunCase(c, &out).ok());
+  EXPECT_EQ(out.count("Y"), 1u);
+  EXPECT_EQ(out.count("qk_matmul_output"), 0u);
+
+  c.attributes["qk_matmul_output_mode"] = 3;  // the attribute asks
+  ASSERT_TRUE(RunCase(c, &out).ok());
+  ASSERT_EQ(out.count("qk_matmul_output"), 1u);
+  EXPECT_EQ(out.at("qk_matmul_output").dims, (std::vector<int64_t>{1, 1, 3, 3}));
+  EXPECT_NEAR(out.at("qk_matmul_output").values[0], 1.0f / 3, 1e-6f);  // equal scores
+
+  c.attributes.clear();
+  c.outputs["qk_matmul_output"] = Tensor();  // listed among the expected outputs
+  ASSERT_TRUE(RunCase(c, &out).ok());
+  EXPECT_EQ(out.count("qk_matmul_output"), 1u);
+}
+
+TEST(CaseRun, AttentionWeightsOnlyWhenTheCaseAsksForThem) {
+  Case c;
+  ASSERT_TRUE(ReadCaseFile(std::string(ATTN_TEST_DATA_DIR) +
+                               "/torch-mha/torch_mha_001_cross_E4H2_L3S1.json",
+                           &c)
+                  .ok());
+  TensorMap out;
+  ASSERT_TRUE(RunCase(c, &out).ok());  // its outputs list attn_output_weights
+  EXPECT_EQ(out.count("attn_output_weights"), 1u);
+  c.outputs.erase("attn_output_weights");
+  ASSERT_TRUE(RunCase(c, &out).ok());
+  EXPECT_EQ(out.count("attn_output_weights"), 0u);
+  EXPECT_EQ(out.count("attn_output"), 1u);
+  c.attributes["need_weights"] = 1;
+  ASSERT_TRUE(RunCase(c, &out).ok());
+  EXPECT_EQ(out.at("attn_output_weights").dims, (std::vector<int64_t>{2, 2, 3, 1}));
+}
+
+TEST(CaseRun, UnknownNamesAreRefusedWithTheNearestKnownOne) {
+  // Was: ignored; a typo (is_casual) silently gave the non-causal result.
+  struct Bad {
+    std::string text;
+    std::string message;
+  };
+  const std::string torch_case = ",\"op\":\"MultiHeadAttention\"";
+  const Bad bad[] = {
+      {LongSequenceCase(3, R"(,"attributes":{"is_casual":1})"),
+       "is_casual: unknown attribute of Attention (did you mean is_causal?)"},
+      {LongSequenceCase(3, R"(,"attributes":{"colour":1})"),
+       "colour: unknown attribute of Attention (expected one of is_causal, kv_num_heads,"},
+      {CaseText("\"Q\":" + FloatTensor("[1,1,1,1]", 1) + ",\"K\":" + FloatTensor("[1,1,1,1]", 1) +
+                ",\"V\":" + FloatTensor("[1,1,1,1]", 1) + ",\"atn_mask\":" + FloatTensor("[1,1]", 1)),
+       "atn_mask: unknown input of Attention (did you mean attn_mask?)"},
+      {LongSequenceCase(3, ",\"outputs\":{\"y\":" + FloatTensor("[1]", 1) + "}"),
+       "y: unknown output of Attention (did you mean Y?)"},
+      {CaseText("", torch_case + R"(,"attributes":{"num_head":2})"),
+       "num_head: unknown attribute of MultiHeadAttention (did you mean num_heads?)"},
+      {CaseText("\"querry\":" + FloatTensor("[1]", 1), torch_case),
+       "querry: unknown input of MultiHeadAttention (did you mean query?)"},
+  };
+  for (const Bad& b : bad) {
+    const Status s = RunText(b.text);
+    EXPECT_EQ(s.code(), StatusCode::kUnknownOption) << s.ToString();
+    EXPECT_NE(s.message().find(b.message), std::string::npos) << s.message();
+  }
+  // The same case without the typo runs.
+  EXPECT_TRUE(RunText(LongSequenceCase(3, R"(,"attributes":{"is_causal":1})")).ok());
+}
+
+TEST(CaseRun, SoftmaxPrecisionMustNameAFloatType) {
+  EXPECT_TRUE(RunText(LongSequenceCase(2, R"(,"attributes":{"softmax_precision":1})")).ok());
+  EXPECT_EQ(RunText(LongSequenceCase(2, R"(,"attributes":{"softmax_precision":7})")).code(),
+            StatusCode::kOutOfRange);
+}
+
+TEST(CaseIo, Int64BeyondItsRangeIsRefused) {
+  // Was: 2^64 - 1 wrapped silently to -1.
+  Case c;
+  const Status s = ParseCase(
+      CaseText(R"("n":{"dims":[1],"dtype":"int64","data":[18446744073709551615]})"), &c);
+  EXPECT_EQ(s.code(), StatusCode::kParseError);
+  EXPECT_NE(s.message().find("inputs.n.data[0]"), std::string::npos) << s.message();
 }
 
 }  // namespace
