@@ -20,8 +20,9 @@ expect_run("run on malformed JSON" 2 "^$" "^attnlab: parse_error: [^\n]*not vali
            ${ATTNLAB} run "${SCRATCH}/cli_bad_json.json")
 expect_run("run on a bad shape" 2 "^$" "^attnlab: shape_mismatch: [^\n]*\n$"
            ${ATTNLAB} run "${SCRATCH}/cli_bad_shape.json")
-expect_run("run without a case" 2 "^$" "^usage: " ${ATTNLAB} run)
-expect_run("an unknown kernel" 2 "^$" "^usage: " ${ATTNLAB} check --kernel avx9000 ${good})
+expect_run("run without a case" 2 "^$" "^attnlab run: expected a case file\nusage: " ${ATTNLAB} run)
+expect_run("an unknown kernel" 2 "^$" "^attnlab check: --kernel: expected one of [^\n]*, got 'avx9000'\nusage: "
+           ${ATTNLAB} check --kernel avx9000 ${good})
 expect_run("check with one bad case" 1 "\nFAIL [^\n]*cli_bad_shape[^\n]*\n1 passed, 1 failed\n$" "^$"
            ${ATTNLAB} check ${good} "${SCRATCH}/cli_bad_shape.json")
 expect_run("check with the reference kernel" 0 "\n1 passed, 0 failed\n$" "^$"
