@@ -127,6 +127,25 @@ TEST(CaseIo, OutputsRoundTripThroughJson) {
   EXPECT_NE(json.find("\"-inf\""), std::string::npos);
 }
 
+TEST(CaseIo, NegativeZeroKeepsItsSign) {
+  // Found by case_fuzz: "-0" was written, and read back as the integer 0.
+  TensorMap outputs;
+  for (DType dtype : {DType::kFloat32, DType::kFloat16}) {
+    Tensor t;
+    t.dtype = dtype;
+    t.dims = {2};
+    t.values = {-0.0f, 0.0f};
+    outputs[DTypeName(dtype)] = t;
+  }
+  const std::string json = OutputsToJson(outputs);
+  Case c;
+  ASSERT_TRUE(ParseCase("{\"inputs\":{}," + json.substr(1), &c).ok()) << json;
+  for (const auto& [name, t] : c.outputs) {
+    EXPECT_TRUE(std::signbit(t.values[0])) << name << " " << json;
+    EXPECT_FALSE(std::signbit(t.values[1])) << name << " " << json;
+  }
+}
+
 TEST(CaseIo, OutputNamesAreEscapedEvenWhenNotUtf8) {
   TensorMap outputs;
   outputs["quote\"and\xff"].dims = {0};

@@ -182,6 +182,10 @@ void AppendFloat(float v, std::string* out) {
     *out += "\"nan\"";
   } else if (std::isinf(v)) {
     *out += v > 0 ? "\"inf\"" : "\"-inf\"";
+  } else if (v == 0 && std::signbit(v)) {
+    // "%.9g" writes "-0", which JSON readers (nlohmann too) take as the integer 0: the sign of a
+    // fully masked row's zero would be lost.
+    *out += "-0.0";
   } else {
     char buf[32];
     std::snprintf(buf, sizeof(buf), "%.9g", static_cast<double>(v));
