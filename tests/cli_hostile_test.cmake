@@ -131,3 +131,12 @@ if(NOT SANITIZED)
                sh -c "ulimit -v 2000000 && exec \"$0\" run --max-elements 2147483647 \"$1\""
                ${ATTNLAB} "${SCRATCH}/cli_30k.json")
 endif()
+
+# A case's name is printed on its verdict line: one line, cut, whatever the file says (a 1 MiB
+# name with a newline in it was printed whole, over two lines).
+file(READ "${good}" named)
+string(REPLACE "\"name\":\"test_attention_4d\"" "\"name\":\"two\\nlines${long_text}\"" named "${named}")
+file(WRITE "${SCRATCH}/cli_long_name.json" "${named}")
+expect_short("check on a case with a 1 MiB name" 0
+             "^PASS two\\?linesxxx[x]*\\.\\.\\. \\(1048585 bytes\\)  max_abs_err [^\n]*\n1 passed, 0 failed\n$"
+             "^$" ${ATTNLAB} check "${SCRATCH}/cli_long_name.json")

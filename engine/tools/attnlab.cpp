@@ -190,6 +190,17 @@ attn::CaseCheck CheckOneFile(const char* path, const CaseCommand& cmd) {
   return check;
 }
 
+// A case's name for its verdict line: one line, whatever the file says (control characters become
+// '?'; past 200 bytes it is cut).
+std::string OneLineName(const std::string& name) {
+  std::string out = name.substr(0, 200);
+  for (char& ch : out) {
+    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '?';
+  }
+  if (name.size() > out.size()) out += "... (" + std::to_string(name.size()) + " bytes)";
+  return out;
+}
+
 int Check(int argc, char** argv) {
   CaseCommand cmd;
   if (!ParseCaseCommand("check", argc, argv, &cmd)) return 2;
@@ -197,7 +208,7 @@ int Check(int argc, char** argv) {
   for (const char* path : cmd.files) {
     const attn::CaseCheck check = CheckOneFile(path, cmd);
     (check.passed ? passed : failed) += 1;
-    std::string line = std::string(check.passed ? "PASS " : "FAIL ") + check.name;
+    std::string line = std::string(check.passed ? "PASS " : "FAIL ") + OneLineName(check.name);
     char error[64];
     std::snprintf(error, sizeof(error), "  max_abs_err %.3g", check.max_abs_error);
     line += error;
