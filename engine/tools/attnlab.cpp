@@ -244,7 +244,8 @@ int Attend(int argc, char** argv) {
       if (!ParseFinite(value, &config.temperature))
         return BadFlag("attend", flag, "a finite number", value);
     } else if (flag == "--scale") {
-      if (!ParseFinite(value, &config.scale)) return BadFlag("attend", flag, "a finite number", value);
+      if (!ParseFinite(value, &config.scale))
+        return BadFlag("attend", flag, "a finite number", value);
     } else if (flag == "--kernel") {
       if (!value || !attn::ParseKernel(value, &config.kernel).ok())
         return BadFlag("attend", flag, "one of " + attn::AvailableKernelNames(), value);

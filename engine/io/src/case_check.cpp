@@ -56,11 +56,12 @@ Status RunCase(const Case& c, TensorMap* outputs, KernelId kernel, const CaseLim
   // A Case built in code (not parsed) may hold fewer elements than its dims promise, or dims whose
   // product overflows.
   for (const auto& [name, t] : c.inputs) {
-    ATTN_RETURN_IF_ERROR(case_ops::CheckElements("inputs." + case_ops::Excerpt(name), t.dims, limits));
+    const std::string where = "inputs." + case_ops::Excerpt(name);
+    ATTN_RETURN_IF_ERROR(case_ops::CheckElements(where, t.dims, limits));
     const size_t stored = t.dtype == DType::kInt64 ? t.integers.size() : t.values.size();
     if (static_cast<int64_t>(stored) != t.NumElements()) {
       return Status(StatusCode::kShapeMismatch,
-                    "inputs." + case_ops::Excerpt(name) + ": holds " + std::to_string(stored) + " elements, dims " +
+                    where + ": holds " + std::to_string(stored) + " elements, dims " +
                         case_ops::DimsString(t.dims) + " say " + std::to_string(t.NumElements()));
     }
   }

@@ -249,7 +249,8 @@ float RoundToFloat16(float value) {
 Status ParseCase(std::string_view json_text, Case* out, const CaseLimits& limits) {
   if (static_cast<int64_t>(json_text.size()) > limits.max_input_bytes) {
     return Status(StatusCode::kResourceExhausted,
-                  "case: " + std::to_string(json_text.size()) + " bytes is more than the limit of " +
+                  "case: " + std::to_string(json_text.size()) +
+                      " bytes is more than the limit of " +
                       std::to_string(limits.max_input_bytes) + " bytes (max_input_bytes)");
   }
   ATTN_RETURN_IF_ERROR(CheckNesting(json_text, limits.max_nesting_depth));

@@ -96,9 +96,9 @@ Status CheckElements(const std::string& what, const std::vector<int64_t>& dims,
 }
 
 std::string Excerpt(std::string_view text) {
-  const bool plain =
-      text.size() <= kExcerptBytes && !text.empty() &&
-      std::all_of(text.begin(), text.end(), [](char ch) { return ch > ' ' && ch < 0x7f && ch != '"'; });
+  const auto printable = [](char ch) { return ch > ' ' && ch < 0x7f && ch != '"'; };
+  const bool plain = text.size() <= kExcerptBytes && !text.empty() &&
+                     std::all_of(text.begin(), text.end(), printable);
   if (plain) return std::string(text);
   std::string out = "\"";
   for (size_t i = 0; i < text.size() && i < kExcerptBytes; ++i) {

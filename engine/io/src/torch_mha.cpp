@@ -122,7 +122,8 @@ Status RunTorchMha(const Case& c, KernelId kernel, const CaseLimits& limits, Ten
   const std::vector<int64_t> weights_dims = {N, heads, L, S};
   ATTN_RETURN_IF_ERROR(CheckElements("attn_output", {N, L, E}, limits));
   ATTN_RETURN_IF_ERROR(CheckElements("scores of one batch item (H, L, S)", {heads, L, S}, limits));
-  if (need_weights) ATTN_RETURN_IF_ERROR(CheckElements("attn_output_weights", weights_dims, limits));
+  if (need_weights)
+    ATTN_RETURN_IF_ERROR(CheckElements("attn_output_weights", weights_dims, limits));
 
   AttentionConfig config;
   config.kernel = kernel;
