@@ -6,11 +6,14 @@
 #include <GLES3/gl3.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <cstring>
 #include <vector>
 
 #include "app.h"
+#include "gfx/heatmap.h"
+#include "gfx/heatmap_store.h"
 #include "backends/imgui_impl_opengl3.h"
 #include "imgui.h"
 #include "imgui_internal.h"
@@ -27,6 +30,9 @@ bool g_capture_view = false;  // the next frame saves the whole view as a PNG
 bool g_running = false;  // the frame loop runs (paused while an embed is out of view)
 EMSCRIPTEN_WEBGL_CONTEXT_HANDLE g_gl = 0;
 double g_last_frame_ms = 0;  // CPU time of the last frame: engine re-runs, UI, GL submission
+// Between webglcontextlost and webglcontextrestored nothing is drawn: every GL object is gone.
+bool g_context_lost = false;
+bool g_trap_next_frame = false;  // CrashForTesting("trap")
 
 void SetupFont(const std::string& ttf) {
   ImGuiIO& io = ImGui::GetIO();
@@ -109,6 +115,8 @@ void ServeExports() {
 }
 
 void DrawFrame() {
+  if (g_context_lost) return;  // drawn again once the context is back
+  if (g_trap_next_frame) __builtin_trap();  // a wasm trap inside the frame loop, for the page's tests
   const double start = emscripten_get_now();
   platform::NewFrame();
   App& app = TheApp();
@@ -148,7 +156,29 @@ void DrawFrame() {
   g_last_frame_ms = emscripten_get_now() - start;
 }
 
+// preventDefault (returning true) is what lets the browser restore the context later.
+EM_BOOL OnContextLost(int, const void*, void*) {
+  g_context_lost = true;
+  return EM_TRUE;
+}
+
+// Every program, buffer and texture died with the context: ImGui's device objects (font texture
+// included), the heatmap program and every heatmap texture are made again, then the page redrawn.
+EM_BOOL OnContextRestored(int, const void*, void*) {
+  emscripten_webgl_make_context_current(g_gl);
+  ImGui_ImplOpenGL3_DestroyDeviceObjects();
+  ImGui_ImplOpenGL3_CreateDeviceObjects();
+  gfx::ForgetHeatmapTextures();
+  gfx::Renderer().Shutdown();
+  std::string error;
+  if (!gfx::Renderer().Init(&error)) emscripten_log(EM_LOG_ERROR, "attnlab: graphics not restored: %s", error.c_str());
+  g_context_lost = false;
+  platform::MarkDirty();
+  return EM_TRUE;
+}
+
 void LoopIteration() {
+  if (g_context_lost) return;  // the frame stays due (dirty) until the context is back
   if (!platform::TakeDirty()) return;
   DrawFrame();
   // ImGui trickles input (one key or click per frame); keep drawing until the queue is empty.
@@ -185,6 +215,8 @@ std::string Start(const std::string& font_ttf, const std::string& canvas_selecto
 
   std::string error;
   if (!TheApp().Init(&error)) return error;
+  emscripten_set_webglcontextlost_callback(canvas_selector.c_str(), nullptr, EM_FALSE, OnContextLost);
+  emscripten_set_webglcontextrestored_callback(canvas_selector.c_str(), nullptr, EM_FALSE, OnContextRestored);
   g_started = g_running = true;
   emscripten_set_main_loop(LoopIteration, 0, false);
   return "";
@@ -220,13 +252,23 @@ double LastFrameMs() { return g_last_frame_ms; }
 
 bool Idle() { return !g_started || (!platform::HasDirty() && GImGui->InputEventsQueue.Size == 0); }
 
+bool GraphicsLost() { return g_context_lost; }
+
+void CrashForTesting(const std::string& how) {
+  if (how == "abort") abort();
+  if (how == "trap") {
+    g_trap_next_frame = true;
+    platform::MarkDirty();
+  }
+}
+
 void RenderNow() {
   if (g_started) DrawFrame();
 }
 
 std::array<int, 4> RenderAndReadPixel(float x, float y) {
   std::array<int, 4> rgba = {-1, -1, -1, -1};
-  if (!g_started) return rgba;
+  if (!g_started || g_context_lost) return rgba;
   DrawFrame();
   const float dpr = static_cast<float>(emscripten_get_device_pixel_ratio());
   const int px = static_cast<int>(x * dpr), py = platform::FramebufferHeight() - 1 - static_cast<int>(y * dpr);

@@ -20,6 +20,12 @@ void Stop();
 double LastFrameMs();
 // True when no input is waiting and no frame is due: what the page shows is final.
 bool Idle();
+// True between the canvas's webglcontextlost and webglcontextrestored: nothing is drawn meanwhile
+// (the page says "restoring graphics…"); on restoration every GL object is made again.
+bool GraphicsLost();
+// For the page's tests of a module that dies: "abort" calls abort() now; "trap" makes the next
+// frame execute a wasm trap inside the frame loop. The page must then say so and offer a reload.
+void CrashForTesting(const std::string& how);
 // Draws one frame now (even if nothing changed).
 void RenderNow();
 // Draws a frame and reads the RGBA pixel under CSS point (x, y) in the same task, so the
