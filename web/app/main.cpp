@@ -33,6 +33,7 @@ double g_last_frame_ms = 0;  // CPU time of the last frame: engine re-runs, UI, 
 // Between webglcontextlost and webglcontextrestored nothing is drawn: every GL object is gone.
 bool g_context_lost = false;
 bool g_trap_next_frame = false;  // CrashForTesting("trap")
+int g_frames_drawn = 0;
 
 void SetupFont(const std::string& ttf) {
   ImGuiIO& io = ImGui::GetIO();
@@ -154,6 +155,7 @@ void DrawFrame() {
   const App::Extent& extent = app.extent();
   platform::AfterFrame(app.drawn_state(), app.summary(), extent.content_height, extent.scroll, extent.scroll_max);
   g_last_frame_ms = emscripten_get_now() - start;
+  ++g_frames_drawn;
 }
 
 // preventDefault (returning true) is what lets the browser restore the context later.
@@ -249,6 +251,8 @@ void Stop() {
 }
 
 double LastFrameMs() { return g_last_frame_ms; }
+
+int FramesDrawn() { return g_frames_drawn; }
 
 bool Idle() { return !g_started || (!platform::HasDirty() && GImGui->InputEventsQueue.Size == 0); }
 

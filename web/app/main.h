@@ -18,6 +18,8 @@ void SetRunning(bool running);
 void Stop();
 // CPU milliseconds the last frame took (engine re-runs + UI + GL submission).
 double LastFrameMs();
+// Frames drawn since the start (the tests count the frames an input costs).
+int FramesDrawn();
 // True when no input is waiting and no frame is due: what the page shows is final.
 bool Idle();
 // True between the canvas's webglcontextlost and webglcontextrestored: nothing is drawn meanwhile

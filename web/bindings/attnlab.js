@@ -143,6 +143,7 @@ export async function loadAttnlab(moduleOptions = {}) {
     renderNow: page(() => m.renderNow()),
     idle: page(() => m.idle()),
     lastFrameMs: page(() => m.lastFrameMs()),
+    framesDrawn: page(() => m.framesDrawn()),
     state: page(() => m.pageState()),
     setState: text('text', (t) => m.setPageState(t)),
     // The sentence box's text; more than 511 bytes of UTF-8 are cut at a character (the answer says so).

@@ -84,7 +84,7 @@ std::string SetSentence(const std::string& sentence) {
            "): cut to " + std::to_string(cut);
   }
   attnlab::TheApp().state().sentence.text = std::move(text);
-  attnlab::platform::MarkDirty();
+  attnlab::platform::MarkChanged();  // one frame per keystroke (the views re-run once, in it)
   return note;
 }
 
@@ -92,7 +92,7 @@ std::string SetSentence(const std::string& sentence) {
 void SetSentenceBoxHeight(float px) {
   if (!(px >= 0.0f && px < 4096.0f)) return;  // NaN or absurd: keep the last height
   attnlab::TheApp().SetSentenceBoxHeight(px);
-  attnlab::platform::MarkDirty();
+  attnlab::platform::MarkChanged();
 }
 
 // Scrolls the page by `px` CSS pixels (down positive): drags and wheels over the sentence box.
@@ -233,6 +233,7 @@ EMSCRIPTEN_BINDINGS(attnlab_page) {
   ATTNJS_FUNCTION("renderNow", attnlab::RenderNow);
   ATTNJS_FUNCTION("idle", attnlab::Idle);
   ATTNJS_FUNCTION("lastFrameMs", attnlab::LastFrameMs);
+  ATTNJS_FUNCTION("framesDrawn", attnlab::FramesDrawn);
   ATTNJS_FUNCTION("pageState", PageState);
   ATTNJS_FUNCTION("setPageState", SetPageState);
   ATTNJS_FUNCTION("setSentence", SetSentence);
