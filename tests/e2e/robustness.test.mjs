@@ -274,3 +274,25 @@ for (const view of ['words', 'heads']) {
     await page.close();
   });
 }
+
+// The attack's sequence: a huge forward, then the speed view at n = 8192. The view's kernel is fused
+// (no n×n matrix), so memory stays O(n·d); and one forward there takes seconds, so it is timed once
+// (it was timed four times: an untimed warm-up at n = 8192 and three batches, about 9 s of frozen page).
+test('after a refused huge forward, the speed view at n = 8192 times one fused forward in O(n·d) memory', async () => {
+  const { page, problems } = await openPage(session, { hash: '#v=speed&sp.n=6', waitForVectors: false });
+  const refused = await page.evaluate(() => window.attnlab.forward({}, { query: { rows: 16000, cols: 8, data: new Float32Array(128000) } }).code);
+  assert.equal(refused, 'resource_exhausted');
+  const before = await page.evaluate(() => ({ runs: window.attnlab.view().engineRuns, mb: window.attnlab.memoryBytes() / 2 ** 20 }));
+  const t = Date.now();
+  await page.evaluate(() => window.attnlab.setState('v=speed&sp.n=13'));
+  await page.waitForFunction(() => window.attnlab.idle(), null, { polling: 200, timeout: 60000 });
+  const after = await page.evaluate(() => ({ runs: window.attnlab.view().engineRuns, mb: window.attnlab.memoryBytes() / 2 ** 20,
+                                            s: window.attnlab.scalars() }));
+  console.log(`speed view n = 8192: ${Date.now() - t} ms to rest, ${after.runs - before.runs} timed batch(es), memory ${before.mb} -> ${after.mb} MB`);
+  assert.equal(after.s['speed.n'], 8192);
+  assert.equal(after.s['speed.fused'], 1);
+  assert.equal(after.runs - before.runs, 1, 'one batch of one forward');
+  assert.ok(after.mb - before.mb < 128, `memory grew by ${after.mb - before.mb} MB (the n×n weights alone would be 1024 MB)`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
