@@ -45,8 +45,11 @@ void SetupFont(const std::string& ttf) {
     std::memcpy(data, ttf.data(), ttf.size());
     ImFontConfig config;
     config.OversampleH = 1;
-    // Latin-1, Greek, modifier letters (ᵀ ᵢ), punctuation and maths (· √ Σ), ⱼ.
-    static const ImWchar ranges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x1D40, 0x1D6A, 0x2010, 0x22FF, 0x2C7C, 0x2C7C, 0};
+    // Latin-1, Greek, modifier letters (ᵀ ᵢ), punctuation with super- and subscripts, the maths
+    // symbols the text uses, ⱼ: the font is subset to the same (web/CMakeLists.txt).
+    static const ImWchar ranges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x1D40, 0x1D6A, 0x2010, 0x209F, 0x2192, 0x2192,
+                                     0x2202, 0x2202, 0x2212, 0x2212, 0x2218, 0x2218, 0x221A, 0x221A, 0x221D, 0x221E,
+                                     0x2248, 0x2248, 0x2264, 0x2265, 0x22EF, 0x22EF, 0x230A, 0x230B, 0x2C7C, 0x2C7C, 0};
     io.Fonts->AddFontFromMemoryTTF(data, static_cast<int>(ttf.size()), std::round(15.0f * dpr), &config, ranges);
     io.FontGlobalScale = 1.0f / dpr;
   } else {
@@ -172,8 +175,8 @@ EM_BOOL OnContextRestored(int, const void*, void*) {
   ImGui_ImplOpenGL3_CreateDeviceObjects();
   gfx::ForgetHeatmapTextures();
   gfx::Renderer().Shutdown();
-  std::string error;
-  if (!gfx::Renderer().Init(&error)) emscripten_log(EM_LOG_ERROR, "attnlab: graphics not restored: %s", error.c_str());
+  std::string error;  // the shaders built at the start: they build again (else heatmaps stay blank, as at a failed start)
+  gfx::Renderer().Init(&error);
   g_context_lost = false;
   platform::MarkDirty();
   return EM_TRUE;

@@ -43,6 +43,7 @@ struct Guarded;
 template <typename R, typename... Args, R (*F)(Args...)>
 struct Guarded<F> {
   static R Call(Args... args) {
+#if defined(__cpp_exceptions)
     try {
       return F(std::forward<Args>(args)...);
     } catch (const std::bad_alloc&) {
@@ -52,6 +53,9 @@ struct Guarded<F> {
     } catch (...) {
       return FailureOf<R>(attn::Status(attn::StatusCode::kInvalidArgument, "internal error"));
     }
+#else
+    return F(std::forward<Args>(args)...);
+#endif
   }
 };
 
