@@ -49,6 +49,9 @@ function describe(v) {
 function wrongType(name, expected, v) {
   return typeof v === expected ? '' : `invalid_argument: ${name}: expected a ${expected}, got ${describe(v)}`;
 }
+function notBytes(name, v) {
+  return v instanceof Uint8Array || v instanceof ArrayBuffer ? '' : `invalid_argument: ${name}: expected a Uint8Array, got ${describe(v)}`;
+}
 
 export async function loadAttnlab(moduleOptions = {}) {
   const wasm = await compileOnce();
@@ -162,12 +165,12 @@ export async function loadAttnlab(moduleOptions = {}) {
     readPixel: page((x, y) => wrongType('x', 'number', x) || wrongType('y', 'number', y) || m.readPixel(x, y)),
     // True between webglcontextlost and webglcontextrestored (the page says "restoring graphics…").
     graphicsLost: page(() => m.graphicsLost()),
-    loadWordVectors: page((bytes) => m.loadWordVectors(bytes)),
+    loadWordVectors: page((bytes) => notBytes('bytes', bytes) || m.loadWordVectors(bytes)),
     wordVectorsFailed: text('why', (why) => m.wordVectorsFailed(why)),
     wordVectorsProgress: page((fraction) => wrongType('fraction', 'number', fraction) || m.wordVectorsProgress(fraction)),
     loadPrices: text('text', (t) => m.loadPrices(t)),
     pricesFailed: text('why', (why) => m.pricesFailed(why)),
-    loadTrainedHeads: page((bytes) => m.loadTrainedHeads(bytes)),
+    loadTrainedHeads: page((bytes) => notBytes('bytes', bytes) || m.loadTrainedHeads(bytes)),
     trainedHeadsFailed: text('why', (why) => m.trainedHeadsFailed(why)),
   };
 }

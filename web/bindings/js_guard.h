@@ -11,6 +11,7 @@
 #include <cmath>
 #include <exception>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -48,6 +49,8 @@ struct Guarded<F> {
       return F(std::forward<Args>(args)...);
     } catch (const std::bad_alloc&) {
       return FailureOf<R>(attn::Status(attn::StatusCode::kResourceExhausted, "out of memory (the call was abandoned)"));
+    } catch (const std::length_error& e) {  // a container asked for more than max_size(): too big, as bad_alloc
+      return FailureOf<R>(attn::Status(attn::StatusCode::kResourceExhausted, std::string("too large: ") + e.what()));
     } catch (const std::exception& e) {
       return FailureOf<R>(attn::Status(attn::StatusCode::kInvalidArgument, std::string("internal error: ") + e.what()));
     } catch (...) {
