@@ -1,9 +1,10 @@
 // Every function bound for JS runs inside Guarded<&F>::Call: a C++ exception that escaped the
 // checks (std::bad_alloc from a size nobody foresaw, say) becomes the function's ordinary failure
 // ({ok: false, code: "resource_exhausted", ...} for the engine's API, an error string for the page's
-// hooks) instead of reaching JS as a bare number. The binding sources and the link use -fexceptions
-// for this (web/CMakeLists.txt); the engine itself is compiled without, so its frames are not unwound:
-// the checks before each call are what keep memory bounded, this is the last line.
+// hooks) instead of reaching JS as a bare number. engine_js.cpp and the link use -fexceptions for
+// this (web/CMakeLists.txt); in a file compiled without (the page's hooks, which allocate nothing a
+// caller sizes) Guarded is a plain call. The engine itself is compiled without, so its frames are not
+// unwound: the checks before each call are what keep memory bounded, this is the last line.
 #pragma once
 
 #include <emscripten/val.h>
