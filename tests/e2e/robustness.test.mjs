@@ -173,22 +173,18 @@ test('setSentence keeps to 511 bytes at a UTF-8 boundary, so state() reads back 
   await page.close();
 });
 
-test('WebGL context loss: "restoring graphics…", then the heatmap comes back pixel for pixel', async () => {
+test('WebGL context loss: "restoring graphics…", then the view comes back pixel for pixel', async () => {
   const { page, problems } = await openPage(session, { width: 1200, height: 1400 });
   await page.mouse.move(1, 1);
+  // A grid of points over the whole view: heatmaps, their legends (a ramp texture of its own) and text.
   const probe = () => page.evaluate(() => {
-    const a = window.attnlab;
-    const m = a.matrix('words.W'), rect = a.layout()['words.W'];
-    const pixels = [];
-    for (let i = 0; i < m.rows; i += 3)
-      for (let j = 0; j < m.cols; j += 2) {
-        const x = rect.x + (j + 0.5) * (rect.width / m.cols), y = rect.y + (i + 0.5) * (rect.height / m.rows);
-        pixels.push(a.readPixel(x, y).join(','));
-      }
+    const a = window.attnlab, view = a.layout().view, pixels = [];
+    for (let y = view.y + 5; y < view.y + view.height; y += 17)
+      for (let x = 7; x < view.width; x += 29) pixels.push(a.readPixel(x, y).join(','));
     return pixels;
   });
   const before = await probe();
-  assert.ok(new Set(before).size > 3, 'the weights are drawn in several colours');
+  assert.ok(new Set(before).size > 50, `the view is drawn in many colours (${new Set(before).size})`);
   await page.evaluate(() => {
     window.loseExtension = document.querySelector('canvas').getContext('webgl2').getExtension('WEBGL_lose_context');
     window.loseExtension.loseContext();
@@ -202,7 +198,8 @@ test('WebGL context loss: "restoring graphics…", then the heatmap comes back p
   await settle(page);
   await screenshot(page, 'robustness-context-restored');
   const after = await probe();
-  assert.deepEqual(after, before, 'every probed cell has its colour again');
+  const changed = before.filter((p, k) => after[k] !== p).length;
+  assert.equal(changed, 0, `${changed} of ${before.length} probed pixels differ after the restoration`);
   assert.deepEqual(problems, []);
   await page.close();
 });
