@@ -273,6 +273,23 @@ void RenderNow() {
   if (g_started) DrawFrame();
 }
 
+std::vector<uint8_t> RenderAndReadPixels(float x, float y, float w, float h, int* width, int* height) {
+  *width = *height = 0;
+  if (!g_started || g_context_lost) return {};
+  DrawFrame();
+  const float dpr = static_cast<float>(emscripten_get_device_pixel_ratio());
+  const int fb_w = platform::FramebufferWidth(), fb_h = platform::FramebufferHeight();
+  // Device pixels of the rectangle, clipped to the framebuffer (GL's rows run bottom up).
+  const int x0 = std::clamp(static_cast<int>(x * dpr), 0, fb_w), x1 = std::clamp(static_cast<int>((x + w) * dpr), 0, fb_w);
+  const int y0 = std::clamp(static_cast<int>(y * dpr), 0, fb_h), y1 = std::clamp(static_cast<int>((y + h) * dpr), 0, fb_h);
+  if (x1 <= x0 || y1 <= y0) return {};
+  *width = x1 - x0;
+  *height = y1 - y0;
+  std::vector<uint8_t> rgba(static_cast<size_t>(*width) * *height * 4);
+  glReadPixels(x0, fb_h - y1, *width, *height, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
+  return rgba;
+}
+
 std::array<int, 4> RenderAndReadPixel(float x, float y) {
   std::array<int, 4> rgba = {-1, -1, -1, -1};
   if (!g_started || g_context_lost) return rgba;

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace attnlab {
 
@@ -33,5 +35,8 @@ void RenderNow();
 // Draws a frame and reads the RGBA pixel under CSS point (x, y) in the same task, so the
 // result does not depend on preserveDrawingBuffer.
 std::array<int, 4> RenderAndReadPixel(float x, float y);
+// The same for the CSS rectangle (x, y, w, h): one frame, every device pixel in it as RGBA, rows
+// bottom first as GL reads them; *width, *height in device pixels (0 when the rectangle is off).
+std::vector<uint8_t> RenderAndReadPixels(float x, float y, float w, float h, int* width, int* height);
 
 }  // namespace attnlab

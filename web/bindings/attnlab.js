@@ -163,6 +163,9 @@ export async function loadAttnlab(moduleOptions = {}) {
     layout: page(() => m.pageLayout()),
     scalars: page(() => m.pageScalars()),
     readPixel: page((x, y) => wrongType('x', 'number', x) || wrongType('y', 'number', y) || m.readPixel(x, y)),
+    // readPixels(x, y, width, height) in CSS px: {width, height, data: RGBA Uint8Array} drawn and read in one frame.
+    readPixels: page((x, y, w, h) => [['x', x], ['y', y], ['width', w], ['height', h]].map(([n, v]) => wrongType(n, 'number', v)).join('')
+      || m.readPixels(x, y, w, h)),
     // True between webglcontextlost and webglcontextrestored (the page says "restoring graphics…").
     graphicsLost: page(() => m.graphicsLost()),
     loadWordVectors: page((bytes) => notBytes('bytes', bytes) || m.loadWordVectors(bytes)),

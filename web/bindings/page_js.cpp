@@ -214,6 +214,17 @@ val ReadPixel(float x, float y) {
   return out;
 }
 
+// {width, height, data: Uint8Array RGBA} of the CSS rectangle, drawn and read in one frame.
+val ReadPixels(float x, float y, float w, float h) {
+  int width = 0, height = 0;
+  const std::vector<uint8_t> rgba = attnlab::RenderAndReadPixels(x, y, w, h, &width, &height);
+  val out = val::object();
+  out.set("width", width);
+  out.set("height", height);
+  out.set("data", val::global("Uint8Array").new_(emscripten::typed_memory_view(rgba.size(), rgba.data())));
+  return out;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab_page) {
@@ -245,6 +256,7 @@ EMSCRIPTEN_BINDINGS(attnlab_page) {
   ATTNJS_FUNCTION("pageLayout", PageLayout);
   ATTNJS_FUNCTION("pageScalars", PageScalars);
   ATTNJS_FUNCTION("readPixel", ReadPixel);
+  ATTNJS_FUNCTION("readPixels", ReadPixels);
   ATTNJS_FUNCTION("graphicsLost", attnlab::GraphicsLost);
   ATTNJS_FUNCTION("crashForTesting", attnlab::CrashForTesting);
   ATTNJS_FUNCTION("loadWordVectors", LoadWordVectors);
