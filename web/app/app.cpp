@@ -302,6 +302,9 @@ void App::Frame() {
   DrawLinkNote();
   const bool sentence_shown =
       std::any_of(panels_.begin(), panels_.end(), [&](const auto& p) { return p->id() == state_.view && p->uses_sentence(); });
+  // The sentence first: the notes under its box (unknown words, errors) are drawn from it in the same
+  // frame, so one frame per keystroke is final. Again after the controls, which may pick a preset.
+  UpdateSentence();
   if (sentence_shown) DrawSentenceControls();
   UpdateSentence();
   wants_another_frame_ = false;

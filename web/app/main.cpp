@@ -6,11 +6,14 @@
 #include <GLES3/gl3.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <cstring>
 #include <vector>
 
 #include "app.h"
+#include "gfx/heatmap.h"
+#include "gfx/heatmap_store.h"
 #include "backends/imgui_impl_opengl3.h"
 #include "imgui.h"
 #include "imgui_internal.h"
@@ -27,6 +30,10 @@ bool g_capture_view = false;  // the next frame saves the whole view as a PNG
 bool g_running = false;  // the frame loop runs (paused while an embed is out of view)
 EMSCRIPTEN_WEBGL_CONTEXT_HANDLE g_gl = 0;
 double g_last_frame_ms = 0;  // CPU time of the last frame: engine re-runs, UI, GL submission
+// Between webglcontextlost and webglcontextrestored nothing is drawn: every GL object is gone.
+bool g_context_lost = false;
+bool g_trap_next_frame = false;  // CrashForTesting("trap")
+int g_frames_drawn = 0;
 
 void SetupFont(const std::string& ttf) {
   ImGuiIO& io = ImGui::GetIO();
@@ -38,8 +45,11 @@ void SetupFont(const std::string& ttf) {
     std::memcpy(data, ttf.data(), ttf.size());
     ImFontConfig config;
     config.OversampleH = 1;
-    // Latin-1, Greek, modifier letters (ᵀ ᵢ), punctuation and maths (· √ Σ), ⱼ.
-    static const ImWchar ranges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x1D40, 0x1D6A, 0x2010, 0x22FF, 0x2C7C, 0x2C7C, 0};
+    // Latin-1, Greek, modifier letters (ᵀ ᵢ), punctuation with super- and subscripts, the maths
+    // symbols the text uses, ⱼ: the font is subset to the same (web/CMakeLists.txt).
+    static const ImWchar ranges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x1D40, 0x1D6A, 0x2010, 0x209F, 0x2192, 0x2192,
+                                     0x2202, 0x2202, 0x2212, 0x2212, 0x2218, 0x2218, 0x221A, 0x221A, 0x221D, 0x221E,
+                                     0x2248, 0x2248, 0x2264, 0x2265, 0x22EF, 0x22EF, 0x230A, 0x230B, 0x2C7C, 0x2C7C, 0};
     io.Fonts->AddFontFromMemoryTTF(data, static_cast<int>(ttf.size()), std::round(15.0f * dpr), &config, ranges);
     io.FontGlobalScale = 1.0f / dpr;
   } else {
@@ -109,6 +119,8 @@ void ServeExports() {
 }
 
 void DrawFrame() {
+  if (g_context_lost) return;  // drawn again once the context is back
+  if (g_trap_next_frame) __builtin_trap();  // a wasm trap inside the frame loop, for the page's tests
   const double start = emscripten_get_now();
   platform::NewFrame();
   App& app = TheApp();
@@ -146,9 +158,32 @@ void DrawFrame() {
   const App::Extent& extent = app.extent();
   platform::AfterFrame(app.drawn_state(), app.summary(), extent.content_height, extent.scroll, extent.scroll_max);
   g_last_frame_ms = emscripten_get_now() - start;
+  ++g_frames_drawn;
+}
+
+// preventDefault (returning true) is what lets the browser restore the context later.
+EM_BOOL OnContextLost(int, const void*, void*) {
+  g_context_lost = true;
+  return EM_TRUE;
+}
+
+// Every program, buffer and texture died with the context: ImGui's device objects (font texture
+// included), the heatmap program and every heatmap texture are made again, then the page redrawn.
+EM_BOOL OnContextRestored(int, const void*, void*) {
+  emscripten_webgl_make_context_current(g_gl);
+  ImGui_ImplOpenGL3_DestroyDeviceObjects();
+  ImGui_ImplOpenGL3_CreateDeviceObjects();
+  gfx::ForgetHeatmapTextures();
+  gfx::Renderer().Shutdown();
+  std::string error;  // the shaders built at the start: they build again (else heatmaps stay blank, as at a failed start)
+  gfx::Renderer().Init(&error);
+  g_context_lost = false;
+  platform::MarkDirty();
+  return EM_TRUE;
 }
 
 void LoopIteration() {
+  if (g_context_lost) return;  // the frame stays due (dirty) until the context is back
   if (!platform::TakeDirty()) return;
   DrawFrame();
   // ImGui trickles input (one key or click per frame); keep drawing until the queue is empty.
@@ -185,6 +220,8 @@ std::string Start(const std::string& font_ttf, const std::string& canvas_selecto
 
   std::string error;
   if (!TheApp().Init(&error)) return error;
+  emscripten_set_webglcontextlost_callback(canvas_selector.c_str(), nullptr, EM_FALSE, OnContextLost);
+  emscripten_set_webglcontextrestored_callback(canvas_selector.c_str(), nullptr, EM_FALSE, OnContextRestored);
   g_started = g_running = true;
   emscripten_set_main_loop(LoopIteration, 0, false);
   return "";
@@ -218,15 +255,44 @@ void Stop() {
 
 double LastFrameMs() { return g_last_frame_ms; }
 
+int FramesDrawn() { return g_frames_drawn; }
+
 bool Idle() { return !g_started || (!platform::HasDirty() && GImGui->InputEventsQueue.Size == 0); }
+
+bool GraphicsLost() { return g_context_lost; }
+
+void CrashForTesting(const std::string& how) {
+  if (how == "abort") abort();
+  if (how == "trap") {
+    g_trap_next_frame = true;
+    platform::MarkDirty();
+  }
+}
 
 void RenderNow() {
   if (g_started) DrawFrame();
 }
 
+std::vector<uint8_t> RenderAndReadPixels(float x, float y, float w, float h, int* width, int* height) {
+  *width = *height = 0;
+  if (!g_started || g_context_lost) return {};
+  DrawFrame();
+  const float dpr = static_cast<float>(emscripten_get_device_pixel_ratio());
+  const int fb_w = platform::FramebufferWidth(), fb_h = platform::FramebufferHeight();
+  // Device pixels of the rectangle, clipped to the framebuffer (GL's rows run bottom up).
+  const int x0 = std::clamp(static_cast<int>(x * dpr), 0, fb_w), x1 = std::clamp(static_cast<int>((x + w) * dpr), 0, fb_w);
+  const int y0 = std::clamp(static_cast<int>(y * dpr), 0, fb_h), y1 = std::clamp(static_cast<int>((y + h) * dpr), 0, fb_h);
+  if (x1 <= x0 || y1 <= y0) return {};
+  *width = x1 - x0;
+  *height = y1 - y0;
+  std::vector<uint8_t> rgba(static_cast<size_t>(*width) * *height * 4);
+  glReadPixels(x0, fb_h - y1, *width, *height, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
+  return rgba;
+}
+
 std::array<int, 4> RenderAndReadPixel(float x, float y) {
   std::array<int, 4> rgba = {-1, -1, -1, -1};
-  if (!g_started) return rgba;
+  if (!g_started || g_context_lost) return rgba;
   DrawFrame();
   const float dpr = static_cast<float>(emscripten_get_device_pixel_ratio());
   const int px = static_cast<int>(x * dpr), py = platform::FramebufferHeight() - 1 - static_cast<int>(y * dpr);

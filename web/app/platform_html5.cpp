@@ -2,6 +2,8 @@
 // misses touch drags and swallows Backspace/Tab page-wide.
 #include "platform_html5.h"
 
+#include <algorithm>
+
 #include <emscripten.h>
 #include <emscripten/html5.h>
 
@@ -288,6 +290,7 @@ float TakeTouchScroll() {
   return px;
 }
 void MarkDirty() { Dirty(); }
+void MarkChanged() { g_dirty_frames = std::max(g_dirty_frames, 1); }
 int FramebufferWidth() { return g_fb_width; }
 int FramebufferHeight() { return g_fb_height; }
 

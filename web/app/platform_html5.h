@@ -35,6 +35,10 @@ bool TakeDirty();
 bool HasDirty();
 // Requests that the next few frames be drawn (after a state change made from JS, say).
 void MarkDirty();
+// Requests one frame: a change that is no ImGui input (the sentence box's text) has no hover or
+// active state to settle, and a keystroke that drew three frames cost three times what it needs
+// (a second frame still follows when the frame itself asks for one: a state or layout change).
+void MarkChanged();
 // Vertical finger travel of touch scrolls since the last call, in CSS pixels (down positive).
 float TakeTouchScroll();
 // Framebuffer size in device pixels.

@@ -7,6 +7,19 @@
 //   else console.error(r.code, r.message);
 //
 // Every result is a plain JS object of copied Float32Arrays: there is nothing to .delete().
+//
+// Strict arguments: every engine call returns {ok: true, ...} or {ok: false, code, message}, never
+// throws. An options key the call does not know is "unknown_option" ("numHeds: unknown option (did
+// you mean numHeads?)"); a value of the wrong type "invalid_argument" ("numHeads: expected an
+// integer, got the string \"two\""; 2.7 is no integer, "no" no boolean); an integer outside int32
+// "out_of_range" with the number given; a call over the documented sizes "resource_exhausted" before
+// anything is allocated: one matrix holds at most 2^24 values, and forward() / selfAttention(), which
+// keep five (n, m) matrices per head, at most heads·n·m = 2^24 scores (n = 4096 with one head):
+// longer sequences go through forwardOutput({kernel: 'wasm_simd128', ...}), whose memory is O(n·d).
+// Matrices are {rows, cols, data} with data a Float32Array (or any typed array, or an array of
+// numbers) of rows·cols values; their other keys are ignored, so results can be passed back.
+// If the module dies all the same (a wasm trap, an abort), every call returns
+// {ok: false, code: 'module_died'} and onDied(fn) listeners hear why.
 import createAttnlabModule from './attnlab.mjs';
 
 // The wasm is fetched and compiled once per page; every instance (each embed on a page has its own
@@ -21,72 +34,146 @@ function compileOnce() {
   return compiled;
 }
 
+// How a value reads in a message (as the module's own messages say it): the string "two", the number 5.
+function describe(v) {
+  if (v === null) return 'null';
+  if (typeof v === 'string') return `the string "${v.length > 40 ? `${v.slice(0, 40)}…` : v}"`;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return `the ${typeof v} ${String(v)}`;
+  if (typeof v !== 'object') return typeof v === 'undefined' ? 'undefined' : `a ${typeof v}`;
+  if (Array.isArray(v)) return 'an array';
+  if (ArrayBuffer.isView(v)) return `a ${v.constructor.name}`;
+  return 'an object';
+}
+
+// A page hook's argument of the wrong type: the hook answers with this (its error-string convention).
+function wrongType(name, expected, v) {
+  return typeof v === expected ? '' : `invalid_argument: ${name}: expected a ${expected}, got ${describe(v)}`;
+}
+function notBytes(name, v) {
+  return v instanceof Uint8Array || v instanceof ArrayBuffer ? '' : `invalid_argument: ${name}: expected a Uint8Array, got ${describe(v)}`;
+}
+
 export async function loadAttnlab(moduleOptions = {}) {
   const wasm = await compileOnce();
+  // The module dies on abort() (Module.onAbort) or on a trap inside a frame (an exception escapes
+  // the frame loop between preMainLoop and postMainLoop): the page is told once, through onDied.
+  const life = { dead: '', inFrame: false, listeners: new Set() };
+  const died = (why) => {
+    if (life.dead) return;
+    life.dead = String(why || 'unknown error');
+    for (const fn of life.listeners) fn(life.dead);
+  };
+  const onError = (e) => { if (life.inFrame) died(e.error?.message || e.message); };
+  addEventListener('error', onError);
   const m = await createAttnlabModule({
     instantiateWasm(imports, receive) {
       WebAssembly.instantiate(wasm, imports).then((instance) => receive(instance, wasm));
       return {};
     },
+    onAbort: (what) => died(`aborted: ${what}`),
+    preMainLoop: () => { life.inFrame = true; },
+    postMainLoop: () => { life.inFrame = false; },
     ...moduleOptions,
   });
+  const deadResult = () => ({ ok: false, code: 'module_died', message: `attnlab stopped working (${life.dead}); reload the page` });
+  // Engine calls never throw: a trap is the module dying, any other JS error (a BigInt among an
+  // array's numbers, say) a wrong argument.
+  const engine = (name, call) => (...args) => {
+    if (life.dead) return deadResult();
+    try {
+      return call(...args);
+    } catch (e) {
+      if (life.dead || e instanceof WebAssembly.RuntimeError || typeof e === 'number') {
+        died(e?.message || e);
+        return deadResult();
+      }
+      return { ok: false, code: 'invalid_argument', message: `${name}: ${e?.message || e}` };
+    }
+  };
+  // Page hooks do nothing once the module died (what they would touch is gone).
+  const page = (call) => (...args) => {
+    if (life.dead) return undefined;
+    try {
+      return call(...args);
+    } catch (e) {
+      if (e instanceof WebAssembly.RuntimeError || typeof e === 'number') {
+        died(e?.message || e);
+        return undefined;
+      }
+      throw e;
+    }
+  };
+  const text = (name, call) => page((v, ...rest) => wrongType(name, 'string', v) || call(v, ...rest));
   return {
     // Engine
-    selfAttention: (x, n, d, options = {}) => m.selfAttention(x, n, d, options),
+    selfAttention: engine('selfAttention', (x, n, d, options = {}) => m.selfAttention(x, n, d, options)),
     // forward({numHeads: 2, projectInputs: true, score: 'cosine', ...}, {query: {rows, cols, data}, key?, value?})
-    forward: (config, inputs, params = null) => m.forward(config, inputs, params),
-    // forwardOutput({kernel: 'wasm_simd128', numHeads: 4, ...}, inputs): {output, fused} only; the fused
+    forward: engine('forward', (config, inputs, params = null) => m.forward(config, inputs, params)),
+    // forwardOutput({kernel: 'wasm_simd128', numHeads: 4, ...}, inputs): {ok, output, fused} only; the fused
     // kernel keeps memory O(n·d), for long sequences and timing.
-    forwardOutput: (config, inputs, params = null) => m.forwardOutput(config, inputs, params),
-    tokenize: (text) => m.tokenize(text),
-    hashEmbeddings: (tokens, dim) => m.hashEmbeddings(tokens, dim),
-    availableKernels: () => m.availableKernels(),
+    forwardOutput: engine('forwardOutput', (config, inputs, params = null) => m.forwardOutput(config, inputs, params)),
+    // tokenize('The cat'): {ok, tokens: ['the', 'cat']}; hashEmbeddings(tokens, dim): {ok, rows, cols, data}
+    tokenize: engine('tokenize', (t) => m.tokenize(t)),
+    hashEmbeddings: engine('hashEmbeddings', (tokens, dim) => m.hashEmbeddings(tokens, dim)),
+    availableKernels: page(() => m.availableKernels()),
+    // The module died (why), or '' while it lives; onDied(fn) calls fn(why) once when it dies.
+    dead: () => life.dead,
+    onDied: (fn) => { life.listeners.add(fn); if (life.dead) fn(life.dead); },
+    // Test-only: 'abort' calls abort() in the module, 'trap' traps inside the next frame.
+    crashForTesting: page((how) => m.crashForTesting(String(how))),
     // Page: start(fontBytes, '#canvas-id') draws on that canvas (web/public/mount.js does it all).
-    start: (fontBytes, canvasSelector = '#canvas') => m.start(fontBytes, canvasSelector),
+    start: page((fontBytes, canvasSelector = '#canvas') => m.start(fontBytes, canvasSelector)),
     // A link's state from the defaults ('v=masks&m.c=0'); returns '' or what was ignored or clamped.
-    applyLink: (text) => m.applyLink(text),
-    setEmbedded: (embedded) => m.setEmbedded(embedded),
-    setLightTheme: (light) => m.setLightTheme(light),
-    needsWordVectors: () => m.needsWordVectors(),
-    needsPrices: () => m.needsPrices(),
-    needsTrainedHeads: () => m.needsTrainedHeads(),
+    applyLink: text('text', (t) => m.applyLink(t)),
+    setEmbedded: page((embedded) => wrongType('embedded', 'boolean', embedded) || m.setEmbedded(embedded)),
+    setLightTheme: page((light) => wrongType('light', 'boolean', light) || m.setLightTheme(light)),
+    needsWordVectors: page(() => m.needsWordVectors()),
+    needsPrices: page(() => m.needsPrices()),
+    needsTrainedHeads: page(() => m.needsTrainedHeads()),
     // After each frame the app calls fn(state, contentHeight, scroll, summary): sizes in CSS px, the
     // summary one sentence on what the view shows, for screen readers.
     onAfterFrame: (fn) => { m.afterFrame = fn; },
-    setRunning: (running) => m.setRunning(running),
+    setRunning: page((running) => wrongType('running', 'boolean', running) || m.setRunning(running)),
     // Figures leaving the page: the ⋯ menus call fnText(fileName, csv) and fnImage(fileName, width,
     // height, rgba Uint8Array, rows top first); saveViewPng() renders the whole view for fnImage.
     onExport: (fnText, fnImage) => { m.exportText = fnText; m.exportImage = fnImage; },
-    saveViewPng: () => m.saveViewPng(),
-    memoryBytes: () => m.HEAPU8.buffer.byteLength,
-    setReducedMotion: (reduced) => m.setReducedMotion(reduced),
+    saveViewPng: page(() => m.saveViewPng()),
+    memoryBytes: () => m.HEAPU8.buffer.byteLength,  // this instance's WebAssembly memory
+    setReducedMotion: page((reduced) => wrongType('reduced', 'boolean', reduced) || m.setReducedMotion(reduced)),
     // An embed asks its page to show `height` px from `top` (CSS px in the canvas): fn(top, height).
     onScrollHost: (fn) => { m.scrollHostTo = fn; },
-    stop: () => m.stop(),
-    renderNow: () => m.renderNow(),
-    idle: () => m.idle(),
-    lastFrameMs: () => m.lastFrameMs(),
-    state: () => m.pageState(),
-    setState: (text) => m.setPageState(text),
-    setSentence: (s) => m.setSentence(s),
+    stop: () => { removeEventListener('error', onError); if (!life.dead) m.stop(); },
+    renderNow: page(() => m.renderNow()),
+    idle: page(() => m.idle()),
+    lastFrameMs: page(() => m.lastFrameMs()),
+    framesDrawn: page(() => m.framesDrawn()),
+    state: page(() => m.pageState()),
+    setState: text('text', (t) => m.setPageState(t)),
+    // The sentence box's text; more than 511 bytes of UTF-8 are cut at a character (the answer says so).
+    setSentence: text('sentence', (s) => m.setSentence(s)),
     // The page's HTML sentence box (web/public/sentence_box.js): after each frame the app calls
     // fn(shown, x, y, width, height, sentence) with its place on the canvas in CSS pixels; the box
     // answers with the height its wrapped text needs.
     onSentenceBox: (fn) => { m.sentenceBox = fn; },
-    setSentenceBoxHeight: (px) => m.setSentenceBoxHeight(px),
-    scrollBy: (px) => m.scrollBy(px),
-    view: () => m.pageView(),
-    matrix: (name) => m.pageMatrix(name),
-    matrixNames: () => m.pageMatrixNames(),
-    layout: () => m.pageLayout(),
-    scalars: () => m.pageScalars(),
-    readPixel: (x, y) => m.readPixel(x, y),
-    loadWordVectors: (bytes) => m.loadWordVectors(bytes),
-    wordVectorsFailed: (why) => m.wordVectorsFailed(why),
-    wordVectorsProgress: (fraction) => m.wordVectorsProgress(fraction),
-    loadPrices: (text) => m.loadPrices(text),
-    pricesFailed: (why) => m.pricesFailed(why),
-    loadTrainedHeads: (bytes) => m.loadTrainedHeads(bytes),
-    trainedHeadsFailed: (why) => m.trainedHeadsFailed(why),
+    setSentenceBoxHeight: page((px) => wrongType('px', 'number', px) || m.setSentenceBoxHeight(px)),
+    scrollBy: page((px) => wrongType('px', 'number', px) || m.scrollBy(px)),
+    view: page(() => m.pageView()),
+    matrix: page((name) => (typeof name === 'string' ? m.pageMatrix(name) : null)),
+    matrixNames: page(() => m.pageMatrixNames()),
+    layout: page(() => m.pageLayout()),
+    scalars: page(() => m.pageScalars()),
+    readPixel: page((x, y) => wrongType('x', 'number', x) || wrongType('y', 'number', y) || m.readPixel(x, y)),
+    // readPixels(x, y, width, height) in CSS px: {width, height, data: RGBA Uint8Array} drawn and read in one frame.
+    readPixels: page((x, y, w, h) => [['x', x], ['y', y], ['width', w], ['height', h]].map(([n, v]) => wrongType(n, 'number', v)).join('')
+      || m.readPixels(x, y, w, h)),
+    // True between webglcontextlost and webglcontextrestored (the page says "restoring graphics…").
+    graphicsLost: page(() => m.graphicsLost()),
+    loadWordVectors: page((bytes) => notBytes('bytes', bytes) || m.loadWordVectors(bytes)),
+    wordVectorsFailed: text('why', (why) => m.wordVectorsFailed(why)),
+    wordVectorsProgress: page((fraction) => wrongType('fraction', 'number', fraction) || m.wordVectorsProgress(fraction)),
+    loadPrices: text('text', (t) => m.loadPrices(t)),
+    pricesFailed: text('why', (why) => m.pricesFailed(why)),
+    loadTrainedHeads: page((bytes) => notBytes('bytes', bytes) || m.loadTrainedHeads(bytes)),
+    trainedHeadsFailed: text('why', (why) => m.trainedHeadsFailed(why)),
   };
 }

@@ -1,15 +1,20 @@
 // The engine's JS API: forward, forwardOutput, selfAttention, the tokenizer and hashed vectors,
-// the kernels. Every call returns a plain object ({ok: false, code, message} on bad input); no
-// exception crosses into JS.
+// the kernels. Every call returns a plain object ({ok: false, code, message} on bad input): every
+// argument is checked strictly (js_options.h) and its size in 64 bits before anything is copied
+// or allocated, and every body runs inside Guarded (js_guard.h), so no exception crosses into JS.
 #include <emscripten/bind.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "attn/attention.h"
 #include "attn/config_names.h"
 #include "js_convert.h"
+#include "js_guard.h"
+#include "js_options.h"
 #include "lessons/text.h"
 
 using emscripten::val;
@@ -17,63 +22,99 @@ using namespace attnjs;
 
 namespace {
 
-// selfAttention(x: Float32Array|number[], n, d, {scale?, temperature?, kernel?: "reference"|"eigen"})
-val SelfAttention(val x, int n, int d, val options) {
-  const std::vector<float> values = emscripten::convertJSArrayToNumberVector<float>(x);
-  if (n < 0 || d < 0 || static_cast<size_t>(n) * static_cast<size_t>(d) != values.size()) {
-    return ErrorObject(attn::Status(attn::StatusCode::kShapeMismatch,
-                                    "x: expected n*d = " + std::to_string(n) + "*" + std::to_string(d) +
-                                        " values, got " + std::to_string(values.size())));
-  }
+// forward() keeps five (n, m) matrices per head (raw, scaled, capped, masked scores and weights)
+// and copies each to JS: heads·n·m is kept to 2^24 (n = 4096 with one head, 320 MiB in wasm).
+// Longer sequences go through forwardOutput on a SIMD kernel, which never builds them.
+constexpr int64_t kMaxForwardScoreValues = int64_t{1} << 24;
+// tokenize(): the text (UTF-8 bytes), and hashEmbeddings(): the tokens.
+constexpr size_t kMaxTextBytes = size_t{1} << 24;
+constexpr int kMaxTokens = 1 << 20;
+constexpr int kMaxHashDim = 4096;
+
+// A whole number held in a double, written out in full ("281474976710656").
+std::string Integer(double x) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.0f", x);
+  return buf;
+}
+
+// selfAttention(x: Float32Array|number[], n, d, {scale?, temperature?, kernel?})
+val SelfAttention(val x, val n_js, val d_js, val options) {
+  int n = -1, d = -1;
+  ATTN_JS_RETURN_IF_ERROR(ReadInt(n_js, "n", &n));
+  ATTN_JS_RETURN_IF_ERROR(ReadInt(d_js, "d", &d));
+  ATTN_JS_RETURN_IF_ERROR(CheckOptions(options, "options", {"scale", "temperature", "kernel"}, true));
   attn::AttentionConfig config;
-  if (options.typeOf().as<std::string>() == "object" && !options.isNull()) {
-    if (options["scale"].isNumber()) config.scale = options["scale"].as<float>();
-    if (options["temperature"].isNumber()) config.temperature = options["temperature"].as<float>();
-    if (options["kernel"].isString()) {
-      const attn::Status status = attn::ParseKernel(options["kernel"].as<std::string>(), &config.kernel);
-      if (!status.ok()) return ErrorObject(status);
-    }
+  if (!IsAbsent(options)) {
+    ATTN_JS_RETURN_IF_ERROR(ReadFloat(options["scale"], "scale", &config.scale));
+    ATTN_JS_RETURN_IF_ERROR(ReadFloat(options["temperature"], "temperature", &config.temperature));
+    std::string kernel;
+    ATTN_JS_RETURN_IF_ERROR(ReadString(options["kernel"], "kernel", 64, &kernel));
+    if (!kernel.empty()) ATTN_JS_RETURN_IF_ERROR(attn::ParseKernel(kernel, &config.kernel));
   }
-  attn::Matrix m = n * d > 0 ? attn::Matrix(Eigen::Map<const attn::Matrix>(values.data(), n, d)) : attn::Matrix(n, d);
+  if (n < 0 || d < 0)
+    return ErrorObject(attn::Status(attn::StatusCode::kShapeMismatch,
+                                    "x: expected n, d >= 0, got n " + std::to_string(n) + ", d " + std::to_string(d)));
+  val matrix = val::object();
+  matrix.set("rows", n);
+  matrix.set("cols", d);
+  matrix.set("data", x);
+  JsMatrixArg arg;
+  ATTN_JS_RETURN_IF_ERROR(CheckJsMatrix("x", matrix, &arg));
+  if (static_cast<double>(n) * n > static_cast<double>(kMaxForwardScoreValues))
+    return ErrorObject(attn::Status(attn::StatusCode::kResourceExhausted,
+                                    "x: n·n = " + Integer(static_cast<double>(n) * n) + " scores, over the limit of " +
+                                        std::to_string(kMaxForwardScoreValues) + " (use forwardOutput for long sequences)"));
+  attn::Matrix m;
+  ATTN_JS_RETURN_IF_ERROR(CopyJsMatrix(arg, &m));
   attn::AttentionResult result;
   const attn::Status status = attn::SelfAttention(config, m, &result);
   return status.ok() ? ResultObject(result) : ErrorObject(status);
 }
 
-// Reads the JS options object into an AttentionConfig (camelCase keys, enum names as strings).
-attn::Status ConfigFromJs(val o, attn::AttentionConfig* c) {
-  if (o.isUndefined() || o.isNull()) return attn::Status::Ok();
-  auto number = [&](const char* key, auto* field) {
-    if (o[key].isNumber()) *field = o[key].as<std::remove_pointer_t<decltype(field)>>();
-  };
-  auto flag = [&](const char* key, bool* field) {
-    if (!o[key].isUndefined()) *field = o[key].as<bool>();
-  };
-  number("scale", &c->scale);
-  number("temperature", &c->temperature);
-  number("cosineTemperature", &c->cosine_temperature);
-  number("additiveDim", &c->additive_dim);
-  number("numHeads", &c->num_heads);
-  number("numKvHeads", &c->num_kv_heads);
-  number("headDim", &c->head_dim);
-  number("valueHeadDim", &c->value_head_dim);
-  number("outputDim", &c->output_dim);
-  number("softcap", &c->softcap);
-  number("windowLeft", &c->window_left);
-  number("windowRight", &c->window_right);
-  number("positionBase", &c->position_base);
-  number("maxPositions", &c->max_positions);
-  if (o["seed"].isNumber()) c->seed = o["seed"].as<uint32_t>();
-  flag("projectInputs", &c->project_inputs);
-  flag("projectOutput", &c->project_output);
-  flag("useBias", &c->use_bias);
-  flag("causal", &c->causal);
-  if (o["score"].isString()) ATTN_RETURN_IF_ERROR(attn::ParseScoreFunction(o["score"].as<std::string>(), &c->score));
-  if (o["normalizer"].isString())
-    ATTN_RETURN_IF_ERROR(attn::ParseNormalizer(o["normalizer"].as<std::string>(), &c->normalizer));
-  if (o["position"].isString())
-    ATTN_RETURN_IF_ERROR(attn::ParsePositionEncoding(o["position"].as<std::string>(), &c->position));
-  if (o["kernel"].isString()) ATTN_RETURN_IF_ERROR(attn::ParseKernel(o["kernel"].as<std::string>(), &c->kernel));
+// The keys of forward()'s and forwardOutput()'s config, in AttentionConfig's terms.
+const std::vector<const char*> kConfigKeys = {
+    "scale",        "temperature", "cosineTemperature", "additiveDim",  "numHeads",     "numKvHeads", "headDim",
+    "valueHeadDim", "outputDim",   "softcap",           "windowLeft",   "windowRight",  "positionBase",
+    "maxPositions", "seed",        "projectInputs",     "projectOutput", "useBias",     "causal",     "score",
+    "normalizer",   "position",    "kernel"};
+
+// Reads the JS options object into an AttentionConfig (camelCase keys, enum names as strings),
+// strictly: every key known, every value of its type.
+attn::Status ConfigFromJs(const val& o, attn::AttentionConfig* c) {
+  ATTN_RETURN_IF_ERROR(CheckOptions(o, "config", kConfigKeys, true));
+  if (IsAbsent(o)) return attn::Status::Ok();
+  ATTN_RETURN_IF_ERROR(ReadFloat(o["scale"], "scale", &c->scale));
+  ATTN_RETURN_IF_ERROR(ReadFloat(o["temperature"], "temperature", &c->temperature));
+  ATTN_RETURN_IF_ERROR(ReadFloat(o["cosineTemperature"], "cosineTemperature", &c->cosine_temperature));
+  ATTN_RETURN_IF_ERROR(ReadInt(o["additiveDim"], "additiveDim", &c->additive_dim));
+  ATTN_RETURN_IF_ERROR(ReadInt(o["numHeads"], "numHeads", &c->num_heads));
+  ATTN_RETURN_IF_ERROR(ReadInt(o["numKvHeads"], "numKvHeads", &c->num_kv_heads));
+  ATTN_RETURN_IF_ERROR(ReadInt(o["headDim"], "headDim", &c->head_dim));
+  ATTN_RETURN_IF_ERROR(ReadInt(o["valueHeadDim"], "valueHeadDim", &c->value_head_dim));
+  ATTN_RETURN_IF_ERROR(ReadInt(o["outputDim"], "outputDim", &c->output_dim));
+  ATTN_RETURN_IF_ERROR(ReadFloat(o["softcap"], "softcap", &c->softcap));
+  ATTN_RETURN_IF_ERROR(ReadInt(o["windowLeft"], "windowLeft", &c->window_left));
+  ATTN_RETURN_IF_ERROR(ReadInt(o["windowRight"], "windowRight", &c->window_right));
+  ATTN_RETURN_IF_ERROR(ReadFloat(o["positionBase"], "positionBase", &c->position_base));
+  ATTN_RETURN_IF_ERROR(ReadInt(o["maxPositions"], "maxPositions", &c->max_positions));
+  ATTN_RETURN_IF_ERROR(ReadUint32(o["seed"], "seed", &c->seed));
+  ATTN_RETURN_IF_ERROR(ReadBool(o["projectInputs"], "projectInputs", &c->project_inputs));
+  ATTN_RETURN_IF_ERROR(ReadBool(o["projectOutput"], "projectOutput", &c->project_output));
+  ATTN_RETURN_IF_ERROR(ReadBool(o["useBias"], "useBias", &c->use_bias));
+  ATTN_RETURN_IF_ERROR(ReadBool(o["causal"], "causal", &c->causal));
+  std::string name;
+  ATTN_RETURN_IF_ERROR(ReadString(o["score"], "score", 64, &name));
+  if (!name.empty()) ATTN_RETURN_IF_ERROR(attn::ParseScoreFunction(name, &c->score));
+  name.clear();
+  ATTN_RETURN_IF_ERROR(ReadString(o["normalizer"], "normalizer", 64, &name));
+  if (!name.empty()) ATTN_RETURN_IF_ERROR(attn::ParseNormalizer(name, &c->normalizer));
+  name.clear();
+  ATTN_RETURN_IF_ERROR(ReadString(o["position"], "position", 64, &name));
+  if (!name.empty()) ATTN_RETURN_IF_ERROR(attn::ParsePositionEncoding(name, &c->position));
+  name.clear();
+  ATTN_RETURN_IF_ERROR(ReadString(o["kernel"], "kernel", 64, &name));
+  if (!name.empty()) ATTN_RETURN_IF_ERROR(attn::ParseKernel(name, &c->kernel));
   return attn::Status::Ok();
 }
 
@@ -86,54 +127,78 @@ struct Call {
   attn::AttentionParameters params;
 };
 
-attn::Status CallFromJs(val config_js, val inputs_js, val params_js, Call* call) {
-  attn::AttentionConfig* config = &call->config;
-  attn::AttentionInputs* inputs = &call->inputs;
-  attn::AttentionParameters* params = &call->params;
-  attn::Matrix float_mask;
-  attn::Status status = ConfigFromJs(config_js, config);
-  if (status.ok()) status = FromJsMatrix("query", inputs_js["query"], &inputs->query);
-  if (status.ok()) status = FromJsMatrix("key", inputs_js["key"], &inputs->key);
-  if (status.ok()) status = FromJsMatrix("value", inputs_js["value"], &inputs->value);
-  if (status.ok()) status = FromJsMatrix("floatMask", inputs_js["floatMask"], &float_mask);
-  if (status.ok() && float_mask.size() > 0) inputs->float_mask.push_back(float_mask);
-  const bool has_params = !(params_js.isUndefined() || params_js.isNull());
-  if (status.ok() && has_params) {
-    status = FromJsMatrix("wq", params_js["wq"], &params->wq);
-    if (status.ok()) status = FromJsMatrix("wk", params_js["wk"], &params->wk);
-    if (status.ok()) status = FromJsMatrix("wv", params_js["wv"], &params->wv);
-    if (status.ok()) status = FromJsMatrix("wo", params_js["wo"], &params->wo);
-    if (status.ok()) status = FromJsMatrix("bq", params_js["bq"], &params->bq);
-    if (status.ok()) status = FromJsMatrix("bk", params_js["bk"], &params->bk);
-    if (status.ok()) status = FromJsMatrix("bv", params_js["bv"], &params->bv);
-    if (status.ok()) status = FromJsMatrix("bo", params_js["bo"], &params->bo);
-    if (status.ok()) status = FromJsMatrix("relativeCenter", params_js["relativeCenter"], &params->relative_center);
-    if (status.ok()) status = FromJsMatrix("relativeSharpness", params_js["relativeSharpness"], &params->relative_sharpness);
+const std::vector<const char*> kInputKeys = {"query", "key", "value", "floatMask"};
+const std::vector<const char*> kParamKeys = {"wq", "wk", "wv", "wo", "bq", "bk", "bv", "bo", "relativeCenter", "relativeSharpness"};
+
+// Checks every argument, then (when the call builds (n, m) matrices, `full`) that heads·n·m stays
+// within kMaxForwardScoreValues, and only then copies the inputs in.
+attn::Status CallFromJs(const val& config_js, const val& inputs_js, const val& params_js, bool fused_allowed, Call* call,
+                        bool* fused) {
+  ATTN_RETURN_IF_ERROR(ConfigFromJs(config_js, &call->config));
+  ATTN_RETURN_IF_ERROR(CheckOptions(inputs_js, "inputs", kInputKeys, false));
+  ATTN_RETURN_IF_ERROR(CheckOptions(params_js, "params", kParamKeys, true));
+  JsMatrixArg query, key, value, float_mask;
+  ATTN_RETURN_IF_ERROR(CheckJsMatrix("query", inputs_js["query"], &query));
+  ATTN_RETURN_IF_ERROR(CheckJsMatrix("key", inputs_js["key"], &key));
+  ATTN_RETURN_IF_ERROR(CheckJsMatrix("value", inputs_js["value"], &value));
+  ATTN_RETURN_IF_ERROR(CheckJsMatrix("floatMask", inputs_js["floatMask"], &float_mask));
+  JsMatrixArg params[10];
+  const bool has_params = !IsAbsent(params_js);
+  for (size_t i = 0; has_params && i < kParamKeys.size(); ++i)
+    ATTN_RETURN_IF_ERROR(CheckJsMatrix(kParamKeys[i], params_js[kParamKeys[i]], &params[i]));
+
+  attn::AttentionInputs shape_only;  // what FusedKernelCovers looks at: whether a float mask is given
+  if (float_mask.given && float_mask.rows * float_mask.cols > 0) shape_only.float_mask.emplace_back(1, 1);
+  *fused = fused_allowed && attn::FusedKernelCovers(call->config, shape_only);
+  if (!*fused) {
+    // In doubles: heads (up to 2^31) · n · m would overflow 64 bits; the limit is far inside 2^53.
+    const double n = query.rows, m = key.given ? key.rows : query.rows;
+    const double heads = std::max(call->config.num_heads, 1);
+    if (heads * n * m > static_cast<double>(kMaxForwardScoreValues))
+      return attn::Status(attn::StatusCode::kResourceExhausted,
+                          "query: heads·n·m = " + Integer(heads) + "·" + Integer(n) + "·" + Integer(m) + " = " +
+                              Integer(heads * n * m) + " scores per intermediate, over the limit of " +
+                              std::to_string(kMaxForwardScoreValues) +
+                              " (forwardOutput with kernel \"wasm_simd128\" needs no n×n matrix)");
   }
-  return status;
+
+  attn::AttentionInputs* inputs = &call->inputs;
+  ATTN_RETURN_IF_ERROR(CopyJsMatrix(query, &inputs->query));
+  ATTN_RETURN_IF_ERROR(CopyJsMatrix(key, &inputs->key));
+  ATTN_RETURN_IF_ERROR(CopyJsMatrix(value, &inputs->value));
+  if (float_mask.given && float_mask.rows * float_mask.cols > 0) {
+    inputs->float_mask.emplace_back();
+    ATTN_RETURN_IF_ERROR(CopyJsMatrix(float_mask, &inputs->float_mask.back()));
+  }
+  attn::AttentionParameters* p = &call->params;
+  attn::Matrix* targets[10] = {&p->wq, &p->wk, &p->wv, &p->wo, &p->bq, &p->bk, &p->bv, &p->bo, &p->relative_center,
+                               &p->relative_sharpness};
+  for (size_t i = 0; i < kParamKeys.size(); ++i) ATTN_RETURN_IF_ERROR(CopyJsMatrix(params[i], targets[i]));
+  return attn::Status::Ok();
 }
 
 // forwardOutput(...): the output alone, {output, fused}; fused on a SIMD kernel ("wasm_simd128")
 // for the configs attn::FusedKernelCovers names: no n×n matrix, memory O(n·d).
 val ForwardOutput(val config_js, val inputs_js, val params_js) {
   Call call;
+  bool fused = false;
+  ATTN_JS_RETURN_IF_ERROR(CallFromJs(config_js, inputs_js, params_js, true, &call, &fused));
   attn::Matrix output;
-  attn::Status status = CallFromJs(config_js, inputs_js, params_js, &call);
-  if (status.ok()) status = attn::ForwardOutput(call.config, call.inputs, call.params, &output);
-  if (!status.ok()) return ErrorObject(status);
+  ATTN_JS_RETURN_IF_ERROR(attn::ForwardOutput(call.config, call.inputs, call.params, &output));
   val out = val::object();
+  out.set("ok", true);
   out.set("output", ToJsMatrix(output));
-  out.set("fused", attn::FusedKernelCovers(call.config, call.inputs));
+  out.set("fused", fused);
   return out;
 }
 
 // forward(...): every intermediate.
 val Forward(val config_js, val inputs_js, val params_js) {
   Call call;
+  bool fused = false;
+  ATTN_JS_RETURN_IF_ERROR(CallFromJs(config_js, inputs_js, params_js, false, &call, &fused));
   attn::AttentionResult result;
-  attn::Status status = CallFromJs(config_js, inputs_js, params_js, &call);
-  if (status.ok()) status = attn::Forward(call.config, call.inputs, call.params, &result);
-  if (!status.ok()) return ErrorObject(status);
+  ATTN_JS_RETURN_IF_ERROR(attn::Forward(call.config, call.inputs, call.params, &result));
   val out = ResultObject(result);
   out.set("queryIn", ToJsMatrix(result.query_in));
   out.set("concat", ToJsMatrix(result.concat));
@@ -146,12 +211,44 @@ val Forward(val config_js, val inputs_js, val params_js) {
   return out;
 }
 
-val Tokenize(const std::string& text) { return ToJsStrings(lessons::Tokenize(text)); }
+// tokenize(text): {ok, tokens}
+val Tokenize(val text_js) {
+  std::string text;
+  if (text_js.isUndefined()) return ErrorObject(attn::Status(attn::StatusCode::kInvalidArgument, "text: expected a string, got undefined"));
+  ATTN_JS_RETURN_IF_ERROR(ReadString(text_js, "text", kMaxTextBytes, &text));
+  val out = val::object();
+  out.set("ok", true);
+  out.set("tokens", ToJsStrings(lessons::Tokenize(text)));
+  return out;
+}
 
-val HashEmbeddings(val tokens, int dim) {
-  if (dim < 1 || dim > 4096)
-    return ErrorObject(attn::Status(attn::StatusCode::kOutOfRange, "dim: expected 1..4096, got " + std::to_string(dim)));
-  return ToJsMatrix(lessons::HashEmbeddings(emscripten::vecFromJSArray<std::string>(tokens), dim));
+// hashEmbeddings(tokens: string[], dim): {ok, rows, cols, data}
+val HashEmbeddings(val tokens_js, val dim_js) {
+  int dim = 0;
+  if (dim_js.isUndefined()) return ErrorObject(attn::Status(attn::StatusCode::kInvalidArgument, "dim: expected an integer, got undefined"));
+  ATTN_JS_RETURN_IF_ERROR(ReadInt(dim_js, "dim", &dim));
+  if (dim < 1 || dim > kMaxHashDim)
+    return ErrorObject(attn::Status(attn::StatusCode::kOutOfRange,
+                                    "dim: expected 1.." + std::to_string(kMaxHashDim) + ", got " + std::to_string(dim)));
+  if (!val::global("Array").call<bool>("isArray", tokens_js))
+    return ErrorObject(attn::Status(attn::StatusCode::kInvalidArgument,
+                                    "tokens: expected an array of strings, got " + DescribeJsValue(tokens_js)));
+  const double count = tokens_js["length"].as<double>();
+  if (count > kMaxTokens)
+    return ErrorObject(attn::Status(attn::StatusCode::kResourceExhausted, "tokens: expected at most " + std::to_string(kMaxTokens) +
+                                                                              ", got " + std::to_string(static_cast<int64_t>(count))));
+  const int64_t values = static_cast<int64_t>(count) * dim;
+  if (values > kMaxJsMatrixValues)
+    return ErrorObject(attn::Status(attn::StatusCode::kResourceExhausted,
+                                    "tokens: tokens·dim = " + std::to_string(static_cast<int64_t>(count)) + "·" + std::to_string(dim) +
+                                        " = " + std::to_string(values) + " values, over the limit of " +
+                                        std::to_string(kMaxJsMatrixValues)));
+  std::vector<std::string> tokens(static_cast<size_t>(count));
+  for (size_t i = 0; i < tokens.size(); ++i)
+    ATTN_JS_RETURN_IF_ERROR(ReadString(tokens_js[i], "tokens[" + std::to_string(i) + "]", kMaxTextBytes, &tokens[i]));
+  val out = ToJsMatrix(lessons::HashEmbeddings(tokens, dim));
+  out.set("ok", true);
+  return out;
 }
 
 val AvailableKernels() {
@@ -163,10 +260,10 @@ val AvailableKernels() {
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab_engine) {
-  emscripten::function("selfAttention", &SelfAttention);
-  emscripten::function("forward", &Forward);
-  emscripten::function("forwardOutput", &ForwardOutput);
-  emscripten::function("tokenize", &Tokenize);
-  emscripten::function("hashEmbeddings", &HashEmbeddings);
-  emscripten::function("availableKernels", &AvailableKernels);
+  ATTNJS_FUNCTION("selfAttention", SelfAttention);
+  ATTNJS_FUNCTION("forward", Forward);
+  ATTNJS_FUNCTION("forwardOutput", ForwardOutput);
+  ATTNJS_FUNCTION("tokenize", Tokenize);
+  ATTNJS_FUNCTION("hashEmbeddings", HashEmbeddings);
+  ATTNJS_FUNCTION("availableKernels", AvailableKernels);
 }

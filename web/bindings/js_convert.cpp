@@ -1,5 +1,7 @@
 #include "js_convert.h"
 
+#include "js_options.h"
+
 namespace attnjs {
 namespace {
 
@@ -56,22 +58,50 @@ val ResultObject(const attn::AttentionResult& result) {
   return out;
 }
 
-attn::Status FromJsMatrix(const char* what, val m, attn::Matrix* out) {
-  if (m.isUndefined() || m.isNull()) {
-    out->resize(0, 0);
-    return attn::Status::Ok();
-  }
-  const int rows = m["rows"].isNumber() ? m["rows"].as<int>() : -1;
-  const int cols = m["cols"].isNumber() ? m["cols"].as<int>() : -1;
-  if (rows < 0 || cols < 0 || m["data"].isUndefined())
-    return attn::Status(attn::StatusCode::kShapeMismatch, std::string(what) + ": expected {rows, cols, data}");
-  const std::vector<float> values = emscripten::convertJSArrayToNumberVector<float>(m["data"]);
-  if (values.size() != static_cast<size_t>(rows) * static_cast<size_t>(cols))
-    return attn::Status(attn::StatusCode::kShapeMismatch, std::string(what) + ": expected rows*cols = " +
-                                                               std::to_string(rows * cols) + " values, got " +
-                                                               std::to_string(values.size()));
-  *out = rows * cols > 0 ? attn::Matrix(Eigen::Map<const attn::Matrix>(values.data(), rows, cols)) : attn::Matrix(rows, cols);
+attn::Status CheckJsMatrix(const std::string& what, const val& m, JsMatrixArg* out) {
+  *out = JsMatrixArg();
+  if (IsAbsent(m)) return attn::Status::Ok();
+  if (!IsPlainObject(m))
+    return attn::Status(attn::StatusCode::kInvalidArgument, what + ": expected a matrix {rows, cols, data}, got " + DescribeJsValue(m));
+  int rows = -1, cols = -1;
+  ATTN_RETURN_IF_ERROR(ReadInt(m["rows"], what + ".rows", &rows));
+  ATTN_RETURN_IF_ERROR(ReadInt(m["cols"], what + ".cols", &cols));
+  if (rows < 0 || cols < 0)
+    return attn::Status(attn::StatusCode::kShapeMismatch, what + ": expected {rows, cols, data} with rows, cols >= 0, got rows " +
+                                                               std::to_string(rows) + ", cols " + std::to_string(cols));
+  const int64_t values = int64_t{rows} * cols;
+  if (values > kMaxJsMatrixValues)
+    return attn::Status(attn::StatusCode::kResourceExhausted,
+                        what + ": rows·cols = " + std::to_string(rows) + "·" + std::to_string(cols) + " = " + std::to_string(values) +
+                            " values, over the limit of " + std::to_string(kMaxJsMatrixValues));
+  const val data = m["data"];
+  const bool array = val::global("Array").call<bool>("isArray", data);
+  const bool typed = val::global("ArrayBuffer").call<bool>("isView", data) && !data.instanceof(val::global("DataView")) &&
+                     !data.instanceof(val::global("BigInt64Array")) && !data.instanceof(val::global("BigUint64Array"));
+  if (!array && !typed)
+    return attn::Status(attn::StatusCode::kInvalidArgument,
+                        what + ".data: expected a Float32Array or an array of numbers, got " + DescribeJsValue(data));
+  const double length = data["length"].as<double>();
+  if (length != static_cast<double>(values))
+    return attn::Status(attn::StatusCode::kShapeMismatch, what + ": expected rows·cols = " + std::to_string(values) +
+                                                               " values, got " + val::global("String")(data["length"]).as<std::string>());
+  out->given = true;
+  out->rows = rows;
+  out->cols = cols;
+  out->data = data;
   return attn::Status::Ok();
+}
+
+attn::Status CopyJsMatrix(const JsMatrixArg& arg, attn::Matrix* out) {
+  out->resize(arg.rows, arg.cols);
+  if (out->size() > 0) val(emscripten::typed_memory_view(static_cast<size_t>(out->size()), out->data())).call<void>("set", arg.data);
+  return attn::Status::Ok();
+}
+
+attn::Status FromJsMatrix(const std::string& what, const val& m, attn::Matrix* out) {
+  JsMatrixArg arg;
+  ATTN_RETURN_IF_ERROR(CheckJsMatrix(what, m, &arg));
+  return CopyJsMatrix(arg, out);
 }
 
 }  // namespace attnjs

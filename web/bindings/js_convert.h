@@ -4,10 +4,18 @@
 
 #include <emscripten/val.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "attn/attention.h"
+
+// Returns {ok: false, code, message} from a function returning val when `expr` is not ok.
+#define ATTN_JS_RETURN_IF_ERROR(expr)                        \
+  do {                                                       \
+    const ::attn::Status attn_js_status_ = (expr);           \
+    if (!attn_js_status_.ok()) return ::attnjs::ErrorObject(attn_js_status_); \
+  } while (0)
 
 namespace attnjs {
 
@@ -20,7 +28,23 @@ val ToJsStrings(const std::vector<std::string>& strings);
 val ErrorObject(const attn::Status& status);
 // {ok: true, heads: [{q, k, v, rawScores, scaledScores, cappedScores, scores, weights, output}], output}
 val ResultObject(const attn::AttentionResult& result);
-// {rows, cols, data} (data: Float32Array or array) -> Matrix; kShapeMismatch naming `what`.
-attn::Status FromJsMatrix(const char* what, val m, attn::Matrix* out);
+
+// The most values one matrix may carry across the boundary (2^24 float32, 64 MiB): a larger one is
+// refused with kResourceExhausted before anything is copied.
+constexpr int64_t kMaxJsMatrixValues = int64_t{1} << 24;
+
+// A matrix argument checked but not yet copied: {rows, cols, data} with integer rows and cols,
+// rows·cols (in 64 bits) at most kMaxJsMatrixValues, and data a typed array or an array of exactly
+// rows·cols numbers. Other keys are ignored, so a result's matrices can be passed back.
+struct JsMatrixArg {
+  bool given = false;  // false: undefined or null, an empty matrix
+  int rows = 0, cols = 0;
+  val data = val::undefined();
+};
+attn::Status CheckJsMatrix(const std::string& what, const val& m, JsMatrixArg* out);
+// Copies a checked matrix's values (a typed array's in one copy, an array's through Number()).
+attn::Status CopyJsMatrix(const JsMatrixArg& arg, attn::Matrix* out);
+// Both: `m` -> Matrix, or kInvalidArgument / kShapeMismatch / kResourceExhausted naming `what`.
+attn::Status FromJsMatrix(const std::string& what, const val& m, attn::Matrix* out);
 
 }  // namespace attnjs

@@ -8,6 +8,7 @@
 
 #include "app.h"
 #include "js_convert.h"
+#include "js_guard.h"
 #include "main.h"
 #include "platform_html5.h"
 #include "published.h"
@@ -68,16 +69,30 @@ std::string SetPageState(const std::string& text) {
   return status.ok() ? "" : status.ToString();
 }
 
-void SetSentence(const std::string& sentence) {
-  attnlab::TheApp().state().sentence.text = sentence;
-  attnlab::platform::MarkDirty();
+// The sentence box's text. Like the state string ("s", 511 bytes), it holds at most
+// SentenceState::kText.max_bytes bytes: a longer text is cut at the last whole UTF-8 character
+// that fits (so state() always reads back with setState), and the answer says so ("" otherwise).
+std::string SetSentence(const std::string& sentence) {
+  const size_t max_bytes = lessons::SentenceState::kText.max_bytes;
+  std::string text = sentence;
+  std::string note;
+  if (text.size() > max_bytes) {
+    size_t cut = max_bytes;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+    text.resize(cut);
+    note = "out_of_range: sentence: longer than " + std::to_string(max_bytes) + " bytes (" + std::to_string(sentence.size()) +
+           "): cut to " + std::to_string(cut);
+  }
+  attnlab::TheApp().state().sentence.text = std::move(text);
+  attnlab::platform::MarkChanged();  // one frame per keystroke (the views re-run once, in it)
+  return note;
 }
 
 // The HTML sentence box's height for its wrapped text (CSS px): the layout makes room for it.
 void SetSentenceBoxHeight(float px) {
   if (!(px >= 0.0f && px < 4096.0f)) return;  // NaN or absurd: keep the last height
   attnlab::TheApp().SetSentenceBoxHeight(px);
-  attnlab::platform::MarkDirty();
+  attnlab::platform::MarkChanged();
 }
 
 // Scrolls the page by `px` CSS pixels (down positive): drags and wheels over the sentence box.
@@ -199,39 +214,54 @@ val ReadPixel(float x, float y) {
   return out;
 }
 
+// {width, height, data: Uint8Array RGBA} of the CSS rectangle, drawn and read in one frame.
+val ReadPixels(float x, float y, float w, float h) {
+  int width = 0, height = 0;
+  const std::vector<uint8_t> rgba = attnlab::RenderAndReadPixels(x, y, w, h, &width, &height);
+  val out = val::object();
+  out.set("width", width);
+  out.set("height", height);
+  out.set("data", val::global("Uint8Array").new_(emscripten::typed_memory_view(rgba.size(), rgba.data())));
+  return out;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab_page) {
-  emscripten::function("start", &Start);
-  emscripten::function("applyLink", &ApplyLink);
-  emscripten::function("setEmbedded", &SetEmbedded);
-  emscripten::function("setLightTheme", &SetLightTheme);
-  emscripten::function("needsWordVectors", &NeedsWordVectors);
-  emscripten::function("needsPrices", &NeedsPrices);
-  emscripten::function("needsTrainedHeads", &NeedsTrainedHeads);
-  emscripten::function("loadTrainedHeads", &LoadTrainedHeads);
-  emscripten::function("trainedHeadsFailed", &TrainedHeadsFailed);
-  emscripten::function("setReducedMotion", &SetReducedMotion);
-  emscripten::function("setRunning", &attnlab::SetRunning);
-  emscripten::function("saveViewPng", &attnlab::SaveViewPng);
-  emscripten::function("stop", &attnlab::Stop);
-  emscripten::function("renderNow", &attnlab::RenderNow);
-  emscripten::function("idle", &attnlab::Idle);
-  emscripten::function("lastFrameMs", &attnlab::LastFrameMs);
-  emscripten::function("pageState", &PageState);
-  emscripten::function("setPageState", &SetPageState);
-  emscripten::function("setSentence", &SetSentence);
-  emscripten::function("setSentenceBoxHeight", &SetSentenceBoxHeight);
-  emscripten::function("scrollBy", &ScrollBy);
-  emscripten::function("pageView", &PageView);
-  emscripten::function("pageMatrix", &PageMatrix);
-  emscripten::function("pageMatrixNames", &PageMatrixNames);
-  emscripten::function("pageLayout", &PageLayout);
-  emscripten::function("pageScalars", &PageScalars);
-  emscripten::function("readPixel", &ReadPixel);
-  emscripten::function("loadWordVectors", &LoadWordVectors);
-  emscripten::function("wordVectorsFailed", &WordVectorsFailed);
-  emscripten::function("wordVectorsProgress", &WordVectorsProgress);
-  emscripten::function("loadPrices", &LoadPrices);
-  emscripten::function("pricesFailed", &PricesFailed);
+  ATTNJS_FUNCTION("start", Start);
+  ATTNJS_FUNCTION("applyLink", ApplyLink);
+  ATTNJS_FUNCTION("setEmbedded", SetEmbedded);
+  ATTNJS_FUNCTION("setLightTheme", SetLightTheme);
+  ATTNJS_FUNCTION("needsWordVectors", NeedsWordVectors);
+  ATTNJS_FUNCTION("needsPrices", NeedsPrices);
+  ATTNJS_FUNCTION("needsTrainedHeads", NeedsTrainedHeads);
+  ATTNJS_FUNCTION("loadTrainedHeads", LoadTrainedHeads);
+  ATTNJS_FUNCTION("trainedHeadsFailed", TrainedHeadsFailed);
+  ATTNJS_FUNCTION("setReducedMotion", SetReducedMotion);
+  ATTNJS_FUNCTION("setRunning", attnlab::SetRunning);
+  ATTNJS_FUNCTION("saveViewPng", attnlab::SaveViewPng);
+  ATTNJS_FUNCTION("stop", attnlab::Stop);
+  ATTNJS_FUNCTION("renderNow", attnlab::RenderNow);
+  ATTNJS_FUNCTION("idle", attnlab::Idle);
+  ATTNJS_FUNCTION("lastFrameMs", attnlab::LastFrameMs);
+  ATTNJS_FUNCTION("framesDrawn", attnlab::FramesDrawn);
+  ATTNJS_FUNCTION("pageState", PageState);
+  ATTNJS_FUNCTION("setPageState", SetPageState);
+  ATTNJS_FUNCTION("setSentence", SetSentence);
+  ATTNJS_FUNCTION("setSentenceBoxHeight", SetSentenceBoxHeight);
+  ATTNJS_FUNCTION("scrollBy", ScrollBy);
+  ATTNJS_FUNCTION("pageView", PageView);
+  ATTNJS_FUNCTION("pageMatrix", PageMatrix);
+  ATTNJS_FUNCTION("pageMatrixNames", PageMatrixNames);
+  ATTNJS_FUNCTION("pageLayout", PageLayout);
+  ATTNJS_FUNCTION("pageScalars", PageScalars);
+  ATTNJS_FUNCTION("readPixel", ReadPixel);
+  ATTNJS_FUNCTION("readPixels", ReadPixels);
+  ATTNJS_FUNCTION("graphicsLost", attnlab::GraphicsLost);
+  ATTNJS_FUNCTION("crashForTesting", attnlab::CrashForTesting);
+  ATTNJS_FUNCTION("loadWordVectors", LoadWordVectors);
+  ATTNJS_FUNCTION("wordVectorsFailed", WordVectorsFailed);
+  ATTNJS_FUNCTION("wordVectorsProgress", WordVectorsProgress);
+  ATTNJS_FUNCTION("loadPrices", LoadPrices);
+  ATTNJS_FUNCTION("pricesFailed", PricesFailed);
 }

@@ -103,6 +103,31 @@ export async function mount(host, options = {}) {
   } catch (e) {
     return fail(`attnlab could not load: ${e && e.message ? e.message : e}`);
   }
+  // The module died (a trap or an abort): nothing will be drawn again, so the page says so over the
+  // frozen canvas and offers a reload instead of looking alive.
+  attnlab.onDied((why) => {
+    status.replaceChildren(`attnlab stopped working (${why}). What you see is frozen. `);
+    const reload = document.createElement('button');
+    reload.className = 'attnlab-reload';
+    reload.textContent = 'Reload';
+    reload.addEventListener('click', () => location.reload());
+    status.append(reload);
+    status.classList.add('attnlab-error', 'attnlab-notice');
+    status.hidden = false;
+    root.querySelector('.attnlab-sentence')?.setAttribute('disabled', '');
+  });
+  // A lost WebGL context (the GPU reset, too many contexts on the page): preventDefault lets the
+  // browser restore it; the app then makes every GL object again (web/app/main.cpp). Meanwhile the
+  // canvas is blank and the page says why; the first frame drawn after restoration removes the note.
+  let restoringGraphics = false;
+  canvas.addEventListener('webglcontextlost', (e) => {
+    e.preventDefault();
+    if (attnlab.dead()) return;
+    restoringGraphics = true;
+    status.textContent = 'restoring graphics…';
+    status.classList.add('attnlab-notice');
+    status.hidden = false;
+  });
   const listeners = new Set();
   const resizeListeners = new Set();
   let current = null;  // the state string of the last frame (null before the first)
@@ -111,6 +136,11 @@ export async function mount(host, options = {}) {
   let barScroll = 0;
   const timing = { mountToFirstFrameMs: 0, pageToFirstFrameMs: 0 };  // what an embed costs to start
   attnlab.onAfterFrame((stateText, contentHeight, scroll, summary) => {
+    if (restoringGraphics) {
+      restoringGraphics = false;
+      status.hidden = true;
+      status.classList.remove('attnlab-notice');
+    }
     if (!timing.pageToFirstFrameMs) {
       timing.pageToFirstFrameMs = performance.now();
       timing.mountToFirstFrameMs = timing.pageToFirstFrameMs - mountedAt;

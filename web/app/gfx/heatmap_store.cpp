@@ -48,4 +48,6 @@ void CollectUnusedHeatmaps() {
   }
 }
 
+void ForgetHeatmapTextures() { Store().clear(); }
+
 }  // namespace attnlab::gfx

@@ -16,4 +16,8 @@ Heatmap& HeatmapFor(ImGuiID id, const attn::Matrix& m, const attn::Matrix* mask,
 // Frees the textures of widgets not drawn in the last few seconds' worth of frames.
 void CollectUnusedHeatmaps();
 
+// Drops every texture (after a WebGL context loss they are gone): each heatmap is uploaded again
+// the next time it is drawn.
+void ForgetHeatmapTextures();
+
 }  // namespace attnlab::gfx

@@ -25,6 +25,7 @@ constexpr int kLiveSamples = 9;
 constexpr int kSweepLo = 6, kSweepHi = 12;  // the sweep's n = 64 … 4096
 // Live timing repeats only while one forward is quicker than this, so the page stays responsive.
 constexpr double kLiveLimitUs = 300000.0;
+constexpr int kWarmUpN = 256;
 
 // The kernels as a reader knows them; the published names stay the engine's.
 const char* KernelLabel(attn::KernelId kernel) {
@@ -99,12 +100,15 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
   const bool slow = !live_us_.empty() && live_us_.back() > kLiveLimitUs;
   if (live_us_.empty()) {
     // A kernel's first runs compile (the browser tiers wasm up): one untimed batch per kernel.
+    // The warm-up runs at a small n: the same code gets compiled, and at n = 8192 an untimed
+    // forward would hold the page for seconds.
     bool ok = true;
-    if (warmed_kernels_.insert(static_cast<int>(kernel)).second) ok = TimeBatch(kernel, n, 15.0) > 0;
+    if (warmed_kernels_.insert(static_cast<int>(kernel)).second) ok = TimeBatch(kernel, std::min(n, kWarmUpN), 15.0) > 0;
     for (int i = 0; ok && i < (s.live ? 1 : 3); ++i) {
       const double us = TimeBatch(kernel, n, 15.0);
       ok = us > 0;
       if (ok) live_us_.push_back(us);
+      if (us > kLiveLimitUs) break;  // one forward this long is timed well alone; three would freeze the page
     }
   } else if (s.live && !slow) {
     const double us = TimeBatch(kernel, n, 15.0);

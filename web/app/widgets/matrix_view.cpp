@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "imgui.h"
+#include "imgui_internal.h"  // ImHashStr: the IDs of the shared legend textures
 #include "lessons/csv.h"
 #include "widgets/export_menu.h"
 #include "gfx/heatmap_store.h"
@@ -27,22 +28,21 @@ bool Unknown(const MatrixLabels& labels, int index) {
   return labels.known && index < static_cast<int>(labels.known->size()) && !(*labels.known)[index];
 }
 
-// The 0..1 ramp the legends draw, uploaded once.
+// The 0..1 ramp the legends draw. Kept in the heatmap store like every other texture, so it is
+// uploaded again after a WebGL context loss (a function-local texture stayed dead: blank legends).
 gfx::Heatmap& LegendRamp() {
-  static gfx::Heatmap ramp;
-  if (ramp.cols() == 0) {
-    attn::Matrix values(1, 64);
-    for (int i = 0; i < 64; ++i) values(0, i) = static_cast<float>(i) / 63.0f;
-    ramp.Upload(values);
-  }
-  return ramp;
+  static const attn::Matrix values = [] {
+    attn::Matrix m(1, 64);
+    for (int i = 0; i < 64; ++i) m(0, i) = static_cast<float>(i) / 63.0f;
+    return m;
+  }();
+  return gfx::HeatmapFor(ImHashStr("attnlab.legend_ramp"), values, nullptr, 1);
 }
 
 // One −inf cell: the shader's hatch, for the legend's "blocked" swatch.
 gfx::Heatmap& BlockedSwatch() {
-  static gfx::Heatmap swatch;
-  if (swatch.cols() == 0) swatch.Upload(attn::Matrix::Constant(1, 1, -INFINITY));
-  return swatch;
+  static const attn::Matrix blocked = attn::Matrix::Constant(1, 1, -INFINITY);
+  return gfx::HeatmapFor(ImHashStr("attnlab.blocked_swatch"), blocked, nullptr, 1);
 }
 
 // Text turned a quarter turn anticlockwise, reading upwards from `bottom_left`: ImGui draws text

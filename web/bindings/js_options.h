@@ -1,0 +1,43 @@
+// Strict reading of the values JS callers pass: an options object may hold only the keys a call
+// knows ("numHeds: unknown option (did you mean numHeads?)"), each of the type it expects
+// ("numHeads: expected an integer, got the string \"two\""), integers within int's range
+// ("numHeads: expected an integer in -2147483648..2147483647, got 10000000000"). Nothing is
+// converted before it is checked, so no value a caller passes can abort the module.
+#pragma once
+
+#include <emscripten/val.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attn/status.h"
+
+namespace attnjs {
+
+using emscripten::val;
+
+// How a value reads in a message: the string "two", the number 2.7, null, an array, a Float32Array.
+std::string DescribeJsValue(const val& v);
+// undefined or null: the caller left an optional argument out.
+bool IsAbsent(const val& v);
+// A plain object (not null, an array, a typed array or a function).
+bool IsPlainObject(const val& v);
+
+// `what` must be a plain object (or absent when `optional`) whose keys are all in `known`.
+// kInvalidArgument for another type; kUnknownOption naming the key and the nearest known one.
+attn::Status CheckOptions(const val& o, const std::string& what, const std::vector<const char*>& known, bool optional);
+
+// One field of a checked options object, or a positional argument (`name` is used in messages).
+// An absent value (undefined) leaves *out as it is. kInvalidArgument on a wrong type; kOutOfRange
+// for an integer outside the target type or a number outside float's range.
+attn::Status ReadInt(const val& v, const std::string& name, int* out);
+attn::Status ReadUint32(const val& v, const std::string& name, uint32_t* out);
+attn::Status ReadFloat(const val& v, const std::string& name, float* out);
+attn::Status ReadBool(const val& v, const std::string& name, bool* out);
+attn::Status ReadString(const val& v, const std::string& name, size_t max_bytes, std::string* out);
+
+// The key of `known` closest to `key` (edit distance, ignoring case): the "did you mean".
+std::string NearestKey(const std::string& key, const std::vector<const char*>& known);
+
+}  // namespace attnjs
