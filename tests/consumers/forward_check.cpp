@@ -54,7 +54,8 @@ void Expected(double y[kRows][kCols], double bound[kRows][kCols]) {
 // 0 when `got` is (3, 2) and within the bound everywhere; otherwise says where and returns 1.
 int Compare(const char* what, const attn::Matrix& got) {
   if (got.rows() != kRows || got.cols() != kCols) {
-    std::printf("%s: expected a (3, 2) output, got (%ld, %ld)\n", what, long(got.rows()), long(got.cols()));
+    std::printf("%s: expected a (3, 2) output, got (%ld, %ld)\n", what, long(got.rows()),
+                long(got.cols()));
     return 1;
   }
   double y[kRows][kCols], bound[kRows][kCols];
@@ -91,7 +92,7 @@ int main() {
   }
   failures += Compare("Forward (eigen)", result.output);
 
-  // Every kernel of the library: on x86-64 the avx2 and avx512 objects, each built with its own flags.
+  // Every kernel of the library: on x86-64 the avx2 and avx512 objects, each with its own flags.
   for (attn::KernelId kernel : attn::AvailableKernels()) {
     config.kernel = kernel;
     attn::Matrix y;
@@ -107,7 +108,8 @@ int main() {
 #if defined(__x86_64__)
   // The kernels this CPU can run must be in the library (kernel_registry_x86.cpp's conditions).
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && !attn::KernelAvailable(attn::KernelId::kAvx2)) {
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+      !attn::KernelAvailable(attn::KernelId::kAvx2)) {
     std::printf("the CPU has AVX2 but the library offers no avx2 kernel\n");
     ++failures;
   }
@@ -116,6 +118,7 @@ int main() {
     ++failures;
   }
 #endif
-  std::printf("kernels: %s; %s\n", attn::AvailableKernelNames().c_str(), failures == 0 ? "ok" : "FAILED");
+  std::printf("kernels: %s; %s\n", attn::AvailableKernelNames().c_str(),
+              failures == 0 ? "ok" : "FAILED");
   return failures == 0 ? 0 : 1;
 }

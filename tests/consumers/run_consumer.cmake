@@ -1,7 +1,8 @@
 # One consumer test (tests/CMakeLists.txt registers them): configures, builds and runs the project
 # tests/consumers/${CONSUMER} in ${WORK_DIR}/build, from scratch every time.
 #   -DCONSUMER=find_package|add_subdirectory|fetchcontent
-#   -DATTNLAB_SOURCE_DIR=<this checkout>  -DATTNLAB_BUILD_DIR=<its build, installed for find_package>
+#   -DATTNLAB_SOURCE_DIR=<this checkout>
+#   -DATTNLAB_BUILD_DIR=<its build, installed for find_package>
 #   -DWORK_DIR=<scratch, in the build tree>  -DGENERATOR=  -DMAKE_PROGRAM=  -DCXX_COMPILER=
 #   -DBUILD_TYPE=  -DCOMPILER_LAUNCHER=<optional; the environment's CMAKE_CXX_COMPILER_LAUNCHER
 #   (ccache) passes through as it is>
@@ -34,18 +35,21 @@ if(CONSUMER STREQUAL "find_package")
   run("cmake --install" ${CMAKE_COMMAND} --install "${ATTNLAB_BUILD_DIR}" --prefix "${prefix}")
   # The install holds the engine and nothing else: its headers, the library, the package files.
   file(GLOB_RECURSE installed RELATIVE "${prefix}" "${prefix}/*")
-  set(engine_files "^(include/attn/.+\\.h|lib[^/]*/(.+/)?libattn_engine\\.a|lib[^/]*/(.+/)?cmake/attn/attn[A-Za-z-]*\\.cmake)$")
+  string(CONCAT engine_files "^(include/attn/.+\\.h|lib[^/]*/(.+/)?libattn_engine\\.a"
+                              "|lib[^/]*/(.+/)?cmake/attn/attn[A-Za-z-]*\\.cmake)$")
   set(unexpected ${installed})
   list(FILTER unexpected EXCLUDE REGEX "${engine_files}")
-  if(unexpected OR NOT installed MATCHES "include/attn/attention\\.h" OR NOT installed MATCHES "libattn_engine\\.a")
-    message(FATAL_ERROR "${CONSUMER}: the install should be the engine's headers, library and package; "
-                        "it has: ${installed}")
+  if(unexpected OR NOT installed MATCHES "include/attn/attention\\.h"
+     OR NOT installed MATCHES "libattn_engine\\.a")
+    message(FATAL_ERROR "${CONSUMER}: the install should be the engine's headers, library and "
+                        "package; it has: ${installed}")
   endif()
   list(APPEND args "-DCMAKE_PREFIX_PATH=${prefix}")
 elseif(CONSUMER STREQUAL "add_subdirectory")
   list(APPEND args "-DATTNLAB_SOURCE_DIR=${ATTNLAB_SOURCE_DIR}")
 elseif(CONSUMER STREQUAL "fetchcontent")
-  list(APPEND args "-DFETCHCONTENT_SOURCE_DIR_ATTNLAB=${ATTNLAB_SOURCE_DIR}" -DFETCHCONTENT_FULLY_DISCONNECTED=ON)
+  list(APPEND args "-DFETCHCONTENT_SOURCE_DIR_ATTNLAB=${ATTNLAB_SOURCE_DIR}"
+                   -DFETCHCONTENT_FULLY_DISCONNECTED=ON)
 else()
   message(FATAL_ERROR "unknown CONSUMER '${CONSUMER}'")
 endif()
@@ -55,8 +59,9 @@ run("configure" ${CMAKE_COMMAND} ${args})
 # Everything the consumer's build can link, `all` or not (Ninja: one rule per linked target):
 # attnlab must bring attn_engine and nothing else (no test, bench, CLI, web, fuzz or other library).
 file(READ "${build}/build.ninja" ninja)
-string(REGEX MATCHALL "CXX_(STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|EXECUTABLE)_LINKER__[A-Za-z0-9_]+"
-       rules "${ninja}")
+string(CONCAT link_rule "CXX_(STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|EXECUTABLE)_LINKER__"
+              "[A-Za-z0-9_]+")
+string(REGEX MATCHALL "${link_rule}" rules "${ninja}")
 set(linked)
 foreach(rule ${rules})
   # CXX_STATIC_LIBRARY_LINKER__attn_engine_Release: the target, then the configuration.
@@ -69,7 +74,8 @@ list(SORT linked)
 set(expected ${EXPECTED_LINKED})
 list(SORT expected)
 if(NOT linked STREQUAL expected)
-  message(FATAL_ERROR "${CONSUMER}: the build defines the linked targets '${linked}', expected only '${expected}'")
+  message(FATAL_ERROR "${CONSUMER}: the build defines the linked targets '${linked}', "
+                      "expected only '${expected}'")
 endif()
 message(STATUS "${CONSUMER}: linked targets: ${linked}")
 
