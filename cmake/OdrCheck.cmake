@@ -50,4 +50,4 @@ target_link_options(attnlab_odr_check PRIVATE -O0 -flto=auto -Wodr -Werror=odr)
 
 # The test builds the target: its error output is the test's output.
 add_test(NAME odr_check
-         COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target attnlab_odr_check)
+         COMMAND ${CMAKE_COMMAND} --build ${PROJECT_BINARY_DIR} --target attnlab_odr_check)
