@@ -39,7 +39,8 @@ int Attend(int argc, char** argv) {
       if (!ParseFinite(value, &config.temperature))
         return BadFlag("attend", flag, "a finite number", value);
     } else if (flag == "--scale") {
-      if (!ParseFinite(value, &config.scale)) return BadFlag("attend", flag, "a finite number", value);
+      if (!ParseFinite(value, &config.scale))
+        return BadFlag("attend", flag, "a finite number", value);
     } else if (flag == "--kernel") {
       if (!value || !attn::ParseKernel(value, &config.kernel).ok())
         return BadFlag("attend", flag, "one of " + attn::AvailableKernelNames(), value);
@@ -73,20 +74,24 @@ std::string AttendHelp() {
   };
   return "usage: attnlab attend SENTENCE [--dim D] [--temperature T] [--scale S] [--kernel K]\n"
          "\n"
-         "Self-attention over a sentence, as view 1 computes it but on hashed stand-in word vectors\n"
+         "Self-attention over a sentence, as view 1 computes it but on hashed stand-in word "
+         "vectors\n"
          "(no GloVe): X holds one D-wide vector per token, the weights are\n"
          "softmax(scale X X^T / T) row by row and the output is weights X. Prints the tokens, the\n"
          "weights (n, n) and the output (n, D).\n"
          "\n"
          "flags:\n" +
-         HelpFlag("--dim D", "width of each word vector: an integer 1 to " + std::to_string(kMaxDim) +
-                                 "; default " + std::to_string(kDefaultDim)) +
+         HelpFlag("--dim D", "width of each word vector: an integer 1 to " +
+                                 std::to_string(kMaxDim) + "; default " +
+                                 std::to_string(kDefaultDim)) +
          HelpFlag("--temperature T", "the softmax temperature: a finite number > 0; default " +
                                          number(defaults.temperature)) +
-         HelpFlag("--scale S", "multiplies the scores: a finite number > 0, or 0 for 1/sqrt(D); default " +
-                                   number(defaults.scale)) +
+         HelpFlag("--scale S",
+                  "multiplies the scores: a finite number > 0, or 0 for 1/sqrt(D); default " +
+                      number(defaults.scale)) +
          HelpFlag("--kernel K", "the engine kernel, one of " + attn::AvailableKernelNames() +
-                                    " (on this machine); default " + attn::KernelName(defaults.kernel)) +
+                                    " (on this machine); default " +
+                                    attn::KernelName(defaults.kernel)) +
          HelpFlag("--help, -h", "this text") +
          HelpExitCodes("the weights and outputs are printed", "") +
          HelpExample("attnlab attend \"The cat sat on the mat\" --temperature 0.5");

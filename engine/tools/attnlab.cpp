@@ -33,8 +33,8 @@ struct Command {
 
 constexpr Command kCommands[] = {
     {"run", "compute one case file, print its outputs as case JSON", Run, RunHelp},
-    {"check", "compute case files, compare each with its expected outputs (--json for scripts)", Check,
-     CheckHelp},
+    {"check", "compute case files, compare each with its expected outputs (--json for scripts)",
+     Check, CheckHelp},
     {"attend", "self-attention over a sentence: tokens, weights, outputs", Attend, AttendHelp},
     {"train", "train a small transformer on a toy task; loss, accuracy and each head's role", Train,
      TrainHelp},
@@ -50,22 +50,24 @@ const Command* FindCommand(const char* name) {
 }
 
 std::string Overview() {
-  std::string text = std::string("attnlab ") + attn::Version() +
-                     ": the attention engine from the command line\n"
-                     "\n"
-                     "usage: attnlab COMMAND [ARGS...]\n"
-                     "       attnlab help [COMMAND]   this text, or a command's flags, defaults and an example\n"
-                     "       attnlab COMMAND --help   the same\n"
-                     "       attnlab --version        the version, \"attnlab MAJOR.MINOR.PATCH\"\n"
-                     "\n"
-                     "commands:\n";
+  std::string text =
+      std::string("attnlab ") + attn::Version() +
+      ": the attention engine from the command line\n"
+      "\n"
+      "usage: attnlab COMMAND [ARGS...]\n"
+      "       attnlab help [COMMAND]   this text, or a command's flags, defaults and an example\n"
+      "       attnlab COMMAND --help   the same\n"
+      "       attnlab --version        the version, \"attnlab MAJOR.MINOR.PATCH\"\n"
+      "\n"
+      "commands:\n";
   for (const Command& command : kCommands) text += HelpFlag(command.name, command.summary);
   return text +
          "\n"
          "exit codes (every command):\n"
          "  0  done; check: every case passed\n"
          "  1  check: a case failed; train, datasize: training failed\n"
-         "  2  bad input or usage: the reason on stderr, then \"see attnlab help COMMAND\" for a usage error\n" +
+         "  2  bad input or usage: the reason on stderr, then \"see attnlab help COMMAND\" for a "
+         "usage error\n" +
          HelpExample("attnlab check tests/data/onnx-attention/*.json");
 }
 
@@ -77,12 +79,14 @@ int PrintOut(const std::string& text) {
 int Dispatch(int argc, char** argv) {
   if (argc < 2) return UsageError("", "expected a command");
   const char* first = argv[1];
-  if (!std::strcmp(first, "--version")) return PrintOut(std::string("attnlab ") + attn::Version() + "\n");
+  if (!std::strcmp(first, "--version"))
+    return PrintOut(std::string("attnlab ") + attn::Version() + "\n");
   if (!std::strcmp(first, "help") || !std::strcmp(first, "--help") || !std::strcmp(first, "-h")) {
     if (argc < 3) return PrintOut(Overview());
     const Command* command = FindCommand(argv[2]);
     if (!command) return UsageError("", "help: unknown command '" + Excerpt(argv[2]) + "'");
-    if (argc > 3) return UsageError("", "help: expected one command, got " + std::to_string(argc - 2));
+    if (argc > 3)
+      return UsageError("", "help: expected one command, got " + std::to_string(argc - 2));
     return PrintOut(command->help());
   }
   const Command* command = FindCommand(first);

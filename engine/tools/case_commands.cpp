@@ -204,9 +204,10 @@ std::string JsonMessage(const std::string& message) {
 
 // {"name":…,"file":…,"status":…,"outputs":[…],"message":…} on one line.
 std::string JsonLine(const CaseVerdict& v) {
-  std::string line = "{\"name\":" + (v.has_name ? JsonString(CutText(v.name, kMaxNameBytes)) : "null") +
-                     ",\"file\":" + JsonString(v.file) + ",\"status\":\"" + VerdictName(v.verdict) +
-                     "\",\"outputs\":[";
+  std::string line =
+      "{\"name\":" + (v.has_name ? JsonString(CutText(v.name, kMaxNameBytes)) : "null") +
+      ",\"file\":" + JsonString(v.file) + ",\"status\":\"" + VerdictName(v.verdict) +
+      "\",\"outputs\":[";
   for (size_t i = 0; i < v.outputs.size(); ++i) {
     const OutputVerdict& out = v.outputs[i];
     line += std::string(i ? "," : "") + "{\"name\":" + JsonString(out.name) +
@@ -255,13 +256,15 @@ std::string RunHelp() {
          "\n"
          "Computes one case: an ONNX Attention or a torch MultiheadAttention call with its inputs\n"
          "(format: tests/data/onnx-attention/README.md). Prints the outputs the case lists (every\n"
-         "output when it lists none) on one line: {\"outputs\": {\"Y\": {\"dims\", \"dtype\", \"data\"}}}.\n"
+         "output when it lists none) on one line: {\"outputs\": {\"Y\": {\"dims\", \"dtype\", "
+         "\"data\"}}}.\n"
          "\n"
          "flags:\n" +
          CaseFlagsHelp() +
-         HelpExitCodes("the outputs are printed", "",
-                       "bad input or usage, the reason on stderr: \"attnlab: shape_mismatch: ...\", a case\n"
-                       "     over a limit \"attnlab: resource_exhausted: ... (max_elements)\"") +
+         HelpExitCodes(
+             "the outputs are printed", "",
+             "bad input or usage, the reason on stderr: \"attnlab: shape_mismatch: ...\", a case\n"
+             "     over a limit \"attnlab: resource_exhausted: ... (max_elements)\"") +
          HelpExample("attnlab run tests/data/onnx-attention/test_attention_4d_causal.json");
 }
 
@@ -279,7 +282,8 @@ int Check(int argc, char** argv) {
   if (cmd.json) {
     std::printf("{\"passed\":%d,\"failed\":%d,\"errors\":%d}\n", passed, failed, errors);
   } else if (errors) {
-    std::printf("%d passed, %d failed, %d error%s\n", passed, failed, errors, errors == 1 ? "" : "s");
+    std::printf("%d passed, %d failed, %d error%s\n", passed, failed, errors,
+                errors == 1 ? "" : "s");
   } else {
     std::printf("%d passed, %d failed\n", passed, failed);
   }
@@ -287,12 +291,18 @@ int Check(int argc, char** argv) {
 }
 
 std::string CheckHelp() {
-  return "usage: attnlab check [--json] [--kernel K] [--max-input-mb N] [--max-elements N] CASE.json...\n"
+  return "usage: attnlab check [--json] [--kernel K] [--max-input-mb N] [--max-elements N] "
+         "CASE.json...\n"
          "\n"
-         "Computes each case as attnlab run does and compares every output it lists with the expected\n"
+         "Computes each case as attnlab run does and compares every output it lists with the "
+         "expected\n"
          "values: |actual - expected| <= atol + rtol |expected|, with\n"
-         "  " + ToleranceText(attn::DType::kFloat32) + "\n"
-         "  " + ToleranceText(attn::DType::kFloat16) + " (the result rounded to float16 first)\n"
+         "  " +
+         ToleranceText(attn::DType::kFloat32) +
+         "\n"
+         "  " +
+         ToleranceText(attn::DType::kFloat16) +
+         " (the result rounded to float16 first)\n"
          "  bool and int64 exact; +-inf must match exactly, NaN only NaN.\n"
          "Prints one line per case as soon as it is known, then the counts:\n"
          "  PASS NAME  max_abs_err 1.19e-07 (Y)\n"
@@ -305,16 +315,20 @@ std::string CheckHelp() {
          HelpFlag("--json", "one JSON object per line instead, for scripts (below)") +
          CaseFlagsHelp() +
          "\n"
-         "--json prints per case (\"name\" is null when the file could not be read; \"message\" says\n"
+         "--json prints per case (\"name\" is null when the file could not be read; \"message\" "
+         "says\n"
          "why a case or an output failed, or null):\n"
          "  {\"name\":\"...\",\"file\":\"...\",\"status\":\"passed\"|\"failed\"|\"error\",\n"
-         "   \"outputs\":[{\"name\":\"Y\",\"passed\":true,\"max_abs_error\":1.2e-07,\"rtol\":0.001,\n"
+         "   "
+         "\"outputs\":[{\"name\":\"Y\",\"passed\":true,\"max_abs_error\":1.2e-07,\"rtol\":0.001,\n"
          "   \"atol\":1e-05,\"message\":null}],\"message\":null}\n"
          "and last {\"passed\":N,\"failed\":M,\"errors\":K}.\n" +
-         HelpExitCodes("every case passed", "a case failed: an output differs beyond its tolerance",
-                       "bad input or usage (the reason on stderr), or a case file that cannot be read or\n"
-                       "     run: \"error\" (every other case is still checked)") +
-         HelpExample("attnlab check --json tests/data/onnx-attention/*.json tests/data/torch-mha/*.json");
+         HelpExitCodes(
+             "every case passed", "a case failed: an output differs beyond its tolerance",
+             "bad input or usage (the reason on stderr), or a case file that cannot be read or\n"
+             "     run: \"error\" (every other case is still checked)") +
+         HelpExample(
+             "attnlab check --json tests/data/onnx-attention/*.json tests/data/torch-mha/*.json");
 }
 
 }  // namespace attnlab_cli

@@ -88,8 +88,7 @@ bool ParseFinite(const char* text, float* out) {
   errno = 0;
   char* end = nullptr;
   const double v = std::strtod(text, &end);
-  if (errno == ERANGE || end == text || *end != '\0' || !std::isfinite(v) ||
-      std::fabs(v) > 3.0e38)
+  if (errno == ERANGE || end == text || *end != '\0' || !std::isfinite(v) || std::fabs(v) > 3.0e38)
     return false;
   *out = static_cast<float>(v);
   return true;

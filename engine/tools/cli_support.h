@@ -7,9 +7,10 @@
 
 namespace attnlab_cli {
 
-constexpr int kExitOk = 0;          // done; `check`: every case passed
-constexpr int kExitFailed = 1;      // `check`: a case's outputs differ; `train`, `datasize`: training failed
-constexpr int kExitBadInput = 2;    // bad input or usage: the reason is on stderr
+constexpr int kExitOk = 0;  // done; `check`: every case passed
+constexpr int kExitFailed =
+    1;  // `check`: a case's outputs differ; `train`, `datasize`: training failed
+constexpr int kExitBadInput = 2;  // bad input or usage: the reason is on stderr
 
 // Prints "attnlab COMMAND: REASON" and "see attnlab help COMMAND" on stderr (without a command:
 // "attnlab: REASON", "see attnlab help") and returns kExitBadInput.
@@ -26,8 +27,9 @@ std::string HelpFlag(const std::string& flag, const std::string& description);
 
 // The help texts' last part: the exit codes this command gives (`failed` empty: it never gives 1),
 // then the example.
-std::string HelpExitCodes(const std::string& ok, const std::string& failed,
-                          const std::string& bad_input = "bad input or usage (the reason on stderr)");
+std::string HelpExitCodes(
+    const std::string& ok, const std::string& failed,
+    const std::string& bad_input = "bad input or usage (the reason on stderr)");
 std::string HelpExample(const std::string& command_line);
 
 // "a flag value, bounded": `text` cut to 40 bytes with "..." when longer, for error messages.

@@ -18,7 +18,8 @@ std::string JsonString(std::string_view text);
 std::string JsonNumber(double value);
 
 // `text` cut to at most `max_bytes` bytes without splitting a UTF-8 character, and then, when
-// anything was cut, "... (N bytes)" with the whole length: how the CLI shows a name from a case file.
+// anything was cut, "... (N bytes)" with the whole length: how the CLI shows a name from a case
+// file.
 std::string CutText(const std::string& text, size_t max_bytes);
 
 }  // namespace attnlab_cli

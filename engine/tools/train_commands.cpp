@@ -66,10 +66,9 @@ std::string Number(float value) {
 
 // A help line for an integer flag with its range and default.
 std::string IntFlagHelp(const IntFlag& flag, const std::string& default_value) {
-  return HelpFlag(std::string(flag.name) + " " + flag.arg, std::string(flag.what) + ": " +
-                                                               std::to_string(flag.lo) + " to " +
-                                                               std::to_string(flag.hi) + "; default " +
-                                                               default_value);
+  return HelpFlag(std::string(flag.name) + " " + flag.arg,
+                  std::string(flag.what) + ": " + std::to_string(flag.lo) + " to " +
+                      std::to_string(flag.hi) + "; default " + default_value);
 }
 
 // Flags of the form "--name value" or "--switch"; every lookup removes what it used, so what is
@@ -331,9 +330,11 @@ std::string TrainHelp() {
   const auto on_off = [](bool on) { return std::string(on ? "with" : "without"); };
   return "usage: attnlab train --task TASK [FLAGS]\n"
          "\n"
-         "Trains the Learn view's model, a small transformer, on a toy task with fresh sequences every\n"
+         "Trains the Learn view's model, a small transformer, on a toy task with fresh sequences "
+         "every\n"
          "step. Prints the mean batch loss and accuracy every K steps, then the held-out loss and\n"
-         "accuracy, the steps per second and each head's measured role (\"head 1.2 puts 0.98 of its\n"
+         "accuracy, the steps per second and each head's measured role (\"head 1.2 puts 0.98 of "
+         "its\n"
          "weight on the previous token\").\n"
          "\n"
          "flags:\n" +
@@ -341,53 +342,66 @@ std::string TrainHelp() {
          IntFlagHelp(kLayers, std::to_string(defaults.model.layers)) +
          IntFlagHelp(kHeads, std::to_string(defaults.model.heads)) +
          IntFlagHelp(kDim, std::to_string(defaults.model.d_model)) +
-         HelpFlag("--positions P", "position encoding: none, learned, sinusoidal or rope; default " +
-                                       std::string(kPositionNames[static_cast<int>(defaults.model.positions)])) +
+         HelpFlag("--positions P",
+                  "position encoding: none, learned, sinusoidal or rope; default " +
+                      std::string(kPositionNames[static_cast<int>(defaults.model.positions)])) +
          IntFlagHelp(kTrainSteps, std::to_string(kDefaultSteps)) +
          IntFlagHelp(kSeed, std::to_string(kDefaultSeed)) +
          IntFlagHelp(kTrainBatch, std::to_string(defaults.batch_size)) +
          HelpFlag(std::string(kLearningRate.name) + " " + kLearningRate.arg,
                   std::string(kLearningRate.what) + ": " + Number(kLearningRate.lo) + " to " +
-                      Number(kLearningRate.hi) + "; default " + Number(defaults.optimizer.learning_rate)) +
-         HelpFlag("--optimizer O", "adam or sgd (with momentum); default " +
-                                       std::string(kOptimizerNames[static_cast<int>(defaults.optimizer.kind)])) +
-         HelpFlag("--no-layer-norm", "no LayerNorm (default " + on_off(defaults.model.layer_norm) + ")") +
-         HelpFlag("--mlp", "a ReLU MLP after each attention (default " + on_off(defaults.model.mlp) + ")") +
+                      Number(kLearningRate.hi) + "; default " +
+                      Number(defaults.optimizer.learning_rate)) +
+         HelpFlag("--optimizer O",
+                  "adam or sgd (with momentum); default " +
+                      std::string(kOptimizerNames[static_cast<int>(defaults.optimizer.kind)])) +
+         HelpFlag("--no-layer-norm",
+                  "no LayerNorm (default " + on_off(defaults.model.layer_norm) + ")") +
+         HelpFlag("--mlp",
+                  "a ReLU MLP after each attention (default " + on_off(defaults.model.mlp) + ")") +
          IntFlagHelp(kLogEvery, std::to_string(kDefaultLogEvery)) +
          IntFlagHelp(kTrainEval, std::to_string(kDefaultEval)) +
-         HelpFlag("--json", "JSON lines instead: {\"step\", \"loss\", \"accuracy\"} every K steps, then "
-                            "{\"final\": true, \"steps\", \"held_out\": {\"loss\", \"accuracy\", "
-                            "\"positions\"}, \"steps_per_second\", \"heads\": [{\"layer\", \"head\", "
-                            "\"role\", \"share\", \"text\"}, ...]}") +
+         HelpFlag("--json",
+                  "JSON lines instead: {\"step\", \"loss\", \"accuracy\"} every K steps, then "
+                  "{\"final\": true, \"steps\", \"held_out\": {\"loss\", \"accuracy\", "
+                  "\"positions\"}, \"steps_per_second\", \"heads\": [{\"layer\", \"head\", "
+                  "\"role\", \"share\", \"text\"}, ...]}") +
          HelpFlag("--help, -h", "this text") +
          HelpExitCodes("trained", "training failed (a step or the evaluation returned an error)") +
-         HelpExample("attnlab train --task recall --layers 2 --heads 2 --steps 3000 --seed 1 --json");
+         HelpExample(
+             "attnlab train --task recall --layers 2 --heads 2 --steps 3000 --seed 1 --json");
 }
 
 std::string DataSizeHelp() {
   const attn::train::DataSizeConfig defaults;
   std::string sizes;
-  for (size_t i = 0; i < defaults.sizes.size(); ++i) sizes += (i ? "," : "") + std::to_string(defaults.sizes[i]);
-  return "usage: attnlab datasize [--task TASK] [--sizes N1,N2,...] [--seeds S] [--steps N] [--batch B]\n"
+  for (size_t i = 0; i < defaults.sizes.size(); ++i)
+    sizes += (i ? "," : "") + std::to_string(defaults.sizes[i]);
+  return "usage: attnlab datasize [--task TASK] [--sizes N1,N2,...] [--seeds S] [--steps N] "
+         "[--batch B]\n"
          "                        [--eval N] [--json]\n"
          "\n"
-         "The data-size experiment of view 8: a transformer and a CNN of about the same size learn one\n"
-         "task from N training sequences, for each N and seed; prints each model's held-out accuracy\n"
-         "per N (mean [min, max] over the seeds), a row as soon as its runs finish, then from which N\n"
+         "The data-size experiment of view 8: a transformer and a CNN of about the same size learn "
+         "one\n"
+         "task from N training sequences, for each N and seed; prints each model's held-out "
+         "accuracy\n"
+         "per N (mean [min, max] over the seeds), a row as soon as its runs finish, then from "
+         "which N\n"
          "on the transformer stays ahead.\n"
          "\n"
          "flags:\n" +
          HelpFlag("--task TASK", attn::train::TaskNames(", ") + "; default " +
                                      attn::train::TaskName(defaults.task)) +
-         IntFlagHelp(kSizes, sizes) +
-         IntFlagHelp(kSeeds, std::to_string(defaults.seeds)) +
+         IntFlagHelp(kSizes, sizes) + IntFlagHelp(kSeeds, std::to_string(defaults.seeds)) +
          IntFlagHelp(kDataSizeSteps, std::to_string(defaults.steps)) +
          IntFlagHelp(kDataSizeBatch, std::to_string(defaults.batch_size)) +
          IntFlagHelp(kDataSizeEval, std::to_string(defaults.eval_sequences)) +
-         HelpFlag("--json", "JSON lines instead: {\"model\", \"size\", \"accuracy\": [per seed], \"mean\", "
-                            "\"min\", \"max\"} per (model, N), then {\"final\": true, \"task\", \"seeds\", "
-                            "\"steps\", \"batch\", \"eval\", \"parameters\": {\"transformer\", \"cnn\"}, "
-                            "\"crossover\": the N from which the transformer stays ahead or 0, \"seconds\"}") +
+         HelpFlag(
+             "--json",
+             "JSON lines instead: {\"model\", \"size\", \"accuracy\": [per seed], \"mean\", "
+             "\"min\", \"max\"} per (model, N), then {\"final\": true, \"task\", \"seeds\", "
+             "\"steps\", \"batch\", \"eval\", \"parameters\": {\"transformer\", \"cnn\"}, "
+             "\"crossover\": the N from which the transformer stays ahead or 0, \"seconds\"}") +
          HelpFlag("--help, -h", "this text") +
          HelpExitCodes("done", "training failed (a run returned an error)") +
          HelpExample("attnlab datasize --sizes 16,64,256,1024,4096 --seeds 3");
