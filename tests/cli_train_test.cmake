@@ -22,3 +22,5 @@ expect_run("an unknown flag" 2 "^$" "^attnlab train: unknown flag '--bogus'\n" $
 expect_run("a bad learning rate" 2 "^$" "^attnlab train: --lr: expected" ${ATTNLAB} train --task copy --lr nan)
 expect_run("bad positions" 2 "^$" "^attnlab train: --positions: expected none, learned, sinusoidal or rope, got 'alibi'\n"
            ${ATTNLAB} train --task copy --positions alibi)
+expect_run("a bad optimizer" 2 "^$" "^attnlab train: --optimizer: expected adam or sgd, got 'rmsprop'\nsee attnlab help train\n$"
+           ${ATTNLAB} train --task copy --optimizer rmsprop)

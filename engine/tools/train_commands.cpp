@@ -161,6 +161,16 @@ constexpr const char* kPositionNames[] = {"none", "learned", "sinusoidal", "rope
 constexpr const char* kOptimizerNames[] = {"adam", "sgd"};
 static_assert(sizeof(kPositionNames) / sizeof(kPositionNames[0]) ==
               static_cast<size_t>(attn::train::Positions::kCount));
+static_assert(sizeof(kOptimizerNames) / sizeof(kOptimizerNames[0]) ==
+              static_cast<size_t>(attn::train::OptimizerKind::kCount));
+
+// "none, learned, sinusoidal or rope": the names a flag takes, for messages and the help.
+template <size_t N>
+std::string OneOf(const char* const (&names)[N]) {
+  std::string text = names[0];
+  for (size_t i = 1; i < N; ++i) text += std::string(i + 1 == N ? " or " : ", ") + names[i];
+  return text;
+}
 
 template <typename Enum, size_t N>
 bool ParseName(const char* const (&names)[N], const std::string& name, Enum* out) {
@@ -197,9 +207,11 @@ int Train(int argc, char** argv) {
   const bool json = flags.Switch("--json");
   if (!flags.Finish()) return UsageError("train", flags.error());
   if (!ParseName(kPositionNames, positions, &config.model.positions))
-    return UsageError("train", "--positions: expected none, learned, sinusoidal or rope, got '" + positions.substr(0, 40) + "'");
+    return UsageError("train", "--positions: expected " + OneOf(kPositionNames) + ", got '" +
+                                   Excerpt(positions.c_str()) + "'");
   if (!ParseName(kOptimizerNames, optimizer, &config.optimizer.kind))
-    return UsageError("train", "--optimizer: expected adam or sgd, got '" + optimizer.substr(0, 40) + "'");
+    return UsageError("train", "--optimizer: expected " + OneOf(kOptimizerNames) + ", got '" +
+                                   Excerpt(optimizer.c_str()) + "'");
   config.seed = static_cast<uint32_t>(seed);
 
   attn::train::Trainer trainer;
@@ -343,7 +355,7 @@ std::string TrainHelp() {
          IntFlagHelp(kHeads, std::to_string(defaults.model.heads)) +
          IntFlagHelp(kDim, std::to_string(defaults.model.d_model)) +
          HelpFlag("--positions P",
-                  "position encoding: none, learned, sinusoidal or rope; default " +
+                  "position encoding: " + OneOf(kPositionNames) + "; default " +
                       std::string(kPositionNames[static_cast<int>(defaults.model.positions)])) +
          IntFlagHelp(kTrainSteps, std::to_string(kDefaultSteps)) +
          IntFlagHelp(kSeed, std::to_string(kDefaultSeed)) +
@@ -353,7 +365,7 @@ std::string TrainHelp() {
                       Number(kLearningRate.hi) + "; default " +
                       Number(defaults.optimizer.learning_rate)) +
          HelpFlag("--optimizer O",
-                  "adam or sgd (with momentum); default " +
+                  OneOf(kOptimizerNames) + " (with momentum); default " +
                       std::string(kOptimizerNames[static_cast<int>(defaults.optimizer.kind)])) +
          HelpFlag("--no-layer-norm",
                   "no LayerNorm (default " + on_off(defaults.model.layer_norm) + ")") +
