@@ -140,3 +140,9 @@ file(WRITE "${SCRATCH}/cli_long_name.json" "${named}")
 expect_short("check on a case with a 1 MiB name" 0
              "^PASS two\\?linesxxx[x]*\\.\\.\\. \\(1048585 bytes\\)  max_abs_err [^\n]*\n1 passed, 0 failed\n$"
              "^$" ${ATTNLAB} check "${SCRATCH}/cli_long_name.json")
+
+# A path with a newline in it: its ERROR line stays one line (the path was printed as it is, in the
+# name and again in the message, over three lines).
+expect_short("check on a path with newlines" 2
+             "^ERROR [^\n]*/no\\?such\\?case.json  parse_error: [^\n]*/no\\?such\\?case.json: cannot open file\n0 passed, 0 failed, 1 error\n$"
+             "^$" ${ATTNLAB} check "${SCRATCH}/no\nsuch\ncase.json")

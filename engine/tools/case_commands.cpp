@@ -173,19 +173,22 @@ std::string ShownName(const CaseVerdict& v) {
 }
 
 // "PASS name  max_abs_err 1.19e-07 (Y)", "FAIL ... why", "ERROR name  why": one line, whatever
-// the file says (control characters in the name become '?').
+// the file or its path says (control characters become '?').
 std::string TextLine(const CaseVerdict& v) {
-  std::string name = ShownName(v);
-  for (char& ch : name) {
+  std::string line;
+  if (v.verdict == Verdict::kError) {
+    line = "ERROR " + ShownName(v) + "  " + v.message;
+  } else {
+    line = (v.verdict == Verdict::kPassed ? "PASS " : "FAIL ") + ShownName(v);
+    char error[64];
+    std::snprintf(error, sizeof(error), "  max_abs_err %.3g", v.max_abs_error);
+    line += error;
+    if (!v.worst_output.empty()) line += " (" + v.worst_output + ")";
+    if (v.verdict == Verdict::kFailed) line += "  " + v.message;
+  }
+  for (char& ch : line) {
     if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '?';
   }
-  if (v.verdict == Verdict::kError) return "ERROR " + name + "  " + v.message;
-  std::string line = (v.verdict == Verdict::kPassed ? "PASS " : "FAIL ") + name;
-  char error[64];
-  std::snprintf(error, sizeof(error), "  max_abs_err %.3g", v.max_abs_error);
-  line += error;
-  if (!v.worst_output.empty()) line += " (" + v.worst_output + ")";
-  if (v.verdict == Verdict::kFailed) line += "  " + v.message;
   return line;
 }
 
