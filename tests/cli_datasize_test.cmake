@@ -1,17 +1,17 @@
 # `attnlab datasize`'s contract: a bad flag gives its name, what it expects and what it got, then
-# the usage, and exit code 2; a tiny run prints one JSON line per (model, N), then the final line.
+# "see attnlab help datasize", and exit code 2; a tiny run prints one JSON line per (model, N), then the final line.
 #   cmake -DATTNLAB=path/to/attnlab -P cli_datasize_test.cmake
 include(${CMAKE_CURRENT_LIST_DIR}/cli_expect_run.cmake)
 
 expect_run("datasize with a malformed --sizes" 2 "^$"
-           "^attnlab datasize: --sizes: expected integers 1–1048576 separated by commas, got 'x'\nusage: attnlab datasize "
+           "^attnlab datasize: --sizes: expected integers 1–1048576 separated by commas, got 'x'\nsee attnlab help datasize\n$"
            ${ATTNLAB} datasize --sizes x)
 expect_run("datasize with sizes out of order" 2 "^$"
-           "^attnlab datasize: sizes\\[1\\]: expected ascending, above 64, got 16\nusage: "
+           "^attnlab datasize: sizes\\[1\\]: expected ascending, above 64, got 16\nsee attnlab help datasize\n$"
            ${ATTNLAB} datasize --sizes 64,16)
-expect_run("datasize with an unknown task" 2 "^$" "^attnlab datasize: task: expected previous, [^\n]*, got 'nope'\n"
+expect_run("datasize with an unknown task" 2 "^$" "^attnlab datasize: task: expected previous, [^\n]*, got 'nope'\nsee attnlab help datasize\n$"
            ${ATTNLAB} datasize --task nope)
-expect_run("datasize with an unknown flag" 2 "^$" "^attnlab datasize: unknown flag '--size'\n"
+expect_run("datasize with an unknown flag" 2 "^$" "^attnlab datasize: unknown flag '--size'\nsee attnlab help datasize\n$"
            ${ATTNLAB} datasize --size 16)
 expect_run("a tiny datasize run" 0
            "^{\"model\":\"transformer\",\"size\":4,\"accuracy\":\\[[0-9.e-]+\\],\"mean\":[^\n]*}\n{\"model\":\"cnn\",\"size\":4,[^\n]*\n{\"model\":\"transformer\",\"size\":8,[^\n]*\n{\"model\":\"cnn\",\"size\":8,[^\n]*\n{\"final\":true,\"task\":\"copy\",[^\n]*\"crossover\":[0-9]+,[^\n]*}\n$"

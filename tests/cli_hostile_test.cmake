@@ -1,6 +1,6 @@
-# The attnlab CLI against hostile case files and flags (issue 13): every one gives exit code 2 (1
-# for `check`, which reports a bad case as a FAIL line) and one short line, never a crash, a hang or
-# an echo of the bad value; `check` prints each verdict it has before a later case goes wrong.
+# The attnlab CLI against hostile case files and flags (issue 13): every one gives exit code 2 and
+# one short line (`check` reports a bad case as an ERROR line), never a crash, a hang or an echo of
+# the bad value; `check` prints each verdict it has before a later case goes wrong.
 # The hostile inputs are generated here, at run time, into SCRATCH.
 #   cmake -DATTNLAB=path/to/attnlab -DDATA=tests/data -DSCRATCH=build/dir [-DSANITIZED=1]
 #         -P cli_hostile_test.cmake
@@ -8,7 +8,7 @@
 include(${CMAKE_CURRENT_LIST_DIR}/cli_expect_run.cmake)
 
 # expect_short(description expected_code stdout_regex stderr_regex COMMAND...): expect_run, within
-# 60 s (a file read without end is a failure, not a hang), and stderr at most 1000 bytes (a usage text at most).
+# 60 s (a file read without end is a failure, not a hang), and stderr at most 1000 bytes.
 function(expect_short description expected_code stdout_regex stderr_regex)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err
                   TIMEOUT 60)
@@ -47,8 +47,8 @@ foreach(field data dims attributes)
                "^attnlab: parse_error: [^\n]*: case: nesting deeper than 64 levels at byte [0-9]+\n$"
                ${ATTNLAB} run "${SCRATCH}/cli_deep_${field}.json")
 endforeach()
-expect_short("check prints each verdict before a bad case's" 1
-             "^PASS test_attention_4d  [^\n]*\nFAIL [^\n]*cli_deep_data.json  max_abs_err 0  parse_error: [^\n]*nesting deeper than 64 levels[^\n]*\nPASS test_attention_4d_causal  [^\n]*\n2 passed, 1 failed\n$"
+expect_short("check prints each verdict before a bad case's" 2
+             "^PASS test_attention_4d  [^\n]*\nERROR [^\n]*cli_deep_data.json  parse_error: [^\n]*nesting deeper than 64 levels[^\n]*\nPASS test_attention_4d_causal  [^\n]*\n2 passed, 0 failed, 1 error\n$"
              "^$" ${ATTNLAB} check ${good} "${SCRATCH}/cli_deep_data.json" ${good2})
 
 # A 1 MiB bad element is quoted as an excerpt, not echoed.
@@ -82,7 +82,7 @@ expect_short("a file over --max-input-mb" 2 "^$"
 # Non-regular files: /dev/zero and /dev/urandom were read without end.
 expect_short("run on /dev/zero" 2 "^$" "^attnlab: parse_error: /dev/zero: not a regular file[^\n]*\n$"
              ${ATTNLAB} run /dev/zero)
-expect_short("check on /dev/urandom" 1 "^FAIL /dev/urandom  [^\n]*not a regular file[^\n]*\n0 passed, 1 failed\n$"
+expect_short("check on /dev/urandom" 2 "^ERROR /dev/urandom  [^\n]*not a regular file[^\n]*\n0 passed, 0 failed, 1 error\n$"
              "^$" ${ATTNLAB} check /dev/urandom)
 expect_short("run on a directory" 2 "^$" "^attnlab: parse_error: [^\n]*: is a directory[^\n]*\n$"
              ${ATTNLAB} run "${SCRATCH}")
@@ -98,27 +98,27 @@ expect_short("run with is_casual" 2 "^$"
 # Numeric flags: the whole value, an integer where one is expected, in range. `--dim 2.5` was 2.
 foreach(bad 2.5 16x " 16" abc 0 4097 -3 99999999999999999999 1e3)
   expect_short("attend --dim '${bad}'" 2 "^$"
-               "^attnlab attend: --dim: expected an integer 1 to 4096, got '[^\n]*'\nusage: "
+               "^attnlab attend: --dim: expected an integer 1 to 4096, got '[^\n]*'\nsee attnlab help attend\n$"
                ${ATTNLAB} attend "the cat sat" --dim "${bad}")
 endforeach()
 foreach(bad nan inf 1e999 0.5x)
   expect_short("attend --temperature '${bad}'" 2 "^$"
-               "^attnlab attend: --temperature: expected a finite number, got '[^\n]*'\nusage: "
+               "^attnlab attend: --temperature: expected a finite number, got '[^\n]*'\nsee attnlab help attend\n$"
                ${ATTNLAB} attend "the cat sat" --temperature "${bad}")
 endforeach()
 expect_short("attend --scale without a value" 2 "^$"
-             "^attnlab attend: --scale: expected a finite number, got nothing\nusage: "
+             "^attnlab attend: --scale: expected a finite number, got nothing\nsee attnlab help attend\n$"
              ${ATTNLAB} attend "the cat sat" --scale)
 expect_short("attend with good numbers" 0 "^tokens: the cat sat\nweights \\(3, 3\\)\n" "^$"
              ${ATTNLAB} attend "the cat sat" --dim 8 --temperature 0.5 --scale 1e-1)
 foreach(flag --max-elements --max-input-mb)
   foreach(bad 1.5 0 -1 12abc 99999999999999999999)
     expect_short("check ${flag} '${bad}'" 2 "^$"
-                 "^attnlab check: ${flag}: expected an integer 1 to [0-9]+, got '[^\n]*'\nusage: "
+                 "^attnlab check: ${flag}: expected an integer 1 to [0-9]+, got '[^\n]*'\nsee attnlab help check\n$"
                  ${ATTNLAB} check ${flag} "${bad}" ${good})
   endforeach()
 endforeach()
-expect_short("an unknown flag of run" 2 "^$" "^attnlab run: unknown flag '--max-elemnts'\nusage: "
+expect_short("an unknown flag of run" 2 "^$" "^attnlab run: unknown flag '--max-elemnts'\nsee attnlab help run\n$"
              ${ATTNLAB} run --max-elemnts 5 ${good})
 
 # An exception inside (here std::bad_alloc under a 2 GB address-space cap, with the element limit
@@ -140,3 +140,9 @@ file(WRITE "${SCRATCH}/cli_long_name.json" "${named}")
 expect_short("check on a case with a 1 MiB name" 0
              "^PASS two\\?linesxxx[x]*\\.\\.\\. \\(1048585 bytes\\)  max_abs_err [^\n]*\n1 passed, 0 failed\n$"
              "^$" ${ATTNLAB} check "${SCRATCH}/cli_long_name.json")
+
+# A path with a newline in it: its ERROR line stays one line (the path was printed as it is, in the
+# name and again in the message, over three lines).
+expect_short("check on a path with newlines" 2
+             "^ERROR [^\n]*/no\\?such\\?case.json  parse_error: [^\n]*/no\\?such\\?case.json: cannot open file\n0 passed, 0 failed, 1 error\n$"
+             "^$" ${ATTNLAB} check "${SCRATCH}/no\nsuch\ncase.json")

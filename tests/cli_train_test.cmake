@@ -11,7 +11,7 @@ expect_run("the README's example: recall, 2 layers, 2 heads, 3000 steps, seed 1"
 endif()
 expect_run("text output" 0 "^step +10  loss [0-9.]+  accuracy [0-9.]+\nheld-out: loss [0-9.]+, accuracy [0-9.]+ over [0-9]+ positions; [0-9]+ steps/s\nhead 1.1 "
            "^$" ${ATTNLAB} train --task copy --layers 1 --heads 1 --steps 10 --log-every 10)
-expect_run("an unknown task" 2 "^$" "^attnlab train: task: expected previous, copy, reverse, sort, recall, plusminus, got 'juggle'\nusage: "
+expect_run("an unknown task" 2 "^$" "^attnlab train: task: expected previous, copy, reverse, sort, recall, plusminus, got 'juggle'\nsee attnlab help train\n$"
            ${ATTNLAB} train --task juggle)
 expect_run("no task" 2 "^$" "^attnlab train: --task: missing" ${ATTNLAB} train --steps 5)
 expect_run("heads out of range" 2 "^$" "^attnlab train: --heads: expected 1–8, got '9'\n" ${ATTNLAB} train --task copy --heads 9)
@@ -22,3 +22,5 @@ expect_run("an unknown flag" 2 "^$" "^attnlab train: unknown flag '--bogus'\n" $
 expect_run("a bad learning rate" 2 "^$" "^attnlab train: --lr: expected" ${ATTNLAB} train --task copy --lr nan)
 expect_run("bad positions" 2 "^$" "^attnlab train: --positions: expected none, learned, sinusoidal or rope, got 'alibi'\n"
            ${ATTNLAB} train --task copy --positions alibi)
+expect_run("a bad optimizer" 2 "^$" "^attnlab train: --optimizer: expected adam or sgd, got 'rmsprop'\nsee attnlab help train\n$"
+           ${ATTNLAB} train --task copy --optimizer rmsprop)

@@ -11,11 +11,65 @@
 #include "attn/train/data_size.h"
 #include "attn/train/head_roles.h"
 #include "attn/train/trainer.h"
+#include "cli_support.h"
+#include "json_text.h"
 
 namespace attnlab_cli {
 namespace {
 
 using attn::train::TrainConfig;
+
+// An integer flag: its name, the placeholder the help shows, its range and what it sets. The
+// parser and the help read the same spec, so the help's ranges are the ones checked.
+struct IntFlag {
+  const char* name;
+  const char* arg;
+  int lo, hi;
+  const char* what;
+};
+struct FloatFlag {
+  const char* name;
+  const char* arg;
+  float lo, hi;
+  const char* what;
+};
+
+constexpr IntFlag kLayers{"--layers", "L", 1, 3, "attention blocks"};
+constexpr IntFlag kHeads{"--heads", "H", 1, 8, "heads per block, dividing --dim"};
+constexpr IntFlag kDim{"--dim", "D", 1, 512, "width of the residual stream (d_model)"};
+constexpr IntFlag kTrainSteps{"--steps", "N", 0, 10000000, "updates, one batch each"};
+constexpr IntFlag kSeed{"--seed", "S", 0, 2147483647,
+                        "seeds the parameters, the training and the held-out sequences"};
+constexpr IntFlag kTrainBatch{"--batch", "B", 1, 1024, "fresh sequences per update"};
+constexpr FloatFlag kLearningRate{"--lr", "R", 1e-6f, 10.0f, "learning rate"};
+constexpr IntFlag kLogEvery{"--log-every", "K", 1, 10000000,
+                            "a line every K steps, with the means over those steps"};
+constexpr IntFlag kTrainEval{"--eval", "N", 1, 65536, "held-out sequences scored at the end"};
+constexpr int kDefaultSteps = 2000, kDefaultLogEvery = 100, kDefaultEval = 512, kDefaultSeed = 1;
+
+constexpr IntFlag kSizes{"--sizes", "N1,N2,...", 1, 1 << 20,
+                         "the training-set sizes N, ascending, separated by commas"};
+constexpr IntFlag kSeeds{"--seeds", "S", 1, 64, "runs per (model, N), seeds 1 to S"};
+constexpr IntFlag kDataSizeSteps{"--steps", "N", 1, 10000000,
+                                 "updates per run, the same for both models and every N"};
+constexpr IntFlag kDataSizeBatch{"--batch", "B", 1, 1024,
+                                 "sequences per update, drawn from the N with replacement"};
+constexpr IntFlag kDataSizeEval{"--eval", "N", 1, 65536,
+                                "held-out sequences scoring a run (the same for both models)"};
+
+// "0.001", "1e-06": a float as short as it reads.
+std::string Number(float value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
+  return text;
+}
+
+// A help line for an integer flag with its range and default.
+std::string IntFlagHelp(const IntFlag& flag, const std::string& default_value) {
+  return HelpFlag(std::string(flag.name) + " " + flag.arg,
+                  std::string(flag.what) + ": " + std::to_string(flag.lo) + " to " +
+                      std::to_string(flag.hi) + "; default " + default_value);
+}
 
 // Flags of the form "--name value" or "--switch"; every lookup removes what it used, so what is
 // left at the end is what nobody asked for (an unknown flag).
@@ -23,37 +77,37 @@ class Flags {
  public:
   Flags(int argc, char** argv) : args_(argv, argv + argc) {}
 
-  // The value after --name; false on a missing or malformed value (the message says which).
-  bool Int(const char* name, int lo, int hi, int* out) {
+  // The value after the flag; false on a missing or malformed value (the message says which).
+  bool Int(const IntFlag& flag, int* out) {
     std::string text;
-    if (!Take(name, &text)) return error_.empty();
-    char* end = nullptr;
-    const long v = std::strtol(text.c_str(), &end, 10);
-    if (end == text.c_str() || *end || v < lo || v > hi) return Fail(name, text, std::to_string(lo) + "–" + std::to_string(hi));
+    if (!Take(flag.name, &text)) return error_.empty();
+    int64_t v = 0;
+    if (!ParseInteger(text.c_str(), flag.lo, flag.hi, &v))
+      return Fail(flag.name, text, std::to_string(flag.lo) + "–" + std::to_string(flag.hi));
     *out = static_cast<int>(v);
     return true;
   }
-  bool Float(const char* name, float lo, float hi, float* out) {
+  bool Float(const FloatFlag& flag, float* out) {
     std::string text;
-    if (!Take(name, &text)) return error_.empty();
-    char* end = nullptr;
-    const float v = std::strtof(text.c_str(), &end);
-    if (end == text.c_str() || *end || !(v >= lo && v <= hi))
-      return Fail(name, text, std::to_string(lo) + " to " + std::to_string(hi));
+    if (!Take(flag.name, &text)) return error_.empty();
+    float v = 0;
+    if (!ParseFinite(text.c_str(), &v) || !(v >= flag.lo && v <= flag.hi))
+      return Fail(flag.name, text, Number(flag.lo) + " to " + Number(flag.hi));
     *out = v;
     return true;
   }
-  // "--name 16,64,256": at least one integer, each in [lo, hi].
-  bool IntList(const char* name, int lo, int hi, std::vector<int>* out) {
+  // "--sizes 16,64,256": at least one integer, each in [lo, hi].
+  bool IntList(const IntFlag& flag, std::vector<int>* out) {
+    const char* name = flag.name;
+    const int lo = flag.lo, hi = flag.hi;
     std::string text;
     if (!Take(name, &text)) return error_.empty();
     std::vector<int> values;
     for (size_t at = 0; at <= text.size();) {
       const size_t comma = std::min(text.find(',', at), text.size());
       const std::string item = text.substr(at, comma - at);
-      char* end = nullptr;
-      const long v = std::strtol(item.c_str(), &end, 10);
-      if (item.empty() || *end || v < lo || v > hi)
+      int64_t v = 0;
+      if (!ParseInteger(item.c_str(), lo, hi, &v))
         return Fail(name, text, "integers " + std::to_string(lo) + "–" + std::to_string(hi) + " separated by commas");
       values.push_back(static_cast<int>(v));
       at = comma + 1;
@@ -102,29 +156,27 @@ class Flags {
   std::string error_;
 };
 
-// "attnlab COMMAND: message" and the command's usage on stderr; exit code 2.
-int BadFlags(const char* command, const std::string& message) {
-  const std::string tasks = attn::train::TaskNames("|");
-  std::fprintf(stderr, "attnlab %s: %s\n", command, message.c_str());
-  if (!std::strcmp(command, "train")) {
-    std::fprintf(stderr,
-                 "usage: attnlab train --task %s [--layers 1-3] [--heads 1-8] [--dim D]\n"
-                 "         [--positions none|learned|sinusoidal|rope] [--steps N] [--seed S] [--batch B] [--lr R]\n"
-                 "         [--optimizer adam|sgd] [--no-layer-norm] [--mlp] [--log-every K] [--eval N] [--json]\n",
-                 tasks.c_str());
-  } else {
-    std::fprintf(stderr,
-                 "usage: attnlab datasize [--task %s] [--sizes N1,N2,...] [--seeds S]\n"
-                 "         [--steps N] [--batch B] [--eval N] [--json]\n",
-                 tasks.c_str());
-  }
-  return 2;
+// --positions and --optimizer, by attn::train::Positions and OptimizerKind.
+constexpr const char* kPositionNames[] = {"none", "learned", "sinusoidal", "rope"};
+constexpr const char* kOptimizerNames[] = {"adam", "sgd"};
+static_assert(sizeof(kPositionNames) / sizeof(kPositionNames[0]) ==
+              static_cast<size_t>(attn::train::Positions::kCount));
+static_assert(sizeof(kOptimizerNames) / sizeof(kOptimizerNames[0]) ==
+              static_cast<size_t>(attn::train::OptimizerKind::kCount));
+
+// "none, learned, sinusoidal or rope": the names a flag takes, for messages and the help.
+template <size_t N>
+std::string OneOf(const char* const (&names)[N]) {
+  std::string text = names[0];
+  for (size_t i = 1; i < N; ++i) text += std::string(i + 1 == N ? " or " : ", ") + names[i];
+  return text;
 }
 
-bool ParsePositions(const std::string& name, attn::train::Positions* out) {
-  static const char* const kNames[] = {"none", "learned", "sinusoidal", "rope"};
-  for (int i = 0; i < 4; ++i)
-    if (name == kNames[i]) return *out = static_cast<attn::train::Positions>(i), true;
+template <typename Enum, size_t N>
+bool ParseName(const char* const (&names)[N], const std::string& name, Enum* out) {
+  for (size_t i = 0; i < N; ++i) {
+    if (name == names[i]) return *out = static_cast<Enum>(i), true;
+  }
   return false;
 }
 
@@ -132,35 +184,39 @@ bool ParsePositions(const std::string& name, attn::train::Positions* out) {
 
 int Train(int argc, char** argv) {
   Flags flags(argc, argv);
-  std::string task_name, positions = "learned", optimizer = "adam";
-  if (!flags.Text("--task", &task_name)) return BadFlags("train", flags.error());
-  if (task_name.empty()) return BadFlags("train", "--task: missing (" + attn::train::TaskNames(", ") + ")");
+  std::string task_name;
+  if (!flags.Text("--task", &task_name)) return UsageError("train", flags.error());
+  if (task_name.empty()) return UsageError("train", "--task: missing (" + attn::train::TaskNames(", ") + ")");
   attn::train::TaskKind task;
   const attn::Status task_status = attn::train::ParseTask(task_name, &task);
-  if (!task_status.ok()) return BadFlags("train", task_status.message());
+  if (!task_status.ok()) return UsageError("train", task_status.message());
   TrainConfig config = attn::train::DefaultTrainConfig(task);
-  int steps = 2000, log_every = 100, eval = 512, seed = 1;
-  const bool ok = flags.Int("--layers", 1, 3, &config.model.layers) && flags.Int("--heads", 1, 8, &config.model.heads) &&
-                  flags.Int("--dim", 1, 512, &config.model.d_model) && flags.Text("--positions", &positions) &&
-                  flags.Int("--steps", 0, 10000000, &steps) && flags.Int("--seed", 0, 2147483647, &seed) &&
-                  flags.Int("--batch", 1, 1024, &config.batch_size) &&
-                  flags.Float("--lr", 1e-6f, 10.0f, &config.optimizer.learning_rate) &&
-                  flags.Text("--optimizer", &optimizer) && flags.Int("--log-every", 1, 10000000, &log_every) &&
-                  flags.Int("--eval", 1, 65536, &eval);
-  if (!ok) return BadFlags("train", flags.error());
+  std::string positions = kPositionNames[static_cast<int>(config.model.positions)];
+  std::string optimizer = kOptimizerNames[static_cast<int>(config.optimizer.kind)];
+  int steps = kDefaultSteps, log_every = kDefaultLogEvery, eval = kDefaultEval, seed = kDefaultSeed;
+  const bool ok = flags.Int(kLayers, &config.model.layers) && flags.Int(kHeads, &config.model.heads) &&
+                  flags.Int(kDim, &config.model.d_model) && flags.Text("--positions", &positions) &&
+                  flags.Int(kTrainSteps, &steps) && flags.Int(kSeed, &seed) &&
+                  flags.Int(kTrainBatch, &config.batch_size) &&
+                  flags.Float(kLearningRate, &config.optimizer.learning_rate) &&
+                  flags.Text("--optimizer", &optimizer) && flags.Int(kLogEvery, &log_every) &&
+                  flags.Int(kTrainEval, &eval);
+  if (!ok) return UsageError("train", flags.error());
   config.model.layer_norm = !flags.Switch("--no-layer-norm");
   config.model.mlp = flags.Switch("--mlp");
   const bool json = flags.Switch("--json");
-  if (!flags.Finish()) return BadFlags("train", flags.error());
-  if (!ParsePositions(positions, &config.model.positions))
-    return BadFlags("train", "--positions: expected none, learned, sinusoidal or rope, got '" + positions.substr(0, 40) + "'");
-  if (optimizer == "sgd") config.optimizer.kind = attn::train::OptimizerKind::kSgd;
-  else if (optimizer != "adam") return BadFlags("train", "--optimizer: expected adam or sgd, got '" + optimizer.substr(0, 40) + "'");
+  if (!flags.Finish()) return UsageError("train", flags.error());
+  if (!ParseName(kPositionNames, positions, &config.model.positions))
+    return UsageError("train", "--positions: expected " + OneOf(kPositionNames) + ", got '" +
+                                   Excerpt(positions.c_str()) + "'");
+  if (!ParseName(kOptimizerNames, optimizer, &config.optimizer.kind))
+    return UsageError("train", "--optimizer: expected " + OneOf(kOptimizerNames) + ", got '" +
+                                   Excerpt(optimizer.c_str()) + "'");
   config.seed = static_cast<uint32_t>(seed);
 
   attn::train::Trainer trainer;
   attn::Status status = trainer.Init(config);
-  if (!status.ok()) return BadFlags("train", status.message());
+  if (!status.ok()) return UsageError("train", status.message());
   const auto start = std::chrono::steady_clock::now();
   double loss_sum = 0, accuracy_sum = 0;
   int in_window = 0;
@@ -169,7 +225,7 @@ int Train(int argc, char** argv) {
     status = trainer.Step(&stats);
     if (!status.ok()) {
       std::fprintf(stderr, "attnlab train: step %d: %s\n", s + 1, status.ToString().c_str());
-      return 1;
+      return kExitFailed;
     }
     loss_sum += stats.loss, accuracy_sum += stats.accuracy, ++in_window;
     if (stats.step % log_every == 0 || s + 1 == steps) {  // the mean over the steps since the last line
@@ -186,7 +242,7 @@ int Train(int argc, char** argv) {
   if (status.ok()) status = attn::train::MeasureHeadRoles(trainer, 64, &roles);
   if (!status.ok()) {
     std::fprintf(stderr, "attnlab train: %s\n", status.ToString().c_str());
-    return 1;
+    return kExitFailed;
   }
   const double steps_per_second = seconds > 0 ? steps / seconds : 0;
   if (json) {
@@ -195,8 +251,8 @@ int Train(int argc, char** argv) {
                 steps, held_out.loss, held_out.accuracy, held_out.scored, steps_per_second);
     for (size_t i = 0; i < roles.size(); ++i) {
       const auto& r = roles[i];
-      std::printf("%s{\"layer\":%d,\"head\":%d,\"role\":\"%s\",\"share\":%.4f,\"text\":\"%s\"}", i ? "," : "", r.layer,
-                  r.head, attn::train::KeyKindText(r.kind), r.share, r.text.c_str());
+      std::printf("%s{\"layer\":%d,\"head\":%d,\"role\":%s,\"share\":%.4f,\"text\":%s}", i ? "," : "", r.layer,
+                  r.head, JsonString(attn::train::KeyKindText(r.kind)).c_str(), r.share, JsonString(r.text).c_str());
     }
     std::printf("]}\n");
   } else {
@@ -204,7 +260,7 @@ int Train(int argc, char** argv) {
                 held_out.accuracy, held_out.scored, steps_per_second);
     for (const auto& r : roles) std::printf("%s\n", r.text.c_str());
   }
-  return 0;
+  return kExitOk;
 }
 
 int DataSize(int argc, char** argv) {
@@ -213,16 +269,16 @@ int DataSize(int argc, char** argv) {
   Flags flags(argc, argv);
   attn::train::DataSizeConfig config;
   std::string task_name = attn::train::TaskName(config.task);
-  const bool ok = flags.Text("--task", &task_name) && flags.IntList("--sizes", 1, 1 << 20, &config.sizes) &&
-                  flags.Int("--seeds", 1, 64, &config.seeds) && flags.Int("--steps", 1, 10000000, &config.steps) &&
-                  flags.Int("--batch", 1, 1024, &config.batch_size) && flags.Int("--eval", 1, 65536, &config.eval_sequences);
-  if (!ok) return BadFlags("datasize", flags.error());
+  const bool ok = flags.Text("--task", &task_name) && flags.IntList(kSizes, &config.sizes) &&
+                  flags.Int(kSeeds, &config.seeds) && flags.Int(kDataSizeSteps, &config.steps) &&
+                  flags.Int(kDataSizeBatch, &config.batch_size) && flags.Int(kDataSizeEval, &config.eval_sequences);
+  if (!ok) return UsageError("datasize", flags.error());
   const bool json = flags.Switch("--json");
-  if (!flags.Finish()) return BadFlags("datasize", flags.error());
+  if (!flags.Finish()) return UsageError("datasize", flags.error());
   attn::Status status = attn::train::ParseTask(task_name, &config.task);
   attn::train::DataSizeRunner runner;
   if (status.ok()) status = runner.Init(config);
-  if (!status.ok()) return BadFlags("datasize", status.message());
+  if (!status.ok()) return UsageError("datasize", status.message());
 
   const int64_t parameters[2] = {runner.parameters(ModelKind::kTransformer), runner.parameters(ModelKind::kCnn)};
   const auto text = [](const char* format, auto... values) {
@@ -250,7 +306,7 @@ int DataSize(int argc, char** argv) {
     status = runner.Next(config.steps);
     if (!status.ok()) {
       std::fprintf(stderr, "attnlab datasize: %s\n", status.ToString().c_str());
-      return 1;
+      return kExitFailed;
     }
     for (; printed < config.sizes.size(); ++printed) {  // a size's row once both of its points are finished
       const DataSizePoint& t = runner.point(ModelKind::kTransformer, static_cast<int>(printed));
@@ -278,7 +334,89 @@ int DataSize(int argc, char** argv) {
   } else {
     std::printf("the transformer is not ahead at N = %d; %.1f s\n", config.sizes.back(), seconds);
   }
-  return 0;
+  return kExitOk;
+}
+
+std::string TrainHelp() {
+  const TrainConfig defaults = attn::train::DefaultTrainConfig(TrainConfig().task);
+  const auto on_off = [](bool on) { return std::string(on ? "with" : "without"); };
+  return "usage: attnlab train --task TASK [FLAGS]\n"
+         "\n"
+         "Trains the Learn view's model, a small transformer, on a toy task with fresh sequences "
+         "every\n"
+         "step. Prints the mean batch loss and accuracy every K steps, then the held-out loss and\n"
+         "accuracy, the steps per second and each head's measured role (\"head 1.2 puts 0.98 of "
+         "its\n"
+         "weight on the previous token\").\n"
+         "\n"
+         "flags:\n" +
+         HelpFlag("--task TASK", "required: " + attn::train::TaskNames(", ")) +
+         IntFlagHelp(kLayers, std::to_string(defaults.model.layers)) +
+         IntFlagHelp(kHeads, std::to_string(defaults.model.heads)) +
+         IntFlagHelp(kDim, std::to_string(defaults.model.d_model)) +
+         HelpFlag("--positions P",
+                  "position encoding: " + OneOf(kPositionNames) + "; default " +
+                      std::string(kPositionNames[static_cast<int>(defaults.model.positions)])) +
+         IntFlagHelp(kTrainSteps, std::to_string(kDefaultSteps)) +
+         IntFlagHelp(kSeed, std::to_string(kDefaultSeed)) +
+         IntFlagHelp(kTrainBatch, std::to_string(defaults.batch_size)) +
+         HelpFlag(std::string(kLearningRate.name) + " " + kLearningRate.arg,
+                  std::string(kLearningRate.what) + ": " + Number(kLearningRate.lo) + " to " +
+                      Number(kLearningRate.hi) + "; default " +
+                      Number(defaults.optimizer.learning_rate)) +
+         HelpFlag("--optimizer O",
+                  OneOf(kOptimizerNames) + " (with momentum); default " +
+                      std::string(kOptimizerNames[static_cast<int>(defaults.optimizer.kind)])) +
+         HelpFlag("--no-layer-norm",
+                  "no LayerNorm (default " + on_off(defaults.model.layer_norm) + ")") +
+         HelpFlag("--mlp",
+                  "a ReLU MLP after each attention (default " + on_off(defaults.model.mlp) + ")") +
+         IntFlagHelp(kLogEvery, std::to_string(kDefaultLogEvery)) +
+         IntFlagHelp(kTrainEval, std::to_string(kDefaultEval)) +
+         HelpFlag("--json",
+                  "JSON lines instead: {\"step\", \"loss\", \"accuracy\"} every K steps, then "
+                  "{\"final\": true, \"steps\", \"held_out\": {\"loss\", \"accuracy\", "
+                  "\"positions\"}, \"steps_per_second\", \"heads\": [{\"layer\", \"head\", "
+                  "\"role\", \"share\", \"text\"}, ...]}") +
+         HelpFlag("--help, -h", "this text") +
+         HelpExitCodes("trained", "training failed (a step or the evaluation returned an error)") +
+         HelpExample(
+             "attnlab train --task recall --layers 2 --heads 2 --steps 3000 --seed 1 --json");
+}
+
+std::string DataSizeHelp() {
+  const attn::train::DataSizeConfig defaults;
+  std::string sizes;
+  for (size_t i = 0; i < defaults.sizes.size(); ++i)
+    sizes += (i ? "," : "") + std::to_string(defaults.sizes[i]);
+  return "usage: attnlab datasize [--task TASK] [--sizes N1,N2,...] [--seeds S] [--steps N] "
+         "[--batch B]\n"
+         "                        [--eval N] [--json]\n"
+         "\n"
+         "The data-size experiment of view 8: a transformer and a CNN of about the same size learn "
+         "one\n"
+         "task from N training sequences, for each N and seed; prints each model's held-out "
+         "accuracy\n"
+         "per N (mean [min, max] over the seeds), a row as soon as its runs finish, then from "
+         "which N\n"
+         "on the transformer stays ahead.\n"
+         "\n"
+         "flags:\n" +
+         HelpFlag("--task TASK", attn::train::TaskNames(", ") + "; default " +
+                                     attn::train::TaskName(defaults.task)) +
+         IntFlagHelp(kSizes, sizes) + IntFlagHelp(kSeeds, std::to_string(defaults.seeds)) +
+         IntFlagHelp(kDataSizeSteps, std::to_string(defaults.steps)) +
+         IntFlagHelp(kDataSizeBatch, std::to_string(defaults.batch_size)) +
+         IntFlagHelp(kDataSizeEval, std::to_string(defaults.eval_sequences)) +
+         HelpFlag(
+             "--json",
+             "JSON lines instead: {\"model\", \"size\", \"accuracy\": [per seed], \"mean\", "
+             "\"min\", \"max\"} per (model, N), then {\"final\": true, \"task\", \"seeds\", "
+             "\"steps\", \"batch\", \"eval\", \"parameters\": {\"transformer\", \"cnn\"}, "
+             "\"crossover\": the N from which the transformer stays ahead or 0, \"seconds\"}") +
+         HelpFlag("--help, -h", "this text") +
+         HelpExitCodes("done", "training failed (a run returned an error)") +
+         HelpExample("attnlab datasize --sizes 16,64,256,1024,4096 --seeds 3");
 }
 
 }  // namespace attnlab_cli

@@ -1,0 +1,104 @@
+#include "cli_support.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace attnlab_cli {
+namespace {
+
+constexpr size_t kFlagColumn = 22;  // where a help flag's description starts
+constexpr size_t kWidth = 100;      // columns of a help line
+
+}  // namespace
+
+int UsageError(const std::string& command, const std::string& reason) {
+  const std::string prefix = command.empty() ? "attnlab" : "attnlab " + command;
+  std::fprintf(stderr, "%s: %s\nsee %s\n", prefix.c_str(), reason.c_str(),
+               (command.empty() ? std::string("attnlab help") : "attnlab help " + command).c_str());
+  return kExitBadInput;
+}
+
+int BadFlag(const std::string& command, const std::string& flag, const std::string& expected,
+            const char* got) {
+  return UsageError(command, flag + ": expected " + expected + ", got " +
+                                 (got ? "'" + Excerpt(got) + "'" : std::string("nothing")));
+}
+
+std::string HelpFlag(const std::string& flag, const std::string& description) {
+  std::string text = "  " + flag;
+  size_t column = text.size();
+  if (column + 2 > kFlagColumn) {
+    text += "\n";
+    column = 0;
+  }
+  // Word by word, each line at most kWidth columns (a word longer than that stands alone).
+  for (size_t at = 0; at < description.size();) {
+    const size_t space = std::min(description.find(' ', at), description.size());
+    const std::string word = description.substr(at, space - at);
+    at = space + 1;
+    if (column > kFlagColumn && column + 1 + word.size() > kWidth) {
+      text += "\n";
+      column = 0;
+    }
+    if (column < kFlagColumn) {
+      text += std::string(kFlagColumn - column, ' ');
+      column = kFlagColumn;
+    } else {
+      text += ' ';
+      column += 1;
+    }
+    text += word;
+    column += word.size();
+  }
+  return text + "\n";
+}
+
+std::string HelpExitCodes(const std::string& ok, const std::string& failed,
+                          const std::string& bad_input) {
+  std::string text = "\nexit codes:\n  0  " + ok + "\n";
+  if (!failed.empty()) text += "  1  " + failed + "\n";
+  return text + "  2  " + bad_input + "\n";
+}
+
+std::string HelpExample(const std::string& command_line) {
+  return "\nexample:\n  " + command_line + "\n";
+}
+
+std::string Excerpt(const char* text) {
+  const std::string s = text ? text : "";
+  return s.size() > 40 ? s.substr(0, 40) + "..." : s;
+}
+
+bool ParseInteger(const char* text, int64_t lo, int64_t hi, int64_t* out) {
+  if (!text || !(*text == '-' || (*text >= '0' && *text <= '9'))) return false;
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(text, &end, 10);
+  if (errno == ERANGE || end == text || *end != '\0' || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+bool ParseFinite(const char* text, float* out) {
+  if (!text || !*text || std::strchr(" \t\n\v\f\r", *text)) return false;
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(text, &end);
+  if (errno == ERANGE || end == text || *end != '\0' || !std::isfinite(v) || std::fabs(v) > 3.0e38)
+    return false;
+  *out = static_cast<float>(v);
+  return true;
+}
+
+bool AsksForHelp(int argc, char** argv) {
+  for (int i = 0; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) return true;
+  }
+  return false;
+}
+
+}  // namespace attnlab_cli

@@ -1,0 +1,201 @@
+# `attnlab check --json`: one JSON object per line for each case ({"name", "file", "status",
+# "outputs": [{"name", "passed", "max_abs_error", "rtol", "atol", "message"}], "message"}), then
+# {"passed", "failed", "errors"}; exit 0 when every case passed, 1 when one failed, 2 when one could
+# not be read or run. Every line parses (string(JSON)), whatever bytes a name or a path holds.
+# The failing, bad and hostile cases are made here, at run time, into SCRATCH.
+#   cmake -DATTNLAB=path/to/attnlab -DDATA=tests/data -DSCRATCH=build/dir -P cli_check_json_test.cmake
+cmake_policy(VERSION 3.20)
+
+set(good "${DATA}/onnx-attention/test_attention_4d.json")
+set(good_torch "${DATA}/torch-mha/torch_mha_001_cross_E4H2_L3S1.json")
+
+# check_json(description expected_code lines_var COMMAND...): runs `attnlab check --json ...`,
+# expects the exit code, an empty stderr and stdout made of whole lines that each parse as a JSON
+# object with no raw control character; sets lines_var to the list of line numbers 0..n-1 and
+# line_<i> (in the caller) to each line.
+string(ASCII 1 2 3 4 5 6 7 8 9 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 127 raw_controls)
+function(check_json description expected_code lines_var)
+  execute_process(COMMAND ${ATTNLAB} check --json ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out
+                  ERROR_VARIABLE err TIMEOUT 120)
+  if(NOT code EQUAL expected_code OR NOT err STREQUAL "")
+    message(FATAL_ERROR "${description}: exit code ${code} (expected ${expected_code}), stderr:\n${err}\nstdout:\n${out}")
+  endif()
+  if(out MATCHES "[${raw_controls}]")
+    message(FATAL_ERROR "${description}: a raw control character in the output:\n${out}")
+  endif()
+  if(NOT out MATCHES "\n$")
+    message(FATAL_ERROR "${description}: the output does not end with a newline:\n${out}")
+  endif()
+  set(count 0)
+  set(numbers "")
+  while(NOT out STREQUAL "")
+    string(FIND "${out}" "\n" end)
+    string(SUBSTRING "${out}" 0 ${end} line)
+    math(EXPR end "${end} + 1")
+    string(SUBSTRING "${out}" ${end} -1 out)
+    string(JSON type ERROR_VARIABLE parse_error TYPE "${line}")
+    if(NOT parse_error STREQUAL "NOTFOUND" OR NOT type STREQUAL "OBJECT")
+      message(FATAL_ERROR "${description}: line ${count} is not a JSON object (${parse_error}):\n${line}")
+    endif()
+    set(line_${count} "${line}" PARENT_SCOPE)
+    list(APPEND numbers ${count})
+    math(EXPR count "${count} + 1")
+  endwhile()
+  set(${lines_var} ${numbers} PARENT_SCOPE)
+endfunction()
+
+# expect_field(description json expected PATH...): the value at PATH equals `expected`
+# (a JSON null reads as "null" with TYPE NULL; compare types with expect_type).
+function(expect_field description json expected)
+  string(JSON value ERROR_VARIABLE error GET "${json}" ${ARGN})
+  if(NOT error STREQUAL "NOTFOUND" OR NOT value STREQUAL expected)
+    message(FATAL_ERROR "${description}: ${ARGN} is '${value}' (${error}), expected '${expected}':\n${json}")
+  endif()
+endfunction()
+# expect_number: the same, as numbers (CMake prints a number it read with 17 digits).
+function(expect_number description json expected)
+  string(JSON value ERROR_VARIABLE error GET "${json}" ${ARGN})
+  if(NOT error STREQUAL "NOTFOUND" OR NOT value EQUAL expected)
+    message(FATAL_ERROR "${description}: ${ARGN} is '${value}' (${error}), expected ${expected}:\n${json}")
+  endif()
+endfunction()
+function(expect_type description json expected PATH)
+  string(JSON type ERROR_VARIABLE error TYPE "${json}" ${PATH} ${ARGN})
+  if(NOT type STREQUAL expected)
+    message(FATAL_ERROR "${description}: ${PATH} ${ARGN} is a ${type} (${error}), expected ${expected}:\n${json}")
+  endif()
+endfunction()
+function(expect_summary description json passed failed errors)
+  expect_field("${description}" "${json}" ${passed} passed)
+  expect_field("${description}" "${json}" ${failed} failed)
+  expect_field("${description}" "${json}" ${errors} errors)
+endfunction()
+
+# Passing cases: an ONNX case and a torch one, then the counts.
+check_json("two passing cases" 0 lines ${good} ${good_torch})
+if(NOT lines STREQUAL "0;1;2")
+  message(FATAL_ERROR "two passing cases: expected 3 lines, got ${lines}")
+endif()
+expect_field("a passing case" "${line_0}" "test_attention_4d" name)
+expect_field("a passing case" "${line_0}" "${good}" file)
+expect_field("a passing case" "${line_0}" "passed" status)
+expect_type("a passing case" "${line_0}" NULL message)
+expect_field("a passing case" "${line_0}" "Y" outputs 0 name)
+expect_field("a passing case" "${line_0}" "ON" outputs 0 passed)
+expect_number("a passing case" "${line_0}" 0.001 outputs 0 rtol)
+expect_number("a passing case" "${line_0}" 1e-05 outputs 0 atol)
+expect_type("a passing case" "${line_0}" NUMBER outputs 0 max_abs_error)
+string(JSON error GET "${line_0}" outputs 0 max_abs_error)
+if(error GREATER 1e-05 OR error LESS 0)
+  message(FATAL_ERROR "a passing case: max_abs_error ${error} is not within [0, atol]:\n${line_0}")
+endif()
+expect_field("a passing torch case" "${line_1}" "passed" status)
+expect_summary("two passing cases" "${line_2}" 2 0 0)
+
+# A failing case: the test case with its first expected output moved by 1000.
+file(READ "${good}" case_text)
+string(JSON perturbed SET "${case_text}" outputs Y data 0 1000)
+file(WRITE "${SCRATCH}/cli_json_failing.json" "${perturbed}")
+check_json("a failing case" 1 lines ${good} "${SCRATCH}/cli_json_failing.json")
+expect_field("a failing case" "${line_1}" "failed" status)
+expect_field("a failing case" "${line_1}" "Y" outputs 0 name)
+expect_field("a failing case" "${line_1}" "OFF" outputs 0 passed)
+string(JSON error GET "${line_1}" outputs 0 max_abs_error)
+if(NOT error GREATER 998)
+  message(FATAL_ERROR "a failing case: max_abs_error ${error}, expected about 1000:\n${line_1}")
+endif()
+string(JSON message GET "${line_1}" message)
+if(NOT message MATCHES "^Y\\[0\\]: [^ ]+ vs expected 1000 ")
+  message(FATAL_ERROR "a failing case: message '${message}'")
+endif()
+expect_summary("a failing case" "${line_2}" 1 1 0)
+
+# Files that cannot be read or run: exit 2, even beside a failing case; every other case still checked.
+file(WRITE "${SCRATCH}/cli_json_bad_json.json" "{\"inputs\": [")
+file(WRITE "${SCRATCH}/cli_json_bad_shape.json"
+     [[{"name":"bad shape","inputs":{"Q":{"dims":[2],"dtype":"float32","data":[1,2]},
+                  "K":{"dims":[2],"dtype":"float32","data":[1,2]},
+                  "V":{"dims":[2],"dtype":"float32","data":[1,2]}},"outputs":{"Y":{"dims":[2],"dtype":"float32","data":[1,2]}}}]])
+check_json("bad files" 2 lines "${SCRATCH}/cli_json_bad_json.json" "${SCRATCH}/cli_json_failing.json"
+           "${SCRATCH}/cli_json_bad_shape.json" ${good} "${SCRATCH}/no_such_case.json")
+expect_type("a malformed file" "${line_0}" NULL name)
+expect_field("a malformed file" "${line_0}" "error" status)
+string(JSON outputs LENGTH "${line_0}" outputs)
+if(NOT outputs EQUAL 0)
+  message(FATAL_ERROR "a malformed file: ${outputs} outputs:\n${line_0}")
+endif()
+string(JSON message GET "${line_0}" message)
+if(NOT message MATCHES "^parse_error: .*cli_json_bad_json.json: case: not valid JSON")
+  message(FATAL_ERROR "a malformed file: message '${message}'")
+endif()
+expect_field("a failing case among errors" "${line_1}" "failed" status)
+expect_field("a case that cannot run" "${line_2}" "bad shape" name)
+expect_field("a case that cannot run" "${line_2}" "error" status)
+string(JSON message GET "${line_2}" message)
+if(NOT message MATCHES "^shape_mismatch: ")
+  message(FATAL_ERROR "a case that cannot run: message '${message}'")
+endif()
+expect_field("a good case after errors" "${line_3}" "passed" status)
+expect_field("a missing file" "${line_4}" "error" status)
+expect_summary("bad files" "${line_5}" 1 1 3)
+
+# A hostile name: quotes, backslashes, every kind of control character, JSON and CMake syntax,
+# UTF-8, and a NUL (which CMake's parser cuts at: the line must still hold "\u0000end").
+string(REPLACE "\"name\":\"test_attention_4d\""
+       [==["name":"q\"b\\c\nd\te\r\b\f\u0001\u001f\u007f;[x]{y} \u00e9\ud83d\ude42\u0000end"]==]
+       hostile "${case_text}")
+# Its file: a quote, a space and the byte 0xFF, which is not UTF-8 (JSON gets U+FFFD).
+string(ASCII 255 byte_ff)
+string(ASCII 239 191 189 replacement)
+set(hostile_file "${SCRATCH}/cli \"json\" ${byte_ff}.json")
+file(WRITE "${hostile_file}" "${hostile}")
+check_json("a hostile name" 0 lines "${hostile_file}")
+string(ASCII 8 12 backspace_formfeed)
+string(ASCII 1 31 127 c01_c1f_c7f)
+string(ASCII 195 169 240 159 153 130 e_acute_smile)
+string(JSON name GET "${line_0}" name)
+set(expected_name "q\"b\\c\nd\te\r${backspace_formfeed}${c01_c1f_c7f};[x]{y} ${e_acute_smile}")
+# CMake cannot write a NUL: the name read back is expected_name, one more byte (the NUL), "end".
+string(LENGTH "${expected_name}" expected_length)
+string(LENGTH "${name}" length)
+string(FIND "${name}" "${expected_name}" at)
+math(EXPR end_at "${expected_length} + 1")
+string(SUBSTRING "${name}" ${end_at} -1 end)
+math(EXPR expected_length "${expected_length} + 4")
+if(NOT at EQUAL 0 OR NOT length EQUAL expected_length OR NOT end STREQUAL "end")
+  message(FATAL_ERROR "a hostile name: read back as '${name}', expected '${expected_name}' NUL 'end':\n${line_0}")
+endif()
+string(FIND "${line_0}" [[\u0000end"]] at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "a hostile name: no \\u0000end in the line:\n${line_0}")
+endif()
+string(REPLACE "${byte_ff}" "${replacement}" expected_file "${hostile_file}")
+expect_field("a hostile file name" "${line_0}" "${expected_file}" file)
+expect_field("a hostile name" "${line_0}" "passed" status)
+expect_summary("a hostile name" "${line_1}" 1 0 0)
+# The text verdict stays one line: every control character a '?'.
+execute_process(COMMAND ${ATTNLAB} check "${hostile_file}" RESULT_VARIABLE code OUTPUT_VARIABLE out)
+if(NOT code EQUAL 0 OR NOT out MATCHES "^PASS q\"b\\\\c\\?d\\?e\\?\\?\\?\\?\\?\\?;\\[x\\]{y} ${e_acute_smile}\\?end  max_abs_err [^\n]*\n1 passed, 0 failed\n$")
+  message(FATAL_ERROR "a hostile name as text: exit ${code}:\n${out}")
+endif()
+
+# A long name is cut at 200 bytes, never inside a UTF-8 character: "a" and 150 "é" (301 bytes)
+# keep "a" and 99 "é" (199 bytes). The text line cut the last "é" in half.
+string(ASCII 195 169 e_acute)
+string(REPEAT "${e_acute}" 150 long_tail)
+string(REPEAT "${e_acute}" 99 kept_tail)
+string(REPLACE "\"name\":\"test_attention_4d\"" "\"name\":\"a${long_tail}\"" long_named "${case_text}")
+file(WRITE "${SCRATCH}/cli_json_long_name.json" "${long_named}")
+check_json("a long UTF-8 name" 0 lines "${SCRATCH}/cli_json_long_name.json")
+expect_field("a long UTF-8 name" "${line_0}" "a${kept_tail}... (301 bytes)" name)
+execute_process(COMMAND ${ATTNLAB} check "${SCRATCH}/cli_json_long_name.json" OUTPUT_VARIABLE out)
+string(FIND "${out}" "PASS a${kept_tail}... (301 bytes)  max_abs_err " at)
+if(NOT at EQUAL 0)
+  message(FATAL_ERROR "a long UTF-8 name as text:\n${out}")
+endif()
+
+# --json is check's alone: run prints case JSON already.
+execute_process(COMMAND ${ATTNLAB} run --json ${good} RESULT_VARIABLE code ERROR_VARIABLE err)
+if(NOT code EQUAL 2 OR NOT err MATCHES "^attnlab run: unknown flag '--json'\nsee attnlab help run\n$")
+  message(FATAL_ERROR "run --json: exit ${code}:\n${err}")
+endif()
