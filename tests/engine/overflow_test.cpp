@@ -4,6 +4,7 @@
 // silent wrong answers.
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,7 @@ struct BothPaths {
   Matrix forward_output, fused_output;
 };
 
-BothPaths Run(AttentionConfig config, const AttentionInputs& inputs, KernelId kernel) {
+BothPaths RunBothPaths(AttentionConfig config, const AttentionInputs& inputs, KernelId kernel) {
   config.kernel = kernel;
   BothPaths r;
   AttentionResult result;
@@ -38,7 +39,7 @@ BothPaths Run(AttentionConfig config, const AttentionInputs& inputs, KernelId ke
 void ExpectOverflowEverywhere(const AttentionConfig& config, const AttentionInputs& inputs) {
   for (KernelId kernel : AvailableKernels()) {
     SCOPED_TRACE(KernelName(kernel));
-    const BothPaths r = Run(config, inputs, kernel);
+    const BothPaths r = RunBothPaths(config, inputs, kernel);
     EXPECT_EQ(r.forward.code(), StatusCode::kNonFinite) << r.forward.ToString();
     EXPECT_EQ(r.fused.code(), StatusCode::kNonFinite) << r.fused.ToString() << "\n" << r.fused_output;
     EXPECT_NE(r.fused.message().find("overflowed float32"), std::string::npos) << r.fused.message();
@@ -49,7 +50,7 @@ void ExpectOkEverywhere(const AttentionConfig& config, const AttentionInputs& in
                         double slack = 10) {
   for (KernelId kernel : AvailableKernels()) {
     SCOPED_TRACE(KernelName(kernel));
-    const BothPaths r = Run(config, inputs, kernel);
+    const BothPaths r = RunBothPaths(config, inputs, kernel);
     ASSERT_TRUE(r.forward.ok()) << r.forward.ToString();
     ASSERT_TRUE(r.fused.ok()) << r.fused.ToString();
     EXPECT_TRUE(CloseToReference(r.forward_output, want, slack));
@@ -110,6 +111,26 @@ TEST(Overflow, OverflowAtAMaskedPairIsFine) {
   inputs.value = (Matrix(2, 2) << 1, 2, 3, 4).finished();
   const MatrixD want = (MatrixD(2, 2) << 1, 2, 3, 4).finished();  // row 1: one-hot on key 1
   ExpectOkEverywhere(config, inputs, want);
+}
+
+// Found by differential_fuzz: a key the sliding window masks weighed ~1e−38 in the fused kernel
+// (its fast exp never reaches 0), and with a value of FLT_MAX that was 4 in the output (5 for 1).
+TEST(Overflow, MaskedKeyWithAHugeValueWeighsExactlyZero) {
+  AttentionConfig config;
+  config.window_left = 0;  // query 1 sees key 1 only
+  AttentionInputs inputs;
+  inputs.query = (Matrix(2, 2) << -4.9375f, -5, -5, -5).finished();
+  inputs.key = Matrix::Constant(2, 2, -5);
+  inputs.value = (Matrix(2, 2) << FLT_MAX, 1, 1, -5).finished();
+  for (KernelId kernel : AvailableKernels()) {
+    SCOPED_TRACE(KernelName(kernel));
+    const BothPaths r = RunBothPaths(config, inputs, kernel);
+    ASSERT_TRUE(r.forward.ok()) << r.forward.ToString();
+    ASSERT_TRUE(r.fused.ok()) << r.fused.ToString();
+    EXPECT_EQ(r.forward_output(1, 0), 1.0f);
+    EXPECT_EQ(r.fused_output(1, 0), 1.0f);
+    EXPECT_EQ(r.fused_output(1, 1), -5.0f);
+  }
 }
 
 // Cosine scores at |x| ~ 1e20: |q|·|k| overflowed to inf and the scores became NaN; reference,

@@ -65,8 +65,10 @@ float RowMax(const float* x, int count) {
 }
 
 // x[j] = exp(x[j] − sub) for j < count, x[j] ≤ sub; returns the sum. kExact: ExpApprox (masked
-// −inf entries give exactly 0, as the weights drawn need); otherwise ExpNonPositive (they give
-// ~1e−38, which no float sum or weighted mean of the unmasked terms can see).
+// −inf entries give exactly 0, as the weights drawn need, and as masked keys need: their values may
+// be as large as 1e38); otherwise ExpNonPositive (results below FLT_MIN come out as ~1e−38, well
+// within the float32 error of a weighted mean whose largest term has weight 1), for rows without
+// masked entries.
 template <class V, bool kExact>
 float ExpShiftedInPlace(float* x, int count, float sub) {
   constexpr int L = V::kLanes;
@@ -183,7 +185,10 @@ void FlashAttention(const FlashAttentionArgs& a) {
           continue;
         }
         const float alpha = ExpApprox<VecScalar>(row_max[r] - m_new);  // exp(−inf) = 0 on the first hit
-        const float tile_sum = ExpShiftedInPlace<V, false>(row, kBc, m_new);
+        // Masked keys (only in partly masked tiles) must weigh exactly 0: ExpNonPositive's ~1e−38
+        // times a value of 1e38 would be a visible 1 in the output.
+        const float tile_sum = partly_masked ? ExpShiftedInPlace<V, true>(row, kBc, m_new)
+                                             : ExpShiftedInPlace<V, false>(row, kBc, m_new);
         row_sum[r] = row_sum[r] * alpha + tile_sum;
         row_max[r] = m_new;
         if (alpha != 1.0f) ScaleRow<V>(o + r * dv_pad, dv_pad, alpha);
