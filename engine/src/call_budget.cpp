@@ -184,6 +184,10 @@ Status MatrixFits(const std::string& what, int64_t rows, int64_t cols) {
   return Status::Ok();
 }
 
+int64_t EstimatedBytes(CallKind kind, const AttentionConfig& config, const pipeline::AttentionDims& d) {
+  return Mul(Estimated(kind, config, d).elements, kFloat);
+}
+
 Status CallFits(CallKind kind, const AttentionConfig& config, const pipeline::AttentionDims& d) {
   const Estimate e = Estimated(kind, config, d);
   if (e.largest > Limits::max_tensor_elements) {

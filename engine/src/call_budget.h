@@ -30,6 +30,9 @@ enum class CallKind {
 // a validated call (every dimension at most Limits::max_dimension).
 Status CallFits(CallKind kind, const AttentionConfig& config, const pipeline::AttentionDims& d);
 
+// The bytes CallFits estimates for the call (saturated at INT64_MAX); for tests and fuzz targets.
+int64_t EstimatedBytes(CallKind kind, const AttentionConfig& config, const pipeline::AttentionDims& d);
+
 // Ok, or kResourceExhausted when a (rows, cols) result of `what` would pass the limits.
 Status MatrixFits(const std::string& what, int64_t rows, int64_t cols);
 
