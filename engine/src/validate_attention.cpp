@@ -1,5 +1,6 @@
 #include "validate_attention.h"
 
+#include <limits>
 #include <string>
 
 #include "attn/limits.h"
@@ -94,6 +95,13 @@ Status AttentionConfigValid(const AttentionConfig& c) {
   ATTN_RETURN_IF_ERROR(KnownEnum("softcap_order", c.softcap_order));
   if (c.scale != 0.0f) ATTN_RETURN_IF_ERROR(Positive("scale", c.scale));
   ATTN_RETURN_IF_ERROR(Positive("temperature", c.temperature));
+  // The normalisers multiply by 1 / τ: a subnormal τ would make it inf (and 0 · inf = NaN).
+  if (c.temperature < std::numeric_limits<float>::min()) {
+    return Status(StatusCode::kOutOfRange, "temperature: expected at least " +
+                                               Number(std::numeric_limits<float>::min()) +
+                                               " (the smallest normal float, so 1 / temperature is finite), got " +
+                                               Number(c.temperature));
+  }
   ATTN_RETURN_IF_ERROR(Positive("cosine_temperature", c.cosine_temperature));
   if (c.softcap != 0.0f) ATTN_RETURN_IF_ERROR(Positive("softcap", c.softcap));
   ATTN_RETURN_IF_ERROR(Positive("position_base", c.position_base));

@@ -133,6 +133,23 @@ TEST(Overflow, MaskedKeyWithAHugeValueWeighsExactlyZero) {
   }
 }
 
+// Found by differential_fuzz: a subnormal temperature (1e−40) passed the checks, and the kernels
+// that multiply by 1/τ = inf gave NaN (0 · inf) where τ-dividing ones did not. Now refused everywhere.
+TEST(Overflow, SubnormalTemperatureIsOutOfRangeOnEveryKernel) {
+  AttentionConfig config;
+  config.temperature = 1e-40f;
+  AttentionInputs inputs;
+  inputs.query = RandomMatrix(3, 2, 5);
+  for (KernelId kernel : AvailableKernels()) {
+    SCOPED_TRACE(KernelName(kernel));
+    const BothPaths r = RunBothPaths(config, inputs, kernel);
+    EXPECT_EQ(r.forward.code(), StatusCode::kOutOfRange) << r.forward.ToString();
+    EXPECT_EQ(r.fused.code(), StatusCode::kOutOfRange) << r.fused.ToString();
+    EXPECT_NE(r.forward.message().find("temperature: expected at least 1.17549e-38"), std::string::npos)
+        << r.forward.message();
+  }
+}
+
 // Cosine scores at |x| ~ 1e20: |q|·|k| overflowed to inf and the scores became NaN; reference,
 // avx2, avx512 and wasm returned ok with zero weights and zero output. Cosine is scale-invariant and
 // the output linear in V, so the answer is 1e20 × the answer on x / 1e20.
