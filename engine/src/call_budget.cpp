@@ -108,8 +108,12 @@ Estimate Estimated(CallKind kind, const AttentionConfig& c, const pipeline::Atte
                         Mul(Mul(d.heads, d.d_v), d.d_out), Mul(Mul(2, d.d_k), d.d_a),
                         c.position == PositionEncoding::kLearned ? Mul(c.max_positions, d.d_model) : int64_t{0}});
   e.largest = std::max(largest_shared, nm);
+  // Each head's bookkeeping (9 matrix headers and their heap blocks, ~256 bytes in floats): with
+  // 2^24 heads of one column it is the bulk of the call.
+  const int64_t per_head_overhead = Mul(d.heads, 64);
   const int64_t forward = Terms{}
                               .Plus(shared)
+                              .Plus(per_head_overhead)
                               .Plus(d.heads, Add(Mul(5, nm), head_vectors))  // raw, scaled, capped, scores, weights
                               .Plus(2, nm)                                   // score bias and normaliser temporaries
                               .Plus(score_temporaries)
@@ -117,7 +121,7 @@ Estimate Estimated(CallKind kind, const AttentionConfig& c, const pipeline::Atte
   // Gradients: d_scores and d_weights per head kept, three (n, M) temporaries, and every
   // forward-sized matrix once more (d_q_all, d_k_new, d_v_new, d_concat, parameter gradients).
   const int64_t backward =
-      Terms{}.Plus(shared).Plus(d.heads, Add(Mul(2, nm), head_vectors)).Plus(3, nm).Plus(2, score_temporaries).total;
+      Terms{}.Plus(shared).Plus(per_head_overhead).Plus(d.heads, Add(Mul(2, nm), head_vectors)).Plus(3, nm).Plus(2, score_temporaries).total;
   switch (kind) {
     case CallKind::kParameters:
       e.elements = ParameterElements(c, d);

@@ -4,7 +4,9 @@
 // kernel and through every entry point.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <climits>
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "attn/grad.h"
 #include "attn/kernels.h"
 #include "attn/limits.h"
+#include "attn/positions.h"
 #include "call_budget.h"
 #include "pipeline/dims.h"
 #include "support/random.h"
@@ -194,6 +197,50 @@ TEST(Limits, WindowAndOffsetAtTheLimitAgreeOnEveryKernel) {
     ASSERT_TRUE(ForwardOutput(config, late, AttentionParameters(), &output).ok());
     EXPECT_TRUE(output.isApprox(want.output, 1e-5f));
   }
+}
+
+}  // namespace
+}  // namespace attn
+
+namespace attn {
+namespace {
+
+// Found by forward_fuzz: ALiBi recomputed all h slopes for each of the h heads (h² work: minutes for
+// 2^16 heads). One head's slope is now O(log h); the values are those of the sequence.
+TEST(Limits, AlibiSlopeOfOneHeadMatchesTheSequence) {
+  for (int heads : {1, 3, 8, 12}) {
+    const std::vector<double> slopes = AlibiSlopes<double>(heads);
+    for (int h = 0; h < heads; ++h) EXPECT_EQ(AlibiSlope<double>(heads, h), slopes[h]);
+  }
+  EXPECT_DOUBLE_EQ(AlibiSlopes<double>(12)[8], std::pow(2.0, -0.5));  // the first of the interleaved extension
+}
+
+TEST(Limits, ManyAlibiHeadsTakeLinearTime) {
+  AttentionConfig config;
+  config.position = PositionEncoding::kAlibi;
+  config.project_inputs = true;
+  config.head_dim = 1;
+  config.num_heads = 1 << 14;  // h² = 2.7·10^8 slope evaluations before: seconds
+  AttentionInputs inputs;
+  inputs.query = RandomMatrix(2, 2, 4);
+  const auto start = std::chrono::steady_clock::now();
+  Matrix output;
+  ASSERT_TRUE(ForwardOutput(config, inputs, AttentionParameters(), &output).ok());
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 2.0);
+}
+
+// Each head's bookkeeping counts: 2^22 heads of width 1 are refused although their numbers are small.
+TEST(Limits, PerHeadBookkeepingCounts) {
+  AttentionConfig config;
+  config.project_inputs = true;
+  config.head_dim = 1;
+  config.num_heads = 1 << 22;
+  AttentionInputs inputs;
+  inputs.query = RandomMatrix(2, 2, 4);
+  AttentionResult result;
+  const Status s = Forward(config, inputs, &result);
+  EXPECT_EQ(s.code(), StatusCode::kResourceExhausted) << s.ToString();
 }
 
 }  // namespace

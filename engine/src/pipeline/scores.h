@@ -151,7 +151,7 @@ MatrixT<T> ScoreBias(const AttentionConfig& config, const AttentionInputsT<T>& i
   if (in.float_mask.empty() && !alibi && !quadratic) return MatrixT<T>();
   MatrixT<T> bias = MatrixT<T>::Zero(d.n, d.keys);
   if (!in.float_mask.empty()) bias += ForHead(in.float_mask, head);
-  if (alibi) bias += AlibiBias<T>(d.n, d.keys, d.query_offset, AlibiSlopes<T>(d.heads)[head]);
+  if (alibi) bias += AlibiBias<T>(d.n, d.keys, d.query_offset, AlibiSlope<T>(d.heads, head));
   if (quadratic)
     bias += QuadraticRelativeBias<T>(d.n, d.keys, d.query_offset, params.relative_center(0, head),
                                      params.relative_sharpness(0, head));
