@@ -23,7 +23,7 @@
 #include "attn/attention.h"
 #include "attn/kernels.h"
 #include "attn/reference.h"
-#include "fuzz/fuzz_input.h"
+#include "support/fuzz_input.h"
 
 namespace {
 

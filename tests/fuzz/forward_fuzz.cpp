@@ -11,7 +11,7 @@
 #include "attn/grad.h"
 #include "attn/kernels.h"
 #include "call_budget.h"
-#include "fuzz/fuzz_input.h"
+#include "support/fuzz_input.h"
 #include "pipeline/dims.h"
 #include "validate_attention.h"
 
