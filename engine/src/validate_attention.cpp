@@ -53,8 +53,10 @@ Status Bounded(const std::string& name, int value, int minimum) {
 }  // namespace
 
 Status ConfigIntegersValid(const AttentionConfig& c) {
-  ATTN_RETURN_IF_ERROR(Bounded("num_heads", c.num_heads, 1));
-  ATTN_RETURN_IF_ERROR(Bounded("num_kv_heads", c.num_kv_heads, 0));
+  ATTN_RETURN_IF_ERROR(AtLeast("num_heads", c.num_heads, 1));
+  ATTN_RETURN_IF_ERROR(AtMost("num_heads", c.num_heads, Limits::max_heads));
+  ATTN_RETURN_IF_ERROR(AtLeast("num_kv_heads", c.num_kv_heads, 0));
+  ATTN_RETURN_IF_ERROR(AtMost("num_kv_heads", c.num_kv_heads, Limits::max_heads));
   ATTN_RETURN_IF_ERROR(Bounded("head_dim", c.head_dim, 0));
   ATTN_RETURN_IF_ERROR(Bounded("value_head_dim", c.value_head_dim, 0));
   ATTN_RETURN_IF_ERROR(Bounded("additive_dim", c.additive_dim, 0));

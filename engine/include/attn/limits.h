@@ -9,6 +9,10 @@
 //                       bench stop at n = 16384); small enough that sums of three of them (a
 //                       position plus a window plus a tile) stay far below 2^31, so the kernels'
 //                       int arithmetic cannot overflow.
+//   max_heads           2^16 = 65,536 query or key/value heads: each head costs a fixed amount of
+//                       work and bookkeeping whatever its size (the fused kernel's tile is 48 × 64
+//                       scores), so 2^24 one-column heads would take minutes in little memory.
+//                       Real models use at most a few hundred.
 //   max_tensor_elements 2^28 floats (1 GiB) in any one matrix: every int index of a kernel
 //                       (row · leading dimension + column) stays below 2^31.
 //   max_call_bytes      what one call may allocate, estimated from its sizes before it starts
@@ -29,6 +33,7 @@ namespace attn {
 
 struct Limits {
   static constexpr int64_t max_dimension = int64_t{1} << 24;
+  static constexpr int64_t max_heads = int64_t{1} << 16;
   static constexpr int64_t max_tensor_elements = int64_t{1} << 28;
 #ifdef __EMSCRIPTEN__
   static constexpr int64_t max_call_bytes = int64_t{512} << 20;
