@@ -2,8 +2,12 @@
 
 #include <chrono>
 #include <iterator>
+#include <new>
 
+#include "attn/limits.h"
 #include "attn/reference/ops.h"
+#include "attn/validate.h"
+#include "call_budget.h"
 #include "kernels/eigen_ops.h"
 #include "kernels/simd/kernel_registry.h"
 #include "kernels/simd/kernel_table.h"
@@ -57,16 +61,27 @@ Status MatMul(KernelId kernel, const Matrix& a, const Matrix& b, Matrix* out) {
                                                   std::to_string(a.cols()) + ") but b has " + std::to_string(b.rows()) +
                                                   " rows");
   }
-  if (kernel == KernelId::kReference) {
-    reference::MatMul(a, b, out);
-  } else if (kernel == KernelId::kEigen) {
-    eigen::EigenOps<float>::Product(a, b, out);
-  } else {
-    const simd::KernelTable& t = *simd::FindKernelTable(kernel);
-    out->resize(a.rows(), b.cols());
-    t.gemm(static_cast<int>(a.rows()), static_cast<int>(b.cols()), static_cast<int>(a.cols()), a.data(),
-           static_cast<int>(a.cols()), b.data(), static_cast<int>(b.cols()), false, nullptr, out->data(),
-           static_cast<int>(b.cols()));
+  // Sizes within attn::Limits before the int arithmetic of the kernels and before allocating.
+  ATTN_RETURN_IF_ERROR(validate::AtMost("matmul: a.rows()", static_cast<long long>(a.rows()), Limits::max_dimension));
+  ATTN_RETURN_IF_ERROR(validate::AtMost("matmul: a.cols()", static_cast<long long>(a.cols()), Limits::max_dimension));
+  ATTN_RETURN_IF_ERROR(validate::AtMost("matmul: b.cols()", static_cast<long long>(b.cols()), Limits::max_dimension));
+  ATTN_RETURN_IF_ERROR(budget::MatrixFits("matmul", a.rows(), b.cols()));
+  try {
+    Matrix product;
+    if (kernel == KernelId::kReference) {
+      reference::MatMul(a, b, &product);
+    } else if (kernel == KernelId::kEigen) {
+      eigen::EigenOps<float>::Product(a, b, &product);
+    } else {
+      const simd::KernelTable& t = *simd::FindKernelTable(kernel);
+      product.resize(a.rows(), b.cols());
+      t.gemm(static_cast<int>(a.rows()), static_cast<int>(b.cols()), static_cast<int>(a.cols()), a.data(),
+             static_cast<int>(a.cols()), b.data(), static_cast<int>(b.cols()), false, nullptr, product.data(),
+             static_cast<int>(b.cols()));
+    }
+    *out = std::move(product);
+  } catch (const std::bad_alloc&) {
+    return budget::AllocationFailed("MatMul");
   }
   return Status::Ok();
 }

@@ -1,10 +1,15 @@
 // Deterministic parameter initialisation: the same seed gives the same weights on every platform
 // (attn/seeded_random.h).
 #include <cmath>
+#include <new>
 
 #include "attn/attention.h"
+#include "attn/limits.h"
 #include "attn/seeded_random.h"
+#include "attn/validate.h"
+#include "call_budget.h"
 #include "pipeline/dims.h"
+#include "validate_attention.h"
 
 namespace attn {
 namespace {
@@ -38,13 +43,39 @@ enum ParameterId : uint32_t {
 
 }  // namespace
 
+namespace {
+
+// Fills what the config needs; sizes checked by InitializeParameters.
+void Fill(const AttentionConfig& config, const pipeline::AttentionDims& d, AttentionParameters* params);
+
+}  // namespace
+
 Status InitializeParameters(const AttentionConfig& config, int d_model, int d_kv_model, int d_value_model,
                             AttentionParameters* params) {
+  ATTN_RETURN_IF_ERROR(validate::ConfigIntegersValid(config));
+  ATTN_RETURN_IF_ERROR(validate::AtMost("d_model", d_model, Limits::max_dimension));
+  ATTN_RETURN_IF_ERROR(validate::AtMost("d_kv_model", d_kv_model, Limits::max_dimension));
+  ATTN_RETURN_IF_ERROR(validate::AtMost("d_value_model", d_value_model, Limits::max_dimension));
   const pipeline::AttentionDims d =
       pipeline::ResolveDims(config, 1, 1, 0, d_model, d_kv_model, d_value_model, std::nullopt);
-  if (d.heads <= 0 || d.kv_heads <= 0 || d.d_k <= 0 || d.d_v <= 0 || d.d_out <= 0) {
+  if (d_model <= 0 || d_kv_model <= 0 || d_value_model <= 0 || d.heads <= 0 || d.kv_heads <= 0 || d.d_k <= 0 ||
+      d.d_v <= 0 || d.d_out <= 0) {
     return Status(StatusCode::kOutOfRange, "InitializeParameters: config gives an empty head or output width");
   }
+  ATTN_RETURN_IF_ERROR(validate::WidthsValid(d));
+  ATTN_RETURN_IF_ERROR(budget::CallFits(budget::CallKind::kParameters, config, d));
+  try {
+    Fill(config, d, params);
+  } catch (const std::bad_alloc&) {
+    return budget::AllocationFailed("InitializeParameters");
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+void Fill(const AttentionConfig& config, const pipeline::AttentionDims& d, AttentionParameters* params) {
+  const int d_model = d.d_model, d_kv_model = d.d_kv_model, d_value_model = d.d_value_model;
   const uint32_t s = config.seed;
   if (config.project_inputs) {
     FillIfEmpty(s, kWq, d_model, d.heads * d.d_k, d_model, &params->wq);
@@ -85,7 +116,7 @@ Status InitializeParameters(const AttentionConfig& config, int d_model, int d_kv
     }
     if (params->relative_sharpness.size() == 0) params->relative_sharpness = Matrix::Ones(1, d.heads);
   }
-  return Status::Ok();
 }
 
+}  // namespace
 }  // namespace attn

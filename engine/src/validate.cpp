@@ -71,6 +71,12 @@ Status AtLeast(const std::string& name, long value, long minimum) {
                 name + ": expected a value >= " + std::to_string(minimum) + ", got " + std::to_string(value));
 }
 
+Status AtMost(const std::string& name, long long value, long long maximum) {
+  if (value <= maximum) return Status::Ok();
+  return Status(StatusCode::kOutOfRange,
+                name + ": expected at most " + std::to_string(maximum) + ", got " + std::to_string(value));
+}
+
 Status HasShape(const std::string& name, Eigen::Index m_rows, Eigen::Index m_cols, Eigen::Index rows,
                 Eigen::Index cols, const std::string& expected) {
   if (m_rows == rows && m_cols == cols) return Status::Ok();

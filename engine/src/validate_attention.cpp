@@ -1,8 +1,11 @@
 #include "validate_attention.h"
 
+#include <limits>
 #include <string>
 
+#include "attn/limits.h"
 #include "attn/validate.h"
+#include "pipeline/scores.h"
 
 namespace attn::validate {
 namespace {
@@ -41,6 +44,48 @@ Status Parameter(const std::string& name, const Matrix& m, int rows, int cols, c
   return AllFinite(name, m);
 }
 
+// `value` within [minimum, Limits::max_dimension].
+Status Bounded(const std::string& name, int value, int minimum) {
+  ATTN_RETURN_IF_ERROR(AtLeast(name, value, minimum));
+  return AtMost(name, value, Limits::max_dimension);
+}
+
+}  // namespace
+
+Status ConfigIntegersValid(const AttentionConfig& c) {
+  ATTN_RETURN_IF_ERROR(AtLeast("num_heads", c.num_heads, 1));
+  ATTN_RETURN_IF_ERROR(AtMost("num_heads", c.num_heads, Limits::max_heads));
+  ATTN_RETURN_IF_ERROR(AtLeast("num_kv_heads", c.num_kv_heads, 0));
+  ATTN_RETURN_IF_ERROR(AtMost("num_kv_heads", c.num_kv_heads, Limits::max_heads));
+  ATTN_RETURN_IF_ERROR(Bounded("head_dim", c.head_dim, 0));
+  ATTN_RETURN_IF_ERROR(Bounded("value_head_dim", c.value_head_dim, 0));
+  ATTN_RETURN_IF_ERROR(Bounded("additive_dim", c.additive_dim, 0));
+  ATTN_RETURN_IF_ERROR(Bounded("output_dim", c.output_dim, 0));
+  ATTN_RETURN_IF_ERROR(Bounded("window_left", c.window_left, -1));
+  ATTN_RETURN_IF_ERROR(Bounded("window_right", c.window_right, -1));
+  ATTN_RETURN_IF_ERROR(Bounded("max_positions", c.max_positions, 1));
+  return Status::Ok();
+}
+
+Status WidthsValid(const pipeline::AttentionDims& d) {
+  const auto product = [](int a, int b) { return static_cast<long long>(a) * b; };
+  ATTN_RETURN_IF_ERROR(AtMost("keys (past + new)", d.keys, Limits::max_dimension));
+  ATTN_RETURN_IF_ERROR(AtMost("num_heads·d_k", product(d.heads, d.d_k), Limits::max_dimension));
+  ATTN_RETURN_IF_ERROR(AtMost("num_heads·d_v", product(d.heads, d.d_v), Limits::max_dimension));
+  ATTN_RETURN_IF_ERROR(AtMost("num_kv_heads·d_k", product(d.kv_heads, d.d_k), Limits::max_dimension));
+  ATTN_RETURN_IF_ERROR(AtMost("num_kv_heads·d_v", product(d.kv_heads, d.d_v), Limits::max_dimension));
+  ATTN_RETURN_IF_ERROR(AtMost("output width d_out", d.d_out, Limits::max_dimension));
+  return Status::Ok();
+}
+
+namespace {
+
+// Rows and columns of an input matrix within Limits::max_dimension, before any int arithmetic on them.
+Status InputDimsBounded(const std::string& name, const Matrix& m) {
+  ATTN_RETURN_IF_ERROR(AtMost(name + ".rows()", static_cast<long long>(m.rows()), Limits::max_dimension));
+  return AtMost(name + ".cols()", static_cast<long long>(m.cols()), Limits::max_dimension);
+}
+
 }  // namespace
 
 Status AttentionConfigValid(const AttentionConfig& c) {
@@ -52,23 +97,23 @@ Status AttentionConfigValid(const AttentionConfig& c) {
   ATTN_RETURN_IF_ERROR(KnownEnum("softcap_order", c.softcap_order));
   if (c.scale != 0.0f) ATTN_RETURN_IF_ERROR(Positive("scale", c.scale));
   ATTN_RETURN_IF_ERROR(Positive("temperature", c.temperature));
+  // The normalisers multiply by 1 / τ: a subnormal τ would make it inf (and 0 · inf = NaN).
+  if (c.temperature < std::numeric_limits<float>::min()) {
+    return Status(StatusCode::kOutOfRange, "temperature: expected at least " +
+                                               Number(std::numeric_limits<float>::min()) +
+                                               " (the smallest normal float, so 1 / temperature is finite), got " +
+                                               Number(c.temperature));
+  }
   ATTN_RETURN_IF_ERROR(Positive("cosine_temperature", c.cosine_temperature));
   if (c.softcap != 0.0f) ATTN_RETURN_IF_ERROR(Positive("softcap", c.softcap));
   ATTN_RETURN_IF_ERROR(Positive("position_base", c.position_base));
-  ATTN_RETURN_IF_ERROR(AtLeast("num_heads", c.num_heads, 1));
+  ATTN_RETURN_IF_ERROR(ConfigIntegersValid(c));
   ATTN_RETURN_IF_ERROR(AtLeast("num_kv_heads", c.num_kv_heads, 0));
   const int kv_heads = c.num_kv_heads > 0 ? c.num_kv_heads : c.num_heads;
   if (c.num_heads % kv_heads != 0) {
     return Status(StatusCode::kOutOfRange, "num_kv_heads: expected a divisor of num_heads = " + Str(c.num_heads) +
                                                ", got " + Str(c.num_kv_heads));
   }
-  ATTN_RETURN_IF_ERROR(AtLeast("head_dim", c.head_dim, 0));
-  ATTN_RETURN_IF_ERROR(AtLeast("value_head_dim", c.value_head_dim, 0));
-  ATTN_RETURN_IF_ERROR(AtLeast("additive_dim", c.additive_dim, 0));
-  ATTN_RETURN_IF_ERROR(AtLeast("output_dim", c.output_dim, 0));
-  ATTN_RETURN_IF_ERROR(AtLeast("window_left", c.window_left, -1));
-  ATTN_RETURN_IF_ERROR(AtLeast("window_right", c.window_right, -1));
-  ATTN_RETURN_IF_ERROR(AtLeast("max_positions", c.max_positions, 1));
   return Status::Ok();
 }
 
@@ -78,7 +123,17 @@ Status AttentionInputsValid(const AttentionConfig& c, const AttentionInputs& in,
   ATTN_RETURN_IF_ERROR(AllFinite(q, in.query));
   ATTN_RETURN_IF_ERROR(OptionalInput("key", in.key));
   ATTN_RETURN_IF_ERROR(OptionalInput("value", in.value));
+  // Sizes within Limits::max_dimension before any int arithmetic on them (ResolveDims).
+  ATTN_RETURN_IF_ERROR(InputDimsBounded(q, in.query));
+  ATTN_RETURN_IF_ERROR(InputDimsBounded("key", in.key));
+  ATTN_RETURN_IF_ERROR(InputDimsBounded("value", in.value));
+  if (!in.past_key.empty()) ATTN_RETURN_IF_ERROR(InputDimsBounded("past_key[0]", in.past_key[0]));
+  if (in.query_offset) {
+    ATTN_RETURN_IF_ERROR(AtLeast("query_offset", *in.query_offset, -static_cast<long>(Limits::max_dimension)));
+    ATTN_RETURN_IF_ERROR(AtMost("query_offset", *in.query_offset, Limits::max_dimension));
+  }
   const pipeline::AttentionDims d = pipeline::ResolveDims(c, in);
+  ATTN_RETURN_IF_ERROR(WidthsValid(d));
   if (in.value.size() && in.value.rows() != d.m) {
     return Mismatch("value: expected " + Str(d.m) + " rows (one per key), got " + Shape(in.value.rows(), in.value.cols()));
   }
@@ -233,10 +288,38 @@ Status ForwardResultMatches(const pipeline::AttentionDims& d, const AttentionRes
   return Status::Ok();
 }
 
-Status PrepareCall(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
-                   pipeline::AttentionDims* dims, AttentionParameters* complete, const std::string& query_name) {
+Status CheckCallFits(budget::CallKind kind, const AttentionConfig& config, const AttentionInputs& inputs,
+                     const std::string& query_name) {
   ATTN_RETURN_IF_ERROR(AttentionConfigValid(config));
   ATTN_RETURN_IF_ERROR(AttentionInputsValid(config, inputs, query_name));
+  return budget::CallFits(kind, config, pipeline::ResolveDims(config, inputs));
+}
+
+Status ValuesFinite(const std::vector<Matrix>& present_value) {
+  for (size_t g = 0; g < present_value.size(); ++g)
+    ATTN_RETURN_IF_ERROR(AllFinite("v[" + Str(static_cast<long>(g)) + "] (the value projection overflowed float32; "
+                                   "scale the inputs down)", present_value[g]));
+  return Status::Ok();
+}
+
+Status ScoresOverflowed(int head) {
+  return Status(StatusCode::kNonFinite, "scores (head " + Str(head) +
+                                            "): a score of a pair no mask blocks overflowed float32; scale the "
+                                            "inputs down (or raise the temperature)");
+}
+
+Status HeadScoresFinite(const AttentionConfig& config, const AttentionInputs& inputs, const pipeline::AttentionDims& d,
+                        const AttentionResult& result) {
+  for (int head = 0; head < d.heads; ++head)
+    if (!pipeline::AllowedScoresFinite(config, inputs, d, head, result.heads[head])) return ScoresOverflowed(head);
+  return Status::Ok();
+}
+
+Status PrepareCall(budget::CallKind kind, const AttentionConfig& config, const AttentionInputs& inputs,
+                   const AttentionParameters& params, pipeline::AttentionDims* dims, AttentionParameters* complete,
+                   const std::string& query_name) {
+  // Before seeding: the parameters can be large too.
+  ATTN_RETURN_IF_ERROR(CheckCallFits(kind, config, inputs, query_name));
   const pipeline::AttentionDims d = pipeline::ResolveDims(config, inputs);
   AttentionParameters filled = params;
   ATTN_RETURN_IF_ERROR(InitializeParameters(config, d.d_model, d.d_kv_model, d.d_value_model, &filled));

@@ -108,6 +108,23 @@ struct AttentionResultT {
 using AttentionResult = AttentionResultT<float>;
 using AttentionResultD = AttentionResultT<double>;
 
+// Limits (attn/limits.h): every entry point refuses, before it allocates anything, a config int or a
+// dimension over Limits::max_dimension (kOutOfRange, e.g. "window_right: expected at most 16777216,
+// got 2147483647") and a call whose estimated memory passes Limits::max_call_bytes or one matrix over
+// Limits::max_tensor_elements (kResourceExhausted, naming the sizes, the limit and the way out:
+// Forward publishes h·5 (n, M) matrices, ForwardOutput's fused path needs O(n·d)). An allocation that
+// still fails becomes kResourceExhausted too (natively; the wasm build has no exceptions, so there
+// the estimate is the only guard). Nothing throws.
+//
+// Float32 overflow: inputs are finite, but a score can still overflow. Every kernel and both paths
+// (Forward; ForwardOutput's fused kernel) return kNonFinite when, for a pair (i, j) no mask blocks,
+// a score is not finite at some stage (raw q·k, scaled, capped, plus bias, over the temperature as
+// the normaliser sees it), when a value row after projection is not, or when the output is not.
+// Pairs a mask blocks may overflow (the fused kernel never computes them). An ok status means a
+// finite output within float32's error bound of the float64 answer. Only where a score lies within
+// float32's rounding error of FLT_MAX (summation order decides) may two kernels differ
+// (tests/fuzz/differential_fuzz.cpp states the bound).
+//
 // Checks config, inputs and parameters, then computes with config.kernel. Parameters that the
 // config needs and `params` leaves empty are seeded from config.seed. On error `out` is untouched.
 Status Forward(const AttentionConfig& config, const AttentionInputs& inputs,

@@ -25,19 +25,23 @@ MatrixT<T> SinusoidalEncoding(Eigen::Index rows, Eigen::Index d, Eigen::Index fi
   return pe;
 }
 
-// ALiBi slopes of Press et al. for `heads` heads: the geometric sequence 2^(−8/H)…, with the
-// interleaved extension when heads is not a power of two.   -> heads entries
+// The ALiBi slope of head `head` of `heads` (Press et al.): the geometric sequence 2^(−8/H)… over
+// the largest power of two H <= heads, then every other slope of the sequence for 2H heads. O(log
+// heads), so a call with many heads does not spend heads² on its slopes.
+template <typename T>
+T AlibiSlope(int heads, int head) {
+  int power = 1;
+  while (power <= heads / 2) power *= 2;
+  if (head < power) return std::pow(std::pow(T(2), T(-8) / static_cast<T>(power)), static_cast<T>(head + 1));
+  const T half_ratio = std::pow(T(2), T(-8) / static_cast<T>(2 * power));
+  return std::pow(half_ratio, static_cast<T>(2 * (head - power) + 1));
+}
+
+// Every head's slope.   -> heads entries
 template <typename T>
 std::vector<T> AlibiSlopes(int heads) {
-  int power = 1;
-  while (power * 2 <= heads) power *= 2;
   std::vector<T> slopes;
-  const T ratio = std::pow(T(2), T(-8) / static_cast<T>(power));
-  for (int i = 0; i < power; ++i) slopes.push_back(std::pow(ratio, static_cast<T>(i + 1)));
-  // The missing heads take every other slope of the sequence for 2·power heads.
-  const T half_ratio = std::pow(T(2), T(-8) / static_cast<T>(2 * power));
-  for (int i = 0; static_cast<int>(slopes.size()) < heads; ++i)
-    slopes.push_back(std::pow(half_ratio, static_cast<T>(2 * i + 1)));
+  for (int head = 0; head < heads; ++head) slopes.push_back(AlibiSlope<T>(heads, head));
   return slopes;
 }
 

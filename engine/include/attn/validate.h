@@ -24,6 +24,8 @@ Status NoNanOrPositiveInf(const std::string& name, const Matrix& m);
 Status Positive(const std::string& name, float value);
 // kOutOfRange unless value >= minimum.
 Status AtLeast(const std::string& name, long value, long minimum);
+// kOutOfRange unless value <= maximum: "window_right: expected at most 16777216, got 2147483647".
+Status AtMost(const std::string& name, long long value, long long maximum);
 // kShapeMismatch unless `m` is (rows, cols); `expected` spells the shape with symbols, e.g. "(n, M)".
 Status HasShape(const std::string& name, Eigen::Index m_rows, Eigen::Index m_cols, Eigen::Index rows,
                 Eigen::Index cols, const std::string& expected = "");

@@ -11,6 +11,7 @@
 #include "pipeline/dims.h"
 #include "pipeline/forward.h"
 #include "pipeline/normalizers.h"
+#include "pipeline/scores.h"
 
 namespace attn::pipeline {
 
@@ -26,18 +27,6 @@ void ProjectBackward(bool project, bool use_bias, const MatrixT<T>& x, const Mat
   Ops::ProductTransposedB(d_y, w, d_x);
   Ops::TransposedProduct(x, d_y, d_w);
   if (use_bias) *d_b = d_y.colwise().sum();
-}
-
-// Rows of x divided by their norms (zero rows stay zero), and the norms.   x: (r, d)
-template <typename T>
-MatrixT<T> UnitRows(const MatrixT<T>& x, std::vector<T>* norms) {
-  MatrixT<T> unit = x;
-  norms->resize(x.rows());
-  for (Eigen::Index i = 0; i < x.rows(); ++i) {
-    (*norms)[i] = x.row(i).norm();
-    if ((*norms)[i] > 0) unit.row(i) /= (*norms)[i];
-  }
-  return unit;
 }
 
 // Backward of x -> x/|x| per row: d_x = (d_u − (d_u·u) u) / |x|, 0 for zero rows.

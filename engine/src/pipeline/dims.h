@@ -2,7 +2,10 @@
 // validation, the forward and the backward pass agree on them.
 #pragma once
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 
 #include "attn/attention.h"
@@ -37,6 +40,13 @@ inline double ResolveScale(const AttentionConfig& config, int d_k) {
   return scale;
 }
 
+// a·b for a, b >= 0, clamped to INT_MAX: validation then refuses the width (it is over
+// Limits::max_dimension) instead of the product overflowing int first.
+inline int ClampedProduct(int a, int b) {
+  const int64_t product = static_cast<int64_t>(a) * b;
+  return product > INT_MAX ? INT_MAX : static_cast<int>(product);
+}
+
 // Sizes implied by the config and the input sizes; not validated (validation compares them with
 // the inputs). An unset query_offset means `past`.
 inline AttentionDims ResolveDims(const AttentionConfig& config, int n, int m, int past, int d_model,
@@ -45,7 +55,7 @@ inline AttentionDims ResolveDims(const AttentionConfig& config, int n, int m, in
   d.n = n;
   d.m = m;
   d.past = past;
-  d.keys = past + m;
+  d.keys = static_cast<int>(std::min<int64_t>(static_cast<int64_t>(past) + m, INT_MAX));
   d.d_model = d_model;
   d.d_kv_model = d_kv_model;
   d.d_value_model = d_value_model;
@@ -60,7 +70,7 @@ inline AttentionDims ResolveDims(const AttentionConfig& config, int n, int m, in
     d.d_v = d.kv_heads > 0 ? d.d_value_model / d.kv_heads : 0;
   }
   d.d_a = config.additive_dim > 0 ? config.additive_dim : d.d_k;
-  d.d_out = config.project_output ? (config.output_dim > 0 ? config.output_dim : d.d_model) : d.heads * d.d_v;
+  d.d_out = config.project_output ? (config.output_dim > 0 ? config.output_dim : d.d_model) : ClampedProduct(d.heads, d.d_v);
   d.query_offset = query_offset.value_or(past);
   d.scale = ResolveScale(config, d.d_k);
   return d;

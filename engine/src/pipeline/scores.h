@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "attn/attention.h"
 #include "attn/positions.h"
@@ -24,6 +26,20 @@ void AdditiveScores(const MatrixT<T>& qa, const MatrixT<T>& ka, const MatrixT<T>
       (*raw)(i, j) = sum;
     }
   }
+}
+
+// Rows of x divided by their norms (zero rows stay zero: a zero vector is similar to nothing), and
+// the norms. Eigen's stableNorm scales by the largest entry, so |x| ~ 1e20 neither overflows nor
+// turns the cosine into inf/inf.   x: (r, d)
+template <typename T>
+MatrixT<T> UnitRows(const MatrixT<T>& x, std::vector<T>* norms) {
+  MatrixT<T> unit = x;
+  norms->resize(x.rows());
+  for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    (*norms)[i] = x.row(i).stableNorm();
+    if ((*norms)[i] > 0) unit.row(i) /= (*norms)[i];
+  }
+  return unit;
 }
 
 // W_q and W_k of query head `head`'s additive score, (d_k, d_a) each. [q; k] W = q W[:d_k] + k W[d_k:],
@@ -62,14 +78,9 @@ void Relevance(const AttentionConfig& config, const AttentionParametersT<T>& par
       AdditiveScores(qa, ka, params.additive_v[head], raw);
       return;
     }
-    case ScoreFunction::kCosine: {
-      Ops::QueryKeyScores(q, k, raw);
-      for (Eigen::Index i = 0; i < raw->rows(); ++i) {
-        for (Eigen::Index j = 0; j < raw->cols(); ++j) {
-          const T norms = q.row(i).norm() * k.row(j).norm();
-          (*raw)(i, j) = norms > 0 ? (*raw)(i, j) / norms : T(0);  // a zero vector is similar to nothing
-        }
-      }
+    case ScoreFunction::kCosine: {  // q̂ k̂ᵀ on unit rows: no |q|·|k| or q·k that could overflow
+      std::vector<T> q_norms, k_norms;
+      Ops::QueryKeyScores(UnitRows(q, &q_norms), UnitRows(k, &k_norms), raw);
       return;
     }
     default:  // kDot, kScaledDot
@@ -85,9 +96,26 @@ MatrixT<T> Softcap(const MatrixT<T>& s, T cap) {
 }
 
 // Entry of a per-head list that holds one shared entry or one per head.
+template <typename T>
+bool IsMaskedScore(T s) {
+  return s == -std::numeric_limits<T>::infinity();
+}
+
 template <typename M>
 const M& ForHead(const std::vector<M>& list, int head) {
   return list.size() == 1 ? list[0] : list[head];
+}
+
+// Keys [first, last] the position masks (causal, sliding window) allow query row i; first > last:
+// none. 64-bit positions: p_q + window_right cannot overflow.
+inline void AllowedKeys(const AttentionConfig& config, const AttentionDims& d, int64_t i, int64_t* first,
+                        int64_t* last) {
+  const int64_t p_q = d.query_offset + i;
+  *first = 0;
+  *last = d.keys - 1;
+  if (config.window_left >= 0) *first = std::max<int64_t>(*first, p_q - config.window_left);
+  if (config.causal) *last = std::min(*last, p_q);
+  if (config.window_right >= 0) *last = std::min<int64_t>(*last, p_q + config.window_right);
 }
 
 // Sets scores to −inf where query i must not see key j: causal, sliding window, bool mask, key
@@ -98,14 +126,10 @@ void BlockPairs(const AttentionConfig& config, const AttentionInputsT<T>& in, co
   const T blocked = -std::numeric_limits<T>::infinity();
   const Eigen::Index keys = d.keys;
   for (Eigen::Index i = 0; i < d.n; ++i) {
-    const Eigen::Index p_q = d.query_offset + i;
-    // Keys the position masks allow: [first, last].
-    Eigen::Index first = 0, last = keys - 1;
-    if (config.window_left >= 0) first = std::max<Eigen::Index>(first, p_q - config.window_left);
-    if (config.causal) last = std::min(last, p_q);
-    if (config.window_right >= 0) last = std::min<Eigen::Index>(last, p_q + config.window_right);
-    for (Eigen::Index j = 0; j < std::min(first, keys); ++j) (*scores)(i, j) = blocked;
-    for (Eigen::Index j = std::max<Eigen::Index>(last + 1, 0); j < keys; ++j) (*scores)(i, j) = blocked;
+    int64_t first = 0, last = 0;
+    AllowedKeys(config, d, i, &first, &last);
+    for (Eigen::Index j = 0; j < std::min<int64_t>(first, keys); ++j) (*scores)(i, j) = blocked;
+    for (Eigen::Index j = std::max<int64_t>(last + 1, 0); j < keys; ++j) (*scores)(i, j) = blocked;
   }
   if (!in.bool_mask.empty()) {
     const BoolMatrix& mask = ForHead(in.bool_mask, head);
@@ -127,7 +151,7 @@ MatrixT<T> ScoreBias(const AttentionConfig& config, const AttentionInputsT<T>& i
   if (in.float_mask.empty() && !alibi && !quadratic) return MatrixT<T>();
   MatrixT<T> bias = MatrixT<T>::Zero(d.n, d.keys);
   if (!in.float_mask.empty()) bias += ForHead(in.float_mask, head);
-  if (alibi) bias += AlibiBias<T>(d.n, d.keys, d.query_offset, AlibiSlopes<T>(d.heads)[head]);
+  if (alibi) bias += AlibiBias<T>(d.n, d.keys, d.query_offset, AlibiSlope<T>(d.heads, head));
   if (quadratic)
     bias += QuadraticRelativeBias<T>(d.n, d.keys, d.query_offset, params.relative_center(0, head),
                                      params.relative_sharpness(0, head));
@@ -151,6 +175,36 @@ void HeadScores(const AttentionConfig& config, const AttentionInputsT<T>& in,
     h->scores = h->capped_scores;
   }
   BlockPairs(config, in, d, head, &h->scores);
+}
+
+}  // namespace attn::pipeline
+
+namespace attn::pipeline {
+
+// Whether every score of a pair no mask blocks is finite at every stage (raw, scaled, capped, with
+// bias, and over the temperature as the normaliser sees it): false means float32 overflowed (the
+// inputs are finite) and the weights would be NaN or silently zero. Masked pairs may overflow: the
+// fused kernel never computes them. Run after HeadScores.
+template <typename T>
+bool AllowedScoresFinite(const AttentionConfig& config, const AttentionInputsT<T>& in, const AttentionDims& d,
+                         int head, const HeadIntermediatesT<T>& h) {
+  const bool true_blocks = in.bool_mask_meaning == BoolMaskMeaning::kTrueMeansBlock;
+  const T temperature = static_cast<T>(config.temperature);
+  for (Eigen::Index i = 0; i < d.n; ++i) {
+    int64_t first = 0, last = 0;
+    AllowedKeys(config, d, i, &first, &last);
+    for (Eigen::Index j = std::max<int64_t>(first, 0); j <= std::min<int64_t>(last, d.keys - 1); ++j) {
+      if (!in.bool_mask.empty() && ForHead(in.bool_mask, head)(i, j) == true_blocks) continue;
+      if (in.key_padding.size() && in.key_padding(0, j)) continue;
+      if (!in.float_mask.empty() && IsMaskedScore(ForHead(in.float_mask, head)(i, j))) continue;
+      if (!std::isfinite(h.raw_scores(i, j)) || !std::isfinite(h.scaled_scores(i, j)) ||
+          !std::isfinite(h.capped_scores(i, j)) || !std::isfinite(h.scores(i, j)) ||
+          !std::isfinite(h.scores(i, j) / temperature)) {
+        return false;
+      }
+    }
+  }
+  return true;
 }
 
 }  // namespace attn::pipeline

@@ -17,17 +17,37 @@ namespace {
 
 constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
 
-// Keys [lo, hi] query position p may attend to (lo > hi: none), see FlashAttentionArgs.
+// Keys [lo, hi] query position p may attend to (lo > hi: none), see FlashAttentionArgs. Position
+// arithmetic in 64 bits (p + window_right may pass INT_MAX); the results are clamped to [-1, m].
 struct KeyBand {
   const FlashAttentionArgs& a;
-  int Lo(int p) const { return MaxInt(0, a.window_left >= 0 ? p - a.window_left : 0); }
-  int Hi(int p) const {
-    int hi = a.m - 1;
-    if (a.causal) hi = MinInt(hi, p);
-    if (a.window_right >= 0) hi = MinInt(hi, p + a.window_right);
-    return hi;
+  int Lo(long long p) const {
+    const long long lo = a.window_left >= 0 ? p - a.window_left : 0;
+    return static_cast<int>(lo < 0 ? 0 : lo > a.m ? a.m : lo);
+  }
+  int Hi(long long p) const {
+    long long hi = a.m - 1;
+    if (a.causal && p < hi) hi = p;
+    if (a.window_right >= 0 && p + a.window_right < hi) hi = p + a.window_right;
+    return static_cast<int>(hi < -1 ? -1 : hi);
   }
 };
+
+// x[j] = (x[j]·scale)·inv_temperature for j < count (a multiple of the lane count), rounded as the
+// materialised path rounds scaled scores; returns the max, and clears *finite when a result is not.
+template <class V>
+float ScaleRowMax(float* x, int count, float scale, float inv_temperature, bool* finite) {
+  const typename V::F s = V::Broadcast(scale), t = V::Broadcast(inv_temperature), zero = V::Zero();
+  typename V::F best = V::Broadcast(kMinusInf), check = V::Zero();
+  for (int j = 0; j < count; j += V::kLanes) {
+    const typename V::F y = V::Mul(V::Mul(V::Load(x + j), s), t);
+    V::Store(x + j, y);
+    best = V::Max(best, y);
+    check = V::Add(check, V::Mul(y, zero));  // stays 0 unless some y is ±inf or NaN
+  }
+  if (!(V::ReduceAdd(check) == 0.0f)) *finite = false;
+  return V::ReduceMax(best);
+}
 
 // max over x[0, count)
 template <class V>
@@ -45,8 +65,10 @@ float RowMax(const float* x, int count) {
 }
 
 // x[j] = exp(x[j] − sub) for j < count, x[j] ≤ sub; returns the sum. kExact: ExpApprox (masked
-// −inf entries give exactly 0, as the weights drawn need); otherwise ExpNonPositive (they give
-// ~1e−38, which no float sum or weighted mean of the unmasked terms can see).
+// −inf entries give exactly 0, as the weights drawn need, and as masked keys need: their values may
+// be as large as 1e38); otherwise ExpNonPositive (results below FLT_MIN come out as ~1e−38, well
+// within the float32 error of a weighted mean whose largest term has weight 1), for rows without
+// masked entries.
 template <class V, bool kExact>
 float ExpShiftedInPlace(float* x, int count, float sub) {
   constexpr int L = V::kLanes;
@@ -108,13 +130,15 @@ void FlashAttention(const FlashAttentionArgs& a) {
 
   for (int q0 = 0; q0 < n; q0 += kBr) {
     const int rows = MinInt(kBr, n - q0), rows_pad = RoundUp(rows, kMr);
-    // Q tile with the scale folded in; padding rows are zero, so their scores are 0 and unused.
+    // Q tile (the scale is applied to the scores, as the materialised path does); padding rows are
+    // zero, so their scores are 0 and unused.
     for (int r = 0; r < kBr; ++r)
-      for (int c = 0; c < dk; ++c) qs[r * dk + c] = r < rows ? a.q[(q0 + r) * a.ldq + c] * a.scale : 0.0f;
+      for (int c = 0; c < dk; ++c)
+        qs[r * dk + c] = r < rows ? a.q[static_cast<std::size_t>(q0 + r) * a.ldq + c] : 0.0f;
     for (int i = 0; i < kBr * dv_pad; ++i) o[i] = 0.0f;
     for (int r = 0; r < kBr; ++r) row_max[r] = kMinusInf, row_sum[r] = 0.0f;
 
-    const int p_first = a.query_offset + q0, p_last = p_first + rows - 1;
+    const long long p_first = static_cast<long long>(a.query_offset) + q0, p_last = p_first + rows - 1;
     const int tile_lo = band.Lo(p_first), tile_hi = band.Hi(p_last);
     // Every row allows [lo(p_last), hi(p_first)]: key tiles inside it need no mask.
     const int common_lo = band.Lo(p_last), common_hi = band.Hi(p_first);
@@ -124,25 +148,47 @@ void FlashAttention(const FlashAttentionArgs& a) {
         for (int jj = 0; jj < kBc; jj += kNr)
           MicroKernel<V>(dk, qs + i * dk, dk, kt + static_cast<std::size_t>(k0 + jj) * dk, kNr, s + i * kBc + jj,
                          kBc, false);
-      if (k0 < common_lo || k0 + kBc - 1 > common_hi) {
-        for (int r = 0; r < rows; ++r) {
-          const int lo = band.Lo(p_first + r) - k0, hi = band.Hi(p_first + r) - k0;
-          float* row = s + r * kBc;
-          for (int j = 0; j < kBc; ++j)
-            if (j < lo || j > hi) row[j] = kMinusInf;
+      // Scores scaled; masked ones −inf. Only allowed scores must be finite.
+      const bool partly_masked = k0 < common_lo || k0 + kBc - 1 > common_hi;
+      bool finite = true;
+      float tile_maxes[kBr];
+      for (int r = 0; r < rows; ++r) {
+        float* row = s + r * kBc;
+        if (!partly_masked) {
+          tile_maxes[r] = ScaleRowMax<V>(row, kBc, a.scale, a.inv_temperature, &finite);
+          continue;
         }
+        const int lo = band.Lo(p_first + r) - k0, hi = band.Hi(p_first + r) - k0;
+        float best = kMinusInf;
+        for (int j = 0; j < kBc; ++j) {
+          if (j < lo || j > hi) {
+            row[j] = kMinusInf;
+            continue;
+          }
+          row[j] = row[j] * a.scale * a.inv_temperature;
+          if (!(row[j] - row[j] == 0.0f)) finite = false;  // ±inf or NaN
+          best = row[j] > best ? row[j] : best;
+        }
+        tile_maxes[r] = best;
+      }
+      if (!finite) {
+        if (a.overflowed) *a.overflowed = true;
+        return;
       }
       // Online softmax: P = exp(S − m_new) in place; earlier sums and outputs scaled by exp(m_old − m_new).
       for (int r = 0; r < rows; ++r) {
         float* row = s + r * kBc;
-        const float tile_max = RowMax<V>(row, kBc);
+        const float tile_max = tile_maxes[r];
         const float m_new = tile_max > row_max[r] ? tile_max : row_max[r];
         if (m_new == kMinusInf) {  // nothing allowed yet: P = 0
           for (int j = 0; j < kBc; ++j) row[j] = 0.0f;
           continue;
         }
         const float alpha = ExpApprox<VecScalar>(row_max[r] - m_new);  // exp(−inf) = 0 on the first hit
-        const float tile_sum = ExpShiftedInPlace<V, false>(row, kBc, m_new);
+        // Masked keys (only in partly masked tiles) must weigh exactly 0: ExpNonPositive's ~1e−38
+        // times a value of 1e38 would be a visible 1 in the output.
+        const float tile_sum = partly_masked ? ExpShiftedInPlace<V, true>(row, kBc, m_new)
+                                             : ExpShiftedInPlace<V, false>(row, kBc, m_new);
         row_sum[r] = row_sum[r] * alpha + tile_sum;
         row_max[r] = m_new;
         if (alpha != 1.0f) ScaleRow<V>(o + r * dv_pad, dv_pad, alpha);
@@ -155,7 +201,7 @@ void FlashAttention(const FlashAttentionArgs& a) {
     }
     for (int r = 0; r < rows; ++r) {
       const float inv = row_sum[r] > 0.0f ? 1.0f / row_sum[r] : 0.0f;  // no allowed key: zeros
-      for (int c = 0; c < dv; ++c) a.out[(q0 + r) * a.ldo + c] = o[r * dv_pad + c] * inv;
+      for (int c = 0; c < dv; ++c) a.out[static_cast<std::size_t>(q0 + r) * a.ldo + c] = o[r * dv_pad + c] * inv;
     }
   }
 }

@@ -29,8 +29,10 @@ inline float* Scratch(std::size_t count) {
   static thread_local std::size_t capacity = 0;
   if (count > capacity) {
     delete[] block;
+    block = nullptr;  // a throwing new below must not leave a freed block behind a larger capacity
+    capacity = 0;
+    block = new float[count + count / 4];
     capacity = count + count / 4;
-    block = new float[capacity];
   }
   return block;
 }

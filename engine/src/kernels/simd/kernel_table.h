@@ -7,12 +7,14 @@
 
 namespace attn::simd {
 
-// One head of softmax attention, fused: out = softmax(scale · q kᵀ + mask) v, computed in tiles
-// with an online softmax so no (n, m) matrix exists. Query row i sits at position
+// One head of softmax attention, fused: out = softmax((q kᵀ · scale) · inv_temperature + mask) v,
+// computed in tiles with an online softmax so no (n, m) matrix exists. Query row i sits at position
 // query_offset + i, key j at position j; key j is allowed for row i when
 //   (!causal || j <= p)  and  (window_left < 0 || j >= p − window_left)
 //                        and  (window_right < 0 || j <= p + window_right).
-// A row with no allowed key gives zeros.
+// A row with no allowed key gives zeros. The score of an allowed pair is rounded as the materialised
+// path rounds it (raw q·k, times scale, times inv_temperature); when one is not finite (float32
+// overflow) *overflowed is set and `out` is unspecified.
 struct FlashAttentionArgs {
   const float* q = nullptr;  // (n, d_k), row stride ldq
   const float* k = nullptr;  // (m, d_k), row stride ldk
@@ -20,10 +22,12 @@ struct FlashAttentionArgs {
   float* out = nullptr;      // (n, d_v), row stride ldo
   int ldq = 0, ldk = 0, ldv = 0, ldo = 0;
   int n = 0, m = 0, d_k = 0, d_v = 0;
-  float scale = 1.0f;  // multiplies q · k (the score scale over the temperature)
+  float scale = 1.0f;            // multiplies q · k (the score function's scale)
+  float inv_temperature = 1.0f;  // then multiplies the scaled score (1 / temperature)
   int query_offset = 0;
   bool causal = false;
   int window_left = -1, window_right = -1;
+  bool* overflowed = nullptr;  // set to true when an allowed score is not finite; may be null
 };
 
 struct KernelTable {

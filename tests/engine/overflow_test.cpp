@@ -1,0 +1,176 @@
+// Finite inputs whose scores overflow float32: the same status on every kernel and on both paths
+// (Forward, which materialises the scores, and ForwardOutput's fused kernel), and an ok status
+// only with a finite, correct output (the policy in attn/attention.h). Reproducers of issue 13's
+// silent wrong answers.
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <string>
+#include <vector>
+
+#include "attn/attention.h"
+#include "attn/kernels.h"
+#include "support/attention_cases.h"
+#include "support/random.h"
+
+namespace attn {
+namespace {
+
+using testing::CloseToReference;
+using testing::RandomMatrix;
+using testing::RunReferenceDouble;
+
+// Forward's and ForwardOutput's status and output on `kernel`.
+struct BothPaths {
+  Status forward, fused;
+  Matrix forward_output, fused_output;
+};
+
+BothPaths RunBothPaths(AttentionConfig config, const AttentionInputs& inputs, KernelId kernel) {
+  config.kernel = kernel;
+  BothPaths r;
+  AttentionResult result;
+  r.forward = Forward(config, inputs, &result);
+  r.forward_output = result.output;
+  r.fused = ForwardOutput(config, inputs, AttentionParameters(), &r.fused_output);
+  return r;
+}
+
+void ExpectOverflowEverywhere(const AttentionConfig& config, const AttentionInputs& inputs) {
+  for (KernelId kernel : AvailableKernels()) {
+    SCOPED_TRACE(KernelName(kernel));
+    const BothPaths r = RunBothPaths(config, inputs, kernel);
+    EXPECT_EQ(r.forward.code(), StatusCode::kNonFinite) << r.forward.ToString();
+    EXPECT_EQ(r.fused.code(), StatusCode::kNonFinite) << r.fused.ToString() << "\n" << r.fused_output;
+    EXPECT_NE(r.fused.message().find("overflowed float32"), std::string::npos) << r.fused.message();
+  }
+}
+
+void ExpectOkEverywhere(const AttentionConfig& config, const AttentionInputs& inputs, const MatrixD& want,
+                        double slack = 10) {
+  for (KernelId kernel : AvailableKernels()) {
+    SCOPED_TRACE(KernelName(kernel));
+    const BothPaths r = RunBothPaths(config, inputs, kernel);
+    ASSERT_TRUE(r.forward.ok()) << r.forward.ToString();
+    ASSERT_TRUE(r.fused.ok()) << r.fused.ToString();
+    EXPECT_TRUE(CloseToReference(r.forward_output, want, slack));
+    EXPECT_TRUE(CloseToReference(r.fused_output, want, slack));
+  }
+}
+
+Matrix Diagonal(float value) {
+  Matrix x = Matrix::Zero(2, 2);
+  x(0, 0) = x(1, 1) = value;
+  return x;
+}
+
+// x·xᵀ = 1e60: the fused avx2/avx512 kernels returned ok with 1.5625e28 everywhere (true Y = X).
+TEST(Overflow, ScoresPastFloatMaxAreNonFiniteOnEveryKernelAndPath) {
+  AttentionInputs inputs;
+  inputs.query = Diagonal(1e30f);
+  ExpectOverflowEverywhere(AttentionConfig(), inputs);
+}
+
+// x·xᵀ = 1e38 still fits float32: every path must give Y = X (one-hot weights).
+TEST(Overflow, ScoresJustBelowFloatMaxAreRightOnEveryKernelAndPath) {
+  AttentionInputs inputs;
+  inputs.query = Diagonal(1e19f);
+  ExpectOkEverywhere(AttentionConfig(), inputs, inputs.query.cast<double>());
+}
+
+// q·k = 1e40 overflows although scale·q·k = 1e10 would not: Forward publishes raw_scores = inf, so
+// the fused kernel (which used to fold the scale into q) must report it too.
+TEST(Overflow, RawScoreOverflowUnderASmallScaleIsReportedByBothPaths) {
+  AttentionConfig config;
+  config.scale = 1e-30f;
+  AttentionInputs inputs;
+  inputs.query = Diagonal(1e20f);
+  ExpectOverflowEverywhere(config, inputs);
+}
+
+// Scores over a tiny temperature overflow to −inf for every key: the weights were silently zero
+// (as if every key were masked) and the output 0; the true weights are one-hot on the second key.
+TEST(Overflow, TemperatureOverflowToMinusInfinityIsNotTakenForAMask) {
+  AttentionConfig config;
+  config.temperature = 1e-37f;
+  AttentionInputs inputs;
+  inputs.query = (Matrix(1, 2) << 10, 0).finished();
+  inputs.key = (Matrix(2, 2) << -10, 0, -5, 0).finished();
+  inputs.value = (Matrix(2, 2) << 1, 2, 3, 4).finished();
+  ExpectOverflowEverywhere(config, inputs);
+}
+
+// A pair a mask blocks may overflow: no path computes it into the weights (the fused kernel never
+// computes it at all), so every path is ok and right.
+TEST(Overflow, OverflowAtAMaskedPairIsFine) {
+  AttentionConfig config;
+  config.causal = true;
+  AttentionInputs inputs;
+  inputs.query = (Matrix(2, 2) << 10, 0, 1, 0).finished();
+  inputs.key = (Matrix(2, 2) << 1, 0, 3e38f, 0).finished();  // q_0·k_1 = 3e39, blocked by the causal mask
+  inputs.value = (Matrix(2, 2) << 1, 2, 3, 4).finished();
+  const MatrixD want = (MatrixD(2, 2) << 1, 2, 3, 4).finished();  // row 1: one-hot on key 1
+  ExpectOkEverywhere(config, inputs, want);
+}
+
+// Found by differential_fuzz: a key the sliding window masks weighed ~1e−38 in the fused kernel
+// (its fast exp never reaches 0), and with a value of FLT_MAX that was 4 in the output (5 for 1).
+TEST(Overflow, MaskedKeyWithAHugeValueWeighsExactlyZero) {
+  AttentionConfig config;
+  config.window_left = 0;  // query 1 sees key 1 only
+  AttentionInputs inputs;
+  inputs.query = (Matrix(2, 2) << -4.9375f, -5, -5, -5).finished();
+  inputs.key = Matrix::Constant(2, 2, -5);
+  inputs.value = (Matrix(2, 2) << FLT_MAX, 1, 1, -5).finished();
+  for (KernelId kernel : AvailableKernels()) {
+    SCOPED_TRACE(KernelName(kernel));
+    const BothPaths r = RunBothPaths(config, inputs, kernel);
+    ASSERT_TRUE(r.forward.ok()) << r.forward.ToString();
+    ASSERT_TRUE(r.fused.ok()) << r.fused.ToString();
+    EXPECT_EQ(r.forward_output(1, 0), 1.0f);
+    EXPECT_EQ(r.fused_output(1, 0), 1.0f);
+    EXPECT_EQ(r.fused_output(1, 1), -5.0f);
+  }
+}
+
+// Found by differential_fuzz: a subnormal temperature (1e−40) passed the checks, and the kernels
+// that multiply by 1/τ = inf gave NaN (0 · inf) where τ-dividing ones did not. Now refused everywhere.
+TEST(Overflow, SubnormalTemperatureIsOutOfRangeOnEveryKernel) {
+  AttentionConfig config;
+  config.temperature = 1e-40f;
+  AttentionInputs inputs;
+  inputs.query = RandomMatrix(3, 2, 5);
+  for (KernelId kernel : AvailableKernels()) {
+    SCOPED_TRACE(KernelName(kernel));
+    const BothPaths r = RunBothPaths(config, inputs, kernel);
+    EXPECT_EQ(r.forward.code(), StatusCode::kOutOfRange) << r.forward.ToString();
+    EXPECT_EQ(r.fused.code(), StatusCode::kOutOfRange) << r.fused.ToString();
+    EXPECT_NE(r.forward.message().find("temperature: expected at least 1.17549e-38"), std::string::npos)
+        << r.forward.message();
+  }
+}
+
+// Cosine scores at |x| ~ 1e20: |q|·|k| overflowed to inf and the scores became NaN; reference,
+// avx2, avx512 and wasm returned ok with zero weights and zero output. Cosine is scale-invariant and
+// the output linear in V, so the answer is 1e20 × the answer on x / 1e20.
+TEST(Overflow, CosineScoresOfHugeVectorsAreRightOnEveryKernel) {
+  AttentionConfig config;
+  config.score = ScoreFunction::kCosine;
+  AttentionInputs small;
+  small.query = RandomMatrix(5, 4, 11);
+  AttentionInputs huge = small;
+  huge.query *= 1e20f;
+  const MatrixD want = RunReferenceDouble(config, small).output * 1e20;
+  for (KernelId kernel : AvailableKernels()) {
+    SCOPED_TRACE(KernelName(kernel));
+    config.kernel = kernel;
+    AttentionResult result;
+    const Status s = Forward(config, huge, &result);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_TRUE(CloseToReference(result.output, want));
+    EXPECT_TRUE(result.heads[0].raw_scores.allFinite());
+  }
+}
+
+}  // namespace
+}  // namespace attn
