@@ -533,6 +533,28 @@ TEST(CaseRun, UnknownNamesAreRefusedWithTheNearestKnownOne) {
   EXPECT_TRUE(RunText(LongSequenceCase(3, R"(,"attributes":{"is_causal":1})")).ok());
 }
 
+TEST(CaseIo, UnknownKeysOfACaseOrATensorAreRefused) {
+  // Was: ignored, so "attribute" (for "attributes") silently ran the case without its attributes.
+  struct Bad {
+    std::string text;
+    std::string message;
+  };
+  const Bad bad[] = {
+      {LongSequenceCase(3, R"(,"attribute":{"is_causal":1})"),
+       "attribute: unknown key of a case (did you mean attributes?)"},
+      {LongSequenceCase(3, R"(,"comment":"x")"),
+       "comment: unknown key of a case (expected one of name, op, opset, attributes, inputs, outputs)"},
+      {CaseText("\"Q\":{\"dims\":[1],\"dtype\":\"float32\",\"data\":[1],\"dtpye\":\"float16\"}"),
+       "dtpye: unknown key of a tensor (did you mean dtype?)"},
+  };
+  for (const Bad& b : bad) {
+    Case c;
+    const Status s = ParseCase(b.text, &c);
+    EXPECT_EQ(s.code(), StatusCode::kUnknownOption) << s.ToString();
+    EXPECT_NE(s.message().find(b.message), std::string::npos) << s.message();
+  }
+}
+
 TEST(CaseRun, SoftmaxPrecisionMustNameAFloatType) {
   EXPECT_TRUE(RunText(LongSequenceCase(2, R"(,"attributes":{"softmax_precision":1})")).ok());
   EXPECT_EQ(RunText(LongSequenceCase(2, R"(,"attributes":{"softmax_precision":7})")).code(),

@@ -101,6 +101,9 @@ bool ParseFloatElement(const Json& j, float* out) {
 Status ParseTensor(const std::string& where, const Json& j, const CaseLimits& limits,
                    Tensor* out) {
   if (!j.is_object()) return ParseError(where, "expected a tensor object {dims, dtype, data}");
+  // A misspelt key ("dtpye") must not leave a field silently at its default.
+  for (auto key = j.begin(); key != j.end(); ++key)
+    ATTN_RETURN_IF_ERROR(case_ops::CheckKnownName(key.key(), {"dims", "dtype", "data"}, "key", "a tensor"));
   const auto dims = j.find("dims"), dtype = j.find("dtype"), data = j.find("data");
   if (dims == j.end() || !dims->is_array()) return ParseError(where, "\"dims\" must be an array");
   if (dtype == j.end() || !dtype->is_string())
@@ -258,6 +261,11 @@ Status ParseCase(std::string_view json_text, Case* out, const CaseLimits& limits
                              /*allow_exceptions=*/false);
   if (j.is_discarded()) return ParseError("case", "not valid JSON");
   if (!j.is_object()) return ParseError("case", "expected a JSON object");
+  // A misspelt key ("attribute", "output") must not silently drop what it holds.
+  for (auto key = j.begin(); key != j.end(); ++key) {
+    ATTN_RETURN_IF_ERROR(case_ops::CheckKnownName(
+        key.key(), {"name", "op", "opset", "attributes", "inputs", "outputs"}, "key", "a case"));
+  }
 
   Case c;
   if (auto it = j.find("name"); it != j.end()) {

@@ -36,33 +36,35 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 template <typename Map>
 Status CheckKnown(const Map& given, const std::vector<std::string_view>& known, const char* kind,
                   const char* op) {
-  for (const auto& entry : given) {
-    const std::string& name = entry.first;
-    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
-    std::string message = Excerpt(name) + ": unknown " + kind + " of " + op;
-    // A suggestion only for near misses: a long or unrelated name gets the list instead (and the
-    // distance of a 50 MB key is never computed).
-    std::string_view nearest;
-    size_t best = 3;
-    if (name.size() <= 2 * kExcerptBytes) {
-      for (std::string_view k : known) {
-        const size_t d = EditDistance(name, k);
-        if (d < best) best = d, nearest = k;
-      }
-    }
-    if (!nearest.empty()) {
-      message += " (did you mean " + std::string(nearest) + "?)";
-    } else {
-      message += " (expected one of";
-      for (size_t i = 0; i < known.size(); ++i) message += (i ? ", " : " ") + std::string(known[i]);
-      message += ")";
-    }
-    return Status(StatusCode::kUnknownOption, message);
-  }
+  for (const auto& entry : given) ATTN_RETURN_IF_ERROR(CheckKnownName(entry.first, known, kind, op));
   return Status::Ok();
 }
 
 }  // namespace
+
+Status CheckKnownName(const std::string& name, const std::vector<std::string_view>& known,
+                      const char* kind, const char* of) {
+  if (std::find(known.begin(), known.end(), name) != known.end()) return Status::Ok();
+  std::string message = Excerpt(name) + ": unknown " + kind + " of " + of;
+  // A suggestion only for near misses: a long or unrelated name gets the list instead (and the
+  // distance of a 50 MB key is never computed).
+  std::string_view nearest;
+  size_t best = 3;
+  if (name.size() <= 2 * kExcerptBytes) {
+    for (std::string_view k : known) {
+      const size_t d = EditDistance(name, k);
+      if (d < best) best = d, nearest = k;
+    }
+  }
+  if (!nearest.empty()) {
+    message += " (did you mean " + std::string(nearest) + "?)";
+  } else {
+    message += " (expected one of";
+    for (size_t i = 0; i < known.size(); ++i) message += (i ? ", " : " ") + std::string(known[i]);
+    message += ")";
+  }
+  return Status(StatusCode::kUnknownOption, message);
+}
 
 Status CheckNames(const Case& c, const OpNames& names) {
   ATTN_RETURN_IF_ERROR(CheckKnown(c.attributes, names.attributes, "attribute", names.op));

@@ -28,6 +28,12 @@ struct OpNames {
   std::vector<std::string_view> attributes, inputs, outputs;
 };
 
+// kUnknownOption unless `name` is one of `known`: "\"atribute\": unknown key of a case (did you mean
+// attributes?)" for a near miss (edit distance 1 or 2), the list of known names otherwise. `kind`
+// and `of` say what the name is ("attribute", "Attention").
+Status CheckKnownName(const std::string& name, const std::vector<std::string_view>& known,
+                      const char* kind, const char* of);
+
 // kUnknownOption for the first attribute, input or expected output of `c` that `names` does not
 // list, naming the nearest known one: "is_casual: unknown attribute of Attention (did you mean
 // is_causal?)".

@@ -10,8 +10,9 @@
 //
 // Case files come from anywhere: every function here takes a CaseLimits and refuses, with
 // kResourceExhausted naming the limit, a case that would cost more, before allocating it.
-// Unknown attributes, inputs and outputs of an op are refused (kUnknownOption), as ONNX Runtime
-// refuses unknown attributes: a typo must not silently change the result.
+// Unknown keys of a case or a tensor, and unknown attributes, inputs and outputs of an op, are
+// refused (kUnknownOption), as ONNX Runtime refuses unknown attributes: a typo must not silently
+// change the result.
 #pragma once
 
 #include <cstdint>
