@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 
 namespace attn::validate {
 namespace {
@@ -88,6 +89,40 @@ Status KnownOption(const std::string& name, int value, int count) {
   if (value >= 0 && value < count) return Status::Ok();
   return Status(StatusCode::kUnknownOption,
                 name + ": expected one of 0.." + std::to_string(count - 1) + ", got " + std::to_string(value));
+}
+
+namespace {
+
+char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// Levenshtein distance with one row, letters compared without case.
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (Lower(a[i - 1]) != Lower(b[j - 1]))});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string_view NearestName(std::string_view name, const std::vector<std::string_view>& known,
+                             size_t max_distance, size_t max_length) {
+  if (name.size() > max_length) return {};
+  std::string_view nearest;
+  size_t best = max_distance;
+  for (std::string_view k : known) {
+    const size_t d = EditDistance(name, k);
+    if (d <= best && (nearest.empty() || d < best)) best = d, nearest = k;
+  }
+  return nearest;
 }
 
 }  // namespace attn::validate

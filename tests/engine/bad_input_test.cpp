@@ -6,10 +6,12 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attn/attention.h"
 #include "attn/grad.h"
+#include "attn/validate.h"
 #include "support/random.h"
 
 namespace attn {
@@ -156,6 +158,20 @@ TEST(BadInput, BackwardReturnsTheSameStatus) {
     EXPECT_EQ(s.code(), bad.code) << s.ToString();
     EXPECT_EQ(grad.d_query(0, 0), 7.0f);
   }
+}
+
+// The "did you mean" of unknown options (case files, the JS API): nearest by edit distance, letters
+// compared without case, none past the distance asked for or for a name too long to compare.
+TEST(NearestName, SuggestsTheClosestKnownName) {
+  const std::vector<std::string_view> known = {"numHeads", "numKvHeads", "headDim", "causal"};
+  EXPECT_EQ(validate::NearestName("numHeds", known), "numHeads");
+  EXPECT_EQ(validate::NearestName("NUMHEADS", known), "numHeads");  // case is not an edit
+  EXPECT_EQ(validate::NearestName("casual", known), "causal");
+  EXPECT_EQ(validate::NearestName("numKvHead", known), "numKvHeads");
+  EXPECT_EQ(validate::NearestName("colour", known, 2), "");          // 3+ edits from every name
+  EXPECT_EQ(validate::NearestName("colour", known), "causal");       // unbounded: always one
+  EXPECT_EQ(validate::NearestName(std::string(300, 'x'), known), "");  // over max_length
+  EXPECT_EQ(validate::NearestName("x", {}), "");
 }
 
 }  // namespace

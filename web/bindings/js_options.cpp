@@ -6,6 +6,8 @@
 #include <climits>
 #include <cmath>
 
+#include "attn/validate.h"
+
 namespace attnjs {
 namespace {
 
@@ -28,22 +30,6 @@ attn::Status ReadInteger(const val& v, const std::string& name, double lo, doubl
                                                            JsString(val(hi)) + ", got " + JsString(v));
   *out = x;
   return attn::Status::Ok();
-}
-
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) == std::tolower(static_cast<unsigned char>(b[j - 1]));
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
 }
 
 }  // namespace
@@ -73,16 +59,6 @@ bool IsPlainObject(const val& v) {
          !val::global("ArrayBuffer").call<bool>("isView", v);
 }
 
-std::string NearestKey(const std::string& key, const std::vector<const char*>& known) {
-  std::string best;
-  size_t best_distance = SIZE_MAX;
-  for (const char* k : known) {
-    const size_t d = EditDistance(key, k);
-    if (d < best_distance) best_distance = d, best = k;
-  }
-  return best;
-}
-
 attn::Status CheckOptions(const val& o, const std::string& what, const std::vector<const char*>& known, bool optional) {
   if (optional && IsAbsent(o)) return attn::Status::Ok();
   if (!IsPlainObject(o)) return WrongType(what, "an object", o);
@@ -91,8 +67,10 @@ attn::Status CheckOptions(const val& o, const std::string& what, const std::vect
   for (int i = 0; i < count; ++i) {
     const std::string key = keys[i].as<std::string>();
     if (std::none_of(known.begin(), known.end(), [&](const char* k) { return key == k; })) {
-      std::string message = key + ": unknown option";
-      if (!known.empty()) message += " (did you mean " + NearestKey(key, known) + "?)";
+      // A key is echoed only in part: it may be megabytes long.
+      std::string message = (key.size() > kQuotedChars ? key.substr(0, kQuotedChars) + "…" : key) + ": unknown option";
+      const std::string_view nearest = attn::validate::NearestName(key, {known.begin(), known.end()});
+      if (!nearest.empty()) message += " (did you mean " + std::string(nearest) + "?)";
       return attn::Status(attn::StatusCode::kUnknownOption, message);
     }
   }

@@ -37,7 +37,4 @@ attn::Status ReadFloat(const val& v, const std::string& name, float* out);
 attn::Status ReadBool(const val& v, const std::string& name, bool* out);
 attn::Status ReadString(const val& v, const std::string& name, size_t max_bytes, std::string* out);
 
-// The key of `known` closest to `key` (edit distance, ignoring case): the "did you mean".
-std::string NearestKey(const std::string& key, const std::vector<const char*>& known);
-
 }  // namespace attnjs

@@ -2,7 +2,11 @@
 // the expected and the given value or shape.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "attn/matrix.h"
 #include "attn/status.h"
@@ -36,5 +40,11 @@ template <typename Enum>
 Status KnownEnum(const std::string& name, Enum value) {
   return KnownOption(name, static_cast<int>(value), static_cast<int>(Enum::kCount));
 }
+
+// The name of `known` closest to `name` by edit distance, ignoring ASCII case ("numHeds" gives
+// "numHeads"): the "did you mean" of an unknown option. "" when none is within `max_distance`
+// edits, or when `name` is longer than `max_length` bytes (a 50 MB key is never compared).
+std::string_view NearestName(std::string_view name, const std::vector<std::string_view>& known,
+                             size_t max_distance = SIZE_MAX, size_t max_length = 256);
 
 }  // namespace attn::validate

@@ -8,6 +8,8 @@
 #include <limits>
 #include <sstream>
 
+#include "attn/validate.h"
+
 namespace attn::case_ops {
 namespace {
 
@@ -15,22 +17,6 @@ bool IsFloat(DType d) { return d == DType::kFloat32 || d == DType::kFloat16; }
 
 // Bytes of a value Excerpt keeps.
 constexpr size_t kExcerptBytes = 48;
-
-// Edit distance (insertions, deletions, substitutions) between two short names.
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 // kUnknownOption for the first name of `given` (a map's keys) not in `known`.
 template <typename Map>
@@ -46,16 +32,8 @@ Status CheckKnownName(const std::string& name, const std::vector<std::string_vie
                       const char* kind, const char* of) {
   if (std::find(known.begin(), known.end(), name) != known.end()) return Status::Ok();
   std::string message = Excerpt(name) + ": unknown " + kind + " of " + of;
-  // A suggestion only for near misses: a long or unrelated name gets the list instead (and the
-  // distance of a 50 MB key is never computed).
-  std::string_view nearest;
-  size_t best = 3;
-  if (name.size() <= 2 * kExcerptBytes) {
-    for (std::string_view k : known) {
-      const size_t d = EditDistance(name, k);
-      if (d < best) best = d, nearest = k;
-    }
-  }
+  // A suggestion only for near misses (two edits at most): an unrelated name gets the list instead.
+  const std::string_view nearest = validate::NearestName(name, known, 2, 2 * kExcerptBytes);
   if (!nearest.empty()) {
     message += " (did you mean " + std::string(nearest) + "?)";
   } else {
