@@ -70,7 +70,7 @@ export async function loadAttnlab(moduleOptions = {}) {
       WebAssembly.instantiate(wasm, imports).then((instance) => receive(instance, wasm));
       return {};
     },
-    onAbort: (what) => died(`aborted: ${what}`),
+    onAbort: (what) => died(what ? `aborted: ${what}` : 'aborted'),
     preMainLoop: () => { life.inFrame = true; },
     postMainLoop: () => { life.inFrame = false; },
     ...moduleOptions,
