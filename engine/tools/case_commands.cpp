@@ -91,74 +91,39 @@ std::string CaseFlagsHelp() {
 
 enum class Verdict { kPassed, kFailed, kError };
 
-struct OutputVerdict {
-  std::string name;
-  bool passed = false;
-  double max_abs_error = 0;  // over the finite elements compared
-  attn::Tolerance tolerance = {0, 0};
-  std::string message;  // why it failed; empty when it passed
-};
-
 // What `check` says about one file.
 struct CaseVerdict {
   std::string file;
   bool has_name = false;  // false when the file could not be read
   std::string name;
   Verdict verdict = Verdict::kError;
-  std::vector<OutputVerdict> outputs;  // in the case's order; empty for an error
-  double max_abs_error = 0;            // the largest of the outputs'
-  std::string worst_output;            // the output holding it
+  std::vector<attn::OutputCheck> outputs;  // in the case's order; empty for an error
+  double max_abs_error = 0;                // the largest of the outputs'
+  std::string worst_output;                // the output holding it
   std::string message;  // the first problem (failed) or why nothing was compared (error)
 };
 
-// Reads, runs and compares one case file; whatever goes wrong inside (even an exception) is this
-// file's verdict. Each output is judged by attn::CheckCase on the case with that output alone, so
-// `check` reports exactly CheckCase's verdicts (the case is computed once more per output: cheap
-// next to reading it).
+// Reads, runs and compares one case file (attn::CheckCase's verdicts, the case computed once);
+// whatever goes wrong inside (even an exception) is this file's verdict.
 CaseVerdict CheckFile(const char* path, const CaseCommand& cmd) {
   CaseVerdict v;
   v.file = path;
   try {
     attn::Case c;
-    attn::Status status = attn::ReadCaseFile(path, &c, cmd.limits);
+    const attn::Status status = attn::ReadCaseFile(path, &c, cmd.limits);
     if (!status.ok()) {
       v.message = status.ToString();
       return v;
     }
     v.has_name = true;
     v.name = c.name;
-    if (c.outputs.empty()) {
-      v.message = "the case lists no expected outputs";
-      return v;
-    }
-    attn::TensorMap computed;
-    status = attn::RunCase(c, &computed, cmd.kernel, cmd.limits);
-    if (!status.ok()) {
-      v.message = status.ToString();
-      return v;
-    }
-    v.verdict = Verdict::kPassed;
-    attn::TensorMap expected_outputs = std::move(c.outputs);
-    for (auto& [name, expected] : expected_outputs) {
-      OutputVerdict out;
-      out.name = name;
-      out.tolerance = attn::ToleranceFor(expected.dtype);
-      c.outputs.clear();
-      c.outputs.emplace(name, std::move(expected));
-      const attn::CaseCheck check = attn::CheckCase(c, cmd.kernel, cmd.limits);
-      out.passed = check.passed;
-      out.max_abs_error = check.max_abs_error;
-      out.message = check.message;
-      if (out.max_abs_error > v.max_abs_error) {
-        v.max_abs_error = out.max_abs_error;
-        v.worst_output = name;
-      }
-      if (!out.passed && v.verdict == Verdict::kPassed) {
-        v.verdict = Verdict::kFailed;
-        v.message = out.message;
-      }
-      v.outputs.push_back(std::move(out));
-    }
+    attn::CaseCheck check = attn::CheckCase(c, cmd.kernel, cmd.limits);
+    v.message = std::move(check.message);
+    if (check.outputs.empty()) return v;  // nothing compared: the case did not run, or lists no outputs
+    v.verdict = check.passed ? Verdict::kPassed : Verdict::kFailed;
+    v.max_abs_error = check.max_abs_error;
+    v.worst_output = std::move(check.worst_output);
+    v.outputs = std::move(check.outputs);
   } catch (const std::exception& e) {
     v.verdict = Verdict::kError;
     v.outputs.clear();
@@ -212,7 +177,7 @@ std::string JsonLine(const CaseVerdict& v) {
       ",\"file\":" + JsonString(v.file) + ",\"status\":\"" + VerdictName(v.verdict) +
       "\",\"outputs\":[";
   for (size_t i = 0; i < v.outputs.size(); ++i) {
-    const OutputVerdict& out = v.outputs[i];
+    const attn::OutputCheck& out = v.outputs[i];
     line += std::string(i ? "," : "") + "{\"name\":" + JsonString(out.name) +
             ",\"passed\":" + (out.passed ? "true" : "false") +
             ",\"max_abs_error\":" + JsonNumber(out.max_abs_error) +

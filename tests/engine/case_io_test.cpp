@@ -215,6 +215,39 @@ TEST(CaseRun, TensorsBuiltInCodeMustHoldTheirDims) {
   EXPECT_NE(s.message().find("inputs.K"), std::string::npos) << s.message();
 }
 
+TEST(CaseCheck, EachOutputHasItsOwnVerdict) {
+  Case c;
+  ASSERT_TRUE(ReadCaseFile(std::string(ATTN_TEST_DATA_DIR) +
+                               "/onnx-attention/test_attention_24_fullymasked_qk_matmul_output_mode3_zero.json",
+                           &c)
+                  .ok());
+  CaseCheck check = CheckCase(c);
+  ASSERT_TRUE(check.passed) << check.message;
+  ASSERT_EQ(check.outputs.size(), 2u);  // the case's order: Y, qk_matmul_output
+  EXPECT_EQ(check.outputs[0].name, "Y");
+  EXPECT_EQ(check.outputs[1].name, "qk_matmul_output");
+  EXPECT_TRUE(check.outputs[0].passed && check.outputs[1].passed);
+  EXPECT_EQ(check.outputs[0].tolerance.rtol, ToleranceFor(DType::kFloat32).rtol);
+
+  // One output moved past its tolerance fails alone; the case's verdict and message are its.
+  c.outputs["Y"].values[0] += 1.0f;
+  check = CheckCase(c);
+  EXPECT_FALSE(check.passed);
+  EXPECT_FALSE(check.outputs[0].passed);
+  EXPECT_TRUE(check.outputs[1].passed) << check.outputs[1].message;
+  EXPECT_NEAR(check.outputs[0].max_abs_error, 1.0, 1e-6);
+  EXPECT_EQ(check.worst_output, "Y");
+  EXPECT_EQ(check.message, check.outputs[0].message);
+  EXPECT_NE(check.message.find("Y[0]"), std::string::npos) << check.message;
+
+  // A case that cannot run compares nothing.
+  c.inputs["K"].values.pop_back();
+  check = CheckCase(c);
+  EXPECT_FALSE(check.passed);
+  EXPECT_TRUE(check.outputs.empty());
+  EXPECT_NE(check.message.find("inputs.K"), std::string::npos) << check.message;
+}
+
 TEST(CaseRun, BadOnnxInputsGiveStatuses) {
   const std::string q4 = "\"Q\":" + FloatTensor("[1,2,3,4]", 24);
   const std::string k4 = "\"K\":" + FloatTensor("[1,2,5,4]", 40);

@@ -1,4 +1,5 @@
 // Running a case by its "op" and comparing what it computes with what the case expects.
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -8,23 +9,27 @@
 namespace attn {
 namespace {
 
-// Compares one output and raises check->max_abs_error. Returns the first problem found, or an
-// empty string when the output matches.
-std::string CompareOutput(const std::string& name, const Tensor& actual, const Tensor& expected,
-                          CaseCheck* check) {
+// Compares one output with what the case expects: its verdict, its largest error and its first
+// problem.
+OutputCheck CompareOutput(const std::string& name, const Tensor& actual, const Tensor& expected) {
+  OutputCheck out;
+  out.name = name;
+  out.tolerance = ToleranceFor(expected.dtype);
   if (actual.dims != expected.dims) {
-    return name + ": shape " + case_ops::DimsString(actual.dims) + " != expected " +
-           case_ops::DimsString(expected.dims);
+    out.message = name + ": shape " + case_ops::DimsString(actual.dims) + " != expected " +
+                  case_ops::DimsString(expected.dims);
+    return out;
   }
   if (expected.dtype == DType::kInt64) {
-    return actual.integers == expected.integers ? "" : name + ": int64 values differ";
+    out.passed = actual.integers == expected.integers;
+    if (!out.passed) out.message = name + ": int64 values differ";
+    return out;
   }
   if (actual.values.size() != expected.values.size()) {
-    return name + ": dtype " + DTypeName(actual.dtype) + " != expected " +
-           DTypeName(expected.dtype);
+    out.message = name + ": dtype " + DTypeName(actual.dtype) + " != expected " + DTypeName(expected.dtype);
+    return out;
   }
-  const Tolerance tol = ToleranceFor(expected.dtype);
-  std::string problem;
+  const Tolerance& tol = out.tolerance;
   for (size_t i = 0; i < expected.values.size(); ++i) {
     const double a = actual.values[i];
     const double e = expected.values[i];
@@ -33,21 +38,19 @@ std::string CompareOutput(const std::string& name, const Tensor& actual, const T
       if ((std::isnan(a) && std::isnan(e)) || a == e) continue;
     } else {
       const double err = std::fabs(a - e);
-      if (err > check->max_abs_error) {
-        check->max_abs_error = err;
-        check->worst_output = name;
-      }
+      out.max_abs_error = std::max(out.max_abs_error, err);
       if (err <= tol.atol + tol.rtol * std::fabs(e)) continue;
     }
     // Keep scanning after the first mismatch so max_abs_error covers the whole output.
-    if (problem.empty()) {
+    if (out.message.empty()) {
       std::ostringstream s;
       s << name << "[" << i << "]: " << a << " vs expected " << e << " (rtol " << tol.rtol
         << ", atol " << tol.atol << ")";
-      problem = s.str();
+      out.message = s.str();
     }
   }
-  return problem;
+  out.passed = out.message.empty();
+  return out;
 }
 
 }  // namespace
@@ -109,12 +112,23 @@ CaseCheck CheckCase(const Case& c, KernelId kernel, const CaseLimits& limits) {
   check.passed = true;
   for (const auto& [name, expected] : c.outputs) {
     const auto it = actual.find(name);
-    const std::string problem = it == actual.end()
-                                    ? case_ops::Excerpt(name) + ": not produced by " + c.op
-                                    : CompareOutput(name, it->second, expected, &check);
-    if (problem.empty()) continue;
-    if (check.passed) check.message = problem;  // the first problem explains the failure
-    check.passed = false;
+    OutputCheck out;
+    if (it == actual.end()) {
+      out.name = name;
+      out.tolerance = ToleranceFor(expected.dtype);
+      out.message = case_ops::Excerpt(name) + ": not produced by " + c.op;
+    } else {
+      out = CompareOutput(name, it->second, expected);
+    }
+    if (out.max_abs_error > check.max_abs_error) {
+      check.max_abs_error = out.max_abs_error;
+      check.worst_output = name;
+    }
+    if (!out.passed && check.passed) {
+      check.passed = false;
+      check.message = out.message;  // the first problem explains the failure
+    }
+    check.outputs.push_back(std::move(out));
   }
   return check;
 }

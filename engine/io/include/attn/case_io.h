@@ -109,12 +109,24 @@ struct Tolerance {
 Tolerance ToleranceFor(DType dtype);
 
 // The verdict on one case.
+// The verdict on one expected output of a case.
+struct OutputCheck {
+  std::string name;
+  bool passed = false;
+  double max_abs_error = 0;   // over its finite elements
+  Tolerance tolerance{0, 0};  // what it was compared with: ToleranceFor(its expected dtype)
+  std::string message;        // its first problem; empty when it passed
+};
+
 struct CaseCheck {
   std::string name;
   bool passed = false;
   double max_abs_error = 0;  // over every compared element of every output
   std::string worst_output;  // the output holding max_abs_error
   std::string message;       // why it failed (first problem found); empty when it passed
+  // Each expected output, in the case's order; empty when the case could not run (then `message`
+  // says why).
+  std::vector<OutputCheck> outputs;
 };
 
 // Runs the case with `kernel` and compares every expected output with ToleranceFor(its dtype).
