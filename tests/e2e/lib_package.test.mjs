@@ -149,6 +149,9 @@ const bad = [
   engine.forward({}, { query: { rows: 5000, cols: 8, data: new Float32Array(40000) } }),
   engine.forward({}, { query: { rows: 1, cols: 2, data: [1n, 2n] } }),
   engine.forward(),
+  // 4096² scores: seven (n, n) matrices for forward and gradients, over the 512 MiB a call may take.
+  engine.backward({}, { query: { rows: 4096, cols: 8, data: new Float32Array(4096 * 8) } },
+                  { rows: 4096, cols: 8, data: new Float32Array(4096 * 8) }),
 ];
 out.bad = bad.map((r) => ({ ok: r.ok, code: r.code, message: r.message }));
 out.after = plain(engine.forward(config, { query }, p));
@@ -221,7 +224,9 @@ test('node: the installed package computes forward, forwardOutput and backward a
     { ok: false, code: 'resource_exhausted', message: out.bad[7].message },
     { ok: false, code: 'invalid_argument', message: out.bad[8].message },
     { ok: false, code: 'invalid_argument', message: 'inputs: expected an object, got undefined' },
+    { ok: false, code: 'resource_exhausted', message: out.bad[10].message },
   ]);
+  assert.match(out.bad[10].message, /over the limit of 512 MiB/);
   assert.match(out.bad[3].message, /^kernel: expected one of .*wasm_simd128.*, got 'cuda'$/);
   assert.match(out.bad[6].message, /dOutput|d_output/);
   assert.match(out.bad[7].message, /over the limit of 16777216/);
