@@ -181,7 +181,7 @@ export interface Engine {
 }
 
 export interface LoadOptions {
-  /** Where attnlab-engine.wasm is (default: beside index.mjs), its bytes, or a compiled module. */
+  /** Where attnlab-engine.wasm is (default: beside index.mjs; a relative string resolves against index.mjs), its bytes, or a compiled module. */
   wasm?: string | URL | ArrayBuffer | ArrayBufferView | WebAssembly.Module;
 }
 

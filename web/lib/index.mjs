@@ -17,7 +17,8 @@ const kWasmFile = 'attnlab-engine.wasm';
 // Bytes of the wasm at `url`: read from disk for a file: URL (node), fetched otherwise.
 async function readWasm(url) {
   if (url.protocol === 'file:') {
-    const { readFile } = await import('node:fs/promises');
+    // Hidden from bundlers: in a browser build this branch never runs.
+    const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:fs/promises');
     return readFile(url);
   }
   const response = await fetch(url);
@@ -49,7 +50,8 @@ const kLoadOptions = ['wasm'];
 /**
  * Loads an engine: its own WebAssembly instance and memory.
  * @param {{wasm?: string | URL | ArrayBuffer | ArrayBufferView | WebAssembly.Module}} [options]
- *   wasm: where attnlab-engine.wasm is (for bundlers that move it), its bytes, or a compiled module.
+ *   wasm: where attnlab-engine.wasm is (for bundlers that move it; a relative string resolves against
+ *   this file), its bytes, or a compiled module.
  */
 export async function loadEngine(options = {}) {
   if (options === null || typeof options !== 'object' || Array.isArray(options))
