@@ -10,8 +10,9 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const siteDir = process.env.ATTN_SITE_DIR || join(root, 'build/wasm/site');
 export const screenshotDir = process.env.ATTN_SCREENSHOT_DIR || join(root, 'build/e2e');
 
-export async function openBrowser() {
-  const server = await serve(siteDir, { port: 0 });
+// Serves `dir` (default the built page) and launches headless Chromium.
+export async function openBrowser(dir = siteDir) {
+  const server = await serve(dir, { port: 0 });
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',

@@ -1,5 +1,5 @@
-// The engine's JS API: forward, forwardOutput, selfAttention, the tokenizer and hashed vectors,
-// the kernels. Every call returns a plain object ({ok: false, code, message} on bad input): every
+// The engine's JS API: forward, forwardOutput, backward, selfAttention, the tokenizer and hashed
+// vectors, the kernels, the version. The page (attnlab.js) and the npm package (web/lib/) both bind it. Every call returns a plain object ({ok: false, code, message} on bad input): every
 // argument is checked strictly (js_options.h) and its size in 64 bits before anything is copied
 // or allocated, and every body runs inside Guarded (js_guard.h), so no exception crosses into JS.
 #include <emscripten/bind.h>
@@ -8,10 +8,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attn/attention.h"
 #include "attn/config_names.h"
+#include "attn/grad.h"
+#include "attn/version.h"
 #include "js_convert.h"
 #include "js_guard.h"
 #include "js_options.h"
@@ -211,6 +214,33 @@ val Forward(val config_js, val inputs_js, val params_js) {
   return out;
 }
 
+// backward(config, inputs, dOutput, params?): the gradients of a scalar loss L given
+// dOutput = ∂L/∂output, (n, d_out). Arguments as forward's (the same checks and limits: Backward
+// runs Forward first and keeps its intermediates). Returns {ok, dQuery, dKey, dValue, dWq, dWk, dWv,
+// dWo, dBq, dBk, dBv, dBo, dRelativeCenter, dRelativeSharpness}: a gradient the config does not use
+// (no key given, no projections, ...) is a 0×0 matrix.
+val Backward(val config_js, val inputs_js, val d_output_js, val params_js) {
+  Call call;
+  bool fused = false;
+  ATTN_JS_RETURN_IF_ERROR(CallFromJs(config_js, inputs_js, params_js, false, &call, &fused));
+  if (IsAbsent(d_output_js))
+    return ErrorObject(attn::Status(attn::StatusCode::kInvalidArgument,
+                                    "dOutput: expected a matrix {rows, cols, data}, got " + DescribeJsValue(d_output_js)));
+  attn::Matrix d_output;
+  ATTN_JS_RETURN_IF_ERROR(FromJsMatrix("dOutput", d_output_js, &d_output));
+  attn::AttentionGradients g;
+  ATTN_JS_RETURN_IF_ERROR(attn::Backward(call.config, call.inputs, call.params, d_output, &g));
+  val out = val::object();
+  out.set("ok", true);
+  const std::pair<const char*, const attn::Matrix*> fields[] = {
+      {"dQuery", &g.d_query}, {"dKey", &g.d_key}, {"dValue", &g.d_value}, {"dWq", &g.d_wq},
+      {"dWk", &g.d_wk},       {"dWv", &g.d_wv},   {"dWo", &g.d_wo},       {"dBq", &g.d_bq},
+      {"dBk", &g.d_bk},       {"dBv", &g.d_bv},   {"dBo", &g.d_bo},       {"dRelativeCenter", &g.d_relative_center},
+      {"dRelativeSharpness", &g.d_relative_sharpness}};
+  for (const auto& [name, m] : fields) out.set(name, ToJsMatrix(*m));
+  return out;
+}
+
 // tokenize(text): {ok, tokens}
 val Tokenize(val text_js) {
   std::string text;
@@ -257,13 +287,17 @@ val AvailableKernels() {
   return ToJsStrings(names);
 }
 
+std::string EngineVersion() { return attn::Version(); }
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab_engine) {
   ATTNJS_FUNCTION("selfAttention", SelfAttention);
   ATTNJS_FUNCTION("forward", Forward);
   ATTNJS_FUNCTION("forwardOutput", ForwardOutput);
+  ATTNJS_FUNCTION("backward", Backward);
   ATTNJS_FUNCTION("tokenize", Tokenize);
   ATTNJS_FUNCTION("hashEmbeddings", HashEmbeddings);
   ATTNJS_FUNCTION("availableKernels", AvailableKernels);
+  ATTNJS_FUNCTION("version", EngineVersion);
 }

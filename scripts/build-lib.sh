@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Builds the npm package into dist/lib (npm run build:lib): the engine-only wasm (CMake target
+# attnlab_lib), then scripts/build-lib.mjs assembles the package. --pack also writes
+# dist/attnlab-VERSION.tgz, the tarball a user installs (npm run pack:lib).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cmake --preset wasm-release >/dev/null
+cmake --build --preset wasm-release --target attnlab_lib
+node scripts/build-lib.mjs "$@"

@@ -1,0 +1,342 @@
+// The npm package as a user gets it: scripts/build-lib.mjs assembles it from the wasm-release
+// build (target attnlab_lib), `npm pack` makes the tarball, and a consumer project in a temp folder
+// installs it with `npm install --offline` (the package has no dependencies, so no registry is
+// asked). Then (a) an ES module under node runs forward / forwardOutput / backward through
+// `import 'attnlab'` and its numbers are checked against a float64 reference computed here, bad
+// calls get their codes and the engine keeps working; (b) `tsc --noEmit --strict` type-checks a
+// TypeScript example using every entry point and refuses a wrong one; (c) the same module runs in
+// a Web Worker (and a page) in headless Chromium.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { buildLib, packLib } from '../../scripts/build-lib.mjs';
+import { openBrowser } from './browser.mjs';
+
+const run = promisify(execFile);
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const buildLibDir = process.env.ATTN_LIB_BUILD_DIR || join(root, 'build/wasm/lib');
+const tsc = join(root, 'node_modules/typescript/bin/tsc');
+
+let temp, consumer, sizes;
+
+before(async () => {
+  temp = await mkdtemp(join(tmpdir(), 'attnlab-lib-'));
+  sizes = await buildLib(buildLibDir, join(temp, 'lib'));
+  const tarball = packLib(join(temp, 'lib'), temp);
+  consumer = join(temp, 'consumer');
+  await mkdir(consumer);
+  await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  // --offline: a local tarball without dependencies needs no registry (a fresh npm cache in temp).
+  await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--cache', join(temp, 'npm-cache'), tarball],
+    { cwd: consumer });
+});
+after(async () => {
+  if (temp) await rm(temp, { recursive: true, force: true });
+});
+
+// ---- float64 reference -------------------------------------------------------------------------
+
+// A deterministic float32-representable matrix with values in [-scale, scale].
+function matrix(rows, cols, seed, scale = 1) {
+  let s = seed >>> 0;
+  const data = Array.from({ length: rows * cols }, () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return Math.fround(((s / 2 ** 32) * 2 - 1) * scale);
+  });
+  return { rows, cols, data };
+}
+
+function matmul(a, b) {  // (r, k)·(k, c), row-major number[]
+  const out = { rows: a.rows, cols: b.cols, data: new Array(a.rows * b.cols).fill(0) };
+  for (let i = 0; i < a.rows; ++i)
+    for (let k = 0; k < a.cols; ++k)
+      for (let j = 0; j < b.cols; ++j) out.data[i * b.cols + j] += a.data[i * a.cols + k] * b.data[k * b.cols + j];
+  return out;
+}
+
+// The config the numeric checks use: two heads of width 4 over d_model 8, projections in and out,
+// scaled dot product, softmax, causal. Returns {output, weights[h]} in float64.
+const kConfig = { numHeads: 2, projectInputs: true, projectOutput: true, causal: true };
+function referenceForward(x, p) {
+  const q = matmul(x, p.wq), k = matmul(x, p.wk), v = matmul(x, p.wv);
+  const n = x.rows, heads = 2, dk = q.cols / heads;
+  const concat = { rows: n, cols: q.cols, data: new Array(n * q.cols).fill(0) };
+  const weights = [];
+  for (let h = 0; h < heads; ++h) {
+    const w = new Array(n * n).fill(0);
+    for (let i = 0; i < n; ++i) {
+      const s = [];
+      for (let j = 0; j <= i; ++j) {
+        let dot = 0;
+        for (let c = 0; c < dk; ++c) dot += q.data[i * q.cols + h * dk + c] * k.data[j * k.cols + h * dk + c];
+        s.push(dot / Math.sqrt(dk));
+      }
+      const max = Math.max(...s);
+      const e = s.map((x) => Math.exp(x - max));
+      const sum = e.reduce((a, b) => a + b, 0);
+      e.forEach((x, j) => { w[i * n + j] = x / sum; });
+      for (let c = 0; c < dk; ++c) {
+        let acc = 0;
+        for (let j = 0; j <= i; ++j) acc += w[i * n + j] * v.data[j * v.cols + h * dk + c];
+        concat.data[i * concat.cols + h * dk + c] = acc;
+      }
+    }
+    weights.push(w);
+  }
+  return { output: matmul(concat, p.wo).data, weights };
+}
+
+// ∂L/∂(each entry of m) for L = Σ dY ∘ Y, by central differences in float64 (step 1e-6: truncation
+// ~1e-12, rounding ~1e-10, far below float32's error).
+function finiteDifference(m, loss) {
+  const h = 1e-6;
+  return m.data.map((value, i) => {
+    m.data[i] = value + h;
+    const up = loss();
+    m.data[i] = value - h;
+    const down = loss();
+    m.data[i] = value;
+    return (up - down) / (2 * h);
+  });
+}
+
+function maxError(got, want) {
+  assert.equal(got.length, want.length);
+  let worst = 0;
+  for (let i = 0; i < want.length; ++i) worst = Math.max(worst, Math.abs(got[i] - want[i]));
+  return worst;
+}
+
+// Error bounds. A float32 sum of k products errs by at most γ_k·Σ|terms| (γ_k ≈ k·2⁻²⁴). Here
+// x ∈ [-1, 1] and the weights lie in [-0.5, 0.5], so every sum has ≤ 8 terms with Σ|terms| ≤ 4:
+// ≤ 8·6e-8·4 ≈ 2e-6 per stage. Five stages (x·W, q·kᵀ, softmax, P·V, concat·Wo); the softmax and
+// the weighted average do not amplify an error, the output projection at most by Σ|Wo| ≤ 4 per
+// column: about 1e-5. The backward pass runs the chain back once more: 2e-5. (Seen: ≤ 1.5e-7; a
+// scale off by 0.1% is 8e-5 and fails.)
+const kForwardTolerance = 1e-5;
+const kBackwardTolerance = 2e-5;
+
+// ---- (a) node --------------------------------------------------------------------------------
+
+// Runs in the consumer project: imports the installed package, prints what it computed as JSON.
+const kNodeScript = `import { loadEngine } from 'attnlab';
+import { readFileSync } from 'node:fs';
+const { x, params, dOutput, config } = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const f32 = (m) => ({ rows: m.rows, cols: m.cols, data: new Float32Array(m.data) });
+const query = f32(x);
+const p = Object.fromEntries(Object.entries(params).map(([k, m]) => [k, f32(m)]));
+const engine = await loadEngine();
+const plain = (r) => JSON.parse(JSON.stringify(r, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)));
+const out = { version: engine.version, kernels: engine.kernels() };
+out.forward = plain(engine.forward(config, { query }, p));
+out.forwardOutput = plain(engine.forwardOutput(config, { query }, p));
+out.fused = plain(engine.forwardOutput({ ...config, kernel: 'wasm_simd128' }, { query }, p));
+out.backward = plain(engine.backward(config, { query }, f32(dOutput), p));
+const sq = { rows: 2, cols: 2, data: new Float32Array(4) };
+const bad = [
+  engine.forward({ numHeds: 2 }, { query }),
+  engine.forward({ numHeads: '2' }, { query }),
+  engine.backward({ causal: 'yes' }, { query }, f32(dOutput)),
+  engine.forwardOutput({ kernel: 'cuda' }, { query }),
+  engine.forward({}, { query, kee: query }),
+  engine.forward({}, { query: { rows: 2, cols: 2, data: new Float32Array(3) } }),
+  engine.backward(config, { query }, { rows: 5, cols: 3, data: new Float32Array(15) }, p),
+  engine.forward({}, { query: { rows: 5000, cols: 8, data: new Float32Array(40000) } }),
+  engine.forward({}, { query: { rows: 1, cols: 2, data: [1n, 2n] } }),
+  engine.forward(),
+  // 4096² scores: seven (n, n) matrices for forward and gradients, over the 512 MiB a call may take.
+  engine.backward({}, { query: { rows: 4096, cols: 8, data: new Float32Array(4096 * 8) } },
+                  { rows: 4096, cols: 8, data: new Float32Array(4096 * 8) }),
+];
+out.bad = bad.map((r) => ({ ok: r.ok, code: r.code, message: r.message }));
+out.after = plain(engine.forward(config, { query }, p));
+// One forward at n = 32, d_model = 64 (one head, defaults): the median of many calls.
+const big = { rows: 32, cols: 64, data: new Float32Array(32 * 64).map((_, i) => Math.sin(i)) };
+const median = (call) => {
+  for (let i = 0; i < 200; ++i) call();
+  const t = [];
+  for (let i = 0; i < 2000; ++i) { const t0 = performance.now(); call(); t.push(performance.now() - t0); }
+  return t.sort((a, b) => a - b)[t.length >> 1];
+};
+out.ms = {
+  forward: median(() => engine.forward({}, { query: big })),
+  forwardOutput: median(() => engine.forwardOutput({}, { query: big })),
+  fused: median(() => engine.forwardOutput({ kernel: 'wasm_simd128' }, { query: big })),
+};
+console.log(JSON.stringify(out));
+`;
+
+function testInputs() {
+  const x = matrix(5, 8, 1);
+  const params = { wq: matrix(8, 8, 2, 0.5), wk: matrix(8, 8, 3, 0.5), wv: matrix(8, 8, 4, 0.5), wo: matrix(8, 8, 5, 0.5) };
+  return { x, params, dOutput: matrix(5, 8, 6), config: kConfig };
+}
+
+test('node: the installed package computes forward, forwardOutput and backward as a float64 reference; bad calls are refused and the engine keeps working', async (t) => {
+  const inputs = testInputs();
+  await writeFile(join(consumer, 'inputs.json'), JSON.stringify(inputs));
+  await writeFile(join(consumer, 'run.mjs'), kNodeScript);
+  const { stdout } = await run(process.execPath, ['run.mjs', 'inputs.json'], { cwd: consumer, maxBuffer: 1 << 26 });
+  const out = JSON.parse(stdout);
+
+  const rootPackage = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+  assert.equal(out.version, rootPackage.version, 'engine.version is the package version');
+  assert.deepEqual(out.kernels, ['reference', 'eigen', 'wasm_simd128']);
+
+  const { x, params, dOutput } = inputs;
+  const want = referenceForward(x, params);
+  assert.equal(out.forward.ok, true, JSON.stringify(out.forward));
+  const errors = {
+    forward: maxError(out.forward.output.data, want.output),
+    weights: Math.max(...[0, 1].map((h) => maxError(out.forward.heads[h].weights.data, want.weights[h]))),
+    forwardOutput: maxError(out.forwardOutput.output.data, want.output),
+    fused: maxError(out.fused.output.data, want.output),
+  };
+  assert.equal(out.fused.fused, true, 'wasm_simd128 takes the fused path for this config');
+  assert.equal(out.forwardOutput.fused, false);
+  for (const [name, e] of Object.entries(errors)) assert.ok(e <= kForwardTolerance, `${name}: max error ${e}`);
+
+  const loss = () => referenceForward(x, params).output.reduce((acc, y, i) => acc + y * dOutput.data[i], 0);
+  const g = out.backward;
+  assert.equal(g.ok, true, JSON.stringify(g));
+  const gradients = { dQuery: x, dWq: params.wq, dWk: params.wk, dWv: params.wv, dWo: params.wo };
+  for (const [name, m] of Object.entries(gradients)) {
+    assert.deepEqual([g[name].rows, g[name].cols], [m.rows, m.cols], name);
+    errors[name] = maxError(g[name].data, finiteDifference(m, loss));
+    assert.ok(errors[name] <= kBackwardTolerance, `${name}: max error ${errors[name]}`);
+  }
+  for (const unused of ['dKey', 'dValue', 'dBq', 'dBo', 'dRelativeCenter']) assert.deepEqual([g[unused].rows, g[unused].cols], [0, 0], unused);
+  t.diagnostic(`max |error| vs float64: ${Object.entries(errors).map(([k, v]) => `${k} ${v.toExponential(1)}`).join(', ')}`);
+
+  assert.deepEqual(out.bad, [
+    { ok: false, code: 'unknown_option', message: 'numHeds: unknown option (did you mean numHeads?)' },
+    { ok: false, code: 'invalid_argument', message: 'numHeads: expected an integer, got the string "2"' },
+    { ok: false, code: 'invalid_argument', message: 'causal: expected a boolean, got the string "yes"' },
+    { ok: false, code: 'unknown_option', message: out.bad[3].message },
+    { ok: false, code: 'unknown_option', message: 'kee: unknown option (did you mean key?)' },
+    { ok: false, code: 'shape_mismatch', message: 'query: expected rows·cols = 4 values, got 3' },
+    { ok: false, code: 'shape_mismatch', message: out.bad[6].message },
+    { ok: false, code: 'resource_exhausted', message: out.bad[7].message },
+    { ok: false, code: 'invalid_argument', message: out.bad[8].message },
+    { ok: false, code: 'invalid_argument', message: 'inputs: expected an object, got undefined' },
+    { ok: false, code: 'resource_exhausted', message: out.bad[10].message },
+  ]);
+  assert.match(out.bad[10].message, /over the limit of 512 MiB/);
+  assert.match(out.bad[3].message, /^kernel: expected one of .*wasm_simd128.*, got 'cuda'$/);
+  assert.match(out.bad[6].message, /dOutput|d_output/);
+  assert.match(out.bad[7].message, /over the limit of 16777216/);
+  assert.deepEqual(out.after, out.forward, 'after every refused call the same call gives the same numbers');
+
+  t.diagnostic(`engine-only wasm ${sizes.wasmBytes} bytes (${sizes.wasmGzipBytes} gzip), glue ${sizes.glueBytes} (${sizes.glueGzipBytes} gzip); ` +
+               `n = 32, d = 64 from node, median of 2000: forward ${out.ms.forward.toFixed(3)} ms, ` +
+               `forwardOutput ${out.ms.forwardOutput.toFixed(3)} ms, fused ${out.ms.fused.toFixed(3)} ms`);
+});
+
+// ---- (b) TypeScript --------------------------------------------------------------------------
+
+const kExample = `import { loadEngine, type Engine, type ErrorCode, type Matrix, type AttentionConfig } from 'attnlab';
+
+const engine: Engine = await loadEngine();
+const version: string = engine.version;
+const kernels = engine.kernels();
+const query = { rows: 2, cols: 4, data: new Float32Array(8) };
+const config: AttentionConfig = { numHeads: 2, causal: true, score: 'cosine', normalizer: 'sparsemax', position: 'rope', kernel: kernels[0] };
+const r = engine.forward(config, { query, key: null }, { wq: query });
+if (r.ok) {
+  const w: Float32Array = r.heads[0].weights.data;
+  const out: Matrix = r.output;
+  console.log(w, out.rows, r.parameters.wq.cols, r.concat, r.queryIn);
+} else {
+  const code: ErrorCode = r.code;
+  console.log(code, r.message);
+}
+const f = engine.forwardOutput({ kernel: 'wasm_simd128' }, { query });
+if (f.ok) console.log(f.fused, f.output.data);
+const g = engine.backward({ projectInputs: true }, { query }, { rows: 2, cols: 4, data: new Float32Array(8) });
+if (g.ok) console.log(g.dQuery.data, g.dWq.rows, g.dRelativeSharpness.cols);
+const s = engine.selfAttention(new Float32Array(4), 2, 2, { temperature: 0.5 });
+if (s.ok) console.log(s.heads.length);
+const tokens = engine.tokenize('The cat');
+if (tokens.ok) {
+  const e = engine.hashEmbeddings(tokens.tokens, 16);
+  if (e.ok) console.log(e.rows, e.data);
+}
+console.log(version, await loadEngine({ wasm: new URL('./node_modules/attnlab/attnlab-engine.wasm', import.meta.url) }));
+`;
+
+const kWrong = `import { loadEngine } from 'attnlab';
+const engine = await loadEngine();
+engine.forward({ numHeads: '2' }, { query: { rows: 1, cols: 1, data: new Float32Array(1) } });
+engine.forward({ numHeds: 2 }, { query: { rows: 1, cols: 1, data: new Float32Array(1) } });
+engine.forwardOutput({ kernel: 'cuda' }, { query: { rows: 1, cols: 1, data: new Float32Array(1) } });
+`;
+
+async function typeCheck(name, text) {
+  await writeFile(join(consumer, name), text);
+  const args = [tsc, '--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', name];
+  return run(process.execPath, args, { cwd: consumer }).then(() => ({ code: 0, stdout: '' }), (e) => ({ code: e.code, stdout: e.stdout }));
+}
+
+test('TypeScript: tsc --strict accepts an example using every entry point and refuses wrong options', async () => {
+  const good = await typeCheck('example.ts', kExample);
+  assert.equal(good.code, 0, good.stdout);
+  const bad = await typeCheck('wrong.ts', kWrong);
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.stdout, /wrong\.ts\(3,.*'string' is not assignable to type 'number'/);
+  assert.match(bad.stdout, /wrong\.ts\(4,.*'numHeds' does not exist in type 'AttentionConfig'/);
+  assert.match(bad.stdout, /wrong\.ts\(5,.*'"cuda"' is not assignable to type 'Kernel/);
+});
+
+// ---- (c) browser: a Web Worker and a page --------------------------------------------------
+
+test('browser: the same module runs in a Web Worker and in a page', async () => {
+  const { x, params } = testInputs();
+  const want = referenceForward(x, params).output;
+  const job = JSON.stringify({ x, params, config: kConfig });
+  await writeFile(join(consumer, 'worker.mjs'), `import { loadEngine } from './node_modules/attnlab/index.mjs';
+const engine = await loadEngine();
+self.onmessage = ({ data }) => {
+  const { x, params, config } = JSON.parse(data);
+  const f32 = (m) => ({ rows: m.rows, cols: m.cols, data: new Float32Array(m.data) });
+  const p = Object.fromEntries(Object.entries(params).map(([k, m]) => [k, f32(m)]));
+  const r = engine.forwardOutput({ ...config, kernel: 'wasm_simd128' }, { query: f32(x) }, p);
+  const bad = engine.forward({ numHeds: 2 }, { query: f32(x) });
+  self.postMessage({ version: engine.version, output: Array.from(r.output.data), fused: r.fused, bad: bad.message });
+};
+self.postMessage('ready');
+`);
+  await writeFile(join(consumer, 'page.mjs'), `import { loadEngine } from './node_modules/attnlab/index.mjs';
+window.inPage = loadEngine().then((e) => e.kernels());
+window.inWorker = (job) => new Promise((resolve, reject) => {
+  const worker = new Worker('./worker.mjs', { type: 'module' });
+  worker.onerror = (e) => reject(new Error(e.message));
+  worker.onmessage = ({ data }) => { if (data === 'ready') worker.postMessage(job); else resolve(data); };
+});
+`);
+  await writeFile(join(consumer, 'index.html'), `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,">
+<meta http-equiv="Content-Security-Policy" content="default-src 'self'; script-src 'self' 'wasm-unsafe-eval'">
+<script type="module" src="page.mjs"></script></head><body></body></html>`);
+  const session = await openBrowser(consumer);
+  try {
+    const page = await session.browser.newPage();
+    const problems = [];
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(session.url);
+    await page.waitForFunction(() => window.inWorker && window.inPage);
+    assert.deepEqual(await page.evaluate(() => window.inPage), ['reference', 'eigen', 'wasm_simd128']);
+    const got = await page.evaluate((j) => window.inWorker(j), job);
+    assert.equal(got.fused, true);
+    assert.equal(got.bad, 'numHeds: unknown option (did you mean numHeads?)');
+    const e = maxError(got.output, want);
+    assert.ok(e <= kForwardTolerance, `worker output: max error ${e}`);
+    assert.deepEqual(problems, []);
+  } finally {
+    await session.close();
+  }
+});

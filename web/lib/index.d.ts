@@ -1,0 +1,189 @@
+// Types of the attnlab package (index.mjs). Every call returns `Result<T>`: `{ok: true} & T` or an
+// `EngineError`; no call throws. Results hold copies (plain objects, fresh Float32Arrays): nothing
+// to free, and they stay valid whatever the engine does next.
+
+/** A row-major matrix: `data` holds rows·cols values (any typed array or number[] on input). */
+export interface MatrixInput {
+  rows: number;
+  cols: number;
+  data: Float32Array | Float64Array | Int32Array | Uint8Array | ArrayLike<number>;
+}
+/** A matrix the engine returns: a copy, row-major. */
+export interface Matrix {
+  rows: number;
+  cols: number;
+  data: Float32Array;
+}
+
+/** The `code` of a failed call. */
+export type ErrorCode =
+  | 'empty_input'        // a sequence, a width or a tensor has no elements
+  | 'non_finite'         // an input holds NaN or ±inf, or the scores overflow float32
+  | 'shape_mismatch'     // two inputs disagree on a size
+  | 'out_of_range'       // an option outside its domain ("windowRight: expected at most 16777216, got ...")
+  | 'unknown_option'     // an unknown key or enum name ("numHeds: unknown option (did you mean numHeads?)")
+  | 'invalid_argument'   // a value of the wrong type ("numHeads: expected an integer, got the string \"2\"")
+  | 'parse_error'        // malformed text
+  | 'resource_exhausted' // over a documented size limit; checked before anything is allocated
+  | 'module_died';       // the instance trapped or aborted (never seen in tests): load a new engine
+
+export interface EngineError {
+  ok: false;
+  code: ErrorCode;
+  /** Names the argument, what was expected and what was given. */
+  message: string;
+}
+export type Result<T> = ({ ok: true } & T) | EngineError;
+
+export type ScoreFunction = 'dot' | 'scaled_dot' | 'bilinear' | 'additive' | 'additive_concat' | 'cosine';
+export type Normalizer = 'softmax' | 'sparsemax' | 'relu' | 'sigmoid' | 'none';
+export type PositionEncoding = 'none' | 'sinusoidal' | 'learned' | 'alibi' | 'rope' | 'quadratic_relative';
+/** `engine.kernels()` lists those this engine runs: 'reference', 'eigen', 'wasm_simd128'. */
+export type Kernel = 'reference' | 'eigen' | 'wasm_simd128' | 'avx2' | 'avx512';
+
+/**
+ * The attention layer's options (attn::AttentionConfig; formulas in the repository's docs/engine.md).
+ * Every key is optional; an absent key takes the default written beside it. An unknown key is
+ * `unknown_option`, a value of another type `invalid_argument`.
+ */
+export interface AttentionConfig {
+  /** Multiplies the relevance; 0 (default) means 1/√d_k for 'scaled_dot', 1 otherwise. */
+  scale?: number;
+  /** Normaliser temperature τ > 0 (default 1): the normaliser sees scores / τ. */
+  temperature?: number;
+  /** 'cosine' only: cos(q, k) / cosineTemperature (default 1). */
+  cosineTemperature?: number;
+  /** 'additive' / 'additive_concat' hidden width d_a; 0 (default) means d_k. */
+  additiveDim?: number;
+  /** Query heads h (integer, default 1). */
+  numHeads?: number;
+  /** Key/value heads (integer dividing numHeads; 0, the default, means numHeads). */
+  numKvHeads?: number;
+  /** Per-head query/key width d_k; 0 (default) means d_model / h. */
+  headDim?: number;
+  /** Per-head value width d_v; 0 (default) as headDim. */
+  valueHeadDim?: number;
+  /** Width of the output projection; 0 (default) means d_model. */
+  outputDim?: number;
+  /** Softcap c > 0: s → c·tanh(s/c); 0 (default) disables. */
+  softcap?: number;
+  /** Sliding window: key j allowed only if p_q − windowLeft ≤ p_k; −1 (default) unbounded. */
+  windowLeft?: number;
+  /** Sliding window: key j allowed only if p_k ≤ p_q + windowRight; −1 (default) unbounded. */
+  windowRight?: number;
+  /** Sinusoidal and RoPE frequency base (default 10000). */
+  positionBase?: number;
+  /** Rows of the seeded learned position table (default 512). */
+  maxPositions?: number;
+  /** Seeds every parameter not given (unsigned 32-bit integer, default 0). */
+  seed?: number;
+  /** Q = query·Wq, K = key·Wk, V = value·Wv (default false: parameter-free). */
+  projectInputs?: boolean;
+  /** Y = concat(heads)·Wo (default false). */
+  projectOutput?: boolean;
+  /** Add bq, bk, bv, bo to the projections that are on (default false). */
+  useBias?: boolean;
+  /** Key j allowed only if p_k ≤ p_q (default false). */
+  causal?: boolean;
+  /** Relevance function (default 'scaled_dot'). */
+  score?: ScoreFunction;
+  /** Default 'softmax'. */
+  normalizer?: Normalizer;
+  /** Default 'none'. */
+  position?: PositionEncoding;
+  /** Default 'eigen'; forwardOutput on 'wasm_simd128' uses the fused kernel where it applies. */
+  kernel?: Kernel;
+}
+
+/** query (n, d_model); key (m, d_kv) for cross-attention (absent: self-attention); value (m, ·) (absent: key). */
+export interface AttentionInputs {
+  query: MatrixInput;
+  key?: MatrixInput | null;
+  value?: MatrixInput | null;
+  /** Added to every head's scores, (n, m). */
+  floatMask?: MatrixInput | null;
+}
+
+/** Parameters to use instead of the seeded ones (each absent one is seeded from config.seed). */
+export interface AttentionParameters {
+  wq?: MatrixInput | null; wk?: MatrixInput | null; wv?: MatrixInput | null; wo?: MatrixInput | null;
+  bq?: MatrixInput | null; bk?: MatrixInput | null; bv?: MatrixInput | null; bo?: MatrixInput | null;
+  /** 'quadratic_relative': (1, h) Δ_h and α_h. */
+  relativeCenter?: MatrixInput | null;
+  relativeSharpness?: MatrixInput | null;
+}
+
+/** One head's intermediates. */
+export interface HeadResult {
+  q: Matrix; k: Matrix; v: Matrix;
+  /** (n, m) each: raw relevance, scaled, softcapped, masked (the normaliser's input). */
+  rawScores: Matrix; scaledScores: Matrix; cappedScores: Matrix; scores: Matrix;
+  /** (n, m) the normalised weights. */
+  weights: Matrix;
+  /** (n, d_v) weights·v. */
+  output: Matrix;
+}
+
+export interface ForwardResult {
+  heads: HeadResult[];
+  /** (n, d_out) the layer's output. */
+  output: Matrix;
+  /** The query after positions were added. */
+  queryIn: Matrix;
+  /** (n, h·d_v) the heads' outputs side by side. */
+  concat: Matrix;
+  /** The projections used (seeded or given): 0×0 when the config has none. */
+  parameters: { wq: Matrix; wk: Matrix; wv: Matrix; wo: Matrix };
+}
+
+export interface ForwardOutputResult {
+  output: Matrix;
+  /** True when the fused kernel ran (no n×n matrix; memory O(n·d)). */
+  fused: boolean;
+}
+
+/** Gradients of a scalar loss L given dOutput = ∂L/∂output; a gradient the config does not use is 0×0. */
+export interface BackwardResult {
+  /** ∂L/∂query (for self-attention it includes the key and value paths). */
+  dQuery: Matrix;
+  dKey: Matrix;
+  dValue: Matrix;
+  dWq: Matrix; dWk: Matrix; dWv: Matrix; dWo: Matrix;
+  dBq: Matrix; dBk: Matrix; dBv: Matrix; dBo: Matrix;
+  dRelativeCenter: Matrix;
+  dRelativeSharpness: Matrix;
+}
+
+export interface SelfAttentionOptions {
+  scale?: number;
+  temperature?: number;
+  kernel?: Kernel;
+}
+
+export interface Engine {
+  /** The engine's version, the package's ("0.1.0"). */
+  readonly version: string;
+  /** The kernels this engine runs. */
+  kernels(): Kernel[];
+  /** Every intermediate of every head; heads·n·m ≤ 2^24. */
+  forward(config: AttentionConfig, inputs: AttentionInputs, params?: AttentionParameters | null): Result<ForwardResult>;
+  /** The output alone; with kernel 'wasm_simd128' fused where it applies (long sequences). */
+  forwardOutput(config: AttentionConfig, inputs: AttentionInputs, params?: AttentionParameters | null): Result<ForwardOutputResult>;
+  /** Gradients given dOutput (n, d_out); the same checks and limits as forward. */
+  backward(config: AttentionConfig, inputs: AttentionInputs, dOutput: MatrixInput,
+           params?: AttentionParameters | null): Result<BackwardResult>;
+  /** softmax(x·xᵀ·scale / τ)·x of an (n, d) row-major x, every intermediate. */
+  selfAttention(x: Float32Array | ArrayLike<number>, n: number, d: number, options?: SelfAttentionOptions): Result<Omit<ForwardResult, 'queryIn' | 'concat' | 'parameters'>>;
+  /** Lower-case words and punctuation. */
+  tokenize(text: string): Result<{ tokens: string[] }>;
+  /** A deterministic vector per token, (tokens.length, dim), dim in 1..4096. */
+  hashEmbeddings(tokens: string[], dim: number): Result<Matrix>;
+}
+
+export interface LoadOptions {
+  /** Where attnlab-engine.wasm is (default: beside index.mjs; a relative string resolves against index.mjs), its bytes, or a compiled module. */
+  wasm?: string | URL | ArrayBuffer | ArrayBufferView | WebAssembly.Module;
+}
+
+/** A new engine with its own WebAssembly memory. Rejects only if the wasm cannot be loaded. */
+export function loadEngine(options?: LoadOptions): Promise<Engine>;

@@ -1,0 +1,103 @@
+// attnlab, the npm package: the attention engine as WebAssembly, for browsers, Web Workers and
+// node ≥ 18. Types and every option: index.d.ts; usage: README.md beside this file.
+//
+//   import { loadEngine } from 'attnlab';
+//   const engine = await loadEngine();
+//   const r = engine.forward({ numHeads: 2 }, { query: { rows: 4, cols: 8, data: new Float32Array(32) } });
+//   if (r.ok) r.heads[0].weights.data;   // Float32Array (4, 4), row-major, a copy
+//   else r.code, r.message;              // 'unknown_option', 'numHeds: unknown option (did you mean numHeads?)'
+//
+// The calls are the engine's JS API (web/bindings/engine_js.cpp, the one the page binds): each
+// checks every argument strictly and returns {ok: true, ...} or {ok: false, code, message}, and
+// never throws. Results are plain objects of copied arrays: there is nothing to free.
+import createAttnlabEngine from './attnlab-engine.mjs';
+
+const kWasmFile = 'attnlab-engine.wasm';
+
+// Bytes of the wasm at `url`: read from disk for a file: URL (node), fetched otherwise.
+async function readWasm(url) {
+  if (url.protocol === 'file:') {
+    // Hidden from bundlers: in a browser build this branch never runs.
+    const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:fs/promises');
+    return readFile(url);
+  }
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`attnlab: cannot load ${url}: HTTP ${response.status}`);
+  return response.arrayBuffer();
+}
+
+// A compiled module from what loadEngine's `wasm` option gives, or from the file beside this one.
+async function compileWasm(wasm) {
+  if (wasm instanceof WebAssembly.Module) return wasm;
+  if (wasm instanceof ArrayBuffer || ArrayBuffer.isView(wasm)) return WebAssembly.compile(wasm);
+  const url = new URL(wasm ?? kWasmFile, import.meta.url);
+  if (url.protocol !== 'file:' && typeof WebAssembly.compileStreaming === 'function') {
+    // Streaming needs the server to say application/wasm; otherwise compile the bytes.
+    try {
+      return await WebAssembly.compileStreaming(fetch(url));
+    } catch {
+      // fall through
+    }
+  }
+  return WebAssembly.compile(await readWasm(url));
+}
+
+// The default wasm is compiled once per realm; each loadEngine() gets its own instance (memory).
+let defaultModule = null;
+
+const kLoadOptions = ['wasm'];
+
+/**
+ * Loads an engine: its own WebAssembly instance and memory.
+ * @param {{wasm?: string | URL | ArrayBuffer | ArrayBufferView | WebAssembly.Module}} [options]
+ *   wasm: where attnlab-engine.wasm is (for bundlers that move it; a relative string resolves against
+ *   this file), its bytes, or a compiled module.
+ */
+export async function loadEngine(options = {}) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw new TypeError('attnlab: loadEngine(options): expected an object');
+  for (const key of Object.keys(options))
+    if (!kLoadOptions.includes(key)) throw new TypeError(`attnlab: ${key}: unknown option of loadEngine (did you mean wasm?)`);
+  let compiled;
+  if (options.wasm === undefined) {
+    defaultModule ??= compileWasm(undefined).catch((e) => { defaultModule = null; throw e; });
+    compiled = await defaultModule;
+  } else {
+    compiled = await compileWasm(options.wasm);
+  }
+
+  let dead = '';
+  const m = await createAttnlabEngine({
+    instantiateWasm(imports, receive) {
+      WebAssembly.instantiate(compiled, imports).then((instance) => receive(instance, compiled));
+      return {};
+    },
+    onAbort: (what) => { dead ||= `aborted: ${what}`; },
+  });
+
+  // A trap or an abort kills the instance: every later call says so. Any other JS error (a BigInt
+  // among an array's numbers, say) is a wrong argument.
+  const guarded = (name, call) => (...args) => {
+    if (dead) return { ok: false, code: 'module_died', message: `attnlab stopped working (${dead}); load a new engine` };
+    try {
+      return call(...args);
+    } catch (e) {
+      if (dead || e instanceof WebAssembly.RuntimeError || typeof e === 'number') {
+        dead ||= String(e?.message ?? e);
+        return { ok: false, code: 'module_died', message: `attnlab stopped working (${dead}); load a new engine` };
+      }
+      return { ok: false, code: 'invalid_argument', message: `${name}: ${e?.message ?? e}` };
+    }
+  };
+
+  return Object.freeze({
+    version: m.version(),
+    kernels: () => (dead ? [] : m.availableKernels()),
+    forward: guarded('forward', (config, inputs, params) => m.forward(config, inputs, params)),
+    forwardOutput: guarded('forwardOutput', (config, inputs, params) => m.forwardOutput(config, inputs, params)),
+    backward: guarded('backward', (config, inputs, dOutput, params) => m.backward(config, inputs, dOutput, params)),
+    selfAttention: guarded('selfAttention', (x, n, d, options) => m.selfAttention(x, n, d, options)),
+    tokenize: guarded('tokenize', (text) => m.tokenize(text)),
+    hashEmbeddings: guarded('hashEmbeddings', (tokens, dim) => m.hashEmbeddings(tokens, dim)),
+  });
+}
