@@ -72,7 +72,7 @@ export async function loadEngine(options = {}) {
       WebAssembly.instantiate(compiled, imports).then((instance) => receive(instance, compiled));
       return {};
     },
-    onAbort: (what) => { dead ||= `aborted: ${what}`; },
+    onAbort: (what) => { dead ||= what ? `aborted: ${what}` : 'aborted'; },
   });
 
   // A trap or an abort kills the instance: every later call says so. Any other JS error (a BigInt
