@@ -157,7 +157,7 @@ class Reader : public FieldVisitor {
     constexpr size_t kMaxMessage = 400;  // a hostile link may hold thousands of bad keys
     if (message_.size() > kMaxMessage) return;
     if (!message_.empty()) message_ += "; ";
-    message_ += "state '" + std::string(key).substr(0, 40) + "': " + what.substr(0, 120);
+    message_ += "state '" + std::string(key).substr(0, 40) + "': " + what.substr(0, 240);  // room for the longest choice list and a quoted value
     if (message_.size() > kMaxMessage) message_ += "; …";
   }
   attn::Status status() const { return code_ == attn::StatusCode::kOk ? attn::Status::Ok() : attn::Status(code_, message_); }

@@ -1,4 +1,4 @@
-// View 9: training in the page. Train a few hundred steps from the button, on desktop and phone:
+// View 11: training in the page. Train a few hundred steps from the button, on desktop and phone:
 // the curves fall and rise as they should, every head map is the engine's attention of the model at
 // that snapshot (recomputed here through the JS API from the layer's input and parameters), a
 // previous-letter head forms, frames stay short while training, and the link reproduces the run.

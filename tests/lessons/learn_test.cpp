@@ -1,4 +1,4 @@
-// View 9's lab: the state's settings reach the trainer, training respects its step target and its
+// View 11's lab: the state's settings reach the trainer, training respects its step target and its
 // time slice, snapshots fall where promised, the curves are the steps' means, and the state
 // round-trips through a link.
 #include <gtest/gtest.h>

@@ -19,6 +19,8 @@
 #include "panels/prices_panel.h"
 #include "panels/qkv_panel.h"
 #include "panels/relevance_panel.h"
+#include "panels/retrieval_panel.h"
+#include "panels/rnn_panel.h"
 #include "panels/speed_panel.h"
 #include "panels/words_panel.h"
 #include "widgets/field_widgets.h"
@@ -52,6 +54,8 @@ App::App() {
   panels_.push_back(std::make_unique<MasksPanel>());
   panels_.push_back(std::make_unique<CnnPanel>());
   panels_.push_back(std::make_unique<DataSizePanel>());
+  panels_.push_back(std::make_unique<RnnPanel>());
+  panels_.push_back(std::make_unique<RetrievalPanel>());
   panels_.push_back(std::make_unique<LearnPanel>());
   panels_.push_back(std::make_unique<PricesPanel>());
   panels_.push_back(std::make_unique<SpeedPanel>());

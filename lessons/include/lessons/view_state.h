@@ -12,8 +12,8 @@
 namespace lessons {
 
 // The views, in the order of the tabs (and of docs/concepts.md), and their names in links.
-enum class ViewId { kWords, kOrder, kQkv, kRelevance, kHeads, kMasks, kCnn, kDataSize, kLearn, kPrices, kSpeed, kCount };
-inline constexpr const char* kViewNames[] = {"words", "order", "qkv", "relevance", "heads", "masks", "cnn", "datasize", "learn", "prices", "speed"};
+enum class ViewId { kWords, kOrder, kQkv, kRelevance, kHeads, kMasks, kCnn, kDataSize, kRnn, kRetrieval, kLearn, kPrices, kSpeed, kCount };
+inline constexpr const char* kViewNames[] = {"words", "order", "qkv", "relevance", "heads", "masks", "cnn", "datasize", "rnn", "retrieval", "learn", "prices", "speed"};
 static_assert(sizeof(kViewNames) / sizeof(kViewNames[0]) == static_cast<size_t>(ViewId::kCount));
 
 // Where the word vectors come from.
@@ -240,7 +240,18 @@ struct DataSizeState {
   }
 };
 
-// View 9: training a small transformer on a toy task in the page, and watching its heads form.
+// View 9: an RNN beside self-attention (path length, sequential steps, gradients over distance),
+// then attention over an RNN's hidden states.
+struct RnnState {
+  void Visit(FieldVisitor&) {}
+};
+
+// View 10: attention as retrieval from a key-value store, and cross-attention between two sentences.
+struct RetrievalState {
+  void Visit(FieldVisitor&) {}
+};
+
+// View 11: training a small transformer on a toy task in the page, and watching its heads form.
 inline constexpr const char* kLearnTaskNames[] = {"previous", "copy", "reverse", "sort", "recall", "plusminus"};
 inline constexpr const char* kLearnPositionNames[] = {"none", "learned", "sinusoidal", "rope"};
 inline constexpr const char* kLearnOptimizerNames[] = {"adam", "sgd"};
@@ -279,7 +290,7 @@ struct LearnState {
   }
 };
 
-// View 10: smoothing a noisy price series, attention re-weighting vs a moving average.
+// View 12: smoothing a noisy price series, attention re-weighting vs a moving average.
 struct PricesState {
   static constexpr IntField kStock{"p.s", "stock", 0, 15};
   static constexpr FloatField kNoise{"p.n", "noise × price", 0.0f, 0.5f};
@@ -314,7 +325,7 @@ struct PricesState {
   }
 };
 
-// View 11: the engine's speed in this browser.
+// View 13: the engine's speed in this browser.
 struct SpeedState {
   static constexpr IntField kLog2N{"sp.n", "sequence length", 4, 13};
   // attn::KernelId; -1: the fastest this page has
@@ -345,6 +356,8 @@ struct ViewState {
   MasksState masks;
   CnnState cnn;
   DataSizeState data_size;
+  RnnState rnn;
+  RetrievalState retrieval;
   LearnState learn;
   PricesState prices;
   SpeedState speed;
@@ -360,6 +373,8 @@ struct ViewState {
     masks.Visit(v);
     cnn.Visit(v);
     data_size.Visit(v);
+    rnn.Visit(v);
+    retrieval.Visit(v);
     learn.Visit(v);
     prices.Visit(v);
     speed.Visit(v);

@@ -12,7 +12,7 @@ namespace attnlab {
 
 class DataSizePanel : public Panel {
  public:
-  // Training per frame. More than view 9's 8 ms: the defaults' 24 runs must end within a minute,
+  // Training per frame. More than view 11's 8 ms: the defaults' 24 runs must end within a minute,
   // and nothing but a progress bar and a plot is drawn meanwhile.
   static constexpr double kSliceMs = 12.0;
 

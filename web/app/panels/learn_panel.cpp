@@ -1,4 +1,4 @@
-// View 9. What the reader sees: a task's "what to watch for", Train / Pause / Step / Reset, the loss
+// View 11. What the reader sees: a task's "what to watch for", Train / Pause / Step / Reset, the loss
 // and accuracy curves, every head's weights on one probe sequence (a slider goes back through the
 // snapshots to initialisation), and one measured line per head. The numbers are attn::train's.
 #include "panels/learn_panel.h"

@@ -1,4 +1,4 @@
-// View 9: train a small transformer in the page and watch its heads form. Training runs in time
+// View 11: train a small transformer in the page and watch its heads form. Training runs in time
 // slices inside the frame (a few milliseconds each), so the page keeps drawing while it learns.
 #pragma once
 
@@ -15,7 +15,7 @@ class LearnPanel : public Panel {
   static constexpr double kSliceMs = 8.0;
 
   lessons::ViewId id() const override { return lessons::ViewId::kLearn; }
-  const char* title() const override { return "9 Learn"; }
+  const char* title() const override { return "11 Learn"; }
   bool uses_sentence() const override { return false; }
   void Draw(PanelContext& ctx) override;
   const char* takeaway() const override {

@@ -1,4 +1,4 @@
-// View 9: a small transformer trained in the page on a toy task (attn::train), in time slices so
+// View 11: a small transformer trained in the page on a toy task (attn::train), in time slices so
 // the page keeps drawing. Keeps what the view draws: loss and accuracy per step, held-out accuracy,
 // every head's weights on one probe sequence at snapshots from initialisation on, and each head's
 // measured role.

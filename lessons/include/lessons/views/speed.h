@@ -1,4 +1,4 @@
-// View 11: the engine's forward pass timed where it runs — the layer of `npm run bench`
+// View 13: the engine's forward pass timed where it runs — the layer of `npm run bench`
 // (lessons/bench_layer.h) through attn::ForwardOutput.
 #pragma once
 

@@ -1,0 +1,1 @@
+#include "lessons/views/rnn.h"

@@ -1,0 +1,7 @@
+#include "panels/rnn_panel.h"
+
+namespace attnlab {
+
+void RnnPanel::Draw(PanelContext&) {}
+
+}  // namespace attnlab
