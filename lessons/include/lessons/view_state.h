@@ -247,8 +247,41 @@ struct RnnState {
 };
 
 // View 10: attention as retrieval from a key-value store, and cross-attention between two sentences.
+// The score functions the store compares with, in the order of the choice (attn::ScoreFunction below).
+inline constexpr const char* kRetrievalScoreNames[] = {"dot", "scaled", "additive", "cosine"};
+inline constexpr attn::ScoreFunction kRetrievalScores[] = {attn::ScoreFunction::kDot, attn::ScoreFunction::kScaledDot,
+                                                           attn::ScoreFunction::kAdditive, attn::ScoreFunction::kCosine};
+inline constexpr const char* kRetrievalTableNames[] = {"capitals", "plurals"};  // lessons::KeyValueTables()
 struct RetrievalState {
-  void Visit(FieldVisitor&) {}
+  static constexpr ChoiceField kTable{"rt.tb", 2, kRetrievalTableNames};
+  static constexpr TextField kQuery{"rt.q", 64};  // one word
+  static constexpr ChoiceField kScore{"rt.sc", 4, kRetrievalScoreNames};
+  static constexpr FloatField kTemperature{"rt.t", "temperature τ", 0.001f, 10.0f, "%.3g", true};
+  static constexpr TextField kSentenceB{"rt.b", SentenceState::kText.max_bytes};  // the second sentence box
+  static constexpr BoolField kSwap{"rt.sw", "swap A and B"};
+  static constexpr FloatField kCrossTemperature{"rt.ct", "cross-attention τ", 0.05f, 5.0f, "%.2f", true};
+
+  int table = 0;               // countries → capitals
+  std::string query = "france";
+  int score = 1;               // scaled dot product q·k/√d
+  // τ of the store's softmax. At 0.5 with the scaled dot product, soft retrieval of a key's own value
+  // is right for 24 of 24 capitals and 19 of 20 plurals (tests/lessons/retrieval_view_test.cpp).
+  float temperature = 0.5f;
+  // Keys and values of the cross-attention (the queries come from the shared sentence A): every word
+  // in the GloVe asset ("a", "kitten" and "rug" are not).
+  std::string sentence_b = "my dog was sitting on the carpet";
+  bool swap = false;           // queries from B, keys and values from A
+  float cross_temperature = 1.0f;
+
+  void Visit(FieldVisitor& v) {
+    v.ChoiceIndex(kTable, table);
+    v.String(kQuery, query);
+    v.ChoiceIndex(kScore, score);
+    v.Float(kTemperature, temperature);
+    v.String(kSentenceB, sentence_b);
+    v.Bool(kSwap, swap);
+    v.Float(kCrossTemperature, cross_temperature);
+  }
 };
 
 // View 11: training a small transformer on a toy task in the page, and watching its heads form.
