@@ -175,18 +175,7 @@ void App::UpdateSentence() {
 
 void App::DrawSentenceControls() {
   // The text area's place: its frame is drawn here, the text and caret by the browser on top.
-  const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  const ImVec2 size(ImGui::GetContentRegionAvail().x, std::max(ImGui::GetFrameHeight(), sentence_box_height_));
-  ImGui::Dummy(size);
-  const ImVec2 p1(p0.x + size.x, p0.y + size.y);
-  ImGui::GetWindowDrawList()->AddRectFilled(p0, p1, ImGui::GetColorU32(ImGuiCol_FrameBg), ImGui::GetStyle().FrameRounding);
-  sentence_box_ = {true, p0.x, p0.y, size.x, size.y};
-  if (capturing_) {  // the picture has no HTML in it: the sentence is drawn where the box shows it
-    const ImVec2 pad = ImGui::GetStyle().FramePadding;
-    ImGui::GetWindowDrawList()->AddText(nullptr, 0.0f, ImVec2(p0.x + pad.x, p0.y + pad.y), ImGui::GetColorU32(ImGuiCol_Text),
-                                        state_.sentence.text.c_str(), nullptr, size.x - 2 * pad.x);
-  }
-  published_.Rect("sentence", {p0.x, p0.y, size.x, size.y});
+  TextBoxSlot(TextBoxId::kSentence, state_.sentence.text, published_, "sentence");
 
   if (!embedded_) DrawSentenceChoices();
   DrawWordVectorsProgress();
@@ -301,7 +290,8 @@ void App::Frame() {
                    ImGuiWindowFlags_NoBringToFrontOnFocus | scrolling);
 
   const std::string state_before = StateString();
-  sentence_box_.shown = false;  // until a view that uses the sentence draws it
+  HideTextBoxes();  // until a view that uses the sentence (or sentence B) draws it
+  SetTextBoxesCapturing(capturing_);
   if (!embedded_) ImGui::TextUnformatted("attnlab: self-attention, step by step");
   DrawLinkNote();
   const bool sentence_shown =
@@ -314,6 +304,8 @@ void App::Frame() {
   wants_another_frame_ = false;
   PanelContext ctx{state_, sentence_.model(), sentence_.version(), published_, &prices_, &wants_another_frame_, embedded_,
                    trained_heads_loaded_ ? &trained_heads_ : nullptr, trained_heads_error_, trained_heads_version_, ""};
+  ctx.word_vectors = word_vectors_loaded() ? &word_vectors_ : nullptr;
+  ctx.word_vectors_version = word_vectors_version_;
   // When the state names another view than the tab shown last (URL, tests), select that tab;
   // otherwise the tab bar (the reader's clicks) decides.
   const lessons::ViewId requested = state_.view;

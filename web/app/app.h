@@ -13,6 +13,7 @@
 #include "panels/panel.h"
 #include "published.h"
 #include "lessons/view_state.h"
+#include "widgets/text_box.h"
 
 namespace attnlab {
 
@@ -26,15 +27,11 @@ class App {
   // Scrolls the page by `px` CSS pixels in the next frame (a touch scroll; down positive).
   void ScrollBy(float px) { pending_scroll_ += px; }
 
-  // The sentence box is an HTML text area over the canvas (it wraps and takes taps natively); the
-  // app reserves its place in the layout. Where it goes this frame, in CSS pixels of the canvas:
-  struct TextBox {
-    bool shown = false;
-    float x = 0, y = 0, w = 0, h = 0;
-  };
-  const TextBox& sentence_box() const { return sentence_box_; }
-  // The height the text area needs for its wrapped lines at the width it was given.
-  void SetSentenceBoxHeight(float px) { sentence_box_height_ = px; }
+  // The text boxes are HTML text areas over the canvas (widgets/text_box.h). What box `id` holds: the
+  // shared sentence (box 0) or view 10's sentence B (box 1).
+  std::string& TextBoxText(TextBoxId id) {
+    return id == TextBoxId::kSentenceB ? state_.retrieval.sentence_b : state_.sentence.text;
+  }
 
   // The GloVe asset's bytes: parsed, then the views re-run with it. On a bad asset the page falls
   // back to hashed vectors and says why; returns the parse status.
@@ -127,8 +124,6 @@ class App {
   bool capturing_ = false;
   float restore_scroll_ = -1.0f;  // after a capture frame: the reader's scroll
   LayoutRect view_rect_;
-  TextBox sentence_box_;
-  float sentence_box_height_ = 0;
   Published published_;
   bool wants_another_frame_ = false;
   float pending_scroll_ = 0;

@@ -153,8 +153,11 @@ void DrawFrame() {
   ServeExports();
   float host_top = 0, host_height = 0;
   if (TakeHostScrollRequest(&host_top, &host_height)) platform::ScrollHostTo(host_top, host_height);
-  const App::TextBox& box = app.sentence_box();
-  platform::PlaceTextBox(box.shown, box.x, box.y, box.w, box.h, app.state().sentence.text);
+  for (int k = 0; k < static_cast<int>(TextBoxId::kCount); ++k) {
+    const TextBoxId id = static_cast<TextBoxId>(k);
+    const TextBoxPlace& box = TextBoxPlaceOf(id);
+    platform::PlaceTextBox(k, box.shown, box.x, box.y, box.w, box.h, app.TextBoxText(id), TextBoxLabel(id));
+  }
   const App::Extent& extent = app.extent();
   platform::AfterFrame(app.drawn_state(), app.summary(), extent.content_height, extent.scroll, extent.scroll_max);
   g_last_frame_ms = emscripten_get_now() - start;

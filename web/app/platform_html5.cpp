@@ -13,11 +13,11 @@
 
 #include "imgui.h"
 
-// The sentence is an HTML <textarea> laid over the canvas (web/public/sentence_box.js): it wraps,
+// The text boxes are HTML <textarea>s laid over the canvas (web/public/sentence_box.js): they wrap,
 // puts the caret where a finger taps and raises phone keyboards, which ImGui's one-line field cannot.
-// The app reserves its place; this hands the place to the page's handler, if one is installed.
-EM_JS(void, attnlab_place_text_box, (int shown, float x, float y, float w, float h, const char* text), {
-  if (Module.sentenceBox) Module.sentenceBox(!!shown, x, y, w, h, UTF8ToString(text));
+// The app reserves their places; this hands each place to the page's handler, if one is installed.
+EM_JS(void, attnlab_place_text_box, (int box, int shown, float x, float y, float w, float h, const char* text, const char* label), {
+  if (Module.sentenceBox) Module.sentenceBox(!!shown, x, y, w, h, UTF8ToString(text), box, UTF8ToString(label));
 });
 
 // After each frame: the state string (for the address bar and "open in attnlab"), the height of
@@ -278,8 +278,8 @@ void ExportImage(const std::string& file_name, int width, int height, const std:
   attnlab_export_image(file_name.c_str(), width, height, rgba.data());
 }
 
-void PlaceTextBox(bool shown, float x, float y, float w, float h, const std::string& text) {
-  attnlab_place_text_box(shown ? 1 : 0, x, y, w, h, text.c_str());
+void PlaceTextBox(int box, bool shown, float x, float y, float w, float h, const std::string& text, const char* label) {
+  attnlab_place_text_box(box, shown ? 1 : 0, x, y, w, h, text.c_str(), label);
 }
 
 bool HasDirty() { return g_dirty_frames > 0; }

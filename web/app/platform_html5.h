@@ -26,9 +26,9 @@ void ScrollHostTo(float top, float height);
 // (Module.exportText / Module.exportImage; mount.js installs them).
 void ExportText(const std::string& file_name, const std::string& text);
 void ExportImage(const std::string& file_name, int width, int height, const std::vector<uint8_t>& rgba);
-// Where the HTML sentence box goes this frame, in CSS pixels of the canvas (hidden when !shown),
-// and the sentence it shows; the page's handler (web/public/sentence_box.js) moves it there.
-void PlaceTextBox(bool shown, float x, float y, float w, float h, const std::string& text);
+// Where HTML text box `box` (widgets/text_box.h) goes this frame, in CSS pixels of the canvas (hidden
+// when !shown), the text it shows and its label; the page's handler (web/public/sentence_box.js) moves it there.
+void PlaceTextBox(int box, bool shown, float x, float y, float w, float h, const std::string& text, const char* label);
 // True when an event arrived since the last call; frames are only drawn then (saves battery).
 bool TakeDirty();
 // True while frames are still due.

@@ -149,13 +149,15 @@ export async function loadAttnlab(moduleOptions = {}) {
     framesDrawn: page(() => m.framesDrawn()),
     state: page(() => m.pageState()),
     setState: text('text', (t) => m.setPageState(t)),
-    // The sentence box's text; more than 511 bytes of UTF-8 are cut at a character (the answer says so).
-    setSentence: text('sentence', (s) => m.setSentence(s)),
-    // The page's HTML sentence box (web/public/sentence_box.js): after each frame the app calls
-    // fn(shown, x, y, width, height, sentence) with its place on the canvas in CSS pixels; the box
-    // answers with the height its wrapped text needs.
+    // A text box's text: box 0 (the default) the shared sentence, 1 view 10's sentence B; more than 511
+    // bytes of UTF-8 are cut at a character (the answer says so).
+    setSentence: text('sentence', (s, box = 0) => wrongType('box', 'number', box) || m.setSentence(s, box)),
+    // The page's HTML text boxes (web/public/sentence_box.js): after each frame the app calls
+    // fn(shown, x, y, width, height, text, box, label) for each box with its place on the canvas in CSS
+    // pixels; the box answers with the height its wrapped text needs.
     onSentenceBox: (fn) => { m.sentenceBox = fn; },
-    setSentenceBoxHeight: page((px) => wrongType('px', 'number', px) || m.setSentenceBoxHeight(px)),
+    setSentenceBoxHeight: page((px, box = 0) => wrongType('px', 'number', px) || wrongType('box', 'number', box) ||
+      m.setSentenceBoxHeight(px, box)),
     scrollBy: page((px) => wrongType('px', 'number', px) || m.scrollBy(px)),
     view: page(() => m.pageView()),
     matrix: page((name) => (typeof name === 'string' ? m.pageMatrix(name) : null)),

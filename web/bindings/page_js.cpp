@@ -69,29 +69,41 @@ std::string SetPageState(const std::string& text) {
   return status.ok() ? "" : status.ToString();
 }
 
-// The sentence box's text. Like the state string ("s", 511 bytes), it holds at most
-// SentenceState::kText.max_bytes bytes: a longer text is cut at the last whole UTF-8 character
-// that fits (so state() always reads back with setState), and the answer says so ("" otherwise).
-std::string SetSentence(const std::string& sentence) {
-  const size_t max_bytes = lessons::SentenceState::kText.max_bytes;
+// Text box `box`'s id, or false when there is no such box (a JS number may be anything).
+bool BoxId(double box, attnlab::TextBoxId* id) {
+  if (!(box >= 0 && box < static_cast<int>(attnlab::TextBoxId::kCount)) || box != static_cast<int>(box)) return false;
+  *id = static_cast<attnlab::TextBoxId>(static_cast<int>(box));
+  return true;
+}
+
+// Text box `box`'s text: 0 the shared sentence ("s"), 1 view 10's sentence B ("rt.b"). Like the state
+// string, each holds at most 511 bytes (SentenceState::kText, RetrievalState::kSentenceB): a longer
+// text is cut at the last whole UTF-8 character that fits (so state() always reads back with
+// setState), and the answer says so ("" otherwise).
+std::string SetSentence(const std::string& sentence, double box) {
+  attnlab::TextBoxId id;
+  if (!BoxId(box, &id)) return "out_of_range: box: expected 0 or 1, got " + std::to_string(box);
+  const bool b = id == attnlab::TextBoxId::kSentenceB;
+  const size_t max_bytes = b ? lessons::RetrievalState::kSentenceB.max_bytes : lessons::SentenceState::kText.max_bytes;
   std::string text = sentence;
   std::string note;
   if (text.size() > max_bytes) {
     size_t cut = max_bytes;
     while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
     text.resize(cut);
-    note = "out_of_range: sentence: longer than " + std::to_string(max_bytes) + " bytes (" + std::to_string(sentence.size()) +
-           "): cut to " + std::to_string(cut);
+    note = std::string("out_of_range: ") + (b ? "sentence B" : "sentence") + ": longer than " + std::to_string(max_bytes) +
+           " bytes (" + std::to_string(sentence.size()) + "): cut to " + std::to_string(cut);
   }
-  attnlab::TheApp().state().sentence.text = std::move(text);
+  attnlab::TheApp().TextBoxText(id) = std::move(text);
   attnlab::platform::MarkChanged();  // one frame per keystroke (the views re-run once, in it)
   return note;
 }
 
-// The HTML sentence box's height for its wrapped text (CSS px): the layout makes room for it.
-void SetSentenceBoxHeight(float px) {
-  if (!(px >= 0.0f && px < 4096.0f)) return;  // NaN or absurd: keep the last height
-  attnlab::TheApp().SetSentenceBoxHeight(px);
+// Text box `box`'s height for its wrapped text (CSS px): the layout makes room for it.
+void SetSentenceBoxHeight(float px, double box) {
+  attnlab::TextBoxId id;
+  if (!BoxId(box, &id) || !(px >= 0.0f && px < 4096.0f)) return;  // NaN or absurd: keep the last height
+  attnlab::SetTextBoxHeight(id, px);
   attnlab::platform::MarkChanged();
 }
 

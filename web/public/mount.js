@@ -114,7 +114,7 @@ export async function mount(host, options = {}) {
     status.append(reload);
     status.classList.add('attnlab-error', 'attnlab-notice');
     status.hidden = false;
-    root.querySelector('.attnlab-sentence')?.setAttribute('disabled', '');
+    for (const box of root.querySelectorAll('.attnlab-sentence')) box.setAttribute('disabled', '');
   });
   // A lost WebGL context (the GPU reset, too many contexts on the page): preventDefault lets the
   // browser restore it; the app then makes every GL object again (web/app/main.cpp). Meanwhile the

@@ -1,77 +1,92 @@
-// The sentence box: an HTML <textarea> laid over the canvas where the app reserves its place. It wraps
-// a long sentence onto several lines, puts the caret where a finger taps and raises a phone's
-// keyboard, none of which ImGui's one-line field can do. The app draws its frame, tells it after each
-// frame where to sit (attnlab.onSentenceBox), and gets every edit through attnlab.setSentence.
+// The text boxes: HTML <textarea>s laid over the canvas where the app reserves their places. They wrap
+// a long sentence onto several lines, put the caret where a finger taps and raise a phone's keyboard,
+// none of which ImGui's one-line field can do. The app draws each box's frame and tells the page after
+// each frame where box `box` sits (attnlab.onSentenceBox): box 0 is the shared sentence (made at once),
+// box 1 view 10's sentence B (made the first time the app shows it). Every edit goes back through
+// attnlab.setSentence(text, box).
 // hostScrolls: an embed, where the page around scrolls (the browser's own wheel and pan do it).
 export function attachSentenceBox(attnlab, canvas, { hostScrolls = false } = {}) {
-  const box = document.createElement('textarea');
-  box.className = 'attnlab-sentence';
-  box.rows = 1;
-  box.maxLength = 500;
-  box.placeholder = 'Type a sentence';
-  box.spellcheck = false;
-  for (const [name, value] of [['autocomplete', 'off'], ['autocorrect', 'off'], ['autocapitalize', 'off'],
-                               ['enterkeyhint', 'done'], ['aria-label', 'The sentence every view uses']])
-    box.setAttribute(name, value);
-  box.hidden = true;
-  canvas.parentElement.appendChild(box);
+  const boxes = [];
+  const make = (id, label) => {
+    const box = document.createElement('textarea');
+    box.className = 'attnlab-sentence';
+    box.dataset.box = String(id);
+    box.rows = 1;
+    box.maxLength = 500;
+    box.placeholder = id === 0 ? 'Type a sentence' : 'Type sentence B';
+    box.spellcheck = false;
+    for (const [name, value] of [['autocomplete', 'off'], ['autocorrect', 'off'], ['autocapitalize', 'off'],
+                                 ['enterkeyhint', 'done'], ['aria-label', label]])
+      box.setAttribute(name, value);
+    box.hidden = true;
+    canvas.parentElement.appendChild(box);
+    boxes[id] = { box, measuredWidth: -1, measuredText: null };
+    wire(box, id);
+    return boxes[id];
+  };
 
-  let measuredWidth = -1;
-  let measuredText = null;
-  attnlab.onSentenceBox((shown, x, y, w, h, sentence) => {
+  attnlab.onSentenceBox((shown, x, y, w, h, sentence, id = 0, label = 'The sentence every view uses') => {
+    const entry = boxes[id] ?? (shown ? make(id, label) : null);
+    if (!entry) return;
+    const { box } = entry;
     box.hidden = !shown;
     if (!shown) return;
     if (sentence !== box.value) box.value = sentence;  // a preset, a link or the console changed it
     box.style.left = `${canvas.offsetLeft + x}px`;
     box.style.top = `${canvas.offsetTop + y}px`;
     box.style.width = `${w}px`;
-    if (w !== measuredWidth || box.value !== measuredText) {
+    if (w !== entry.measuredWidth || box.value !== entry.measuredText) {
       // The wrapped text's height at this width; the app makes room for it in the next frame.
-      measuredWidth = w;
-      measuredText = box.value;
+      entry.measuredWidth = w;
+      entry.measuredText = box.value;
       box.style.height = 'auto';
       const needed = box.scrollHeight;
-      if (Math.abs(needed - h) > 0.5) attnlab.setSentenceBoxHeight(needed);
+      if (Math.abs(needed - h) > 0.5) attnlab.setSentenceBoxHeight(needed, id);
     }
     box.style.height = `${h}px`;
   });
 
-  box.addEventListener('input', () => {
-    const oneLine = box.value.replace(/[\r\n]+/g, ' ');  // pasted line breaks become spaces
-    if (oneLine !== box.value) box.value = oneLine;
-    attnlab.setSentence(box.value);
-  });
-  box.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter') {  // one sentence, one paragraph: Enter is "done"
+  function wire(box, id) {
+    box.addEventListener('input', () => {
+      const oneLine = box.value.replace(/[\r\n]+/g, ' ');  // pasted line breaks become spaces
+      if (oneLine !== box.value) box.value = oneLine;
+      attnlab.setSentence(box.value, id);
+    });
+    box.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') {  // one sentence, one paragraph: Enter is "done"
+        e.preventDefault();
+        box.blur();
+      }
+    });
+    if (hostScrolls) return;  // wheels and vertical drags pass through to the host page
+    // The box is part of the page: a wheel over it scrolls like a wheel over the canvas, and so does a
+    // vertical finger drag (a tap or a sideways drag stays the text area's: caret and selection).
+    box.addEventListener('wheel', (e) => {
       e.preventDefault();
-      box.blur();
-    }
-  });
+      canvas.dispatchEvent(new WheelEvent('wheel', e));
+    }, { passive: false });
+    let touch = null;
+    box.addEventListener('touchstart', (e) => {
+      const t = e.touches[0];
+      touch = { x: t.clientX, y: t.clientY, scrolling: null };
+    }, { passive: true });
+    box.addEventListener('touchmove', (e) => {
+      if (!touch) return;
+      const t = e.touches[0];
+      const dx = t.clientX - touch.x, dy = t.clientY - touch.y;
+      if (touch.scrolling === null && Math.hypot(dx, dy) > 8) touch.scrolling = Math.abs(dy) > Math.abs(dx);
+      if (!touch.scrolling) return;
+      e.preventDefault();
+      attnlab.scrollBy(-dy);
+      touch.y = t.clientY;
+      touch.x = t.clientX;
+    }, { passive: false });
+    box.addEventListener('touchend', () => { touch = null; });
+  }
+
   // A press on the canvas ends the editing (the app's own handlers keep the browser from doing it).
-  canvas.addEventListener('pointerdown', () => { if (document.activeElement === box) box.blur(); });
-  if (hostScrolls) return box;  // wheels and vertical drags pass through to the host page
-  // The box is part of the page: a wheel over it scrolls like a wheel over the canvas, and so does a
-  // vertical finger drag (a tap or a sideways drag stays the text area's: caret and selection).
-  box.addEventListener('wheel', (e) => {
-    e.preventDefault();
-    canvas.dispatchEvent(new WheelEvent('wheel', e));
-  }, { passive: false });
-  let touch = null;
-  box.addEventListener('touchstart', (e) => {
-    const t = e.touches[0];
-    touch = { x: t.clientX, y: t.clientY, scrolling: null };
-  }, { passive: true });
-  box.addEventListener('touchmove', (e) => {
-    if (!touch) return;
-    const t = e.touches[0];
-    const dx = t.clientX - touch.x, dy = t.clientY - touch.y;
-    if (touch.scrolling === null && Math.hypot(dx, dy) > 8) touch.scrolling = Math.abs(dy) > Math.abs(dx);
-    if (!touch.scrolling) return;
-    e.preventDefault();
-    attnlab.scrollBy(-dy);
-    touch.y = t.clientY;
-    touch.x = t.clientX;
-  }, { passive: false });
-  box.addEventListener('touchend', () => { touch = null; });
-  return box;
+  canvas.addEventListener('pointerdown', () => {
+    if (boxes.some((e) => e && document.activeElement === e.box)) document.activeElement.blur();
+  });
+  return make(0, 'The sentence every view uses').box;
 }

@@ -34,11 +34,11 @@ Status ComputeStore(const WordVectors& vectors, const VocabularyIndex& index, co
   m.d_temperature_norm = m.gradients.d_temperature.norm();
   m.top_weight = m.retrieval.forward.heads[0].weights.maxCoeff();
 
-  Matrix answers(2, query.cols());
-  answers.row(0) = m.retrieval.soft;
-  answers.row(1) = m.retrieval.hard_value;
+  m.answers.resize(2, query.cols());
+  m.answers.row(0) = m.retrieval.soft;
+  m.answers.row(1) = m.retrieval.hard_value;
   std::vector<std::vector<VocabularyIndex::Neighbour>> nearest;
-  ATTN_RETURN_IF_ERROR(index.Nearest(answers, 3, &nearest));
+  ATTN_RETURN_IF_ERROR(index.Nearest(m.answers, 3, &nearest));
   m.nearest_soft = nearest[0];
   m.nearest_hard = nearest[1];
   ATTN_RETURN_IF_ERROR(MeasureStore(m.config, m.store, index, &m.accuracy));

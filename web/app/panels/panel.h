@@ -12,6 +12,7 @@
 #include "lessons/trained_heads.h"
 #include "lessons/view_state.h"
 #include "lessons/views/sentence.h"
+#include "lessons/word_vectors.h"
 #include "memo.h"
 #include "published.h"
 
@@ -37,6 +38,10 @@ struct PanelContext {
   // What the view shows, in one sentence for a screen reader (an aria-live region reads it after
   // each change): set by the panel from its model, e.g. "weights of 'it' (9): 'animal' 0.31, …".
   std::string summary;
+  // The GloVe asset once parsed (null before, or when it failed), and its version (bumps when it
+  // arrives or fails): view 10 builds its key–value store from it.
+  const lessons::WordVectors* word_vectors = nullptr;
+  int word_vectors_version = 0;
 };
 
 class Panel {

@@ -27,6 +27,7 @@ struct StoreModel {
   float top_weight = 0;          // the largest weight
   // The vocabulary's 3 nearest words to the soft answer and to the hard one (by cosine).
   std::vector<VocabularyIndex::Neighbour> nearest_soft, nearest_hard;
+  Matrix answers;                // (2, d) the soft answer r and the hard one, the best key's value
   StoreAccuracy accuracy;        // every key asked, at this score and τ
 };
 // kUnknownOption when the query is not a word of the asset (it has no vector to ask with); the
