@@ -132,6 +132,10 @@ void RetrievalPanel::DrawStore(PanelContext& ctx) {
   if (m.query_key < 0) ImGui::TextDisabled("\"%s\" is no key: no row matches it exactly.", m.query.c_str());
   DrawBars("rt.weights", pair_labels, h.weights, 0, 460.0f, ctx.published, BarAxis{0.0f, 1.0f});
   ctx.published.Matrix("rt.scores", h.scores);
+  // The inputs, for the browser tests' own float64 computation.
+  ctx.published.Matrix("rt.K", m.store.k);
+  ctx.published.Matrix("rt.V", m.store.v);
+  ctx.published.Matrix("rt.q", m.retrieval.forward.query_in);
 
   ImGui::TableNextColumn();
   ImGui::TextUnformatted("Soft retrieval: r = Σⱼ wⱼ vⱼ");
@@ -213,6 +217,8 @@ void RetrievalPanel::DrawCross(PanelContext& ctx) {
                 qn, nq, d, kn, nk, d, nq, nk, qn, kn, nq, d);
   ImGui::TextWrapped("%s", shapes);
   ctx.published.Rect("rt.shapes", LastItemRect());
+  ctx.published.Matrix("rt.cross.Q", m.result.query_in);  // X of the queries' sentence
+  ctx.published.Matrix("rt.cross.K", m.result.key_in);    // X of the keys' (and values') sentence
   const MatrixLabels rows{&m.queries.tokens, &m.queries.known}, cols{&m.keys.tokens, &m.keys.known};
   if (!BeginGrid("rt.cross", 2, 340.0f)) return;
   ImGui::TableNextColumn();
