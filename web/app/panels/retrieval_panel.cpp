@@ -130,7 +130,9 @@ void RetrievalPanel::DrawStore(PanelContext& ctx) {
   std::string title = "Weights w = softmax(s/τ) of \"" + m.query + "\" over the " + std::to_string(count) + " keys";
   ImGui::TextWrapped("%s", title.c_str());
   if (m.query_key < 0) ImGui::TextDisabled("\"%s\" is no key: no row matches it exactly.", m.query.c_str());
-  DrawBars("rt.weights", pair_labels, h.weights, 0, 460.0f, ctx.published, BarAxis{0.0f, 1.0f});
+  // Room for numbers like 0.003446 (the bar chart allows for 7 characters).
+  const float bars_width = std::min(460.0f, ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("00").x);
+  DrawBars("rt.weights", pair_labels, h.weights, 0, bars_width, ctx.published, BarAxis{0.0f, 1.0f});
   ctx.published.Matrix("rt.scores", h.scores);
   // The inputs, for the browser tests' own float64 computation.
   ctx.published.Matrix("rt.K", m.store.k);
@@ -187,15 +189,14 @@ void RetrievalPanel::DrawStore(PanelContext& ctx) {
 void RetrievalPanel::DrawCross(PanelContext& ctx) {
   lessons::RetrievalState& s = ctx.state.retrieval;
   ImGui::Spacing();
-  ImGui::SeparatorText("Cross-attention: queries from one sentence, keys and values from another");
+  ImGui::SeparatorText("Cross-attention between two sentences");
   if (!ctx.embedded)
     ImGui::TextWrapped("In self-attention the queries, keys and values come from one sentence. Here the queries come "
                        "from sentence A (the box at the top) and the keys and values from sentence B, with no parameters: "
                        "Y = softmax(X_A X_Bᵀ / (√d τ)) X_B. Each word of A retrieves from B, as the query did from the store.");
   ImGui::TextDisabled("Sentence B:");
   TextBoxSlot(TextBoxId::kSentenceB, s.sentence_b, ctx.published, "rt.sentence_b");
-  if (ImGui::Button(s.swap ? "Swap: queries from B, keys and values from A" : "Swap: queries from A, keys and values from B"))
-    s.swap = !s.swap;
+  if (ImGui::Button("Swap A and B")) s.swap = !s.swap;
   PublishLastItem(ctx.published, "rt.swap");
   SameLineIfFits(260.0f);
   ImGui::SetNextItemWidth(std::max(120.0f, std::min(260.0f, ImGui::GetContentRegionAvail().x - 150.0f)));
@@ -236,20 +237,25 @@ void RetrievalPanel::DrawCross(PanelContext& ctx) {
   DrawMatrix("rt.cross.Y", m.result.output, cross_.version(),
              TokenRowsOptions("y", DivergingStyle(m.result.output), rows), ctx.published);
   EndGrid();
-  std::string align = "Where each word looks most: ";
+  // Where each word of the queries' sentence puts its largest weight, one item per word (never split
+  // across lines).
+  ImGui::PushStyleColor(ImGuiCol_Text, CurrentTheme().explanation_text);
+  ImGui::TextUnformatted("Where each word looks most:");
+  std::string align;
   for (int i = 0; i < nq; ++i) {
     char part[96];
     const int j = m.best_key[static_cast<size_t>(i)];
-    std::snprintf(part, sizeof(part), "%s%s → %s %.2f", i ? ", " : "", m.queries.tokens[static_cast<size_t>(i)].c_str(),
-                  m.keys.tokens[static_cast<size_t>(j)].c_str(), w(i, j));
-    align += part;
+    std::snprintf(part, sizeof(part), "%s → %s %.2f%s", m.queries.tokens[static_cast<size_t>(i)].c_str(),
+                  m.keys.tokens[static_cast<size_t>(j)].c_str(), w(i, j), i + 1 < nq ? "," : ".");
+    ImGui::SameLine();
+    if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(part).x) ImGui::NewLine();
+    ImGui::TextUnformatted(part);
+    align += std::string(i ? " " : "") + part;
   }
-  ImGui::PushStyleColor(ImGuiCol_Text, CurrentTheme().explanation_text);
-  ImGui::TextWrapped("%s.", align.c_str());
   ImGui::TextWrapped("With no trained projections each word finds the words whose vectors point its way: the same "
                      "word, or one used in similar contexts.");
   ImGui::PopStyleColor();
-  ctx.summary += "Cross-attention " + std::to_string(nq) + " × " + std::to_string(nk) + ": " + align + ".";
+  ctx.summary += "Cross-attention " + std::to_string(nq) + " × " + std::to_string(nk) + ": " + align;
 }
 
 }  // namespace attnlab
