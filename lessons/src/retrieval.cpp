@@ -109,21 +109,20 @@ Status Retrieve(const attn::AttentionConfig& config, const Matrix& query, const 
 Status SoftRetrievalGradients(const attn::AttentionConfig& config, const Matrix& query, const KeyValueStore& store,
                               const Retrieval& retrieval, RetrievalGradients* out) {
   ATTN_RETURN_IF_ERROR(CheckStore(query, store));
-  const attn::AttentionInputs in = StoreInputs(query, store);
+  if (query.rows() != 1) return Status(StatusCode::kShapeMismatch, "query: expected 1 row, got " + std::to_string(query.rows()));
   const int d_v = static_cast<int>(retrieval.forward.output.cols());
+  // Query rows do not interact, so d_v copies of the query asked at once, each back-propagating one
+  // component of r (∂L/∂output = I), give the Jacobian's d_v rows in one forward and one backward pass.
+  const Matrix copies = query.replicate(d_v, 1);
+  const attn::AttentionInputs in = StoreInputs(copies, store);
+  attn::AttentionResult forward;
+  ATTN_RETURN_IF_ERROR(attn::Forward(config, in, retrieval.forward.parameters, &forward));
+  attn::AttentionGradients grads;
+  ATTN_RETURN_IF_ERROR(attn::Backward(config, in, forward.parameters, forward, Matrix::Identity(d_v, d_v), &grads));
   RetrievalGradients g;
-  g.d_query.resize(d_v, query.cols());
-  g.d_temperature.resize(1, d_v);
-  const Matrix& scores = retrieval.forward.heads[0].scores;  // the normaliser's input, before ÷ τ
-  Matrix d_output = Matrix::Zero(1, d_v);
-  for (int a = 0; a < d_v; ++a) {  // one backward pass per component of r
-    d_output.setZero();
-    d_output(0, a) = 1.0f;
-    attn::AttentionGradients grads;
-    ATTN_RETURN_IF_ERROR(attn::Backward(config, in, retrieval.forward.parameters, retrieval.forward, d_output, &grads));
-    g.d_query.row(a) = grads.d_query;
-    g.d_temperature(0, a) = -(grads.d_scores[0].array() * scores.array()).sum() / config.temperature;
-  }
+  g.d_query = std::move(grads.d_query);
+  const Matrix& scores = forward.heads[0].scores;  // the normaliser's input, before ÷ τ
+  g.d_temperature = (-(grads.d_scores[0].array() * scores.array()).rowwise().sum() / config.temperature).transpose().matrix();
   *out = std::move(g);
   return Status::Ok();
 }

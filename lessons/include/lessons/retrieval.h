@@ -48,8 +48,9 @@ struct Retrieval {
 Status Retrieve(const attn::AttentionConfig& config, const Matrix& query, const KeyValueStore& store, Retrieval* out);
 
 // How the soft answer r = Σⱼ wⱼ vⱼ moves: the Jacobian ∂r/∂q and ∂r/∂τ, from the engine's backward
-// pass (attn::Backward, one pass per component of r; ∂r/∂τ from its ∂r/∂scores: the normaliser sees
-// scores/τ, so ∂r/∂τ = −Σⱼ (∂r/∂sⱼ) sⱼ / τ).
+// pass (attn::Backward on d_v copies of the query, copy a back-propagating component a of r; ∂r/∂τ
+// from its ∂r/∂scores: the normaliser sees scores/τ, so ∂r/∂τ = −Σⱼ (∂r/∂sⱼ) sⱼ / τ). `retrieval`:
+// Retrieve's result for this query (its parameters are reused: the additive score's seeded ones).
 struct RetrievalGradients {
   Matrix d_query;        // (d_v, d_k) row a: ∂r_a/∂q
   Matrix d_temperature;  // (1, d_v)   ∂r/∂τ

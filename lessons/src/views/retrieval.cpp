@@ -6,11 +6,35 @@
 
 namespace lessons {
 
-Status ComputeStore(const WordVectors& vectors, const VocabularyIndex& index, const RetrievalState& state, StoreModel* out) {
+namespace {
+
+const KeyValueTable& StoreTable(const RetrievalState& state) {
   const std::vector<KeyValueTable>& tables = KeyValueTables();
-  const int table = std::clamp(state.table, 0, static_cast<int>(tables.size()) - 1);
+  return tables[static_cast<size_t>(std::clamp(state.table, 0, static_cast<int>(tables.size()) - 1))];
+}
+
+}  // namespace
+
+attn::AttentionConfig StoreConfig(const RetrievalState& state) {
+  attn::AttentionConfig config;
+  const int score = std::clamp(state.score, 0, static_cast<int>(std::size(kRetrievalScores)) - 1);
+  config.score = kRetrievalScores[score];
+  config.temperature = RetrievalState::kTemperature.Clamp(state.temperature);
+  config.kernel = attn::FastestKernel();
+  config.seed = 1;  // the additive score's W_q, W_k, w: seeded, not trained (the panel says so)
+  return config;
+}
+
+Status ComputeStoreAccuracy(const WordVectors& vectors, const VocabularyIndex& index, const RetrievalState& state,
+                            StoreAccuracy* out) {
+  KeyValueStore store;
+  ATTN_RETURN_IF_ERROR(BuildKeyValueStore(vectors, StoreTable(state), &store));
+  return MeasureStore(StoreConfig(state), store, index, out);
+}
+
+Status ComputeStore(const WordVectors& vectors, const VocabularyIndex& index, const RetrievalState& state, StoreModel* out) {
   StoreModel m;
-  ATTN_RETURN_IF_ERROR(BuildKeyValueStore(vectors, tables[static_cast<size_t>(table)], &m.store));
+  ATTN_RETURN_IF_ERROR(BuildKeyValueStore(vectors, StoreTable(state), &m.store));
   // One word: surrounding spaces go, case does not matter (the asset is lower case).
   const size_t first = state.query.find_first_not_of(" \t"), last = state.query.find_last_not_of(" \t");
   m.query = first == std::string::npos ? "" : NormalizeToken(state.query.substr(first, last - first + 1));
@@ -22,11 +46,7 @@ Status ComputeStore(const WordVectors& vectors, const VocabularyIndex& index, co
   const auto key = std::find(m.store.keys.begin(), m.store.keys.end(), m.query);
   m.query_key = key == m.store.keys.end() ? -1 : static_cast<int>(key - m.store.keys.begin());
 
-  const int score = std::clamp(state.score, 0, static_cast<int>(std::size(kRetrievalScores)) - 1);
-  m.config.score = kRetrievalScores[score];
-  m.config.temperature = RetrievalState::kTemperature.Clamp(state.temperature);
-  m.config.kernel = attn::FastestKernel();
-  m.config.seed = 1;  // the additive score's W_q, W_k, w: seeded, not trained (the panel says so)
+  m.config = StoreConfig(state);
   const Matrix query = vectors.Vector(static_cast<size_t>(row));
   ATTN_RETURN_IF_ERROR(Retrieve(m.config, query, m.store, &m.retrieval));
   ATTN_RETURN_IF_ERROR(SoftRetrievalGradients(m.config, query, m.store, m.retrieval, &m.gradients));
@@ -41,7 +61,6 @@ Status ComputeStore(const WordVectors& vectors, const VocabularyIndex& index, co
   ATTN_RETURN_IF_ERROR(index.Nearest(m.answers, 3, &nearest));
   m.nearest_soft = nearest[0];
   m.nearest_hard = nearest[1];
-  ATTN_RETURN_IF_ERROR(MeasureStore(m.config, m.store, index, &m.accuracy));
   *out = std::move(m);
   return Status::Ok();
 }

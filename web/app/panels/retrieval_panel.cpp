@@ -111,11 +111,21 @@ void RetrievalPanel::DrawStore(PanelContext& ctx) {
     index_ = lessons::VocabularyIndex(*ctx.word_vectors);
     index_version_ = ctx.word_vectors_version;
     store_.Invalidate();
+    accuracy_.Invalidate();
   }
-  store_.Update(lessons::FieldsKey(s) + "#wv" + std::to_string(ctx.word_vectors_version),
+  const std::string vectors_key = "#wv" + std::to_string(ctx.word_vectors_version);
+  store_.Update(lessons::FieldsKey(s) + vectors_key,
                 [&](lessons::StoreModel* m) { return lessons::ComputeStore(*ctx.word_vectors, index_, s, m); });
+  lessons::RetrievalState asked = s;  // the accuracy does not depend on the query or on the cross-attention
+  asked.query.clear();
+  asked.sentence_b.clear();
+  asked.swap = false;
+  asked.cross_temperature = 1.0f;
+  accuracy_.Update(lessons::FieldsKey(asked) + vectors_key,
+                   [&](lessons::StoreAccuracy* a) { return lessons::ComputeStoreAccuracy(*ctx.word_vectors, index_, s, a); });
   DrawStatusLine(store_.error());
-  if (!store_.has_model()) return;
+  DrawStatusLine(accuracy_.error());
+  if (!store_.has_model() || !accuracy_.has_model()) return;
   const lessons::StoreModel& m = store_.model();
   const attn::HeadIntermediates& h = m.retrieval.forward.heads[0];
   const int count = static_cast<int>(m.store.keys.size());
@@ -154,7 +164,7 @@ void RetrievalPanel::DrawStore(PanelContext& ctx) {
              TokenRowsOptions("r", DivergingStyle(m.answers), MatrixLabels{&kAnswerRows, nullptr}), ctx.published);
   EndGrid();
 
-  const lessons::StoreAccuracy& a = m.accuracy;
+  const lessons::StoreAccuracy& a = accuracy_.model();
   ImGui::PushStyleColor(ImGuiCol_Text, CurrentTheme().explanation_text);
   ImGui::TextWrapped("Every key of this table asked in turn, at this score and τ: the nearest word to the soft answer is "
                      "the key's own value for %d of %d keys; hard retrieval picks the key's own row for %d of %d.",

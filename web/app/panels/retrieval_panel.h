@@ -27,6 +27,7 @@ class RetrievalPanel : public Panel {
   lessons::VocabularyIndex index_;  // the GloVe vocabulary as unit rows, built once it arrives
   int index_version_ = -1;          // ctx.word_vectors_version it was built from
   Memo<lessons::StoreModel> store_;
+  Memo<lessons::StoreAccuracy> accuracy_;  // every key asked: re-run for a new table, score or τ, not query
   Memo<lessons::CrossModel> cross_;
 };
 

@@ -28,11 +28,17 @@ struct StoreModel {
   // The vocabulary's 3 nearest words to the soft answer and to the hard one (by cosine).
   std::vector<VocabularyIndex::Neighbour> nearest_soft, nearest_hard;
   Matrix answers;                // (2, d) the soft answer r and the hard one, the best key's value
-  StoreAccuracy accuracy;        // every key asked, at this score and τ
 };
 // kUnknownOption when the query is not a word of the asset (it has no vector to ask with); the
 // store's, the engine's and the index's errors otherwise.
 Status ComputeStore(const WordVectors& vectors, const VocabularyIndex& index, const RetrievalState& state, StoreModel* out);
+// Every key of the table asked at the state's score and τ (MeasureStore): it does not depend on the
+// query, so a view re-runs it only when the table, the score or τ changed.
+Status ComputeStoreAccuracy(const WordVectors& vectors, const VocabularyIndex& index, const RetrievalState& state,
+                            StoreAccuracy* out);
+// What scores the store at `state`: its score function and τ, the fastest kernel, seed 1 for the
+// additive score's parameters.
+attn::AttentionConfig StoreConfig(const RetrievalState& state);
 
 // Cross-attention: Y = softmax(Q Kᵀ / (√d τ)) V with Q from one sentence and K = V the other's vectors,
 // no parameters. Unswapped Q = X_A, K = V = X_B.
