@@ -124,7 +124,18 @@ test('the store retrieves what float64 retrieves, the bars are its weights, ital
   assert.equal(got.scalars['rt.query_key'], -1);
   ref = checkStore(got, 0.5, 'scaled');
   assert.ok(Math.max(...ref.w) < 0.3, `italy's largest weight ${Math.max(...ref.w)}`);
+
+  // The query is typed into its own box: "mexico" (no key either) puts most weight on spain → madrid.
+  await click(page, got.layout['rt.query']);
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('mexico');
+  await settle(page);
+  got = await read(page);
+  assert.match(got.state, /rt\.q=mexico/);
   const gradientSoft = got.scalars['rt.d_query_norm'];
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.box), '2', 'the query box has the keyboard');
+  ref = checkStore(got, 0.5, 'scaled');
+  assert.equal(got.scalars['rt.hard'], 3, 'spain');
 
   // τ → its minimum: the soft answer is the hard one, and it no longer moves with the query.
   assert.equal(await page.evaluate(() => window.attnlab.setState('rt.t=0.001')), '');
@@ -184,6 +195,19 @@ test('cross-attention: the heatmap is softmax(X_A X_Bᵀ/√d) in float64, label
 
 test('on a phone the second box types sentence B (the keyboard comes up) and the state round-trips', async () => {
   const { page, problems } = await openPage(session, { width: 390, height: 844, touch: true, hash: '#v=retrieval' });
+  // The query word is typed the same way: a tap raises the keyboard.
+  await dragUntilVisible(page, 'rt.query', { top: 400, height: 844 });
+  const q = (await page.evaluate(() => window.attnlab.layout()))['rt.query'];
+  assert.ok(q.x >= 0 && q.x + q.width <= 390, 'the query box fits the phone');
+  await page.touchscreen.tap(q.x + q.width - 6, q.y + q.height / 2);
+  await settle(page);
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.box), '2', 'the query box has the keyboard');
+  await page.keyboard.press('End');
+  for (let k = 0; k < 'france'.length; ++k) await page.keyboard.press('Backspace');
+  await page.keyboard.insertText('japan');
+  await settle(page);
+  assert.match(await page.evaluate(() => window.attnlab.state()), /rt\.q=japan/);
+  assert.equal((await read(page)).scalars['rt.hard'], 2, 'japan → tokyo');
   const layout = await dragUntilVisible(page, 'rt.sentence_b', { top: 400, height: 844 });
   const b = layout['rt.sentence_b'];
   assert.ok(b.width <= 390 && b.x >= 0, 'the box fits the phone');

@@ -28,9 +28,11 @@ class App {
   void ScrollBy(float px) { pending_scroll_ += px; }
 
   // The text boxes are HTML text areas over the canvas (widgets/text_box.h). What box `id` holds: the
-  // shared sentence (box 0) or view 10's sentence B (box 1).
+  // shared sentence (box 0), view 10's sentence B (box 1) or its query word (box 2).
   std::string& TextBoxText(TextBoxId id) {
-    return id == TextBoxId::kSentenceB ? state_.retrieval.sentence_b : state_.sentence.text;
+    if (id == TextBoxId::kSentenceB) return state_.retrieval.sentence_b;
+    if (id == TextBoxId::kQuery) return state_.retrieval.query;
+    return state_.sentence.text;
   }
 
   // The GloVe asset's bytes: parsed, then the views re-run with it. On a bad asset the page falls

@@ -149,8 +149,8 @@ export async function loadAttnlab(moduleOptions = {}) {
     framesDrawn: page(() => m.framesDrawn()),
     state: page(() => m.pageState()),
     setState: text('text', (t) => m.setPageState(t)),
-    // A text box's text: box 0 (the default) the shared sentence, 1 view 10's sentence B; more than 511
-    // bytes of UTF-8 are cut at a character (the answer says so).
+    // A text box's text: box 0 (the default) the shared sentence, 1 view 10's sentence B, 2 its query
+    // word; more than the field holds (511, 511, 64 bytes of UTF-8) is cut at a character (the answer says so).
     setSentence: text('sentence', (s, box = 0) => wrongType('box', 'number', box) || m.setSentence(s, box)),
     // The page's HTML text boxes (web/public/sentence_box.js): after each frame the app calls
     // fn(shown, x, y, width, height, text, box, label) for each box with its place on the canvas in CSS

@@ -71,27 +71,29 @@ std::string SetPageState(const std::string& text) {
 
 // Text box `box`'s id, or false when there is no such box (a JS number may be anything).
 bool BoxId(double box, attnlab::TextBoxId* id) {
-  if (!(box >= 0 && box < static_cast<int>(attnlab::TextBoxId::kCount)) || box != static_cast<int>(box)) return false;
+  if (!(box >= 0 && box < static_cast<int>(attnlab::TextBoxId::kCount)) || box != static_cast<int>(box)) return false;  // NaN too
   *id = static_cast<attnlab::TextBoxId>(static_cast<int>(box));
   return true;
 }
 
-// Text box `box`'s text: 0 the shared sentence ("s"), 1 view 10's sentence B ("rt.b"). Like the state
-// string, each holds at most 511 bytes (SentenceState::kText, RetrievalState::kSentenceB): a longer
+// Text box `box`'s text: 0 the shared sentence ("s"), 1 view 10's sentence B ("rt.b"), 2 its query
+// word ("rt.q"). Like the state string, each holds at most its field's bytes (511, 511, 64): a longer
 // text is cut at the last whole UTF-8 character that fits (so state() always reads back with
 // setState), and the answer says so ("" otherwise).
 std::string SetSentence(const std::string& sentence, double box) {
   attnlab::TextBoxId id;
-  if (!BoxId(box, &id)) return "out_of_range: box: expected 0 or 1, got " + std::to_string(box);
-  const bool b = id == attnlab::TextBoxId::kSentenceB;
-  const size_t max_bytes = b ? lessons::RetrievalState::kSentenceB.max_bytes : lessons::SentenceState::kText.max_bytes;
+  if (!BoxId(box, &id)) return "out_of_range: box: expected 0, 1 or 2, got " + std::to_string(box);
+  static const char* const kNames[] = {"sentence", "sentence B", "query"};
+  const size_t kMaxBytes[] = {lessons::SentenceState::kText.max_bytes, lessons::RetrievalState::kSentenceB.max_bytes,
+                              lessons::RetrievalState::kQuery.max_bytes};
+  const size_t max_bytes = kMaxBytes[static_cast<int>(id)];
   std::string text = sentence;
   std::string note;
   if (text.size() > max_bytes) {
     size_t cut = max_bytes;
     while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
     text.resize(cut);
-    note = std::string("out_of_range: ") + (b ? "sentence B" : "sentence") + ": longer than " + std::to_string(max_bytes) +
+    note = std::string("out_of_range: ") + kNames[static_cast<int>(id)] + ": longer than " + std::to_string(max_bytes) +
            " bytes (" + std::to_string(sentence.size()) + "): cut to " + std::to_string(cut);
   }
   attnlab::TheApp().TextBoxText(id) = std::move(text);

@@ -2,8 +2,8 @@
 // a long sentence onto several lines, put the caret where a finger taps and raise a phone's keyboard,
 // none of which ImGui's one-line field can do. The app draws each box's frame and tells the page after
 // each frame where box `box` sits (attnlab.onSentenceBox): box 0 is the shared sentence (made at once),
-// box 1 view 10's sentence B (made the first time the app shows it). Every edit goes back through
-// attnlab.setSentence(text, box).
+// boxes 1 and 2 view 10's sentence B and query word (made the first time the app shows them). Every
+// edit goes back through attnlab.setSentence(text, box).
 // hostScrolls: an embed, where the page around scrolls (the browser's own wheel and pan do it).
 export function attachSentenceBox(attnlab, canvas, { hostScrolls = false } = {}) {
   const boxes = [];
@@ -13,7 +13,7 @@ export function attachSentenceBox(attnlab, canvas, { hostScrolls = false } = {})
     box.dataset.box = String(id);
     box.rows = 1;
     box.maxLength = 500;
-    box.placeholder = id === 0 ? 'Type a sentence' : 'Type sentence B';
+    box.placeholder = ['Type a sentence', 'Type sentence B', 'Type a word'][id] ?? '';
     box.spellcheck = false;
     for (const [name, value] of [['autocomplete', 'off'], ['autocorrect', 'off'], ['autocapitalize', 'off'],
                                  ['enterkeyhint', 'done'], ['aria-label', label]])

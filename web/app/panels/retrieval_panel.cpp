@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <string>
 
 #include "imgui.h"
@@ -62,12 +61,12 @@ void RetrievalPanel::DrawStoreControls(PanelContext& ctx) {
   }
   const lessons::KeyValueTable& table = tables[static_cast<size_t>(s.table)];
 
-  // The query: typed (one word), picked from the keys, or one of the words outside the table.
-  char buffer[lessons::RetrievalState::kQuery.max_bytes + 1];
-  std::snprintf(buffer, sizeof(buffer), "%s", s.query.c_str());
-  ImGui::SetNextItemWidth(std::min(180.0f, ImGui::GetContentRegionAvail().x - 60.0f));
-  if (ImGui::InputText("query", buffer, sizeof(buffer), ImGuiInputTextFlags_AutoSelectAll)) s.query = buffer;
-  PublishLastItem(ctx.published, "rt.query");
+  // The query: typed (one word, in an HTML box that raises a phone's keyboard), picked from the keys,
+  // or one of the words outside the table.
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("Query:");
+  ImGui::SameLine();
+  TextBoxSlot(TextBoxId::kQuery, s.query, ctx.published, "rt.query", 160.0f);
   SameLineIfFits(150.0f);
   ImGui::SetNextItemWidth(140.0f);
   if (ImGui::BeginCombo("##key", "pick a key")) {

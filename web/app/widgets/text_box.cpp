@@ -18,10 +18,11 @@ void HideTextBoxes() {
   for (TextBoxPlace& p : g_places) p.shown = false;
 }
 
-void TextBoxSlot(TextBoxId id, const std::string& text, Published& published, const std::string& name) {
+void TextBoxSlot(TextBoxId id, const std::string& text, Published& published, const std::string& name, float width) {
   const int k = static_cast<int>(id);
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  const ImVec2 size(ImGui::GetContentRegionAvail().x, std::max(ImGui::GetFrameHeight(), g_heights[k]));
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const ImVec2 size(width > 0.0f ? std::min(width, avail) : avail, std::max(ImGui::GetFrameHeight(), g_heights[k]));
   ImGui::Dummy(size);
   const ImVec2 p1(p0.x + size.x, p0.y + size.y);
   ImGui::GetWindowDrawList()->AddRectFilled(p0, p1, ImGui::GetColorU32(ImGuiCol_FrameBg), ImGui::GetStyle().FrameRounding);
@@ -45,7 +46,11 @@ void SetTextBoxHeight(TextBoxId id, float px) {
 const TextBoxPlace& TextBoxPlaceOf(TextBoxId id) { return g_places[static_cast<int>(id)]; }
 
 const char* TextBoxLabel(TextBoxId id) {
-  return id == TextBoxId::kSentenceB ? "Sentence B: the keys and values of the cross-attention" : "The sentence every view uses";
+  switch (id) {
+    case TextBoxId::kSentenceB: return "Sentence B: the keys and values of the cross-attention";
+    case TextBoxId::kQuery: return "The query word";
+    default: return "The sentence every view uses";
+  }
 }
 
 }  // namespace attnlab
