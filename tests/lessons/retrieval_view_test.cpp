@@ -74,6 +74,18 @@ TEST_F(RetrievalView, EachScoreNeedsItsOwnTemperatureToRetrieve) {
   s.score = 0;  // the plain dot product of 100-d GloVe vectors (|x| ≈ 6) is sharp already at τ = 1
   s.temperature = 1.0f;
   EXPECT_EQ(Accuracy(s).soft_right, 24);
+  // At the τ the panel sets when a score is picked (5 dot, 0.5 scaled dot, 0.1 cosine): mostly right.
+  const int dot_scaled_cosine[] = {0, 1, 3};
+  const float suggested[] = {5.0f, 0.5f, 0.1f};
+  const int capitals[] = {24, 24, 24}, plurals[] = {19, 19, 20};
+  for (int k = 0; k < 3; ++k) {
+    s.score = dot_scaled_cosine[k];
+    s.temperature = suggested[k];
+    s.table = 0;
+    EXPECT_EQ(Accuracy(s).soft_right, capitals[k]) << k;
+    s.table = 1;
+    EXPECT_EQ(Accuracy(s).soft_right, plurals[k]) << k;
+  }
 }
 
 TEST_F(RetrievalView, AQueryOutsideTheTableBlendsAndTheTemperatureMakesItHard) {

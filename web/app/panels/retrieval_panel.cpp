@@ -22,8 +22,9 @@ namespace {
 
 // The score functions as the reader reads them, in RetrievalState's order (lessons::kRetrievalScores).
 const char* const kScoreLabels[] = {"dot q·k", "scaled dot q·k/√d", "additive wᵀtanh(qW_q + kW_k)", "cosine"};
-// Where each score's weights are soft but mostly right on these tables: picking a score sets τ here.
-// The dot product's 5 is the scaled dot's 0.5: dividing by √d = 10 is a temperature of 10.
+// Where each score's weights are soft but mostly right on these tables (tests/lessons/retrieval_view_test.cpp):
+// picking a score sets τ here. The dot product's 5 is the scaled dot's 0.5: dividing by √d = 10 is a
+// temperature of 10. The seeded additive score is right nowhere; 1 is its default.
 constexpr float kSuggestedTemperature[] = {5.0f, 0.5f, 1.0f, 0.1f};
 
 void PublishLastItem(Published& published, const std::string& name) {
@@ -96,7 +97,8 @@ void RetrievalPanel::DrawStoreControls(PanelContext& ctx) {
   SliderField(s.kTemperature, &s.temperature);
   PublishLastItem(ctx.published, "rt.temperature");
   DrawNote("Picking a score sets τ where its weights are soft but mostly right: 5 for dot, 0.5 for scaled dot "
-           "(dividing by √d = 10 is a temperature of 10), 1 for additive, 0.1 for cosine (its scores lie in [−1, 1]).");
+           "(dividing by √d = 10 is a temperature of 10), 0.1 for cosine (its scores lie in [−1, 1]); 1 for the "
+           "untrained additive score.");
 }
 
 void RetrievalPanel::DrawStore(PanelContext& ctx) {
