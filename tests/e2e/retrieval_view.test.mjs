@@ -254,3 +254,26 @@ test('on a phone the second box types sentence B (the keyboard comes up) and the
   await fresh.page.close();
   await page.close();
 });
+
+test('setSentence(text, box) keeps each box to its field (sentence B 511 bytes, the query 64) and names a bad box', async () => {
+  const { page, problems } = await openPage(session, { width: 1280, height: 800, hash: '#v=retrieval' });
+  const r = await page.evaluate(() => {
+    const a = window.attnlab;
+    const notes = [a.setSentence('é'.repeat(300), 1), a.setSentence('q'.repeat(70), 2), a.setSentence('x', 3), a.setSentence('x', 0.5),
+      a.setSentence('x', '1')];
+    a.renderNow();
+    const state = a.state();
+    const boxes = [...document.querySelectorAll('.attnlab-sentence')].map((b) => b.value);
+    return { notes, state, error: a.setState(state), boxes };
+  });
+  assert.match(r.notes[0], /^out_of_range: sentence B: longer than 511 bytes \(600\): cut to 510/);
+  assert.match(r.notes[1], /^out_of_range: query: longer than 64 bytes \(70\): cut to 64/);
+  assert.equal(r.notes[2], 'out_of_range: box: expected 0, 1 or 2, got 3');
+  assert.equal(r.notes[3], 'out_of_range: box: expected 0, 1 or 2, got 0.5');
+  assert.match(r.notes[4], /^invalid_argument: box: expected a number/);
+  assert.equal(r.error, '', 'setState(state()) applies without error');
+  assert.deepEqual(r.boxes.slice(1), ['é'.repeat(255), 'q'.repeat(64)], 'the boxes show what the page keeps');
+  assert.equal(r.boxes[0], 'The animal didn\'t cross the street because it was too tired', 'sentence A untouched');
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -3,6 +3,7 @@
 // them; messages for the reader are the app's, not written here.
 #include <emscripten/bind.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -82,7 +83,11 @@ bool BoxId(double box, attnlab::TextBoxId* id) {
 // setState), and the answer says so ("" otherwise).
 std::string SetSentence(const std::string& sentence, double box) {
   attnlab::TextBoxId id;
-  if (!BoxId(box, &id)) return "out_of_range: box: expected 0, 1 or 2, got " + std::to_string(box);
+  if (!BoxId(box, &id)) {
+    char given[32];
+    std::snprintf(given, sizeof(given), "%g", box);
+    return std::string("out_of_range: box: expected 0, 1 or 2, got ") + given;
+  }
   static const char* const kNames[] = {"sentence", "sentence B", "query"};
   const size_t kMaxBytes[] = {lessons::SentenceState::kText.max_bytes, lessons::RetrievalState::kSentenceB.max_bytes,
                               lessons::RetrievalState::kQuery.max_bytes};
