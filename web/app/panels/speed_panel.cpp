@@ -11,6 +11,7 @@
 
 #include "attn/kernels.h"
 #include "lessons/bench_layer.h"
+#include "lessons/view_kernel.h"
 #include "imgui.h"
 #include "widgets/field_widgets.h"
 #include "widgets/flow_layout.h"
@@ -26,6 +27,8 @@ constexpr int kSweepLo = 6, kSweepHi = 12;  // the sweep's n = 64 … 4096
 // Live timing repeats only while one forward is quicker than this, so the page stays responsive.
 constexpr double kLiveLimitUs = 300000.0;
 constexpr int kWarmUpN = 256;
+// View 5's recompute is timed for this sentence length and head count (state h.n=8&h.tr=0).
+constexpr int kHeadsTokens = 32, kHeadsCount = 8;
 
 // The kernels as a reader knows them; the published names stay the engine's.
 const char* KernelLabel(attn::KernelId kernel) {
@@ -154,6 +157,33 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
   ctx.published.Matrix("speed.output", lab_.output());
 }
 
+void SpeedPanel::DrawHeadsRecompute(PanelContext& ctx) {
+  const lessons::SpeedState& s = ctx.state.speed;
+  const auto time_batch = [&](double min_ms) {
+    ++EngineRuns();
+    lessons::HeadsRecomputeTiming t;
+    const attn::Status status = lab_.TimeHeadsRecompute(kHeadsTokens, kHeadsCount, min_ms, &t);
+    if (!status.ok()) error_ = status.ToString();
+    return status.ok() ? t.ms : -1.0;
+  };
+  if (heads_ms_.empty()) {
+    if (time_batch(0.0) < 0) return;  // untimed: the first run compiles (the browser tiers wasm up)
+    for (int i = 0; i < 3; ++i) heads_ms_.push_back(time_batch(10.0));
+  } else if (s.live) {
+    heads_ms_.push_back(time_batch(10.0));
+    if (heads_ms_.size() > kLiveSamples) heads_ms_.erase(heads_ms_.begin());
+  }
+  if (*std::min_element(heads_ms_.begin(), heads_ms_.end()) < 0) return;
+  const double ms = lessons::Median(heads_ms_);
+  ImGui::SeparatorText("The views' own computation");
+  ImGui::TextWrapped("Recomputing view 5 (%d words, %d heads): %.3f ms, engine only", kHeadsTokens, kHeadsCount, ms);
+  ctx.published.Rect("speed.heads_recompute", LastItemRect());
+  DrawNote("median of %d batches of ≥ 10 ms on %s, every intermediate kept for drawing", static_cast<int>(heads_ms_.size()),
+           attn::KernelName(lessons::ViewKernel()));
+  ctx.published.Scalar("speed.heads_recompute_ms", ms);
+  ctx.published.Scalar("speed.heads_recompute_kernel", static_cast<int>(lessons::ViewKernel()));
+}
+
 void SpeedPanel::DrawSweep(PanelContext& ctx) {
   if (!sweep_queue_.empty()) {
     const auto [kernel, log2_n] = sweep_queue_.back();
@@ -243,6 +273,7 @@ void SpeedPanel::Draw(PanelContext& ctx) {
                                     : attn::FastestKernel();
   DrawControls(ctx, kernel);
   DrawLive(ctx, kernel, 1 << std::min(s.log2_n, SpeedLab::MaxLog2N(kernel)));
+  DrawHeadsRecompute(ctx);
   DrawSweep(ctx);
 }
 
