@@ -69,7 +69,7 @@ Status SpeedLab::TimeHeadsRecompute(int tokens, int heads, double min_ms, HeadsR
   int runs = 0;
   double ms = 0;
   do {
-    ATTN_RETURN_IF_ERROR(ComputeHeads(heads_sentence_, state, nullptr, "", &heads_model_));
+    ATTN_RETURN_IF_ERROR(ComputeHeads(heads_sentence_, state, nullptr, "", &heads_model_, &heads_seeded_));
     ++runs;
     ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   } while (ms < min_ms);

@@ -54,6 +54,7 @@ class SpeedLab {
   Matrix output_;
   Sentence heads_sentence_;      // the sentence view 5 is timed on (rebuilt when its length changes)
   HeadsModel heads_model_;       // the last recompute's model
+  SeededHeads heads_seeded_;     // kept between recomputes, as view 5's panel keeps them
 };
 
 // One measured point of a sweep, and a sweep: (kernel, log2 n) -> timing.
