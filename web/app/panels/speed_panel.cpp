@@ -159,21 +159,27 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
 
 void SpeedPanel::DrawHeadsRecompute(PanelContext& ctx) {
   const lessons::SpeedState& s = ctx.state.speed;
-  const auto time_batch = [&](double min_ms) {
+  const auto time_batch = [&](double min_ms, bool keep) {
     ++EngineRuns();
     lessons::HeadsRecomputeTiming t;
     const attn::Status status = lab_.TimeHeadsRecompute(kHeadsTokens, kHeadsCount, min_ms, &t);
-    if (!status.ok()) error_ = status.ToString();
-    return status.ok() ? t.ms : -1.0;
+    if (!status.ok()) {
+      error_ = status.ToString();
+      return false;
+    }
+    if (keep) heads_ms_.push_back(t.ms), heads_runs_.push_back(t.runs);
+    if (heads_ms_.size() > kLiveSamples) heads_ms_.erase(heads_ms_.begin()), heads_runs_.erase(heads_runs_.begin());
+    return true;
   };
   if (heads_ms_.empty()) {
-    if (time_batch(0.0) < 0) return;  // untimed: the first run compiles (the browser tiers wasm up)
-    for (int i = 0; i < 3; ++i) heads_ms_.push_back(time_batch(10.0));
+    // The first run is not timed: it compiles (the browser tiers wasm up) and seeds the projections.
+    if (!time_batch(0.0, false)) return;
+    for (int i = 0; i < 3; ++i)
+      if (!time_batch(10.0, true)) return;
   } else if (s.live) {
-    heads_ms_.push_back(time_batch(10.0));
-    if (heads_ms_.size() > kLiveSamples) heads_ms_.erase(heads_ms_.begin());
+    time_batch(10.0, true);
   }
-  if (*std::min_element(heads_ms_.begin(), heads_ms_.end()) < 0) return;
+  if (heads_ms_.empty()) return;
   const double ms = lessons::Median(heads_ms_);
   ImGui::SeparatorText("The views' own computation");
   ImGui::TextWrapped("Recomputing view 5 (%d words, %d heads): %.3f ms, engine only", kHeadsTokens, kHeadsCount, ms);
@@ -181,6 +187,10 @@ void SpeedPanel::DrawHeadsRecompute(PanelContext& ctx) {
   DrawNote("median of %d batches of ≥ 10 ms on %s, every intermediate kept for drawing", static_cast<int>(heads_ms_.size()),
            attn::KernelName(lessons::ViewKernel()));
   ctx.published.Scalar("speed.heads_recompute_ms", ms);
+  int runs = 0;
+  for (int r : heads_runs_) runs += r;
+  ctx.published.Scalar("speed.heads_recompute_runs", runs);
+  ctx.published.Scalar("speed.heads_recompute_batches", static_cast<int>(heads_ms_.size()));
   ctx.published.Scalar("speed.heads_recompute_kernel", static_cast<int>(lessons::ViewKernel()));
 }
 
