@@ -4,6 +4,7 @@
 #include <string>
 
 #include "attn/attention.h"
+#include "lessons/view_kernel.h"
 
 namespace lessons {
 
@@ -21,7 +22,7 @@ Status ConvAsAttention(const Conv1dParams& conv, const Matrix& x, float alpha, C
   }
   const int pad = K / 2;
 
-  attn::AttentionConfig config;
+  attn::AttentionConfig config = ViewConfig();
   config.num_heads = K;
   config.head_dim = 1;  // the content scores are zero (q = 0): any width would do
   config.value_head_dim = static_cast<int>(c_out);

@@ -8,6 +8,7 @@
 #include "attn/attention.h"
 #include "attn/grad.h"
 #include "attn/seeded_random.h"
+#include "lessons/view_kernel.h"
 
 namespace lessons {
 
@@ -60,7 +61,7 @@ Status SaturationSweep(int tokens, int max_log2_dk, uint32_t seed, SaturationCur
     curves.log2_dk(0, p - 1) = static_cast<float>(p);
     const attn::ScoreFunction variants[2] = {attn::ScoreFunction::kDot, attn::ScoreFunction::kScaledDot};
     for (int row = 0; row < 2; ++row) {
-      attn::AttentionConfig config;
+      attn::AttentionConfig config = ViewConfig();  // the backward pass runs on Eigen (attn/grad.h)
       config.score = variants[row];
       attn::AttentionResult result;
       Status status = attn::Forward(config, inputs, &result);

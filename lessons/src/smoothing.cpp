@@ -5,6 +5,7 @@
 
 #include "attn/attention.h"
 #include "lessons/layers.h"
+#include "lessons/view_kernel.h"
 #include "attn/validate.h"
 
 namespace lessons {
@@ -63,7 +64,7 @@ Status AttentionSmoother(const Matrix& series, const SmootherConfig& config, Smo
   r.key.leftCols(2) = r.features;
   r.key.col(2) = -r.features.rowwise().squaredNorm();
 
-  attn::AttentionConfig ac;
+  attn::AttentionConfig ac = ViewConfig();
   ac.score = attn::ScoreFunction::kDot;  // scale 1
   ac.temperature = config.temperature;
   attn::AttentionInputs in;

@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dragUntilVisible } from './cells.mjs';
 import { openBrowser, openPage, screenshot, settle } from './browser.mjs';
+import { assertWithin, columns, exact, outside, product, softmaxRows } from './float_bounds.mjs';
 
 let session;
 before(async () => { session = await openBrowser(); });
@@ -10,43 +11,13 @@ after(async () => { await session?.close(); });
 
 const data = (m) => Array.from(Object.values(m.data));
 
-// (a: r×k) · (b: k×c) in float64, row-major arrays.
-function matmul(a, r, k, b, c) {
-  const out = new Float64Array(r * c);
-  for (let i = 0; i < r; ++i) for (let t = 0; t < k; ++t) for (let j = 0; j < c; ++j) out[i * c + j] += a[i * k + t] * b[t * c + j];
-  return out;
-}
-
-// softmax(Q Kᵀ / (√d_k τ)) from columns [q0, q0 + dk) of Q and [k0, k0 + dk) of K, in float64.
-function headWeights(q, qc, q0, k, kc, k0, n, dk, tau) {
-  const w = new Float64Array(n * n);
-  for (let i = 0; i < n; ++i) {
-    const s = [];
-    for (let j = 0; j < n; ++j) {
-      let dot = 0;
-      for (let c = 0; c < dk; ++c) dot += q[i * qc + q0 + c] * k[j * kc + k0 + c];
-      s.push(dot / Math.sqrt(dk) / tau);
-    }
-    const max = Math.max(...s);
-    const e = s.map((v) => Math.exp(v - max));
-    const sum = e.reduce((a, b) => a + b, 0);
-    for (let j = 0; j < n; ++j) w[i * n + j] = e[j] / sum;
-  }
-  return w;
-}
-
-function close(actual, expected, what, tol = 1e-5) {
-  assert.equal(actual.length, expected.length, `${what}: length`);
-  actual.forEach((v, i) => assert.ok(Math.abs(v - expected[i]) <= tol * (1 + Math.abs(expected[i])), `${what}[${i}]: ${v} vs ${expected[i]}`));
-}
-
 // The engine's forward() for the view's settings, called through embind beside the page.
 async function engineHeads(page, heads, kvHeads, seed, temperature = 1) {
   return page.evaluate(({ heads, kvHeads, seed, temperature }) => {
     const x = window.attnlab.view().embeddings;
     const d = x.cols;
     const r = window.attnlab.forward({ numHeads: heads, numKvHeads: kvHeads, headDim: Math.floor(d / heads), valueHeadDim: Math.floor(d / heads),
-      projectInputs: true, projectOutput: true, seed, temperature }, { query: x });
+      projectInputs: true, projectOutput: true, seed, temperature, kernel: window.attnlab.view().viewKernel }, { query: x });
     const plain = (m) => ({ rows: m.rows, cols: m.cols, data: Array.from(m.data) });
     return { ok: r.ok, x: plain(x), weights: r.heads.map((h) => plain(h.weights)), k: r.heads.map((h) => plain(h.k)), concat: plain(r.concat),
       output: plain(r.output), wq: plain(r.parameters.wq), wk: plain(r.parameters.wk), wo: plain(r.parameters.wo) };
@@ -74,11 +45,15 @@ test('every head, the concatenation, Wᵒ and the output are the engine\'s, and 
   assert.deepEqual(d['heads.Wo'], e.wo);
   assert.deepEqual(d['heads.Y'], e.output);
   assert.deepEqual(d['heads.big'], e.weights[0], 'head 0 enlarged by default');
-  // Independently, in float64: head h's weights are softmax(X Wq_h (X Wk_h)ᵀ / (√25 τ)), and Y = concat · Wᵒ.
-  const n = e.x.rows, dm = e.x.cols, dk = 25;
-  const q = matmul(e.x.data, n, dm, e.wq.data, 100), k = matmul(e.x.data, n, dm, e.wk.data, 100);
-  for (let h = 0; h < 4; ++h) close(d[`heads.W${h}`].data, headWeights(q, 100, h * dk, k, 100, h * dk, n, dk, 0.04), `head ${h}`, 5e-5);
-  close(d['heads.Y'].data, matmul(e.concat.data, n, 100, e.wo.data, 100), 'Y', 1e-4);
+  // Independently, in float64: head h's weights are softmax(X Wq_h (X Wk_h)ᵀ / (√25 τ)), and Y = concat · Wᵒ,
+  // within float32's error bound (tests/e2e/float_bounds.mjs).
+  const dk = 25, X = exact(e.x), Q = product(X, exact(e.wq)), K = product(X, exact(e.wk));
+  const weightsOf = (Qh, Kh) => softmaxRows(product(Qh, Kh, { transposeB: true }), { scale: 1 / Math.sqrt(dk), temperature: 0.04 });
+  for (let h = 0; h < 4; ++h) assertWithin(d[`heads.W${h}`], weightsOf(columns(Q, h * dk, dk), columns(K, h * dk, dk)), `head ${h}`);
+  assertWithin(d['heads.Y'], product(exact(e.concat), exact(e.wo)), 'Y');
+  // Not a vacuous bound: the keys one column short (a GEMM that drops its tail) fail it.
+  const short = softmaxRows(product(columns(Q, 0, dk - 1), columns(K, 0, dk - 1), { transposeB: true }), { scale: 1 / Math.sqrt(dk), temperature: 0.04 });
+  assert.ok(outside(d['heads.W0'], short).length > 0, 'a dot product one term short would fail the bound');
   assert.deepEqual(problems, []);
   await screenshot(page, 'heads-desktop');
   await page.close();
@@ -91,9 +66,12 @@ test('clicking a head enlarges it; idle frames do not re-run the engine', async 
   const layout = await page.evaluate(() => window.attnlab.layout());
   const r = layout['heads.W4'];
   assert.ok(r && r.width > 40, 'head 4 tile drawn');
+  const beforeClick = await page.evaluate(() => window.attnlab.view().engineRuns);
   await page.mouse.click(r.x + r.width / 2, r.y + r.height / 2);
   await settle(page);
   assert.match(await page.evaluate(() => window.attnlab.state()), /h.sel=4/);
+  // Enlarging a head redraws what was computed: the engine does not run again.
+  assert.equal(await page.evaluate(() => window.attnlab.view().engineRuns), beforeClick, 'a click on a head re-ran the engine');
   const e = await engineHeads(page, 6, 0, 1);
   assert.deepEqual((await drawn(page, ['heads.big']))['heads.big'], e.weights[4]);
   assert.equal((await page.evaluate(() => window.attnlab.scalars()))['heads.selected'], 4);

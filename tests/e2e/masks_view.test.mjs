@@ -3,6 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openBrowser, openPage, screenshot, settle } from './browser.mjs';
+import { assertWithin, exact, product, softmaxRows } from './float_bounds.mjs';
 
 let session;
 before(async () => { session = await openBrowser(); });
@@ -22,19 +23,11 @@ function allowed(i, j, { causal = false, left = -1, right = -1, padded = [] }) {
   return !padded.includes(j);
 }
 
-// softmax over the allowed keys of xᵢ·xⱼ/√d, in float64; rows with no allowed key are 0.
+// softmax over the allowed keys of xᵢ·xⱼ/√d, in float64 with its float32 error bound; rows with no
+// allowed key are 0.
 function referenceWeights(x, n, d, mask) {
-  const w = new Float64Array(n * n);
-  for (let i = 0; i < n; ++i) {
-    const keys = [...Array(n).keys()].filter((j) => allowed(i, j, mask));
-    if (!keys.length) continue;
-    const s = keys.map((j) => { let dot = 0; for (let c = 0; c < d; ++c) dot += x[i * d + c] * x[j * d + c]; return dot / Math.sqrt(d); });
-    const max = Math.max(...s);
-    const e = s.map((v) => Math.exp(v - max));
-    const sum = e.reduce((a, b) => a + b, 0);
-    keys.forEach((j, t) => { w[i * n + j] = e[t] / sum; });
-  }
-  return w;
+  const X = exact({ rows: n, cols: d, data: x });
+  return softmaxRows(product(X, X, { transposeB: true }), { scale: 1 / Math.sqrt(d), allowed: (i, j) => allowed(i, j, mask) });
 }
 
 // The engine's weights for the same masks, through forward(); padding goes in as a −inf float mask.
@@ -43,7 +36,7 @@ async function engineWeights(page, { causal = false, left = -1, right = -1, padd
     const x = window.attnlab.view().embeddings;
     const n = x.rows;
     const floatMask = padded.length ? { rows: n, cols: n, data: Array.from({ length: n * n }, (_, k) => (padded.includes(k % n) ? -Infinity : 0)) } : undefined;
-    const r = window.attnlab.forward({ causal, windowLeft: left, windowRight: right }, { query: x, floatMask });
+    const r = window.attnlab.forward({ causal, windowLeft: left, windowRight: right, kernel: window.attnlab.view().viewKernel }, { query: x, floatMask });
     return r.ok ? Array.from(r.heads[0].weights.data) : r;
   }, { causal, left, right, padded });
 }
@@ -54,10 +47,8 @@ async function check(page, mask, what) {
   const w = data(await page.evaluate(() => window.attnlab.matrix('masks.W')));
   assert.deepEqual(w, await engineWeights(page, mask), `${what}: drawn = engine`);
   const ref = referenceWeights(data(view.embeddings), n, d, mask);
-  w.forEach((v, k) => {
-    if (!allowed(Math.floor(k / n), k % n, mask)) assert.equal(v, 0, `${what}: blocked cell ${k} is exactly 0`);
-    else assert.ok(Math.abs(v - ref[k]) <= 1e-6 + 1e-5 * ref[k], `${what}: weight ${k}: ${v} vs ${ref[k]}`);
-  });
+  w.forEach((v, k) => { if (!allowed(Math.floor(k / n), k % n, mask)) assert.equal(v, 0, `${what}: blocked cell ${k} is exactly 0`); });
+  assertWithin(w, ref, what);
   const scores = data(await page.evaluate(() => window.attnlab.matrix('masks.scores')));
   scores.forEach((v, k) => assert.equal(v === -Infinity, !allowed(Math.floor(k / n), k % n, mask), `${what}: score ${k} is −inf iff blocked`));
   return { n, w };

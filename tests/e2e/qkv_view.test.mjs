@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openBrowser, openPage, screenshot, settle } from './browser.mjs';
 import { cellCentre, dragUntilVisible } from './cells.mjs';
+import { U, assertWithin, exact, gamma, product, softmaxRows } from './float_bounds.mjs';
 
 let session;
 before(async () => { session = await openBrowser(); });
@@ -17,7 +18,7 @@ async function drawnAndEngine(page, { dk, dv, seed, scale }) {
     const a = window.attnlab;
     const arr = (m) => Array.from(m.data);
     const x = a.view().embeddings;
-    const config = { projectInputs: true, headDim: dk, valueHeadDim: dv, seed };
+    const config = { projectInputs: true, headDim: dk, valueHeadDim: dv, seed, kernel: a.view().viewKernel };
     const seeded = a.forward(config, { query: x }).parameters;
     const times = (m) => ({ rows: m.rows, cols: m.cols, data: new Float32Array(Array.from(m.data, (v) => Math.fround(v * scale))) });
     const params = { wq: times(seeded.wq), wk: times(seeded.wk), wv: times(seeded.wv) };
@@ -38,24 +39,10 @@ async function drawnAndEngine(page, { dk, dv, seed, scale }) {
   }, { dk, dv, seed, scale });
 }
 
-// softmax((XWq)(XWk)ᵀ/√d_k) in float64, written independently of the engine.
+// softmax((XWq)(XWk)ᵀ/√d_k) in float64, written independently of the engine, with its float32 error bound.
 function referenceWeights(x, wq, wk, dk) {
-  const n = x.rows, d = x.cols;
-  const project = (w) => Array.from({ length: n }, (_, i) => Array.from({ length: dk }, (_, c) => {
-    let s = 0;
-    for (let t = 0; t < d; ++t) s += x.data[i * d + t] * w.data[t * dk + c];
-    return s;
-  }));
-  const q = project(wq), k = project(wk);
-  const out = [];
-  for (let i = 0; i < n; ++i) {
-    const s = k.map((kj) => kj.reduce((acc, v, c) => acc + v * q[i][c], 0) / Math.sqrt(dk));
-    const max = Math.max(...s);
-    const e = s.map((v) => Math.exp(v - max));
-    const sum = e.reduce((a, b) => a + b, 0);
-    out.push(...e.map((v) => v / sum));
-  }
-  return out;
+  const X = exact(x);
+  return softmaxRows(product(product(X, exact(wq)), product(X, exact(wk)), { transposeB: true }), { scale: 1 / Math.sqrt(dk) });
 }
 
 function assertDrawnIsEngine(r, shapes) {
@@ -68,7 +55,7 @@ function assertDrawnIsEngine(r, shapes) {
   const w = r.drawn['qkv.W'];
   const dk = r.drawn['qkv.Q'].cols;
   const ref = referenceWeights(r.x, r.drawn['qkv.Wq'], r.drawn['qkv.Wk'], dk);
-  w.data.forEach((v, k) => assert.ok(Math.abs(v - ref[k]) <= 1e-5 + 1e-4 * ref[k], `weight ${k}: ${v} vs ${ref[k]}`));
+  assertWithin(w, ref, 'weights');
 }
 
 test('Wq, Wk, Wv, Q, K, V, scores, weights and outputs are the engine\'s; sliders recompute', async () => {
@@ -120,9 +107,12 @@ test('clicking a weight follows that pair: qᵢ, kⱼ, qᵢ∘kⱼ, the dot prod
   assert.deepEqual(p.q, p.Q.slice(3 * dk, 4 * dk), 'qᵢ is row 3 of Q');
   assert.deepEqual(p.k, p.K.slice(5 * dk, 6 * dk), 'kⱼ is row 5 of K');
   p.qk.forEach((v, c2) => assert.equal(v, Math.fround(p.q[c2] * p.k[c2]), `q∘k ${c2}`));
-  const dot = p.qk.reduce((a, b) => a + b, 0);
-  assert.ok(Math.abs(dot - p.scalars['qkv.pair.dot']) < 1e-4 * (1 + Math.abs(dot)), `sum of q∘k ${dot} vs ${p.scalars['qkv.pair.dot']}`);
-  assert.ok(Math.abs(p.scalars['qkv.pair.scaled'] - dot / Math.sqrt(dk)) < 1e-4 * (1 + Math.abs(dot)));
+  // The dot product is the sum of the products shown: each product rounded to float32 (u) and the
+  // page's sum within γ_dk, both of Σ|qₖ kₖ|.
+  const dot = p.qk.reduce((a, b) => a + b, 0), magnitude = p.qk.reduce((a, b) => a + Math.abs(b), 0) * (1 + U);
+  assert.ok(Math.abs(dot - p.scalars['qkv.pair.dot']) <= (gamma(dk) + gamma(1)) * magnitude, `sum of q∘k ${dot} vs ${p.scalars['qkv.pair.dot']}`);
+  // Scaled by 1/√d_k: two more roundings (the scale's own and the product).
+  assert.ok(Math.abs(p.scalars['qkv.pair.scaled'] - dot / Math.sqrt(dk)) <= (gamma(dk + 3) + gamma(1)) * magnitude / Math.sqrt(dk));
   assert.equal(p.scalars['qkv.pair.scaled'], p.scores[3 * n + 5]);
   assert.equal(p.scalars['qkv.pair.weight'], p.W[3 * n + 5]);
   assert.deepEqual(p.bars, p.W, 'the bars are drawn from the weights');
@@ -132,7 +122,10 @@ test('clicking a weight follows that pair: qᵢ, kⱼ, qᵢ∘kⱼ, the dot prod
   for (let c2 = 0; c2 < dv; ++c2) {
     let sum = 0;
     for (let j = 0; j < n; ++j) sum += terms[j * dv + c2];
-    assert.ok(Math.abs(sum - p.y[c2]) < 1e-4 * (1 + Math.abs(sum)), `column ${c2}: ${sum} vs ${p.y[c2]}`);
+    // Each term rounded to float32 (u), the page's weighted sum within γ_n, of Σ|terms|.
+    let magnitude = 0;
+    for (let j = 0; j < n; ++j) magnitude += Math.abs(terms[j * dv + c2]) * (1 + U);
+    assert.ok(Math.abs(sum - p.y[c2]) <= (gamma(n) + gamma(1)) * magnitude, `column ${c2}: ${sum} vs ${p.y[c2]}`);
     assert.equal(p.y[c2], p.Y[3 * dv + c2]);
   }
   await screenshot(page, 'qkv-pair');
@@ -147,10 +140,12 @@ test('identity projections give back view 1; a value out of range is clamped and
   const r = await page.evaluate(() => {
     const a = window.attnlab;
     const x = a.view().embeddings;
-    return { w: Array.from(a.matrix('qkv.W').data), view1: Array.from(a.selfAttention(x.data, x.rows, x.cols).heads[0].weights.data), wq: a.matrix('qkv.Wq') };
+    const kernel = a.view().viewKernel;
+    return { w: Array.from(a.matrix('qkv.W').data), view1: Array.from(a.selfAttention(x.data, x.rows, x.cols, { kernel }).heads[0].weights.data), wq: a.matrix('qkv.Wq') };
   });
   assert.deepEqual([r.wq.rows, r.wq.cols], [100, 100]);
-  r.w.forEach((v, k) => assert.ok(Math.abs(v - r.view1[k]) < 1e-6, `weight ${k}: ${v} vs view 1's ${r.view1[k]}`));
+  // X·I is X exactly (each sum has one non-zero term), so the same kernel gives view 1's weights to the bit.
+  assert.deepEqual(r.w, r.view1, 'identity projections give view 1\'s weights');
   assert.match(await page.evaluate(() => window.attnlab.setState('q.dk=99')), /out_of_range: state 'q.dk'/);
   await settle(page);
   assert.match(await page.evaluate(() => window.attnlab.state()), /q\.dk=64/, 'clamped to the largest d_k');

@@ -121,3 +121,35 @@ test('on a phone (380 px, devicePixelRatio 2): the controls wrap and fit', async
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('the Speed view shows how long the engine takes to recompute view 5 (32 words, 8 heads)', async () => {
+  const { page, problems } = await openPage(session, { hash: '#v=speed&sp.l=0&sp.n=4', waitForVectors: false });
+  await settle(page);
+  const s = await scalars(page);
+  const ms = s['speed.heads_recompute_ms'];
+  assert.ok(Number.isFinite(ms) && ms > 0, `recompute of view 5: ${ms} ms`);
+  assert.equal(s['speed.heads_recompute_kernel'], 2, 'timed on the views\' kernel, wasm_simd128');
+  // Measured from the engine calls: each batch ran ComputeHeads for ≥ 10 ms and the number is the
+  // batch time over its calls, so the calls times the median cover at least the batches' length.
+  assert.equal(s['speed.heads_recompute_batches'], 3);
+  assert.ok(s['speed.heads_recompute_runs'] >= 3, `${s['speed.heads_recompute_runs']} recomputes timed`);
+  assert.ok(ms * s['speed.heads_recompute_runs'] >= 0.5 * 3 * 10, `${s['speed.heads_recompute_runs']} × ${ms} ms is under the 3 batches of ≥ 10 ms`);
+  // The same layer called from JavaScript (which adds copying every matrix out) is not faster than
+  // the engine alone, give or take the timer's noise on a shared machine.
+  const js = await page.evaluate(() => {
+    const a = window.attnlab, n = 32, d = 100;
+    const x = { rows: n, cols: d, data: Float32Array.from({ length: n * d }, (_, i) => Math.sin(i)) };
+    const config = { numHeads: 8, headDim: 12, valueHeadDim: 12, projectInputs: true, projectOutput: true, seed: 1, kernel: a.view().viewKernel };
+    const params = a.forward(config, { query: x }).parameters;
+    const t0 = performance.now();
+    let runs = 0;
+    while (performance.now() - t0 < 100) { a.forward(config, { query: x }, params); ++runs; }
+    return (performance.now() - t0) / runs;
+  });
+  console.log(`view 5 recompute (32 words, 8 heads): ${ms.toFixed(3)} ms engine only (target ≤ 0.2 ms); forward() from JS ${js.toFixed(3)} ms`);
+  assert.ok(ms < 4 * js + 0.5, `engine only ${ms} ms against ${js} ms from JavaScript`);
+  const line = (await page.evaluate(() => window.attnlab.layout()))['speed.heads_recompute'];
+  assert.ok(line && line.width > 100 && line.y >= 0, `the line is drawn: ${JSON.stringify(line)}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -34,7 +34,7 @@ test('view 5 draws the trained heads: the engine\'s weights, a previous-word and
     const m = (n) => a.matrix(n);
     const x = a.view().embeddings;
     const e = a.forward({ numHeads: 4, headDim: 16, valueHeadDim: 16, projectInputs: true, projectOutput: true, useBias: true,
-      position: 'rope' }, { query: x },
+      position: 'rope', kernel: a.view().viewKernel }, { query: x },
     { wq: m('heads.Wq'), wk: m('heads.Wk'), wv: m('heads.Wv'), wo: m('heads.Wo'), bq: m('heads.bq'), bk: m('heads.bk'),
       bv: m('heads.bv'), bo: m('heads.bo') });
     const plain = (v) => ({ rows: v.rows, cols: v.cols, data: Array.from(v.data) });

@@ -3,27 +3,16 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openBrowser, openPage, screenshot, settle } from './browser.mjs';
 import { cellColour, colourDistance } from './colormap.mjs';
+import { assertWithin, exact, outside, product, softmaxRows } from './float_bounds.mjs';
 
 let session;
 before(async () => { session = await openBrowser(); });
 after(async () => { await session?.close(); });
 
-// softmax(XXᵀ/√d/τ) in float64, written independently of the engine.
+// softmax(XXᵀ/√d/τ) in float64, written independently of the engine, with its float32 error bound.
 function referenceWeights(x, n, d, temperature) {
-  const w = new Float64Array(n * n);
-  for (let i = 0; i < n; ++i) {
-    const s = [];
-    for (let j = 0; j < n; ++j) {
-      let dot = 0;
-      for (let c = 0; c < d; ++c) dot += x[i * d + c] * x[j * d + c];
-      s.push(dot / Math.sqrt(d) / temperature);
-    }
-    const max = Math.max(...s);
-    const e = s.map((v) => Math.exp(v - max));
-    const sum = e.reduce((a, b) => a + b, 0);
-    for (let j = 0; j < n; ++j) w[i * n + j] = e[j] / sum;
-  }
-  return w;
+  const X = exact({ rows: n, cols: d, data: x });
+  return softmaxRows(product(X, X, { transposeB: true }), { scale: 1 / Math.sqrt(d), temperature });
 }
 
 export function cellCentre(rect, rows, cols, i, j) {
@@ -44,18 +33,24 @@ test('the weights drawn are the engine\'s, and they are right', async () => {
   assert.ok(view.known.every(Boolean), 'every word of the preset is in the vocabulary');
   assert.equal(w.rows, n);
   // The page's numbers are exactly what the engine returns for the same input...
-  const engine = await page.evaluate(({ x, n, d }) => {
-    const r = window.attnlab.selfAttention(new Float32Array(x), n, d, { temperature: 1 });
+  // (the views compute on the fastest kernel this page has: wasm_simd128)...
+  assert.equal(view.viewKernel, 'wasm_simd128');
+  const engine = await page.evaluate(({ x, n, d, kernel }) => {
+    const r = window.attnlab.selfAttention(new Float32Array(x), n, d, { temperature: 1, kernel });
     return Array.from(r.heads[0].weights.data);
-  }, { x: data(view.embeddings), n, d: 100 });
+  }, { x: data(view.embeddings), n, d: 100, kernel: view.viewKernel });
   assert.deepEqual(data(w), engine);
-  // ...and the engine agrees with an independent float64 softmax(XXᵀ/√d/τ).
+  // ...and the engine agrees with an independent float64 softmax(XXᵀ/√d/τ), within float32's error bound.
   const ref = referenceWeights(data(view.embeddings), n, 100, 1);
-  data(w).forEach((v, k) => assert.ok(Math.abs(v - ref[k]) <= 1e-6 + 1e-5 * ref[k], `weight ${k}: ${v} vs ${ref[k]}`));
+  assertWithin(data(w), ref, 'weights');
+  // The bound is tight enough to catch a kernel that drops the last term of each dot product.
+  const dropped = referenceWeights(data(view.embeddings).map((v, k) => (k % 100 === 99 ? 0 : v)), n, 100, 1);
+  assert.ok(outside(data(w), dropped).length > 0, 'a dot product one term short would fail the bound');
   // Y = WX is drawn too, and rows of W sum to 1.
   const y = await page.evaluate(() => window.attnlab.matrix('words.Y'));
   assert.equal(y.rows, n);
-  for (let i = 0; i < n; ++i) assert.ok(Math.abs(data(w).slice(i * n, i * n + n).reduce((a, b) => a + b) - 1) < 1e-5);
+  const rowBound = (i) => ref.bound.slice(i * n, i * n + n).reduce((a, b) => a + b);  // |Σ w̃ − Σ w| ≤ Σ bounds
+  for (let i = 0; i < n; ++i) assert.ok(Math.abs(data(w).slice(i * n, i * n + n).reduce((a, b) => a + b) - 1) <= rowBound(i), `row ${i} sums to 1`);
 
   // Hovering a cell shows that cell's exact weight.
   const c = cellCentre(layout['words.W'], n, n, 3, 5);

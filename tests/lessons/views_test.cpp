@@ -123,6 +123,36 @@ TEST(RelevanceView, EveryFunctionAndNormaliserGivesRowsOfWeights) {
   EXPECT_GT((m.by_normalizer[1].array() == 0.0f).count(), 0);
 }
 
+TEST(HeadsView, KeptSeededProjectionsGiveTheSameModelAsSeedingAnew) {
+  const Sentence s = Hashed("the cat sat on the mat", 16);
+  HeadsState state;
+  state.trained = false;
+  SeededHeads seeded;
+  for (int seed : {1, 1, 2, 1}) {  // kept, then re-seeded when the seed changes, and back
+    state.seed = seed;
+    HeadsModel fresh, kept;
+    ASSERT_TRUE(ComputeHeads(s, state, nullptr, "", &fresh).ok());
+    ASSERT_TRUE(ComputeHeads(s, state, nullptr, "", &kept, &seeded).ok());
+    EXPECT_TRUE(kept.result.parameters.wq == fresh.result.parameters.wq) << "seed " << seed;
+    EXPECT_TRUE(kept.result.parameters.wo == fresh.result.parameters.wo) << "seed " << seed;
+    EXPECT_TRUE(kept.result.output == fresh.result.output) << "seed " << seed;
+  }
+  state.kv_heads = 3;  // does not divide 4 heads: the same error with or without kept projections
+  HeadsModel a, b;
+  const Status plain = ComputeHeads(s, state, nullptr, "", &a), with = ComputeHeads(s, state, nullptr, "", &b, &seeded);
+  EXPECT_FALSE(plain.ok());
+  EXPECT_EQ(plain.ToString(), with.ToString());
+}
+
+TEST(SpeedView, TimesViewFivesRecompute) {
+  SpeedLab lab;
+  HeadsRecomputeTiming t;
+  ASSERT_TRUE(lab.TimeHeadsRecompute(32, 8, 1.0, &t).ok());
+  EXPECT_GE(t.runs, 1);
+  EXPECT_TRUE(std::isfinite(t.ms) && t.ms > 0) << t.ms;
+  EXPECT_FALSE(lab.TimeHeadsRecompute(0, 8, 0.0, &t).ok());
+}
+
 TEST(HeadsView, GroupedQueryHeadsShareKeyValueHeads) {
   const Sentence s = Hashed("a b c d e", 16);
   HeadsState state;

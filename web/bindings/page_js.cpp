@@ -10,6 +10,7 @@
 #include "app.h"
 #include "js_convert.h"
 #include "js_guard.h"
+#include "lessons/view_kernel.h"
 #include "main.h"
 #include "platform_html5.h"
 #include "published.h"
@@ -137,6 +138,7 @@ val PageView() {
   out.set("wordVectorsLoaded", app.word_vectors_loaded());
   out.set("error", app.sentence_error());
   out.set("engineRuns", app.engine_runs());
+  out.set("viewKernel", std::string(attn::KernelName(lessons::ViewKernel())));  // what the views compute on
   const attnlab::HoveredCell& hover = app.published().hovered();
   if (hover.map.empty()) {
     out.set("hovered", val::null());

@@ -188,8 +188,15 @@ namespace attn::pipeline {
 template <typename T>
 bool AllowedScoresFinite(const AttentionConfig& config, const AttentionInputsT<T>& in, const AttentionDims& d,
                          int head, const HeadIntermediatesT<T>& h) {
-  const bool true_blocks = in.bool_mask_meaning == BoolMaskMeaning::kTrueMeansBlock;
+  // The common case first, in vectorised whole-matrix passes: every stage finite everywhere (no mask
+  // put −inf in; Σ 0·x is 0 exactly then, NaN otherwise), and the largest |score| over τ finite,
+  // hence every score over τ (|s|/τ grows with |s|).
   const T temperature = static_cast<T>(config.temperature);
+  const auto all_finite = [](const MatrixT<T>& m) { return (m.array() * T(0)).sum() == T(0); };
+  if (all_finite(h.raw_scores) && all_finite(h.scaled_scores) && all_finite(h.capped_scores) && all_finite(h.scores) &&
+      (h.scores.size() == 0 || std::isfinite(h.scores.cwiseAbs().maxCoeff() / temperature)))
+    return true;
+  const bool true_blocks = in.bool_mask_meaning == BoolMaskMeaning::kTrueMeansBlock;
   for (Eigen::Index i = 0; i < d.n; ++i) {
     int64_t first = 0, last = 0;
     AllowedKeys(config, d, i, &first, &last);

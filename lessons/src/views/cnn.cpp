@@ -8,6 +8,7 @@
 #include "lessons/explain.h"
 #include "lessons/layers.h"
 #include "lessons/signals.h"
+#include "lessons/view_kernel.h"
 
 namespace lessons {
 namespace {
@@ -36,7 +37,7 @@ Status ComputeCnnField(const CnnState& state, CnnFieldModel* out) {
   }
   m.field_size = ReceptiveFieldSize(L, K);
   m.inside = static_cast<int>(m.field.row(L).sum());
-  attn::AttentionConfig config;  // Q = K = V = x: weights by content alone
+  attn::AttentionConfig config = ViewConfig();  // Q = K = V = x: weights by content alone
   config.temperature = state.temperature;
   attn::AttentionResult all, window;
   ATTN_RETURN_IF_ERROR(attn::SelfAttention(config, x, &all));

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "lessons/view_kernel.h"
+
 namespace lessons {
 
 std::string WhyUntrained(const Sentence& sentence, const TrainedHeads* trained, const std::string& trained_error) {
@@ -25,10 +27,11 @@ std::string DescribeHeldOut(const TrainedHeads& trained) {
 }
 
 Status ComputeHeads(const Sentence& sentence, const HeadsState& state, const TrainedHeads* trained,
-                    const std::string& trained_error, HeadsModel* out) {
+                    const std::string& trained_error, HeadsModel* out, SeededHeads* seeded) {
   HeadsModel m;
   attn::AttentionConfig config;
   attn::AttentionParameters params;
+  const attn::AttentionParameters* use = &params;  // empty: Forward seeds them from config.seed
   m.untrained_reason = state.trained ? WhyUntrained(sentence, trained, trained_error) : "";
   m.trained = state.trained && m.untrained_reason.empty();
   if (m.trained) {
@@ -41,11 +44,23 @@ Status ComputeHeads(const Sentence& sentence, const HeadsState& state, const Tra
     config.project_inputs = true;
     config.project_output = true;
     config.seed = static_cast<uint32_t>(state.seed);
+    if (seeded) {
+      const std::string key = std::to_string(d) + "," + std::to_string(config.num_heads) + "," +
+                              std::to_string(config.num_kv_heads) + "," + std::to_string(config.seed);
+      if (seeded->key != key) {
+        seeded->key.clear();
+        seeded->params = attn::AttentionParameters();
+        // A config InitializeParameters refuses goes to Forward unseeded, which reports it as always.
+        if (attn::InitializeParameters(config, d, d, d, &seeded->params).ok()) seeded->key = key;
+      }
+      if (seeded->key == key) use = &seeded->params;
+    }
   }
+  config.kernel = ViewKernel();  // seeded or as trained, drawn on the views' kernel
   config.temperature = state.temperature;
   attn::AttentionInputs inputs;
   inputs.query = sentence.x;
-  ATTN_RETURN_IF_ERROR(attn::Forward(config, inputs, params, &m.result));
+  ATTN_RETURN_IF_ERROR(attn::Forward(config, inputs, *use, &m.result));
   if (m.trained) {
     // The tags and the roles come from the model as trained (τ = 1), whatever τ the view draws at.
     TaggedSentence tagged;

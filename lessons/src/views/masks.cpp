@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "lessons/view_kernel.h"
+
 namespace lessons {
 
 bool IsPadded(const std::string& padding, int k) { return k < static_cast<int>(padding.size()) && padding[k] == '1'; }
@@ -14,7 +16,7 @@ void TogglePadding(std::string* padding, int k) {
 
 Status ComputeMasks(const Sentence& sentence, const MasksState& state, MasksModel* out) {
   const int n = static_cast<int>(sentence.tokens.size());
-  attn::AttentionConfig config;  // view 1 plus masks
+  attn::AttentionConfig config = ViewConfig();  // view 1 plus masks
   config.causal = state.causal;
   config.window_left = state.window_left;
   config.window_right = state.window_right;

@@ -5,6 +5,7 @@
 #include "attn/attention.h"
 #include "attn/positions.h"
 #include "lessons/explain.h"
+#include "lessons/view_kernel.h"
 
 namespace lessons {
 namespace {
@@ -21,7 +22,7 @@ attn::PositionEncoding EngineEncoding(OrderEncoding e) {
 
 Status ComputeOrder(const Sentence& sentence, const OrderState& state, OrderModel* out) {
   const int n = static_cast<int>(sentence.tokens.size());
-  attn::AttentionConfig config;  // parameter-free self-attention, as in view 1
+  attn::AttentionConfig config = ViewConfig();  // parameter-free self-attention, as in view 1
   config.position = EngineEncoding(state.encoding);
   config.seed = 1;  // the learned table is seeded: the same table for both orders
   OrderModel m;

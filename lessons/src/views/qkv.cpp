@@ -4,6 +4,7 @@
 
 #include "lessons/explain.h"
 #include "lessons/qkv_explain.h"
+#include "lessons/view_kernel.h"
 #include "lessons/views/heads.h"
 
 namespace lessons {
@@ -14,11 +15,12 @@ Status ComputeQkv(const Sentence& sentence, const QkvState& state, const Trained
   QkvModel m;
   m.untrained_reason = state.trained ? WhyUntrained(sentence, trained, trained_error) : "";
   m.trained = state.trained && m.untrained_reason.empty();
-  attn::AttentionConfig config;  // one head, scaled dot product, softmax, projected inputs
+  attn::AttentionConfig config = ViewConfig();  // one head, scaled dot product, softmax, projected inputs
   attn::AttentionParameters params;
   if (m.trained) {
     m.trained_head = std::clamp(state.trained_head, 0, trained->config.heads - 1);
     ATTN_RETURN_IF_ERROR(TrainedHead(*trained, m.trained_head, &config, &params));
+    config.kernel = ViewKernel();  // the layer as trained, drawn on the views' kernel
   } else {
     config.project_inputs = true;
     config.seed = static_cast<uint32_t>(state.seed);

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "attn/attention.h"
+#include "lessons/view_kernel.h"
 
 namespace lessons {
 
@@ -10,7 +11,7 @@ Status ComputeRelevance(const Sentence& sentence, const RelevanceState& state, R
   attn::AttentionInputs inputs;
   inputs.query = sentence.x;
   auto run = [&](int score, int normalizer, Matrix* weights) {
-    attn::AttentionConfig config;
+    attn::AttentionConfig config = ViewConfig();
     config.score = static_cast<attn::ScoreFunction>(score);
     config.normalizer = static_cast<attn::Normalizer>(normalizer);
     config.temperature = state.temperature;

@@ -1,6 +1,7 @@
 #include "lessons/views/speed.h"
 
 #include "lessons/bench_layer.h"
+#include "lessons/text.h"
 
 #include <algorithm>
 #include <chrono>
@@ -46,6 +47,34 @@ Status SpeedLab::TimeBatch(attn::KernelId kernel, int n, double min_ms, double* 
     ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   } while (ms < min_ms);
   *us = 1000.0 * ms / runs;
+  return Status::Ok();
+}
+
+Status SpeedLab::TimeHeadsRecompute(int tokens, int heads, double min_ms, HeadsRecomputeTiming* out) {
+  using Clock = std::chrono::steady_clock;
+  constexpr int kGloveWidth = 100;
+  if (tokens < 1 || tokens > SentenceState::kMaxTokens)
+    return Status(StatusCode::kOutOfRange, "tokens: expected 1.." + std::to_string(SentenceState::kMaxTokens) + ", got " +
+                                               std::to_string(tokens));
+  if (static_cast<int>(heads_sentence_.tokens.size()) != tokens) {
+    heads_sentence_ = Sentence();
+    for (int i = 0; i < tokens; ++i) heads_sentence_.tokens.push_back("w" + std::to_string(i));
+    heads_sentence_.x = HashEmbeddings(heads_sentence_.tokens, kGloveWidth);
+    heads_sentence_.known.assign(tokens, true);
+  }
+  HeadsState state;
+  state.trained = false;
+  state.heads = heads;
+  const auto start = Clock::now();
+  int runs = 0;
+  double ms = 0;
+  do {
+    ATTN_RETURN_IF_ERROR(ComputeHeads(heads_sentence_, state, nullptr, "", &heads_model_, &heads_seeded_));
+    ++runs;
+    ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  } while (ms < min_ms);
+  out->ms = ms / runs;
+  out->runs = runs;
   return Status::Ok();
 }
 

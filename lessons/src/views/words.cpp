@@ -1,12 +1,13 @@
 #include "lessons/views/words.h"
 
 #include "lessons/explain.h"
+#include "lessons/view_kernel.h"
 
 namespace lessons {
 
 Status ComputeWords(const Sentence& sentence, const WordsState& state, WordsModel* out) {
   WordsModel m;
-  attn::AttentionConfig config;
+  attn::AttentionConfig config = ViewConfig();
   config.temperature = state.temperature;
   ATTN_RETURN_IF_ERROR(attn::SelfAttention(config, sentence.x, &m.result));
   const attn::HeadIntermediates& h = m.result.heads[0];

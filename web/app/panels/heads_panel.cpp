@@ -56,8 +56,13 @@ void HeadsPanel::Draw(PanelContext& ctx) {
   DrawControls(ctx);
   if (ctx.sentence_version == 0) return;
   lessons::HeadsState& s = ctx.state.heads;
-  memo_.Update(TrainedSentenceKey(ctx, s), [&](lessons::HeadsModel* m) {
-    return lessons::ComputeHeads(ctx.sentence, s, ctx.trained_heads, ctx.trained_heads_error, m);
+  // The model does not depend on which head is enlarged or on the lines view: a click on a head
+  // redraws, it does not recompute.
+  lessons::HeadsState computed = s;
+  computed.selected = lessons::HeadsState().selected;
+  computed.lines = lessons::HeadsState().lines;
+  memo_.Update(TrainedSentenceKey(ctx, computed), [&](lessons::HeadsModel* m) {
+    return lessons::ComputeHeads(ctx.sentence, s, ctx.trained_heads, ctx.trained_heads_error, m, &seeded_);
   });
   DrawStatusLine(memo_.error());
   ctx.published.Scalar("heads.error", memo_.error().empty() ? 0 : 1);  // the tests see the status line

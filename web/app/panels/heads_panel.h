@@ -25,6 +25,7 @@ class HeadsPanel : public Panel {
   void DrawCombination(PanelContext& ctx);
 
   Memo<lessons::HeadsModel> memo_;
+  lessons::SeededHeads seeded_;  // the seeded projections, reused while h, h_kv and the seed stay
 };
 
 }  // namespace attnlab

@@ -1,7 +1,7 @@
 // View 13. Times attn::ForwardOutput in the browser on the multi-head layer of `npm run bench`
 // (d_model 256, 4 heads, Wq Wk Wv Wo with biases). FLOPs = 2·n·d²·4 + 4·n²·d: the four projections
 // and, per head, QKᵀ and the weighted sum. The timer is the browser's, so small n are timed in
-// batches of several forwards.
+// batches of several forwards. Below it, view 5's recompute (32 words, 8 heads) as the views run it.
 #include "panels/speed_panel.h"
 
 #include <algorithm>
@@ -11,6 +11,7 @@
 
 #include "attn/kernels.h"
 #include "lessons/bench_layer.h"
+#include "lessons/view_kernel.h"
 #include "imgui.h"
 #include "widgets/field_widgets.h"
 #include "widgets/flow_layout.h"
@@ -26,6 +27,8 @@ constexpr int kSweepLo = 6, kSweepHi = 12;  // the sweep's n = 64 … 4096
 // Live timing repeats only while one forward is quicker than this, so the page stays responsive.
 constexpr double kLiveLimitUs = 300000.0;
 constexpr int kWarmUpN = 256;
+// View 5's recompute is timed for this sentence length and head count (state h.n=8&h.tr=0).
+constexpr int kHeadsTokens = 32, kHeadsCount = 8;
 
 // The kernels as a reader knows them; the published names stay the engine's.
 const char* KernelLabel(attn::KernelId kernel) {
@@ -154,6 +157,44 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
   ctx.published.Matrix("speed.output", lab_.output());
 }
 
+void SpeedPanel::DrawHeadsRecompute(PanelContext& ctx) {
+  const lessons::SpeedState& s = ctx.state.speed;
+  const auto time_batch = [&](double min_ms, bool keep) {
+    ++EngineRuns();
+    lessons::HeadsRecomputeTiming t;
+    const attn::Status status = lab_.TimeHeadsRecompute(kHeadsTokens, kHeadsCount, min_ms, &t);
+    if (!status.ok()) {
+      error_ = status.ToString();
+      return false;
+    }
+    if (keep) heads_ms_.push_back(t.ms), heads_runs_.push_back(t.runs);
+    if (heads_ms_.size() > kLiveSamples) heads_ms_.erase(heads_ms_.begin()), heads_runs_.erase(heads_runs_.begin());
+    return true;
+  };
+  if (heads_ms_.empty()) {
+    // The first 20 ms are not timed: they seed the projections and let the browser tier the wasm
+    // up (timed from the first call, the median came out twice as high).
+    if (!time_batch(20.0, false)) return;
+    for (int i = 0; i < 3; ++i)
+      if (!time_batch(10.0, true)) return;
+  } else if (s.live) {
+    time_batch(10.0, true);
+  }
+  if (heads_ms_.empty()) return;
+  const double ms = lessons::Median(heads_ms_);
+  ImGui::SeparatorText("The views' own computation");
+  ImGui::TextWrapped("Recomputing view 5 (%d words, %d heads): %.3f ms, engine only", kHeadsTokens, kHeadsCount, ms);
+  ctx.published.Rect("speed.heads_recompute", LastItemRect());
+  DrawNote("median of %d batches of ≥ 10 ms on %s, every intermediate kept for drawing", static_cast<int>(heads_ms_.size()),
+           attn::KernelName(lessons::ViewKernel()));
+  ctx.published.Scalar("speed.heads_recompute_ms", ms);
+  int runs = 0;
+  for (int r : heads_runs_) runs += r;
+  ctx.published.Scalar("speed.heads_recompute_runs", runs);
+  ctx.published.Scalar("speed.heads_recompute_batches", static_cast<int>(heads_ms_.size()));
+  ctx.published.Scalar("speed.heads_recompute_kernel", static_cast<int>(lessons::ViewKernel()));
+}
+
 void SpeedPanel::DrawSweep(PanelContext& ctx) {
   if (!sweep_queue_.empty()) {
     const auto [kernel, log2_n] = sweep_queue_.back();
@@ -243,6 +284,7 @@ void SpeedPanel::Draw(PanelContext& ctx) {
                                     : attn::FastestKernel();
   DrawControls(ctx, kernel);
   DrawLive(ctx, kernel, 1 << std::min(s.log2_n, SpeedLab::MaxLog2N(kernel)));
+  DrawHeadsRecompute(ctx);
   DrawSweep(ctx);
 }
 

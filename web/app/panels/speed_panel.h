@@ -28,6 +28,8 @@ class SpeedPanel : public Panel {
   double TimeBatch(attn::KernelId kernel, int n, double min_ms);
   void DrawControls(PanelContext& ctx, attn::KernelId kernel);
   void DrawLive(PanelContext& ctx, attn::KernelId kernel, int n);
+  // View 5's recompute (32 words, 8 heads) on the views' kernel, timed here.
+  void DrawHeadsRecompute(PanelContext& ctx);
   void DrawSweep(PanelContext& ctx);
   void DrawSweepPlot(PanelContext& ctx);
 
@@ -36,6 +38,8 @@ class SpeedPanel : public Panel {
   // Live: the last batches of the shown (kernel, n).
   int live_kernel_ = -2, live_n_ = 0;
   std::vector<double> live_us_;
+  std::vector<double> heads_ms_;  // ms per recompute of view 5, one entry per timed batch
+  std::vector<int> heads_runs_;   // recomputes in each of those batches
   std::set<int> warmed_kernels_;  // kernels whose first, untimed batch has run
   double peak_gflops_ = 0;  // this core's wasm SIMD multiply-add peak; 0 until measured
   // Sweep: (kernel, log2 n) still to measure, and the results.

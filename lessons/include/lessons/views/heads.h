@@ -31,14 +31,24 @@ struct HeadsModel {
   std::string held_out;
 };
 
+// The seeded Wq, Wk, Wv, Wᵒ of view 5, kept between recomputes by whoever recomputes (the panel):
+// they depend only on d_model, the head counts and the seed, so typing or moving τ reuses them.
+// Seeding them from mt19937 costs about as much as the forward pass itself at 32 words.
+struct SeededHeads {
+  std::string key;                   // what `params` were seeded for ("" while empty)
+  attn::AttentionParameters params;  // as attn::InitializeParameters fills them
+};
+
 // The line above, from the asset's numbers.
 std::string DescribeHeldOut(const TrainedHeads& trained);
 
 // `trained`: the parsed asset, or null while it is loading or when it failed (`trained_error`
 // says why, "" while loading). With state.trained and the GloVe vectors, the trained layer at
-// temperature state.temperature (heads, kv_heads and seed do not apply); otherwise the seeded heads.
+// temperature state.temperature (heads, kv_heads and seed do not apply); otherwise the seeded heads,
+// taken from `seeded` when it holds them and kept there for the next call (null: seeded anew).
+// Computes on lessons::ViewKernel().
 Status ComputeHeads(const Sentence& sentence, const HeadsState& state, const TrainedHeads* trained,
-                    const std::string& trained_error, HeadsModel* out);
+                    const std::string& trained_error, HeadsModel* out, SeededHeads* seeded = nullptr);
 
 // Why trained heads cannot be drawn for this sentence ("" when they can): loading, failed, or not
 // the GloVe vectors they were trained on.

@@ -1,5 +1,5 @@
 // View 13: the engine's forward pass timed where it runs — the layer of `npm run bench`
-// (lessons/bench_layer.h) through attn::ForwardOutput.
+// (lessons/bench_layer.h) through attn::ForwardOutput — and view 5's recompute on the views' kernel.
 #pragma once
 
 #include <map>
@@ -9,8 +9,15 @@
 #include "attn/attention.h"
 #include "attn/kernels.h"
 #include "lessons/common.h"
+#include "lessons/views/heads.h"
 
 namespace lessons {
+
+// Milliseconds per recompute of view 5, and how many recomputes the batch ran.
+struct HeadsRecomputeTiming {
+  double ms = 0;
+  int runs = 0;
+};
 
 class SpeedLab {
  public:
@@ -36,10 +43,18 @@ class SpeedLab {
   Status TimeBatch(attn::KernelId kernel, int n, double min_ms, double* us);
   const Matrix& output() const { return output_; }  // (n, d_model) of the last forward
 
+  // View 5 as the page recomputes it after an edit: ComputeHeads on a sentence of `tokens` hashed
+  // words of GloVe's width (100) with `heads` seeded heads (h.n=heads&h.tr=0), repeated for at
+  // least min_ms (once at least). The engine's work only: no drawing, no texture upload.
+  Status TimeHeadsRecompute(int tokens, int heads, double min_ms, HeadsRecomputeTiming* out);
+
  private:
   attn::AttentionParameters params_;  // seeded once
   std::map<int, Matrix> inputs_;      // x per n, seeded
   Matrix output_;
+  Sentence heads_sentence_;      // the sentence view 5 is timed on (rebuilt when its length changes)
+  HeadsModel heads_model_;       // the last recompute's model
+  SeededHeads heads_seeded_;     // kept between recomputes, as view 5's panel keeps them
 };
 
 // One measured point of a sweep, and a sweep: (kernel, log2 n) -> timing.
