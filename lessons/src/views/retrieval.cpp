@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "lessons/text.h"
+#include "lessons/view_kernel.h"
 
 namespace lessons {
 
@@ -16,11 +17,10 @@ const KeyValueTable& StoreTable(const RetrievalState& state) {
 }  // namespace
 
 attn::AttentionConfig StoreConfig(const RetrievalState& state) {
-  attn::AttentionConfig config;
+  attn::AttentionConfig config = ViewConfig();
   const int score = std::clamp(state.score, 0, static_cast<int>(std::size(kRetrievalScores)) - 1);
   config.score = kRetrievalScores[score];
   config.temperature = RetrievalState::kTemperature.Clamp(state.temperature);
-  config.kernel = attn::FastestKernel();
   config.seed = 1;  // the additive score's W_q, W_k, w: seeded, not trained (the panel says so)
   return config;
 }
@@ -74,9 +74,8 @@ Status ComputeCross(const Sentence& a, const SentenceState& sentence_state, cons
   if (!b_status.ok()) return Status(b_status.code(), "Sentence B: " + b_status.message());
   m.queries = state.swap ? m.b : a;
   m.keys = state.swap ? a : m.b;
-  attn::AttentionConfig config;  // scaled dot product, softmax, no parameters: softmax(QKᵀ/(√d τ)) V
+  attn::AttentionConfig config = ViewConfig();  // scaled dot product, softmax, no parameters: softmax(QKᵀ/(√d τ)) V
   config.temperature = RetrievalState::kCrossTemperature.Clamp(state.cross_temperature);
-  config.kernel = attn::FastestKernel();
   attn::AttentionInputs in;
   in.query = m.queries.x;
   in.key = m.keys.x;
