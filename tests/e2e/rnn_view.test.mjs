@@ -265,6 +265,19 @@ test('the graphs highlight the pair where the layout says, clicks choose it, the
   assert.ok(Math.abs(sc['rnn.radius'] - 1.25) < 1e-5);
   assert.equal((await get(page, ['rnn.H']))['rnn.H'].cols, 8);
   assert.match(await page.evaluate(() => window.attnlab.setState('rn.rho=7')), /out_of_range/);
+  // A linear RNN with ρ = 2 over 200 words passes float32's range: said on screen, no RNN number.
+  const long = 'a%20'.repeat(200);
+  assert.equal(await page.evaluate((t) => window.attnlab.setState(t), `v=rnn&s=${long}&rn.lin=1&rn.rho=2&rn.i=-1`), '');
+  await settle(page);
+  sc = await scalars(page);
+  assert.equal(sc['rnn.overflow'], 1);
+  assert.equal(sc['rnn.ratio.rnn'], undefined, 'no RNN ratio after an overflow');
+  assert.ok(Object.values(sc).every(Number.isFinite), 'every published number is finite');
+  const grads = await get(page, ['rnn.grad.attn']);
+  assert.equal(grads['rnn.grad.attn'].rows, 200);
+  assert.ok(data(grads['rnn.grad.attn']).every((v) => Number.isFinite(v) && v > 0));
+  // The screen reader's summary says so too.
+  await page.waitForFunction(() => /RNN overflowed/.test(document.querySelector('.attnlab-live')?.textContent ?? ''), null, { timeout: 5000 });
   await screenshot(page, 'rnn-desktop-pair');
   assert.deepEqual(problems, []);
   await page.close();

@@ -26,13 +26,13 @@ constexpr int kPoints = RnnSpeedLab::kMaxLog2N - RnnSpeedLab::kMinLog2N + 1;
 const char* const kLayerLabels[] = {"RNN", "1-D CNN (kernel 3)", "fully connected (per token)"};
 const char* const kSpeedKeys[] = {"rnn", "attn"};
 
-// "262k", "4.2M", "1.1G": operation counts that fit a phone's table.
+// "262k", "4.2M", "1.1G", "0.1": counts that fit a phone's table and a plot's ticks.
 std::string Count(double v) {
   char buf[32];
   if (v >= 1e9) std::snprintf(buf, sizeof buf, "%.3gG", v * 1e-9);
   else if (v >= 1e6) std::snprintf(buf, sizeof buf, "%.3gM", v * 1e-6);
   else if (v >= 1e3) std::snprintf(buf, sizeof buf, "%.3gk", v * 1e-3);
-  else std::snprintf(buf, sizeof buf, "%.0f", v);
+  else std::snprintf(buf, sizeof buf, "%.3g", v);
   return buf;
 }
 
@@ -125,7 +125,7 @@ void DrawGraph(PanelContext& ctx, const char* name, bool chain, const lessons::R
     else s.source = k;
   }
   if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("click the top row to choose word i (it reads), the bottom row for word j (it is read)");
+    ImGui::SetTooltip("top row: choose word i\nbottom row: choose word j");
   }
   const std::string prefix = std::string(name);
   ctx.published.Rect(prefix, g.rect);
@@ -253,8 +253,9 @@ void RnnPanel::DrawGradients(PanelContext& ctx) {
     ImGui::TextColored(CurrentTheme().warning_text, "RNN: overflow. %s. Float32 cannot hold it: no RNN curve.",
                        m.rnn_error.c_str());
   } else {
-    ImGui::Text("At j = %d \"%s\":  RNN %.3g,  attention %.3g", j + 1, tokens[j].c_str(), m.rnn_at_source, m.attention_at_source);
-    ImGui::Text("Relative to j = i (the word's own input):  RNN %.3g,  attention %.3g", m.rnn_ratio, m.attention_ratio);
+    ImGui::TextWrapped("At j = %d \"%s\":  RNN %.3g,  attention %.3g", j + 1, tokens[j].c_str(), m.rnn_at_source,
+                       m.attention_at_source);
+    ImGui::TextWrapped("Relative to j = i (the word's own input):  RNN %.3g,  attention %.3g", m.rnn_ratio, m.attention_ratio);
     int zeros_before = 0;
     for (int k = 0; k <= i; ++k) zeros_before += m.rnn_gradient(k, 0) == 0 ? 1 : 0;
     if (i + 1 < n) DrawNote("The RNN's gradient is exactly 0 for j after i (the log axis leaves those words out): it has not read them yet.");
@@ -272,9 +273,11 @@ void RnnPanel::DrawGradients(PanelContext& ctx) {
   }
   ctx.published.Scalar("rnn.radius", m.radius);
   ctx.published.Scalar("rnn.overflow", m.rnn_error.empty() ? 0 : 1);
-  ctx.published.Scalar("rnn.grad.rnn.j", m.rnn_at_source);
+  if (m.rnn_error.empty()) {  // after an overflow there is no RNN number to publish (nor to show)
+    ctx.published.Scalar("rnn.grad.rnn.j", m.rnn_at_source);
+    ctx.published.Scalar("rnn.ratio.rnn", m.rnn_ratio);
+  }
   ctx.published.Scalar("rnn.grad.attn.j", m.attention_at_source);
-  ctx.published.Scalar("rnn.ratio.rnn", m.rnn_ratio);
   ctx.published.Scalar("rnn.ratio.attn", m.attention_ratio);
   ctx.published.Matrix("rnn.w_xh", m.rnn.w_xh);
   ctx.published.Matrix("rnn.w_hh", m.rnn.w_hh);
@@ -283,11 +286,13 @@ void RnnPanel::DrawGradients(PanelContext& ctx) {
   ctx.published.Matrix("rnn.wk", m.attention.wk);
   ctx.published.Matrix("rnn.wv", m.attention.wv);
   ctx.published.Matrix("rnn.y", m.attention_output);
-  char summary[256];
+  char summary[320], rnn_ratio[48];
+  if (m.rnn_error.empty()) std::snprintf(rnn_ratio, sizeof rnn_ratio, "RNN %.3g", m.rnn_ratio);
+  else std::snprintf(rnn_ratio, sizeof rnn_ratio, "RNN overflowed");
   std::snprintf(summary, sizeof summary,
                 "RNN: from \"%s\" (%d) to \"%s\" (%d): %d steps through the RNN, 1 through attention; gradient relative "
-                "to the word's own input: RNN %.3g, attention %.3g, at spectral radius %.2f",
-                tokens[j].c_str(), j + 1, tokens[i].c_str(), i + 1, m.rnn_path, m.rnn_ratio, m.attention_ratio, m.radius);
+                "to the word's own input: %s, attention %.3g, at spectral radius %.2f",
+                tokens[j].c_str(), j + 1, tokens[i].c_str(), i + 1, m.rnn_path, rnn_ratio, m.attention_ratio, m.radius);
   ctx.summary = summary;
 }
 
@@ -334,7 +339,9 @@ void RnnPanel::DrawSpeed(PanelContext& ctx) {
     // some tens of ms. One untimed 50 ms batch per layer first.
     if (!warmed_[layer]) warmed_[layer] = time(256, 50.0) > 0;
     std::vector<double> batches;
-    for (int b = 0; b < (log2_n >= 10 ? 1 : 3); ++b) batches.push_back(time(len, 8.0));
+    // The median of a few batches: other programs on the machine show up as outliers. One forward at
+    // n ≥ 2048 is long enough to time alone (attention's takes a tenth of a second there).
+    for (int b = 0; b < (log2_n >= 11 ? 1 : log2_n >= 10 ? 3 : 5); ++b) batches.push_back(time(len, 8.0));
     std::sort(batches.begin(), batches.end());
     const double us = batches[batches.size() / 2];
     if (us > 0) us_per_token_[layer](log2_n - lo, 0) = static_cast<float>(us / len);
@@ -344,11 +351,12 @@ void RnnPanel::DrawSpeed(PanelContext& ctx) {
   const bool done = queue_.empty();
   ctx.published.Scalar("rnn.sweep.done", done ? 1 : 0);
 
+  ImGui::TextDisabled("Each cell: RNN / attention.");
   if (ImGui::BeginTable("rnn.speed", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("n");
-    ImGui::TableSetupColumn("steps RNN / attn");
-    ImGui::TableSetupColumn("operations RNN / attn");
-    ImGui::TableSetupColumn("µs per token RNN / attn");
+    ImGui::TableSetupColumn("steps");
+    ImGui::TableSetupColumn("operations");
+    ImGui::TableSetupColumn("µs per token");
     ImGui::TableHeadersRow();
     for (int p = 0; p < kPoints; ++p) {
       const int len = 1 << (lo + p);
@@ -389,6 +397,8 @@ void RnnPanel::DrawSpeed(PanelContext& ctx) {
   o.x_powers_of_two = true;
   o.x_step = 2.0;
   o.log_y = true;
+  o.round_axes = true;  // whole decades
+  o.y_tick = [](double v) { return Count(v); };
   o.height = 200.0f;
   o.max_width = 460.0f;
   o.x_label = "n (tokens)";
