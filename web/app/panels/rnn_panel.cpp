@@ -60,7 +60,9 @@ void DrawWordLabels(const GraphGeometry& g, const std::vector<std::string>& toke
   const int every = words ? 1 : std::max(1, static_cast<int>(std::ceil(ImGui::CalcTextSize("000").x / cell)));
   for (int k = 0; k < g.n; ++k) {
     const bool chosen = k == i || k == j;
-    if (k % every != 0 && !chosen) continue;
+    // Every few words, and the pair always; a regular label too close to the pair's gives way.
+    const bool crowding = std::abs(k - i) < every || std::abs(k - j) < every;
+    if (!chosen && (k % every != 0 || (!words && crowding))) continue;
     char number[16];
     std::snprintf(number, sizeof number, "%d", k + 1);
     const char* text = words ? tokens[k].c_str() : number;
