@@ -143,7 +143,7 @@ void RnnPanel::Draw(PanelContext& ctx) {
   DrawExplanation(ctx,
       "An RNN reads the sentence one word at a time: its hidden state hₜ = tanh(xₜW_xh + hₜ₋₁W_hh) carries "
       "everything earlier words said, step by step. Attention connects every pair of words directly. Below, "
-      "both layers run on the sentence's GloVe vectors (d_in = 100) with seeded, untrained weights of the same "
+      "both layers run on the sentence's word vectors (GloVe: d_in = 100) with seeded, untrained weights of the same "
       "width d_h: how many steps separate two words, how strongly word i's output still depends on word j "
       "(the gradient, from each layer's backward pass), how the work is laid out, and attention used on top "
       "of an RNN.",
