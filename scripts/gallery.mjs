@@ -15,10 +15,11 @@ const VIEWS = [
   ['6-masks', 'v=masks&m.wl=2&m.wr=0'],
   ['7-cnn', 'v=cnn&c.a=8'],
   ['8-datasize', 'v=datasize', { click: 'datasize.run', until: 'datasize.progress', atLeast: 1, scroll: 200 }],
+  ['9-rnn', 'v=rnn&rn.rho=0.5', { until: 'rnn.sweep.done', atLeast: 1 }],
   ['10-retrieval', 'v=retrieval&rt.q=italy'],
-  ['9-learn', 'v=learn&l.n=1200', { until: 'learn.steps', atLeast: 1200, scroll: 560 }],
-  ['10-prices', 'v=prices&p.s=1&p.n=0.15&p.i=100'],
-  ['11-speed', 'v=speed&sp.l=0&sp.n=10', { click: 'speed.sweep', until: 'speed.sweep.wasm_simd128.4096' }],
+  ['11-learn', 'v=learn&l.n=1200', { until: 'learn.steps', atLeast: 1200, scroll: 560 }],
+  ['12-prices', 'v=prices&p.s=1&p.n=0.15&p.i=100'],
+  ['13-speed', 'v=speed&sp.l=0&sp.n=10', { click: 'speed.sweep', until: 'speed.sweep.wasm_simd128.4096' }],
 ];
 
 await mkdir(out, { recursive: true });

@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <string>
+
+#include <Eigen/Eigenvalues>
 
 #include "attn/reference.h"
 #include "attn/validate.h"
@@ -39,6 +42,34 @@ Status CheckConv(const Conv1dParams& p, Eigen::Index c_in) {
         CheckWeight("conv taps[" + std::to_string(t) + "]", p.taps[t], c_in, c_out));
   }
   return CheckWeight("conv bias", p.bias, 1, c_out);
+}
+
+// f(a): tanh or the identity.
+float Activate(RnnActivation f, float a) { return f == RnnActivation::kTanh ? std::tanh(a) : a; }
+// f'(a) from h = f(a): 1 − h² for tanh, 1 for the identity.
+float ActivationSlope(RnnActivation f, float h) { return f == RnnActivation::kTanh ? 1.0f - h * h : 1.0f; }
+
+// The checks every RNN entry point shares; *d_h and *h0 (zeros when params.h0 is empty) on success.
+Status CheckRnn(const ElmanRnnParams& params, const Matrix& x, Eigen::Index* d_h, Matrix* h0) {
+  ATTN_RETURN_IF_ERROR(CheckInput(x));
+  *d_h = params.w_xh.cols();
+  if (*d_h == 0) return Status(StatusCode::kEmptyInput, "w_xh: expected d_h >= 1 columns");
+  ATTN_RETURN_IF_ERROR(CheckWeight("w_xh", params.w_xh, x.cols(), *d_h));
+  ATTN_RETURN_IF_ERROR(CheckWeight("w_hh", params.w_hh, *d_h, *d_h));
+  ATTN_RETURN_IF_ERROR(CheckWeight("bias", params.bias, 1, *d_h));
+  if (params.activation != RnnActivation::kTanh && params.activation != RnnActivation::kIdentity) {
+    return Status(StatusCode::kUnknownOption, "activation: expected tanh or identity, got " +
+                                                  std::to_string(static_cast<int>(params.activation)));
+  }
+  *h0 = params.h0.size() == 0 ? Matrix::Zero(1, *d_h) : params.h0;
+  return CheckWeight("h0", *h0, 1, *d_h);
+}
+
+// kNonFinite when row t of the hidden states overflowed.
+Status StepFinite(const Matrix& hidden, Eigen::Index t) {
+  if (hidden.row(t).allFinite()) return Status::Ok();
+  return Status(StatusCode::kNonFinite, "hidden: step " + std::to_string(t) +
+                                            " overflowed float32 (a state grew past 3.4e38)");
 }
 
 // Adds a bias row to every row of `m`.
@@ -139,15 +170,9 @@ Status ReceptiveField(int num_layers, int kernel_size, int sequence_length, int 
 }
 
 Status ElmanRnn(const ElmanRnnParams& params, const Matrix& x, ElmanRnnResult* out) {
-  ATTN_RETURN_IF_ERROR(CheckInput(x));
-  const Eigen::Index d_h = params.w_xh.cols();
-  if (d_h == 0) return Status(StatusCode::kEmptyInput, "w_xh: expected d_h >= 1 columns");
-  ATTN_RETURN_IF_ERROR(CheckWeight("w_xh", params.w_xh, x.cols(), d_h));
-  ATTN_RETURN_IF_ERROR(CheckWeight("w_hh", params.w_hh, d_h, d_h));
-  ATTN_RETURN_IF_ERROR(CheckWeight("bias", params.bias, 1, d_h));
-  const Matrix h0 = params.h0.size() == 0 ? Matrix::Zero(1, d_h) : params.h0;
-  ATTN_RETURN_IF_ERROR(CheckWeight("h0", h0, 1, d_h));
-
+  Eigen::Index d_h = 0;
+  Matrix h0;
+  ATTN_RETURN_IF_ERROR(CheckRnn(params, x, &d_h, &h0));
   const Eigen::Index n = x.rows();
   ElmanRnnResult r;
   r.pre_activations.resize(n, d_h);
@@ -160,10 +185,108 @@ Status ElmanRnn(const ElmanRnnParams& params, const Matrix& x, ElmanRnnResult* o
         a += (t == 0 ? h0(0, c) : r.hidden(t - 1, c)) * params.w_hh(c, o);
       }
       r.pre_activations(t, o) = a;
-      r.hidden(t, o) = std::tanh(a);
+      r.hidden(t, o) = Activate(params.activation, a);
     }
+    ATTN_RETURN_IF_ERROR(StepFinite(r.hidden, t));
   }
   *out = std::move(r);
+  return Status::Ok();
+}
+
+Status ElmanRnnBackward(const ElmanRnnParams& params, const Matrix& x, const ElmanRnnResult& forward,
+                        const Matrix& d_hidden, ElmanRnnGradients* out) {
+  Eigen::Index d_h = 0;
+  Matrix h0;
+  ATTN_RETURN_IF_ERROR(CheckRnn(params, x, &d_h, &h0));
+  const Eigen::Index n = x.rows(), d_in = x.cols();
+  ATTN_RETURN_IF_ERROR(CheckWeight("forward.pre_activations", forward.pre_activations, n, d_h));
+  ATTN_RETURN_IF_ERROR(CheckWeight("forward.hidden", forward.hidden, n, d_h));
+  ATTN_RETURN_IF_ERROR(CheckWeight("d_hidden", d_hidden, n, d_h));
+
+  ElmanRnnGradients g;
+  g.d_x = Matrix::Zero(n, d_in);
+  g.d_w_xh = Matrix::Zero(d_in, d_h);
+  g.d_w_hh = Matrix::Zero(d_h, d_h);
+  g.d_bias = Matrix::Zero(1, d_h);
+  g.d_h0 = Matrix::Zero(1, d_h);
+  Matrix from_next = Matrix::Zero(1, d_h);  // δ_{t+1} W_hhᵀ: what step t+1 sends back to h_t
+  Matrix delta(1, d_h);                     // δ_t = dL/da_t
+  for (Eigen::Index t = n - 1; t >= 0; --t) {
+    for (Eigen::Index o = 0; o < d_h; ++o) {
+      const float g_t = d_hidden(t, o) + from_next(0, o);
+      delta(0, o) = g_t * ActivationSlope(params.activation, forward.hidden(t, o));
+    }
+    for (Eigen::Index o = 0; o < d_h; ++o) {
+      g.d_bias(0, o) += delta(0, o);
+      for (Eigen::Index c = 0; c < d_in; ++c) g.d_w_xh(c, o) += x(t, c) * delta(0, o);
+      for (Eigen::Index c = 0; c < d_h; ++c) {
+        g.d_w_hh(c, o) += (t == 0 ? h0(0, c) : forward.hidden(t - 1, c)) * delta(0, o);
+      }
+    }
+    for (Eigen::Index c = 0; c < d_in; ++c) {
+      float s = 0;
+      for (Eigen::Index o = 0; o < d_h; ++o) s += delta(0, o) * params.w_xh(c, o);
+      g.d_x(t, c) = s;
+    }
+    for (Eigen::Index c = 0; c < d_h; ++c) {
+      float s = 0;
+      for (Eigen::Index o = 0; o < d_h; ++o) s += delta(0, o) * params.w_hh(c, o);
+      from_next(0, c) = s;
+    }
+  }
+  g.d_h0 = from_next;
+  for (const auto& [name, m] : {std::pair<const char*, const Matrix*>{"d_x", &g.d_x}, {"d_w_xh", &g.d_w_xh},
+                                {"d_w_hh", &g.d_w_hh}, {"d_bias", &g.d_bias}, {"d_h0", &g.d_h0}}) {
+    if (!m->allFinite()) {
+      return Status(StatusCode::kNonFinite, std::string(name) + ": overflowed float32 (the gradient grew past 3.4e38)");
+    }
+  }
+  *out = std::move(g);
+  return Status::Ok();
+}
+
+Status ElmanRnnFast(const ElmanRnnParams& params, const Matrix& x, Matrix* hidden) {
+  Eigen::Index d_h = 0;
+  Matrix h0;
+  ATTN_RETURN_IF_ERROR(CheckRnn(params, x, &d_h, &h0));
+  const Eigen::Index n = x.rows();
+  Matrix h = x * params.w_xh;  // (n, d_h): every step's input term at once
+  h.rowwise() += params.bias.row(0);
+  Eigen::Matrix<float, 1, Eigen::Dynamic> previous = h0.row(0), a(d_h);
+  for (Eigen::Index t = 0; t < n; ++t) {
+    a.noalias() = previous * params.w_hh;  // the only sequential part: one (1, d_h)·(d_h, d_h) per step
+    a += h.row(t);
+    if (params.activation == RnnActivation::kTanh) a = a.array().tanh();
+    h.row(t) = a;
+    previous = a;
+    ATTN_RETURN_IF_ERROR(StepFinite(h, t));
+  }
+  *hidden = std::move(h);
+  return Status::Ok();
+}
+
+Status SpectralRadius(const Matrix& w, double* radius) {
+  ATTN_RETURN_IF_ERROR(attn::validate::NonEmpty("w", w));
+  ATTN_RETURN_IF_ERROR(ExpectShape("w", w, w.rows(), w.rows()));
+  ATTN_RETURN_IF_ERROR(attn::validate::AllFinite("w", w));
+  const Eigen::EigenSolver<Eigen::MatrixXd> solver(w.cast<double>(), /*computeEigenvectors=*/false);
+  if (solver.info() != Eigen::Success) {
+    return Status(StatusCode::kNonFinite, "w: the eigenvalue iteration did not converge");
+  }
+  *radius = solver.eigenvalues().cwiseAbs().maxCoeff();
+  return Status::Ok();
+}
+
+Status ScaleToSpectralRadius(const Matrix& w, float rho, Matrix* out) {
+  if (!std::isfinite(rho) || rho < 0) {
+    return Status(StatusCode::kOutOfRange, "rho: expected a finite value >= 0, got " + attn::validate::Number(rho));
+  }
+  double radius = 0;
+  ATTN_RETURN_IF_ERROR(SpectralRadius(w, &radius));
+  if (!(radius > 0)) {
+    return Status(StatusCode::kOutOfRange, "w: expected a spectral radius > 0 to scale, got 0");
+  }
+  *out = (w.cast<double>() * (rho / radius)).cast<float>();
   return Status::Ok();
 }
 

@@ -46,12 +46,16 @@ Status ReceptiveField(int num_layers, int kernel_size, int sequence_length, int 
                       IndexRange* range);
 
 // ---------------------------------------------------------------------------------------------
-// Elman RNN:  a_t = x_t W_xh + h_{t-1} W_hh + b,  h_t = tanh(a_t),  h_{-1} = h0 (zeros if empty).
+// Elman RNN:  a_t = x_t W_xh + h_{t-1} W_hh + b,  h_t = f(a_t),  h_{-1} = h0 (zeros if empty),
+// f = tanh, or the identity (a linear RNN: its gradients grow or shrink exactly like powers of W_hh).
+enum class RnnActivation { kTanh, kIdentity };
+
 struct ElmanRnnParams {
   Matrix w_xh;  // (d_in, d_h)
   Matrix w_hh;  // (d_h, d_h)
   Matrix bias;  // (1, d_h)
   Matrix h0;    // (1, d_h), or empty for zeros
+  RnnActivation activation = RnnActivation::kTanh;
 };
 
 struct ElmanRnnResult {
@@ -59,8 +63,38 @@ struct ElmanRnnResult {
   Matrix hidden;           // (n, d_h)  h_t
 };
 
-// x: (n, d_in) -> hidden states (n, d_h)
+// x: (n, d_in) -> hidden states (n, d_h). kNonFinite when a state overflows float32 (a linear RNN
+// whose W_hh has spectral radius above 1, over a long sequence), naming the first step that did.
 Status ElmanRnn(const ElmanRnnParams& params, const Matrix& x, ElmanRnnResult* out);
+
+// Backpropagation through time (BPTT), beside the forward above. Given dL/dH, for t = n-1 … 0:
+//   g_t  = dL/dh_t + g'_{t+1} W_hhᵀ          (what reaches h_t: its own loss and the step after it)
+//   δ_t  = g_t ∘ f'(a_t)                      (tanh: 1 − h_t²; identity: 1)
+//   dL/dx_t = δ_t W_xhᵀ,  dW_xh += x_tᵀ δ_t,  dW_hh += h_{t-1}ᵀ δ_t,  db += δ_t,
+// with g'_{t+1} = δ_{t+1} (zero past the end); dL/dh0 = δ_0 W_hhᵀ.
+struct ElmanRnnGradients {
+  Matrix d_x;     // (n, d_in)
+  Matrix d_w_xh;  // (d_in, d_h)
+  Matrix d_w_hh;  // (d_h, d_h)
+  Matrix d_bias;  // (1, d_h)
+  Matrix d_h0;    // (1, d_h), also when params.h0 is empty (the gradient at the zero state)
+};
+
+// forward: ElmanRnn's result for (params, x); d_hidden: (n, d_h) dL/dH. Same checks as ElmanRnn,
+// plus the shapes of forward and d_hidden; kNonFinite when a gradient overflows float32.
+Status ElmanRnnBackward(const ElmanRnnParams& params, const Matrix& x, const ElmanRnnResult& forward,
+                        const Matrix& d_hidden, ElmanRnnGradients* out);
+
+// The same forward, fast enough to time at n = 4096: X W_xh + b for every step in one product, then
+// one (1, d_h)·(d_h, d_h) product and f per step. Same checks and result as ElmanRnn within float32
+// rounding (the sums run in another order). x: (n, d_in) -> hidden: (n, d_h)
+Status ElmanRnnFast(const ElmanRnnParams& params, const Matrix& x, Matrix* hidden);
+
+// max |λ| over the eigenvalues of a square matrix w (d, d), in double (Eigen's EigenSolver).
+Status SpectralRadius(const Matrix& w, double* radius);
+// w · ρ / SpectralRadius(w): the same matrix, scaled to spectral radius ρ (finite, >= 0).
+// kOutOfRange when ρ is negative or not finite, or when w's radius is 0 (nothing to scale).
+Status ScaleToSpectralRadius(const Matrix& w, float rho, Matrix* out);
 
 // Per-token fully connected layer: h_i = tanh(x_i W + b), the RNN without its recurrence.
 struct FullyConnectedParams {

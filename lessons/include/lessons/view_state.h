@@ -242,8 +242,33 @@ struct DataSizeState {
 
 // View 9: an RNN beside self-attention (path length, sequential steps, gradients over distance),
 // then attention over an RNN's hidden states.
+inline constexpr const char* kRnnLayerNames[] = {"rnn", "conv1d", "fully_connected"};  // lessons::SequenceLayerKind
 struct RnnState {
-  void Visit(FieldVisitor&) {}
+  static constexpr IntField kTarget{"rn.i", "word i (reads)", -1, SentenceState::kMaxTokens - 1};
+  static constexpr IntField kSource{"rn.j", "word j (is read)", 0, SentenceState::kMaxTokens - 1};
+  static constexpr FloatField kRadius{"rn.rho", "spectral radius ρ of W_hh", 0.1f, 2.0f, "%.2f"};
+  static constexpr BoolField kLinear{"rn.lin", "linear RNN (no tanh): pure ρᵏ"};
+  static constexpr IntField kHidden{"rn.dh", "hidden width d_h", 2, 64};
+  static constexpr IntField kSeed{"rn.s", "seed", 1, 9999};
+  static constexpr ChoiceField kLayer{"rn.L", 3, kRnnLayerNames};
+
+  int target = -1;       // word i, whose state reads the others; -1: the last word (h_n)
+  int source = 1;        // word j, whose information travels to i
+  float radius = 0.9f;   // W_hh is scaled to this spectral radius
+  bool linear = false;   // h_t = a_t instead of tanh(a_t)
+  int hidden = 16;       // d_h of the RNN, of attention's q, k, v and of every layer of the last part
+  int seed = 1;          // W_xh, W_hh, Wq, Wk, Wv and the layers of the last part
+  int layer = 0;         // the layer L of the last part: rnn, conv1d, fully_connected
+
+  void Visit(FieldVisitor& v) {
+    v.Int(kTarget, target);
+    v.Int(kSource, source);
+    v.Float(kRadius, radius);
+    v.Bool(kLinear, linear);
+    v.Int(kHidden, hidden);
+    v.Int(kSeed, seed);
+    v.ChoiceIndex(kLayer, layer);
+  }
 };
 
 // View 10: attention as retrieval from a key-value store, and cross-attention between two sentences.

@@ -1,5 +1,10 @@
-// View 9 (being built, issue 15).
+// View 9: an RNN beside self-attention on the shared sentence — path length, gradients over
+// distance, sequential steps against parallel work (timed here), and attention over hidden states.
 #pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "lessons/views/rnn.h"
 #include "panels/panel.h"
@@ -11,7 +16,28 @@ class RnnPanel : public Panel {
   lessons::ViewId id() const override { return lessons::ViewId::kRnn; }
   const char* title() const override { return "9 RNN"; }
   void Draw(PanelContext& ctx) override;
-  const char* takeaway() const override { return ""; }
+  const char* takeaway() const override {
+    return "An RNN passes information one step at a time, so it needs n steps and its gradients fade or grow with "
+           "distance; attention links any two words in one step, at the price of n² work.";
+  }
+
+ private:
+  void DrawControls(PanelContext& ctx, int n);
+  void DrawPaths(PanelContext& ctx);
+  void DrawGradients(PanelContext& ctx);
+  void DrawSpeed(PanelContext& ctx);
+  void DrawCombination(PanelContext& ctx);
+
+  Memo<lessons::RnnModel> model_;
+  Memo<lessons::RnnCombinationModel> combination_;
+
+  // Timing: (layer 0 RNN / 1 attention, log2 n) still to measure, one per frame; µs per token.
+  lessons::RnnSpeedLab lab_;
+  bool sweep_started_ = false;
+  bool warmed_[2] = {false, false};
+  std::vector<std::pair<int, int>> queue_;
+  attn::Matrix log2_n_, us_per_token_[2], flops_per_token_[2];  // (m, 1) each; NaN until measured
+  std::string speed_error_;
 };
 
 }  // namespace attnlab
