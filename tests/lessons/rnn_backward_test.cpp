@@ -275,6 +275,14 @@ TEST(SpectralRadius, KnownMatricesAndScaling) {
   triangular << 0.5, 7, 1, 0, -3, 2, 0, 0, 1;
   ASSERT_TRUE(SpectralRadius(triangular, &r).ok());
   EXPECT_NEAR(r, 3.0, 1e-9);
+  Matrix jordan(2, 2);  // one eigenvalue 2 with a Jordan block: ‖Jᵏ‖ grows as k·2ᵏ⁻¹, not 2ᵏ
+  jordan << 2, 1, 0, 2;
+  ASSERT_TRUE(SpectralRadius(jordan, &r).ok());
+  EXPECT_NEAR(r, 2.0, 1e-12);
+  Matrix nilpotent(2, 2);  // every eigenvalue 0 although the matrix is not 0
+  nilpotent << 0, 1, 0, 0;
+  ASSERT_TRUE(SpectralRadius(nilpotent, &r).ok());
+  EXPECT_EQ(r, 0.0);
   for (int d : {1, 7, 8, 9, 16, 17, 64}) {
     const Matrix w = SeededRandom(d).NormalMatrix(d, d);
     for (float rho : {0.5f, 1.0f, 1.5f}) {

@@ -90,7 +90,7 @@ Status ElmanRnnBackward(const ElmanRnnParams& params, const Matrix& x, const Elm
 // rounding (the sums run in another order). x: (n, d_in) -> hidden: (n, d_h)
 Status ElmanRnnFast(const ElmanRnnParams& params, const Matrix& x, Matrix* hidden);
 
-// max |λ| over the eigenvalues of a square matrix w (d, d), in double (Eigen's EigenSolver).
+// max |λ| over the eigenvalues of a square matrix w (d, d), in double (Gelfand's formula, ‖Wᵏ‖^(1/k)).
 Status SpectralRadius(const Matrix& w, double* radius);
 // w · ρ / SpectralRadius(w): the same matrix, scaled to spectral radius ρ (finite, >= 0).
 // kOutOfRange when ρ is negative or not finite, or when w's radius is 0 (nothing to scale).
