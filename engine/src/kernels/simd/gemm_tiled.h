@@ -55,14 +55,16 @@ class ScratchLayout {
   std::size_t total_ = 0;
 };
 
-// C[kMr, kNr] = (accumulate ? C : 0) + A[kMr, k] · P[k, kNr], kMr = V::kMr (4 or 6).
+// C[kMr, kNr] = (accumulate ? C : 0) + A[kMr, k] · P[k, kNr], kMr = kRows (4 or 6).
 //   a: row i at a + i·lda;  panel: row p at panel + p·ldp (kNr for a packed panel);  c: row i at c + i·ldc
 // a_rows < kMr: rows from a_rows on read A's row a_rows − 1 instead (an edge; their C rows are junk).
 // The accumulators are named, not an array: GCC keeps an array in memory across the loop.
-template <class V>
+// kRows: V::kMr, or 4 for a block of 4 rows on a 6-row variant (an edge: n = 16 is 6 + 6 + 4); each
+// entry of C is the same chain of multiply-adds whichever kRows computes it.
+template <class V, int kRows = V::kMr>
 inline void MicroKernel(int k, const float* a, int lda, const float* panel, int ldp, float* c, int ldc,
-                        bool accumulate, int a_rows = V::kMr) {
-  constexpr int kMr = V::kMr, L = V::kLanes;
+                        bool accumulate, int a_rows = kRows) {
+  constexpr int kMr = kRows, L = V::kLanes;
   static_assert(kMr == 4 || kMr == 6, "the micro-kernel is written out for 4 or 6 rows");
   using F = typename V::F;
   F c00 = V::Zero(), c01 = V::Zero(), c10 = V::Zero(), c11 = V::Zero(), c20 = V::Zero(), c21 = V::Zero();
@@ -145,7 +147,11 @@ template <class V>
 void EdgeTile(int rows, int cols, int k, const float* a, int lda, const float* panel, int ldp, float* c, int ldc) {
   constexpr int kMr = V::kMr, kNr = PanelWidth<V>();
   alignas(64) float c_pad[kMr * kNr];
-  MicroKernel<V>(k, a, lda, panel, ldp, c_pad, kNr, false, rows);
+  if (kMr > 4 && rows <= 4) {
+    MicroKernel<V, 4>(k, a, lda, panel, ldp, c_pad, kNr, false, rows);
+  } else {
+    MicroKernel<V>(k, a, lda, panel, ldp, c_pad, kNr, false, rows);
+  }
   for (int i = 0; i < rows; ++i) std::memcpy(c + i * ldc, c_pad + i * kNr, sizeof(float) * cols);
 }
 
@@ -175,6 +181,8 @@ void GemmPacked(int m, int n, int k, const float* a, int lda, const float* packe
         const int rows = MinInt(kMr, i_end - i);
         if (rows == kMr && cols == kNr) {
           MicroKernel<V>(k, a + i * lda, lda, panel, ldp, c + i * ldc + j0, ldc, false);
+        } else if (kMr > 4 && rows == 4 && cols == kNr) {
+          MicroKernel<V, 4>(k, a + i * lda, lda, panel, ldp, c + i * ldc + j0, ldc, false);
         } else {
           EdgeTile<V>(rows, cols, k, a + i * lda, lda, panel, ldp, c + i * ldc + j0, ldc);
         }
