@@ -1,5 +1,5 @@
 // The engine's JS API: forward, forwardOutput, backward, selfAttention, prepare (a layer kept for many
-// forward calls), the tokenizer and hashed
+// forward calls; the npm package only), the tokenizer and hashed
 // vectors, the kernels, the version. The page (attnlab.js) and the npm package (web/lib/) both bind it. Every call returns a plain object ({ok: false, code, message} on bad input): every
 // argument is checked strictly (js_options.h) and its size in 64 bits before anything is copied
 // or allocated, and every body runs inside Guarded (js_guard.h), so no exception crosses into JS.
@@ -303,6 +303,7 @@ val AvailableKernels() {
 
 std::string EngineVersion() { return attn::Version(); }
 
+#ifdef ATTNJS_WITH_PREPARE  // the npm package's module only (web/CMakeLists.txt)
 // ---- prepare(options, params?): a layer prepared once (attn/prepared_attention.h) -------------
 
 // What JS holds: the prepared layer and the matrices each forward() copies its input into and
@@ -354,13 +355,16 @@ val PreparedForward(JsPreparedLayer& self, val query_js) {
   out.set("output", ToJsMatrix(self.output));
   return out;
 }
+#endif  // ATTNJS_WITH_PREPARE
 
 }  // namespace
 
+#ifdef ATTNJS_WITH_PREPARE
 EMSCRIPTEN_BINDINGS(attnlab_prepared) {
   emscripten::class_<JsPreparedLayer>("PreparedLayer").function("forward", &Guarded<PreparedForward>::Call);
   ATTNJS_FUNCTION("prepare", Prepare);
 }
+#endif
 
 EMSCRIPTEN_BINDINGS(attnlab_engine) {
   ATTNJS_FUNCTION("selfAttention", SelfAttention);
