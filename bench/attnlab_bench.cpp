@@ -1,6 +1,8 @@
 // attnlab's side of `npm run bench`: one measurement per process, one JSON line on stdout.
 //   attnlab_bench forward --n N [--warmup-ms W] [--reps R] [--kernel K] [--d-model D] [--heads H]
-//       the benchmark layer's forward (lessons/bench_layer.h) through ForwardOutput
+//       the benchmark layer's forward (lessons/bench_layer.h) on an attn::PreparedAttention: the
+//       parameters seeded and packed once, outside the timing, as the peers prepare an onnxruntime
+//       session or a PyTorch module once
 //   attnlab_bench gemm --m M --k K --n N [--warmup-ms W] [--reps R] [--kernel K]
 //   attnlab_bench peak [--kernel K]          this core's multiply-add peak with K's vectors
 //   attnlab_bench layer [--ns N,N...] [--d-model D] [--heads H]
@@ -18,6 +20,7 @@
 #include "attn/attention.h"
 #include "attn/config_names.h"
 #include "attn/kernels.h"
+#include "attn/prepared_attention.h"
 #include "attn/seeded_random.h"
 #include "lessons/bench_layer.h"
 #include "peak_rss.h"
@@ -128,11 +131,13 @@ int Forward(const Options& o) {
   const attn::AttentionConfig config = o.layer.Config(o.kernel);
   attn::AttentionInputs inputs;
   inputs.query = o.layer.Input(o.n);
-  attn::AttentionParameters params;  // seeded once, outside the timing
+  attn::AttentionParameters params;  // seeded and packed once, outside the timing
   attn::Status status = o.layer.Parameters(&params);
+  attn::PreparedAttention layer;
+  if (status.ok()) status = attn::Prepare(config, o.layer.d_model, params, &layer);
   attn::Matrix out;
   const auto run = [&] {
-    if (status.ok()) status = attn::ForwardOutput(config, inputs, params, &out);
+    if (status.ok()) status = layer.Forward(inputs.query, &out);
   };
   run();
   if (!status.ok()) {
@@ -149,7 +154,7 @@ int Forward(const Options& o) {
   std::printf(
       "{\"impl\":\"%s\",\"variant\":\"%s\",\"fused\":%s,\"n\":%d,\"ms\":%.4f,\"gflops\":%.3f,\"samples\":%s,"
       "\"peak_rss_mb\":%.1f}\n",
-      ATTN_BENCH_IMPL, attn::KernelName(o.kernel), attn::FusedKernelCovers(config, inputs) ? "true" : "false", o.n, ms,
+      ATTN_BENCH_IMPL, attn::KernelName(o.kernel), layer.fused() ? "true" : "false", o.n, ms,
       flops / ms * 1e-6, Samples(samples).c_str(), attnlab_bench::PeakRssMb());
   return 0;
 }

@@ -359,7 +359,9 @@ function report(rows, peaks, page, o, env, seconds, layer) {
     `# attnlab benchmark`,
     '',
     `One full multi-head attention forward: fp32, batch 1, d_model ${layer.d_model}, ${layer.heads} heads, the four ` +
-    `projections Wq, Wk, Wv, Wo${layer.bias ? ' with biases' : ''}, one thread. ms is the median of ${o.rounds * o.reps} runs (${o.rounds} round${o.rounds > 1 ? 's' : ''} × ${o.reps}, ` +
+    `projections Wq, Wk, Wv, Wo${layer.bias ? ' with biases' : ''}, one thread. attnlab times a layer prepared once ` +
+    `(attn::PreparedAttention: parameters checked, seeded and packed for the kernel outside the timing); peers also ` +
+    `prepare once (onnxruntime session, PyTorch module). ms is the median of ${o.rounds * o.reps} runs (${o.rounds} round${o.rounds > 1 ? 's' : ''} × ${o.reps}, ` +
     `each in a fresh process after ${o.warmupMs} ms of warm-up); peak RSS is the process's VmHWM. Each peer is shown at ` +
     `its best variant (all variants below). "attnlab ×faster" is peer ms / attnlab ms (attnlab-wasm for the wasm ` +
     `peers, attnlab-native for the native ones); "% of peak" is against attnlab_bench's measured one-core SIMD ` +

@@ -67,6 +67,19 @@ int64_t ParameterElements(const AttentionConfig& c, const pipeline::AttentionDim
   return t.total;
 }
 
+// Floats of the projection weights packed for the SIMD GEMM (the fused path packs them, a
+// PreparedAttention keeps them): each width rounded up to the widest panel, 32 floats (AVX-512).
+int64_t PackedWeightElements(const AttentionConfig& c, const pipeline::AttentionDims& d) {
+  const auto panels = [](int64_t width) { return Mul(Add(width, 31) / 32, 32); };
+  Terms t;
+  if (c.project_inputs) {
+    t.Plus(d.d_model, panels(Mul(d.heads, d.d_k))).Plus(d.d_kv_model, panels(Mul(d.kv_heads, d.d_k)));
+    t.Plus(d.d_value_model, panels(Mul(d.kv_heads, d.d_v)));
+  }
+  if (c.project_output) t.Plus(Mul(d.heads, d.d_v), panels(d.d_out));
+  return t.total;
+}
+
 // Floats of what every path computes before the heads: inputs after positions, Q/K/V, the caches,
 // the concatenation and the output, and two copies of the parameters (the completed set and the
 // result's).
@@ -130,9 +143,15 @@ Estimate Estimated(CallKind kind, const AttentionConfig& c, const pipeline::Atte
       e.largest = 0;  // each parameter is checked with its shape by the total
       break;
     case CallKind::kFusedForward: {
-      // The fused kernel packs one head's Kᵀ and V (padded to 64 keys) beside a rotated query.
+      // The fused kernel packs one head's Kᵀ and V (padded to 64 keys) beside a rotated query; the
+      // weights are packed too.
       const int64_t padded_keys = Add(d.keys, 64);
-      e.elements = Terms{}.Plus(shared).Plus(padded_keys, Add(Add(d.d_k, d.d_v), 64)).Plus(d.n, d.d_k).total;
+      e.elements = Terms{}
+                       .Plus(shared)
+                       .Plus(padded_keys, Add(Add(d.d_k, d.d_v), 64))
+                       .Plus(d.n, d.d_k)
+                       .Plus(PackedWeightElements(c, d))
+                       .total;
       e.part = "inputs, projections and caches of " + std::to_string(d.n) + " queries and " + std::to_string(d.keys) +
                " keys";
       e.advice = "; use fewer tokens or narrower heads";

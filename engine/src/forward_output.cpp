@@ -1,14 +1,15 @@
 // ForwardOutput: the output without the intermediates. On a SIMD kernel and a config the fused
-// kernel covers, each head runs FlashAttention (kernels/simd/flash_attention.h) straight into its
-// columns of the concatenation, so memory stays O(n·d); otherwise it is Forward's output.
+// kernel covers, the fused pipeline (fused_forward.h: FlashAttention per head, memory O(n·d));
+// otherwise it is Forward's output.
 #include "attn/attention.h"
 
 #include <new>
+#include <utility>
 
 #include "attn/validate.h"
 #include "call_budget.h"
-#include "kernels/simd_ops.h"
-#include "pipeline/forward.h"
+#include "fused_forward.h"
+#include "kernels/simd/kernel_table.h"
 #include "validate_attention.h"
 
 namespace attn {
@@ -25,46 +26,17 @@ bool FusedKernelCovers(const AttentionConfig& config, const AttentionInputs& inp
 
 namespace {
 
+// The fused pipeline (fused_forward.h) on a layer built for this call alone: the weights packed
+// here, then the same Run a PreparedAttention runs, so the two agree to the bit.
 Status FusedForwardOutput(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
                           Matrix* output) {
   pipeline::AttentionDims d;
   AttentionParameters complete;
   ATTN_RETURN_IF_ERROR(validate::PrepareCall(budget::CallKind::kFusedForward, config, inputs, params, &d, &complete));
-
-  const simd::KernelTable* table = simd::FindKernelTable(config.kernel);
-  const simd::ScopedKernelTable use(table);
-  AttentionResult projected;  // inputs after positions, and the key/value caches: O(n·d)
-  const Matrix q_all = pipeline::ProjectInputs<float, simd::SimdOps>(config, inputs, complete, d, &projected);
-  ATTN_RETURN_IF_ERROR(validate::ValuesFinite(projected.present_value));  // as Forward checks them
-  const bool rope = config.position == PositionEncoding::kRope;
-  Matrix concat(d.n, d.heads * d.d_v);  // (n, h d_v)
-  Matrix rotated;
-  for (int head = 0; head < d.heads; ++head) {
-    const Matrix& k = projected.present_key[head / d.group];
-    const Matrix& v = projected.present_value[head / d.group];
-    if (rope) rotated = pipeline::HeadQuery(config, d, q_all, head);
-    bool overflowed = false;
-    simd::FlashAttentionArgs args;
-    args.q = rope ? rotated.data() : q_all.data() + head * d.d_k;
-    args.ldq = rope ? d.d_k : static_cast<int>(q_all.cols());
-    args.k = k.data(), args.ldk = d.d_k;
-    args.v = v.data(), args.ldv = d.d_v;
-    args.out = concat.data() + head * d.d_v, args.ldo = static_cast<int>(concat.cols());
-    args.n = d.n, args.m = static_cast<int>(k.rows()), args.d_k = d.d_k, args.d_v = d.d_v;
-    // Scaled as Forward scales: raw · scale, then · (1/τ) in the normaliser.
-    args.scale = EffectiveScale(config, d.d_k), args.inv_temperature = 1.0f / config.temperature;
-    args.query_offset = d.query_offset;
-    args.causal = config.causal;
-    args.window_left = config.window_left, args.window_right = config.window_right;
-    args.overflowed = &overflowed;
-    table->flash_attention(args);
-    if (overflowed) return validate::ScoresOverflowed(head);
-  }
-  Matrix result = pipeline::ProjectIf<float, simd::SimdOps>(config.project_output, config.use_bias, concat,
-                                                             complete.wo, complete.bo);
-  ATTN_RETURN_IF_ERROR(validate::AllFinite("output (scores overflowed float32; scale the inputs down)", result));
-  *output = std::move(result);
-  return Status::Ok();
+  fused::Layer layer;
+  fused::BuildLayer(config, std::move(complete), &layer);
+  fused::Workspace workspace;
+  return fused::Run(layer, fused::InputsOf(inputs), d, &workspace, output);
 }
 
 }  // namespace

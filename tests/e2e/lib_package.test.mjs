@@ -239,7 +239,7 @@ test('node: the installed package computes forward, forwardOutput and backward a
 
 // ---- (b) TypeScript --------------------------------------------------------------------------
 
-const kExample = `import { loadEngine, type Engine, type ErrorCode, type Matrix, type AttentionConfig } from 'attnlab';
+const kExample = `import { loadEngine, type Engine, type ErrorCode, type Matrix, type AttentionConfig, type PreparedLayer } from 'attnlab';
 
 const engine: Engine = await loadEngine();
 const version: string = engine.version;
@@ -259,6 +259,13 @@ const f = engine.forwardOutput({ kernel: 'wasm_simd128' }, { query });
 if (f.ok) console.log(f.fused, f.output.data);
 const g = engine.backward({ projectInputs: true }, { query }, { rows: 2, cols: 4, data: new Float32Array(8) });
 if (g.ok) console.log(g.dQuery.data, g.dWq.rows, g.dRelativeSharpness.cols);
+const prepared = engine.prepare({ dModel: 4, kernel: 'wasm_simd128', numHeads: 2 }, { wq: null });
+if (prepared.ok) {
+  const layer: PreparedLayer = prepared.layer;
+  const y = layer.forward(query);
+  if (y.ok) console.log(y.output.data, layer.dOut, layer.fused);
+  layer.delete();
+}
 const s = engine.selfAttention(new Float32Array(4), 2, 2, { temperature: 0.5 });
 if (s.ok) console.log(s.heads.length);
 const tokens = engine.tokenize('The cat');
@@ -274,6 +281,7 @@ const engine = await loadEngine();
 engine.forward({ numHeads: '2' }, { query: { rows: 1, cols: 1, data: new Float32Array(1) } });
 engine.forward({ numHeds: 2 }, { query: { rows: 1, cols: 1, data: new Float32Array(1) } });
 engine.forwardOutput({ kernel: 'cuda' }, { query: { rows: 1, cols: 1, data: new Float32Array(1) } });
+engine.prepare({ numHeads: 2 });
 `;
 
 async function typeCheck(name, text) {
@@ -290,6 +298,7 @@ test('TypeScript: tsc --strict accepts an example using every entry point and re
   assert.match(bad.stdout, /wrong\.ts\(3,.*'string' is not assignable to type 'number'/);
   assert.match(bad.stdout, /wrong\.ts\(4,.*'numHeds' does not exist in type 'AttentionConfig'/);
   assert.match(bad.stdout, /wrong\.ts\(5,.*'"cuda"' is not assignable to type 'Kernel/);
+  assert.match(bad.stdout, /wrong\.ts\(6,[\s\S]*'dModel' is missing/);
 });
 
 // ---- (c) browser: a Web Worker and a page --------------------------------------------------

@@ -1,6 +1,7 @@
-// The engine's public entry points on any config and input: Forward, ForwardOutput and Backward
-// never crash, abort, throw, leak or allocate without bound (ASan, UBSan, -malloc_limit_mb), and an
-// ok status always comes with finite outputs and gradients. Configs decoded from the bytes take wild
+// The engine's public entry points on any config and input: Forward, ForwardOutput, Backward and a
+// PreparedAttention never crash, abort, throw, leak or allocate without bound (ASan, UBSan,
+// -malloc_limit_mb), and an ok status always comes with finite outputs and gradients; on a
+// self-attention input the prepared layer gives ForwardOutput's status and output, bit for bit. Configs decoded from the bytes take wild
 // integers and floats (fuzz_input.h); the matrices are small.
 #include <cstddef>
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include "attn/attention.h"
 #include "attn/grad.h"
 #include "attn/kernels.h"
+#include "attn/prepared_attention.h"
 #include "call_budget.h"
 #include "support/fuzz_input.h"
 #include "pipeline/dims.h"
@@ -112,6 +114,34 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (fused.ok() && !output.allFinite()) Fail("ForwardOutput: ok with a non-finite output", fused);
   // Whether both paths agree is differential_fuzz's question: it knows where float32 rounding may
   // legitimately decide an overflow either way.
+
+  // A layer prepared for the query's width runs the same pipeline as ForwardOutput on the same kernel:
+  // on an input of the query alone, the same status (code and message) and the same output, bit for
+  // bit, twice (the second call reuses the workspace).
+  attn::AttentionInputs query_only, one_row;
+  query_only.query = inputs.query;
+  one_row.query = attn::Matrix::Zero(1, inputs.query.cols());
+  // The query alone, and the one finite row Prepare checks with, can be valid, large calls where the
+  // whole input was refused (a learned table of 2^24 rows for 6 positions; an output width of 2^24
+  // for a query holding inf): skipped as above.
+  if (inputs.key.size() == 0 && inputs.value.size() == 0 && !AcceptedButLarge(config, query_only) &&
+      !AcceptedButLarge(config, one_row)) {
+    attn::Matrix want;
+    const attn::Status want_status = attn::ForwardOutput(config, query_only, attn::AttentionParameters(), &want);
+    attn::PreparedAttention layer;
+    const attn::Status prepared =
+        attn::Prepare(config, static_cast<int>(inputs.query.cols()), attn::AttentionParameters(), &layer);
+    if (!prepared.ok() && want_status.ok()) Fail("Prepare refused a config ForwardOutput accepts", prepared);
+    for (int call = 0; prepared.ok() && call < 2; ++call) {
+      attn::Matrix got;
+      const attn::Status status = layer.Forward(inputs.query, &got);
+      if (status.code() != want_status.code() || status.message() != want_status.message()) {
+        std::fprintf(stderr, "forward_fuzz: ForwardOutput's status: %s\n", want_status.ToString().c_str());
+        Fail("PreparedAttention::Forward: not ForwardOutput's status", status);
+      }
+      if (status.ok() && !(got == want)) Fail("PreparedAttention::Forward: not ForwardOutput's output", status);
+    }
+  }
 
   if (forward.ok()) {
     attn::Matrix d_output = in.Values(static_cast<int>(result.output.rows()), static_cast<int>(result.output.cols()), true);

@@ -1,4 +1,5 @@
-// The engine's JS API: forward, forwardOutput, backward, selfAttention, the tokenizer and hashed
+// The engine's JS API: forward, forwardOutput, backward, selfAttention, prepare (a layer kept for many
+// forward calls; the npm package only), the tokenizer and hashed
 // vectors, the kernels, the version. The page (attnlab.js) and the npm package (web/lib/) both bind it. Every call returns a plain object ({ok: false, code, message} on bad input): every
 // argument is checked strictly (js_options.h) and its size in 64 bits before anything is copied
 // or allocated, and every body runs inside Guarded (js_guard.h), so no exception crosses into JS.
@@ -14,6 +15,7 @@
 #include "attn/attention.h"
 #include "attn/config_names.h"
 #include "attn/grad.h"
+#include "attn/prepared_attention.h"
 #include "attn/version.h"
 #include "js_convert.h"
 #include "js_guard.h"
@@ -84,8 +86,9 @@ const std::vector<const char*> kConfigKeys = {
 
 // Reads the JS options object into an AttentionConfig (camelCase keys, enum names as strings),
 // strictly: every key known, every value of its type.
-attn::Status ConfigFromJs(const val& o, attn::AttentionConfig* c) {
-  ATTN_RETURN_IF_ERROR(CheckOptions(o, "config", kConfigKeys, true));
+attn::Status ConfigFromJs(const val& o, attn::AttentionConfig* c, const char* what = "config",
+                          const std::vector<const char*>& known = kConfigKeys) {
+  ATTN_RETURN_IF_ERROR(CheckOptions(o, what, known, true));
   if (IsAbsent(o)) return attn::Status::Ok();
   ATTN_RETURN_IF_ERROR(ReadFloat(o["scale"], "scale", &c->scale));
   ATTN_RETURN_IF_ERROR(ReadFloat(o["temperature"], "temperature", &c->temperature));
@@ -133,6 +136,23 @@ struct Call {
 const std::vector<const char*> kInputKeys = {"query", "key", "value", "floatMask"};
 const std::vector<const char*> kParamKeys = {"wq", "wk", "wv", "wo", "bq", "bk", "bv", "bo", "relativeCenter", "relativeSharpness"};
 
+// The params argument, checked (ParamsFromJs) before anything is copied (CopyParams).
+struct JsParams {
+  JsMatrixArg matrices[10];  // in kParamKeys' order
+};
+attn::Status ParamsFromJs(const val& params_js, JsParams* out) {
+  ATTN_RETURN_IF_ERROR(CheckOptions(params_js, "params", kParamKeys, true));
+  for (size_t i = 0; !IsAbsent(params_js) && i < kParamKeys.size(); ++i)
+    ATTN_RETURN_IF_ERROR(CheckJsMatrix(kParamKeys[i], params_js[kParamKeys[i]], &out->matrices[i]));
+  return attn::Status::Ok();
+}
+attn::Status CopyParams(const JsParams& params, attn::AttentionParameters* p) {
+  attn::Matrix* targets[10] = {&p->wq, &p->wk, &p->wv, &p->wo, &p->bq, &p->bk, &p->bv, &p->bo, &p->relative_center,
+                               &p->relative_sharpness};
+  for (size_t i = 0; i < kParamKeys.size(); ++i) ATTN_RETURN_IF_ERROR(CopyJsMatrix(params.matrices[i], targets[i]));
+  return attn::Status::Ok();
+}
+
 // Checks every argument, then (when the call builds (n, m) matrices, `full`) that heads·n·m stays
 // within kMaxForwardScoreValues, and only then copies the inputs in.
 attn::Status CallFromJs(const val& config_js, const val& inputs_js, const val& params_js, bool fused_allowed, Call* call,
@@ -145,10 +165,8 @@ attn::Status CallFromJs(const val& config_js, const val& inputs_js, const val& p
   ATTN_RETURN_IF_ERROR(CheckJsMatrix("key", inputs_js["key"], &key));
   ATTN_RETURN_IF_ERROR(CheckJsMatrix("value", inputs_js["value"], &value));
   ATTN_RETURN_IF_ERROR(CheckJsMatrix("floatMask", inputs_js["floatMask"], &float_mask));
-  JsMatrixArg params[10];
-  const bool has_params = !IsAbsent(params_js);
-  for (size_t i = 0; has_params && i < kParamKeys.size(); ++i)
-    ATTN_RETURN_IF_ERROR(CheckJsMatrix(kParamKeys[i], params_js[kParamKeys[i]], &params[i]));
+  JsParams params;
+  ATTN_RETURN_IF_ERROR(ParamsFromJs(params_js, &params));
 
   attn::AttentionInputs shape_only;  // what FusedKernelCovers looks at: whether a float mask is given
   if (float_mask.given && float_mask.rows * float_mask.cols > 0) shape_only.float_mask.emplace_back(1, 1);
@@ -173,11 +191,7 @@ attn::Status CallFromJs(const val& config_js, const val& inputs_js, const val& p
     inputs->float_mask.emplace_back();
     ATTN_RETURN_IF_ERROR(CopyJsMatrix(float_mask, &inputs->float_mask.back()));
   }
-  attn::AttentionParameters* p = &call->params;
-  attn::Matrix* targets[10] = {&p->wq, &p->wk, &p->wv, &p->wo, &p->bq, &p->bk, &p->bv, &p->bo, &p->relative_center,
-                               &p->relative_sharpness};
-  for (size_t i = 0; i < kParamKeys.size(); ++i) ATTN_RETURN_IF_ERROR(CopyJsMatrix(params[i], targets[i]));
-  return attn::Status::Ok();
+  return CopyParams(params, &call->params);
 }
 
 // forwardOutput(...): the output alone, {output, fused}; fused on a SIMD kernel ("wasm_simd128")
@@ -289,7 +303,68 @@ val AvailableKernels() {
 
 std::string EngineVersion() { return attn::Version(); }
 
+#ifdef ATTNJS_WITH_PREPARE  // the npm package's module only (web/CMakeLists.txt)
+// ---- prepare(options, params?): a layer prepared once (attn/prepared_attention.h) -------------
+
+// What JS holds: the prepared layer and the matrices each forward() copies its input into and
+// writes its output to, kept so a call of the same shape as the last allocates nothing in wasm.
+struct JsPreparedLayer {
+  attn::PreparedAttention layer;
+  attn::Matrix query, output;
+};
+
+// prepare({dModel, ...config}, params?) -> {ok, layer, dModel, dOut, fused}: config and params
+// checked once, the missing parameters seeded, the weights packed. `layer` is a PreparedLayer
+// (embind class) that JS must delete().
+val Prepare(val options_js, val params_js) {
+  std::vector<const char*> keys = kConfigKeys;
+  keys.push_back("dModel");
+  attn::AttentionConfig config;
+  ATTN_JS_RETURN_IF_ERROR(ConfigFromJs(options_js, &config, "options", keys));
+  int d_model = 0;
+  if (IsAbsent(options_js) || options_js["dModel"].isUndefined())
+    return ErrorObject(attn::Status(attn::StatusCode::kInvalidArgument,
+                                    "dModel: expected an integer (the width of the rows forward() takes), got undefined"));
+  ATTN_JS_RETURN_IF_ERROR(ReadInt(options_js["dModel"], "dModel", &d_model));
+  JsParams params;
+  ATTN_JS_RETURN_IF_ERROR(ParamsFromJs(params_js, &params));
+  attn::AttentionParameters p;
+  ATTN_JS_RETURN_IF_ERROR(CopyParams(params, &p));
+  JsPreparedLayer prepared;
+  ATTN_JS_RETURN_IF_ERROR(attn::Prepare(config, d_model, p, &prepared.layer));
+  val out = val::object();
+  out.set("ok", true);
+  out.set("dModel", prepared.layer.d_model());
+  out.set("dOut", prepared.layer.d_out());
+  out.set("fused", prepared.layer.fused());
+  out.set("layer", val(std::move(prepared)));
+  return out;
+}
+
+// layer.forward(query: {rows, cols, data}) -> {ok, output}: the prepared layer on query (n, dModel).
+val PreparedForward(JsPreparedLayer& self, val query_js) {
+  JsMatrixArg query;
+  if (IsAbsent(query_js))
+    return ErrorObject(attn::Status(attn::StatusCode::kInvalidArgument,
+                                    "query: expected a matrix {rows, cols, data}, got " + DescribeJsValue(query_js)));
+  ATTN_JS_RETURN_IF_ERROR(CheckJsMatrix("query", query_js, &query));
+  ATTN_JS_RETURN_IF_ERROR(CopyJsMatrix(query, &self.query));
+  ATTN_JS_RETURN_IF_ERROR(self.layer.Forward(self.query, &self.output));
+  val out = val::object();
+  out.set("ok", true);
+  out.set("output", ToJsMatrix(self.output));
+  return out;
+}
+#endif  // ATTNJS_WITH_PREPARE
+
 }  // namespace
+
+#ifdef ATTNJS_WITH_PREPARE
+EMSCRIPTEN_BINDINGS(attnlab_prepared) {
+  emscripten::class_<JsPreparedLayer>("PreparedLayer").function("forward", &Guarded<PreparedForward>::Call);
+  ATTNJS_FUNCTION("prepare", Prepare);
+}
+#endif
 
 EMSCRIPTEN_BINDINGS(attnlab_engine) {
   ATTNJS_FUNCTION("selfAttention", SelfAttention);

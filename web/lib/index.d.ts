@@ -1,6 +1,7 @@
 // Types of the attnlab package (index.mjs). Every call returns `Result<T>`: `{ok: true} & T` or an
 // `EngineError`; no call throws. Results hold copies (plain objects, fresh Float32Arrays): nothing
-// to free, and they stay valid whatever the engine does next.
+// to free, and they stay valid whatever the engine does next. The one exception: a PreparedLayer
+// (engine.prepare) keeps its packed weights in the engine's memory until its delete().
 
 /** A row-major matrix: `data` holds rows·cols values (any typed array or number[] on input). */
 export interface MatrixInput {
@@ -160,6 +161,30 @@ export interface SelfAttentionOptions {
   kernel?: Kernel;
 }
 
+/** prepare()'s options: the layer's config and the width of the rows it takes. */
+export interface PrepareOptions extends AttentionConfig {
+  /** d_model: the width of every query forward() takes (integer ≥ 1). */
+  dModel: number;
+}
+
+/**
+ * A self-attention layer prepared once (attn::PreparedAttention): config and parameters checked,
+ * missing parameters seeded, weights packed for the kernel. Each forward() checks only its query;
+ * with kernel 'wasm_simd128' and a config the fused kernel covers (`fused`), a call of the same
+ * shape as the last allocates nothing in the engine. Call delete() when done.
+ */
+export interface PreparedLayer {
+  readonly dModel: number;
+  /** Width of the output: outputDim or dModel with projectOutput, numHeads·d_v without. */
+  readonly dOut: number;
+  /** True when forward() runs the fused kernel (kernel 'wasm_simd128' and a covered config). */
+  readonly fused: boolean;
+  /** The layer on query (n, dModel), self-attention: the same numbers as forwardOutput with the same config and params. */
+  forward(query: MatrixInput): Result<{ output: Matrix }>;
+  /** Frees the layer's engine memory; later forward() calls return an error. Safe to call twice. */
+  delete(): void;
+}
+
 export interface Engine {
   /** The engine's version, the package's ("0.1.0"). */
   readonly version: string;
@@ -172,6 +197,8 @@ export interface Engine {
   /** Gradients given dOutput (n, d_out); the same checks and limits as forward. */
   backward(config: AttentionConfig, inputs: AttentionInputs, dOutput: MatrixInput,
            params?: AttentionParameters | null): Result<BackwardResult>;
+  /** A layer prepared once for many forward() calls (as an onnxruntime session or a PyTorch module). */
+  prepare(options: PrepareOptions, params?: AttentionParameters | null): Result<{ layer: PreparedLayer }>;
   /** softmax(x·xᵀ·scale / τ)·x of an (n, d) row-major x, every intermediate. */
   selfAttention(x: Float32Array | ArrayLike<number>, n: number, d: number, options?: SelfAttentionOptions): Result<Omit<ForwardResult, 'queryIn' | 'concat' | 'parameters'>>;
   /** Lower-case words and punctuation. */

@@ -9,7 +9,8 @@
 //
 // The calls are the engine's JS API (web/bindings/engine_js.cpp, the one the page binds): each
 // checks every argument strictly and returns {ok: true, ...} or {ok: false, code, message}, and
-// never throws. Results are plain objects of copied arrays: there is nothing to free.
+// never throws. Results are plain objects of copied arrays: there is nothing to free, except a layer
+// from prepare(), which holds its weights in wasm memory until its delete().
 import createAttnlabEngine from './attnlab-engine.mjs';
 
 const kWasmFile = 'attnlab-engine.wasm';
@@ -90,12 +91,35 @@ export async function loadEngine(options = {}) {
     }
   };
 
+  // A prepared layer (engine.prepare): forward(query) runs it on a query (n, dModel); delete() frees
+  // its wasm memory (the packed weights and the workspace), after which forward is refused.
+  const preparedLayer = ({ layer, dModel, dOut, fused }) => {
+    let deleted = false;
+    return Object.freeze({
+      dModel,
+      dOut,
+      fused,
+      forward: guarded('forward', (query) => (deleted
+        ? { ok: false, code: 'invalid_argument', message: 'forward: this layer was deleted' }
+        : layer.forward(query))),
+      delete() {
+        if (deleted) return;
+        deleted = true;
+        if (!dead) layer.delete();
+      },
+    });
+  };
+
   return Object.freeze({
     version: m.version(),
     kernels: () => (dead ? [] : m.availableKernels()),
     forward: guarded('forward', (config, inputs, params) => m.forward(config, inputs, params)),
     forwardOutput: guarded('forwardOutput', (config, inputs, params) => m.forwardOutput(config, inputs, params)),
     backward: guarded('backward', (config, inputs, dOutput, params) => m.backward(config, inputs, dOutput, params)),
+    prepare: guarded('prepare', (options, params) => {
+      const r = m.prepare(options, params);
+      return r.ok ? { ok: true, layer: preparedLayer(r) } : r;
+    }),
     selfAttention: guarded('selfAttention', (x, n, d, options) => m.selfAttention(x, n, d, options)),
     tokenize: guarded('tokenize', (text) => m.tokenize(text)),
     hashEmbeddings: guarded('hashEmbeddings', (tokens, dim) => m.hashEmbeddings(tokens, dim)),

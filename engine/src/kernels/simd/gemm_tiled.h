@@ -55,13 +55,16 @@ class ScratchLayout {
   std::size_t total_ = 0;
 };
 
-// C[kMr, kNr] = (accumulate ? C : 0) + A[kMr, k] · P[k, kNr], kMr = V::kMr (4 or 6).
+// C[kMr, kNr] = (accumulate ? C : 0) + A[kMr, k] · P[k, kNr], kMr = kRows (4 or 6).
 //   a: row i at a + i·lda;  panel: row p at panel + p·ldp (kNr for a packed panel);  c: row i at c + i·ldc
+// a_rows < kMr: rows from a_rows on read A's row a_rows − 1 instead (an edge; their C rows are junk).
 // The accumulators are named, not an array: GCC keeps an array in memory across the loop.
-template <class V>
+// kRows: V::kMr, or 4 for a block of 4 rows on a 6-row variant (an edge: n = 16 is 6 + 6 + 4); each
+// entry of C is the same chain of multiply-adds whichever kRows computes it.
+template <class V, int kRows = V::kMr>
 inline void MicroKernel(int k, const float* a, int lda, const float* panel, int ldp, float* c, int ldc,
-                        bool accumulate) {
-  constexpr int kMr = V::kMr, L = V::kLanes;
+                        bool accumulate, int a_rows = kRows) {
+  constexpr int kMr = kRows, L = V::kLanes;
   static_assert(kMr == 4 || kMr == 6, "the micro-kernel is written out for 4 or 6 rows");
   using F = typename V::F;
   F c00 = V::Zero(), c01 = V::Zero(), c10 = V::Zero(), c11 = V::Zero(), c20 = V::Zero(), c21 = V::Zero();
@@ -76,8 +79,9 @@ inline void MicroKernel(int k, const float* a, int lda, const float* panel, int 
       c50 = V::Load(c + 5 * ldc), c51 = V::Load(c + 5 * ldc + L);
     }
   }
-  const float *a0 = a, *a1 = a + lda, *a2 = a + 2 * lda, *a3 = a + 3 * lda;
-  const float *a4 = kMr == 6 ? a + 4 * lda : a, *a5 = kMr == 6 ? a + 5 * lda : a;
+  const auto row = [&](int i) { return a + (i < a_rows ? i : a_rows - 1) * lda; };
+  const float *a0 = a, *a1 = row(1), *a2 = row(2), *a3 = row(3);
+  const float *a4 = kMr == 6 ? row(4) : a, *a5 = kMr == 6 ? row(5) : a;
   for (int p = 0; p < k; ++p, panel += ldp) {
     const F b0 = V::Load(panel), b1 = V::Load(panel + L);
     F ai = V::BroadcastFrom(a0 + p);
@@ -129,26 +133,34 @@ void PackAllPanels(const float* b, int ldb, bool transposed, int k, int n, float
   for (int j0 = 0, t = 0; j0 < n; j0 += kNr, ++t) PackPanel<V>(b, ldb, transposed, k, n, j0, packed + t * k * kNr);
 }
 
-// C[rows, cols] = A[rows, k] · panel, for rows ≤ kMr and cols ≤ kNr (the edges).
+// Floats of B (k, n) packed as PackAllPanels packs it: ⌈n/kNr⌉ panels of (k, kNr).
 template <class V>
-void EdgeTile(int rows, int cols, int k, const float* a, int lda, const float* panel, int ldp, float* c, int ldc,
-              bool accumulate, float* a_pad /* (kMr, k) */, float* c_pad /* (kMr, kNr) */) {
+std::size_t PackedSize(int k, int n) {
+  constexpr int kNr = PanelWidth<V>();
+  return static_cast<std::size_t>(RoundUp(MaxInt(n, 0), kNr)) * MaxInt(k, 0);
+}
+
+// C[rows, cols] = A[rows, k] · panel, for rows ≤ kMr and cols ≤ kNr (the edges). Rows past `rows`
+// read A's last row again (never past it) and are dropped; the block goes through a kMr × kNr tile
+// on the stack, so an edge copies C only, never A.
+template <class V>
+void EdgeTile(int rows, int cols, int k, const float* a, int lda, const float* panel, int ldp, float* c, int ldc) {
   constexpr int kMr = V::kMr, kNr = PanelWidth<V>();
-  for (int i = 0; i < kMr; ++i) {
-    if (i < rows) std::memcpy(a_pad + i * k, a + i * lda, sizeof(float) * k);
-    else std::memset(a_pad + i * k, 0, sizeof(float) * k);
-    for (int j = 0; j < kNr; ++j) c_pad[i * kNr + j] = (accumulate && i < rows && j < cols) ? c[i * ldc + j] : 0.0f;
+  alignas(64) float c_pad[kMr * kNr];
+  if (kMr > 4 && rows <= 4) {
+    MicroKernel<V, 4>(k, a, lda, panel, ldp, c_pad, kNr, false, rows);
+  } else {
+    MicroKernel<V>(k, a, lda, panel, ldp, c_pad, kNr, false, rows);
   }
-  MicroKernel<V>(k, a_pad, k, panel, ldp, c_pad, kNr, accumulate);
   for (int i = 0; i < rows; ++i) std::memcpy(c + i * ldc, c_pad + i * kNr, sizeof(float) * cols);
 }
 
-// C (m, n) = A (m, k) · B (k, n), or A · Bᵀ with B given as (n, k) when b_transposed; + bias (n)
-// when bias is not null. Row strides lda, ldb, ldc. B is always packed: read in place, a row-major
-// B's rows 1 KB apart fall in 4 of L1's 64 sets and evict each other (measured 20% slower).
+// C (m, n) = A (m, k) · B (+ bias (n) when not null), B packed by PackAllPanels<V> (PackedSize<V>(k, n)
+// floats). The weights of a prepared layer are packed once and come here on every call; Gemm packs
+// first. Row strides lda, ldc. Uses no scratch.
 template <class V>
-void Gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed,
-          const float* bias, float* c, int ldc) {
+void GemmPacked(int m, int n, int k, const float* a, int lda, const float* packed, const float* bias, float* c,
+                int ldc) {
   constexpr int kMr = V::kMr, kNr = PanelWidth<V>();
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {
@@ -157,13 +169,6 @@ void Gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb,
     return;
   }
   const int panels = RoundUp(n, kNr) / kNr;
-  ScratchLayout layout;
-  const std::size_t packed_at = layout.Add(static_cast<std::size_t>(panels) * k * kNr);
-  const std::size_t a_pad_at = layout.Add(static_cast<std::size_t>(kMr) * k), c_pad_at = layout.Add(kMr * kNr);
-  float* base = layout.Allocate();
-  float *packed = ScratchLayout::At(base, packed_at), *a_pad = ScratchLayout::At(base, a_pad_at),
-        *c_pad = ScratchLayout::At(base, c_pad_at);
-  PackAllPanels<V>(b, ldb, b_transposed, k, n, packed);
   // Rows in blocks that keep the A block in L2 while every panel passes over it.
   const int kRowBlock = kMr * 16;
   for (int i0 = 0; i0 < m; i0 += kRowBlock) {
@@ -176,8 +181,10 @@ void Gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb,
         const int rows = MinInt(kMr, i_end - i);
         if (rows == kMr && cols == kNr) {
           MicroKernel<V>(k, a + i * lda, lda, panel, ldp, c + i * ldc + j0, ldc, false);
+        } else if (kMr > 4 && rows == 4 && cols == kNr) {
+          MicroKernel<V, 4>(k, a + i * lda, lda, panel, ldp, c + i * ldc + j0, ldc, false);
         } else {
-          EdgeTile<V>(rows, cols, k, a + i * lda, lda, panel, ldp, c + i * ldc + j0, ldc, false, a_pad, c_pad);
+          EdgeTile<V>(rows, cols, k, a + i * lda, lda, panel, ldp, c + i * ldc + j0, ldc);
         }
       }
     }
@@ -186,6 +193,24 @@ void Gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb,
     for (int i = 0; i < m; ++i)
       for (int j = 0; j < n; ++j) c[i * ldc + j] += bias[j];
   }
+}
+
+// C (m, n) = A (m, k) · B (k, n), or A · Bᵀ with B given as (n, k) when b_transposed; + bias (n)
+// when bias is not null. Row strides lda, ldb, ldc. B is always packed (into scratch), then
+// GemmPacked: read in place, a row-major B's rows 1 KB apart fall in 4 of L1's 64 sets and evict
+// each other (measured 20% slower).
+template <class V>
+void Gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed,
+          const float* bias, float* c, int ldc) {
+  if (m <= 0 || n <= 0) return;
+  float* packed = nullptr;
+  if (k > 0) {
+    ScratchLayout layout;
+    const std::size_t packed_at = layout.Add(PackedSize<V>(k, n));
+    packed = ScratchLayout::At(layout.Allocate(), packed_at);
+    PackAllPanels<V>(b, ldb, b_transposed, k, n, packed);
+  }
+  GemmPacked<V>(m, n, k, a, lda, packed, bias, c, ldc);
 }
 
 }  // namespace

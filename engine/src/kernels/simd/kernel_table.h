@@ -3,6 +3,8 @@
 // rest of the engine calls through it and never sees an intrinsic.
 #pragma once
 
+#include <cstddef>
+
 #include "attn/kernels.h"
 
 namespace attn::simd {
@@ -36,6 +38,13 @@ struct KernelTable {
   // C (m, n) = A (m, k) · B (k, n) (+ bias (n) when not null); B given as (n, k) when b_transposed.
   void (*gemm)(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed,
                const float* bias, float* c, int ldc);
+  // The same product with B packed once beforehand (a prepared layer's weights), bit for bit gemm's:
+  // packed_size(k, n) floats hold B (k, n) packed by pack_b (B given as (n, k) when b_transposed);
+  // gemm_packed then reads it on every call and uses no scratch.
+  std::size_t (*packed_size)(int k, int n);
+  void (*pack_b)(const float* b, int ldb, bool b_transposed, int k, int n, float* packed);
+  void (*gemm_packed)(int m, int n, int k, const float* a, int lda, const float* packed, const float* bias, float* c,
+                      int ldc);
   void (*flash_attention)(const FlashAttentionArgs& args);
   // y[i] = exp(x[i]), see fast_exp.h for the accuracy.
   void (*exp)(const float* x, float* y, int count);
