@@ -1,15 +1,20 @@
 // ForwardOutput: the output without the intermediates. On a SIMD kernel and a config the fused
 // kernel covers, each head runs FlashAttention (kernels/simd/flash_attention.h) straight into its
-// columns of the concatenation, so memory stays O(n·d); otherwise it is Forward's output.
+// columns of the concatenation, so memory stays O(n·d), the heads spread over config.threads
+// threads (worker_pool.h); otherwise it is Forward's output.
 #include "attn/attention.h"
 
+#include <cstddef>
 #include <new>
+#include <numeric>
+#include <vector>
 
 #include "attn/validate.h"
 #include "call_budget.h"
 #include "kernels/simd_ops.h"
 #include "pipeline/forward.h"
 #include "validate_attention.h"
+#include "worker_pool.h"
 
 namespace attn {
 
@@ -25,6 +30,10 @@ bool FusedKernelCovers(const AttentionConfig& config, const AttentionInputs& inp
 
 namespace {
 
+// Calls with fewer queries run on one thread: below this, starting the work on another thread costs
+// more than it saves.
+constexpr int kMinQueriesForThreads = 512;
+
 Status FusedForwardOutput(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
                           Matrix* output) {
   pipeline::AttentionDims d;
@@ -38,12 +47,18 @@ Status FusedForwardOutput(const AttentionConfig& config, const AttentionInputs& 
   ATTN_RETURN_IF_ERROR(validate::ValuesFinite(projected.present_value));  // as Forward checks them
   const bool rope = config.position == PositionEncoding::kRope;
   Matrix concat(d.n, d.heads * d.d_v);  // (n, h d_v)
-  Matrix rotated;
-  for (int head = 0; head < d.heads; ++head) {
+  // Work items: each head, split into `parts` interleaved sets of query tiles when there are fewer
+  // heads than threads (lcm(h, threads) items, so the threads get equal shares).
+  const int threads = d.n >= kMinQueriesForThreads ? config.threads : 1;
+  const int parts = threads / std::gcd(d.heads, threads);
+  std::vector<char> overflowed(static_cast<std::size_t>(d.heads) * parts, 0);
+  const auto run_item = [&](int item) {
+    const int head = item / parts, part = item % parts;
     const Matrix& k = projected.present_key[head / d.group];
     const Matrix& v = projected.present_value[head / d.group];
+    Matrix rotated;
     if (rope) rotated = pipeline::HeadQuery(config, d, q_all, head);
-    bool overflowed = false;
+    bool item_overflowed = false;
     simd::FlashAttentionArgs args;
     args.q = rope ? rotated.data() : q_all.data() + head * d.d_k;
     args.ldq = rope ? d.d_k : static_cast<int>(q_all.cols());
@@ -56,10 +71,14 @@ Status FusedForwardOutput(const AttentionConfig& config, const AttentionInputs& 
     args.query_offset = d.query_offset;
     args.causal = config.causal;
     args.window_left = config.window_left, args.window_right = config.window_right;
-    args.overflowed = &overflowed;
+    args.overflowed = &item_overflowed;
+    args.tile_first = part, args.tile_stride = parts;
     table->flash_attention(args);
-    if (overflowed) return validate::ScoresOverflowed(head);
-  }
+    overflowed[item] = item_overflowed;
+  };
+  if (!parallel::ForEach(threads, d.heads * parts, run_item)) return budget::AllocationFailed("ForwardOutput");
+  for (std::size_t item = 0; item < overflowed.size(); ++item)
+    if (overflowed[item]) return validate::ScoresOverflowed(static_cast<int>(item) / parts);  // the first head, as one thread finds it
   Matrix result = pipeline::ProjectIf<float, simd::SimdOps>(config.project_output, config.use_bias, concat,
                                                              complete.wo, complete.bo);
   ATTN_RETURN_IF_ERROR(validate::AllFinite("output (scores overflowed float32; scale the inputs down)", result));

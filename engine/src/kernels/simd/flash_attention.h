@@ -150,7 +150,7 @@ void FlashAttention(const FlashAttentionArgs& a) {
   alignas(64) float row_max[kBr], tile_max[kBr], alpha[kBr], row_sums[kBr * V::kLanes];
   const KeyBand band{a};
 
-  for (int q0 = 0; q0 < n; q0 += kBr) {
+  for (int q0 = a.tile_first * kBr; q0 < n; q0 += a.tile_stride * kBr) {
     const int rows = MinInt(kBr, n - q0), rows_pad = RoundUp(rows, kMr);
     // Q tile (the scale is applied to the scores, as the materialised path does); padding rows are
     // zero, so their scores are 0 and unused.

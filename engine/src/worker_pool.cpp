@@ -1,0 +1,137 @@
+#include "worker_pool.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+#define ATTN_NO_THREADS 1
+#endif
+
+namespace attn::parallel {
+namespace {
+
+// Claims items in increasing order until none are left; false when some task threw.
+bool RunItems(const std::function<void(int)>& task, int items, std::atomic<int>* next) {
+  bool ok = true;
+  for (int i = next->fetch_add(1); i < items; i = next->fetch_add(1)) {
+    try {
+      task(i);
+    } catch (...) {  // a worker must never let an exception reach std::terminate
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+bool RunOnCaller(int items, const std::function<void(int)>& task) {
+  std::atomic<int> next{0};
+  return RunItems(task, items, &next);
+}
+
+#ifndef ATTN_NO_THREADS
+
+class Pool {
+ public:
+  ~Pool() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& t : workers_) t.join();
+  }
+
+  bool ForEach(int threads, int items, const std::function<void(int)>& task) {
+    std::unique_lock<std::mutex> job(job_mu_, std::try_to_lock);
+    if (!job.owns_lock()) return RunOnCaller(items, task);  // busy with another caller: run alone
+    const int helpers = Grow(threads - 1 < items - 1 ? threads - 1 : items - 1);
+    if (helpers <= 0) return RunOnCaller(items, task);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      task_ = &task;
+      items_ = items;
+      next_.store(0);
+      failed_ = false;
+      wanted_ = helpers;
+      running_ = helpers;
+      ++generation_;
+    }
+    wake_.notify_all();
+    const bool ok = RunItems(task, items, &next_);
+    std::unique_lock<std::mutex> lock(mu_);
+    done_.wait(lock, [&] { return running_ == 0; });
+    task_ = nullptr;
+    return ok && !failed_;
+  }
+
+ private:
+  // Starts workers until there are `count` (or the system refuses one); returns how many there are.
+  int Grow(int count) {
+    std::lock_guard<std::mutex> lock(mu_);
+    while (static_cast<int>(workers_.size()) < count) {
+      try {
+        workers_.emplace_back(&Pool::Work, this, static_cast<int>(workers_.size()));
+      } catch (...) {  // std::system_error: work with the ones there are
+        break;
+      }
+    }
+    const int have = static_cast<int>(workers_.size());
+    return have < count ? have : count;
+  }
+
+  void Work(int index) {
+    unsigned long long seen = 0;
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      wake_.wait(lock, [&] { return stop_ || (generation_ != seen && index < wanted_); });
+      if (stop_) return;
+      seen = generation_;
+      const std::function<void(int)>& task = *task_;
+      const int items = items_;
+      lock.unlock();
+      const bool ok = RunItems(task, items, &next_);
+      lock.lock();
+      if (!ok) failed_ = true;
+      if (--running_ == 0) done_.notify_one();
+    }
+  }
+
+  std::mutex job_mu_;  // one ForEach at a time
+  std::mutex mu_;      // everything below
+  std::condition_variable wake_, done_;
+  std::vector<std::thread> workers_;
+  const std::function<void(int)>* task_ = nullptr;
+  int items_ = 0, wanted_ = 0, running_ = 0;
+  std::atomic<int> next_{0};
+  bool failed_ = false, stop_ = false;
+  unsigned long long generation_ = 0;
+};
+
+#endif  // ATTN_NO_THREADS
+
+}  // namespace
+
+bool ThreadsAvailable() {
+#ifdef ATTN_NO_THREADS
+  return false;
+#else
+  return true;
+#endif
+}
+
+bool ForEach(int threads, int items, const std::function<void(int)>& task) {
+  if (items <= 0) return true;
+#ifndef ATTN_NO_THREADS
+  if (threads > 1 && items > 1) {
+    static Pool pool;
+    return pool.ForEach(threads, items, task);
+  }
+#endif
+  (void)threads;
+  return RunOnCaller(items, task);
+}
+
+}  // namespace attn::parallel
