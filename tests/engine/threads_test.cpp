@@ -14,6 +14,8 @@
 #include "attn/attention.h"
 #include "attn/kernels.h"
 #include "attn/limits.h"
+#include "call_budget.h"
+#include "pipeline/dims.h"
 #include "support/random.h"
 #include "worker_pool.h"
 
@@ -57,6 +59,23 @@ TEST(Threads, OutOfRangeCountsGetTheSameStatusOnEveryKernelAndPath) {
   most.threads = static_cast<int>(Limits::max_threads);
   AttentionResult full;
   EXPECT_TRUE(Forward(most, inputs, &full).ok());
+}
+
+// Each thread packs its own keys and values and rotates its own query: the fused call's estimate
+// grows by exactly that per extra thread, and the bench's layer at n = 16384 still fits on 2 threads.
+TEST(Threads, TheCallBudgetCountsEachThreadsScratch) {
+  AttentionConfig bench;
+  bench.num_heads = 4, bench.project_inputs = bench.project_output = bench.use_bias = true;
+  const pipeline::AttentionDims d = pipeline::ResolveDims(bench, 1000, 1000, 0, 256, 256, 256, std::nullopt);
+  const int64_t one = budget::EstimatedBytes(budget::CallKind::kFusedForward, bench, d);
+  bench.threads = 4;
+  const int64_t four = budget::EstimatedBytes(budget::CallKind::kFusedForward, bench, d);
+  const int64_t per_thread = ((1000 + 64) * (64 + 64 + 64) + 1000 * 64) * int64_t{sizeof(float)};
+  EXPECT_EQ(four - one, 3 * per_thread);
+  bench.threads = 2;
+  EXPECT_TRUE(budget::CallFits(budget::CallKind::kFusedForward, bench,
+                               pipeline::ResolveDims(bench, 16384, 16384, 0, 256, 256, 256, std::nullopt))
+                  .ok());
 }
 
 struct ThreadCase {
