@@ -1,6 +1,7 @@
 // Fused attention for one head, FlashAttention-style (Dao et al. 2022): query rows in tiles of kBr,
 // keys in tiles of kBc; per key tile S = (scale·Q) Kᵀ on the GEMM micro-kernel, an online softmax
 // (running row max m and sum l, earlier output rescaled by exp(m_old − m_new)), then O += P V.
+// A call computes every query tile, or every tile_stride-th from tile_first (threads sharing a head).
 // Memory: the packed Kᵀ and V (m·(d_k + d_v)) plus tiles; never an (n, m) matrix.
 // Whole key tiles outside a causal or sliding-window band are skipped.
 #pragma once
@@ -48,35 +49,11 @@ float RowMax(const float* x, int count) {
   return best;
 }
 
-// x[j] = exp(x[j] − sub) for j < count, x[j] ≤ sub; returns the sum. kExact: ExpApprox (masked
-// −inf entries give exactly 0, as the weights drawn need, and as masked keys need: their values may
-// be as large as 1e38); otherwise ExpNonPositive (results below FLT_MIN come out as ~1e−38, well
-// within the float32 error of a weighted mean whose largest term has weight 1), for rows without
-// masked entries.
-template <class V, bool kExact>
-float ExpShiftedInPlace(float* x, int count, float sub) {
-  constexpr int L = V::kLanes;
-  const typename V::F vsub = V::Broadcast(sub);
-  typename V::F sum = V::Zero();
-  int j = 0;
-  for (; j + L <= count; j += L) {
-    const typename V::F shifted = V::Sub(V::Load(x + j), vsub);
-    const typename V::F e = kExact ? ExpApprox<V>(shifted) : ExpNonPositive<V>(shifted);
-    V::Store(x + j, e);
-    sum = V::Add(sum, e);
-  }
-  float total = V::ReduceAdd(sum);
-  for (; j < count; ++j) {
-    x[j] = kExact ? ExpApprox<VecScalar>(x[j] - sub) : ExpNonPositive<VecScalar>(x[j] - sub);
-    total += x[j];
-  }
-  return total;
-}
-
 // Lane-wise sums of P for one row of a key tile: x[j] = exp(y[j] − m_new) for j < count (a multiple
 // of the lane count), y[j] = (x[j]·scale)·inv_temperature rounded as the materialised path rounds
-// scaled scores, all y ≤ m_new. *check stays 0 unless some y is ±inf or NaN. ExpNonPositive: the
-// tiles without masked keys (see ExpShiftedInPlace).
+// scaled scores, all y ≤ m_new. *check stays 0 unless some y is ±inf or NaN. For tiles without
+// masked keys: ExpNonPositive's results below FLT_MIN come out as ~1e−38, well within the float32
+// error of a weighted mean whose largest term has weight 1.
 template <class V>
 typename V::F ScaledExpInPlace(float* x, int count, float scale, float inv_temperature, float m_new,
                                typename V::F* check) {
@@ -106,6 +83,20 @@ typename V::F ExpShiftedSum(float* x, int count, float m_new) {
     sum = V::Add(sum, e);
   }
   return sum;
+}
+
+// x[j] = exp(x[j] − sub) for j < count (any count), x[j] ≤ sub; returns the sum. ExpApprox: masked
+// −inf entries give exactly 0, as the weights drawn need, and as masked keys need (their values may
+// be as large as 1e38).
+template <class V>
+float ExpShiftedInPlace(float* x, int count, float sub) {
+  const int whole = count / V::kLanes * V::kLanes;
+  float total = V::ReduceAdd(ExpShiftedSum<V>(x, whole, sub));
+  for (int j = whole; j < count; ++j) {
+    x[j] = ExpApprox<VecScalar>(x[j] - sub);
+    total += x[j];
+  }
+  return total;
 }
 
 // x[j] *= factor for j < count (count a multiple of the lane count).
