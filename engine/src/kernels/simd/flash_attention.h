@@ -110,15 +110,17 @@ template <class V>
 void FlashAttention(const FlashAttentionArgs& a) {
   constexpr int kMr = V::kMr, kNr = PanelWidth<V>();
   constexpr int kBr = kMr * 8;  // query rows per tile
-  constexpr int kBc = 64;       // keys per tile, a multiple of every kNr (8, 16, 32)
+  constexpr int kBc = 64;       // keys per tile at most, a multiple of every kNr (8, 16, 32)
   static_assert(kBc % kNr == 0, "key tile must hold whole panels");
   static_assert(kBr % V::kLanes == 0, "the per-row softmax state is processed a vector at a time");
   const int n = a.n, m = a.m, dk = a.d_k, dv = a.d_v;
   if (n <= 0 || dv <= 0) return;
-  const int m_pad = RoundUp(MaxInt(m, 1), kBc), dv_pad = RoundUp(dv, kNr);
+  // Fewer keys than a tile: one tile of whole panels (m = 16 computes 16 or 32 columns, not 64).
+  const int bc = MinInt(kBc, RoundUp(MaxInt(m, 1), kNr));
+  const int m_pad = RoundUp(MaxInt(m, 1), bc), dv_pad = RoundUp(dv, kNr);
 
   // Kᵀ as panels of kNr keys, (m_pad / kNr, d_k, kNr); V as panels of kNr columns, (dv_pad / kNr, m_pad, kNr).
-  // Padding keys (m up to m_pad) are zero in both. Q tile (kBr, d_k), S/P tile (kBr, kBc), O tile (kBr, dv_pad).
+  // Padding keys (m up to m_pad) are zero in both. Q tile (kBr, d_k), S/P tile (kBr, bc), O tile (kBr, dv_pad).
   const int dk1 = MaxInt(dk, 1);
   ScratchLayout layout;
   const std::size_t kt_at = layout.Add(static_cast<std::size_t>(m_pad) * dk1),
@@ -143,12 +145,12 @@ void FlashAttention(const FlashAttentionArgs& a) {
 
   for (int q0 = a.tile_first * kBr; q0 < n; q0 += a.tile_stride * kBr) {
     const int rows = MinInt(kBr, n - q0), rows_pad = RoundUp(rows, kMr);
-    // Q tile (the scale is applied to the scores, as the materialised path does); padding rows are
-    // zero, so their scores are 0 and unused.
-    for (int r = 0; r < kBr; ++r)
+    // Q tile (the scale is applied to the scores, as the materialised path does); padding rows up to
+    // rows_pad are zero, so their scores are 0 and unused; rows past rows_pad are never read.
+    for (int r = 0; r < rows_pad; ++r)
       for (int c = 0; c < dk; ++c)
         qs[r * dk + c] = r < rows ? a.q[static_cast<std::size_t>(q0 + r) * a.ldq + c] : 0.0f;
-    for (int i = 0; i < kBr * dv_pad; ++i) o[i] = 0.0f;
+    for (int i = 0; i < rows_pad * dv_pad; ++i) o[i] = 0.0f;
     for (int r = 0; r < kBr; ++r) row_max[r] = tile_max[r] = kMinusInf;
     for (int i = 0; i < kBr * V::kLanes; ++i) row_sums[i] = 0.0f;
 
@@ -156,28 +158,28 @@ void FlashAttention(const FlashAttentionArgs& a) {
     const int tile_lo = band.Lo(p_first), tile_hi = band.Hi(p_last);
     // Every row allows [lo(p_last), hi(p_first)]: key tiles inside it need no mask.
     const int common_lo = band.Lo(p_last), common_hi = band.Hi(p_first);
-    for (int k0 = tile_lo / kBc * kBc; k0 <= tile_hi; k0 += kBc) {
-      // S = Qs Kᵀ[:, k0, k0 + kBc)   (rows_pad, kBc)
+    for (int k0 = tile_lo / bc * bc; k0 <= tile_hi; k0 += bc) {
+      // S = Qs Kᵀ[:, k0, k0 + bc)   (rows_pad, bc)
       for (int i = 0; i < rows_pad; i += kMr)
-        for (int jj = 0; jj < kBc; jj += kNr)
-          MicroKernel<V>(dk, qs + i * dk, dk, kt + static_cast<std::size_t>(k0 + jj) * dk, kNr, s + i * kBc + jj,
-                         kBc, false);
+        for (int jj = 0; jj < bc; jj += kNr)
+          MicroKernel<V>(dk, qs + i * dk, dk, kt + static_cast<std::size_t>(k0 + jj) * dk, kNr, s + i * bc + jj,
+                         bc, false);
       // Each row's max scaled score. Unmasked tiles: the max of the raw scores, then scaled (rounding
       // is monotonic and scale, 1/τ > 0, so that is the max of the scaled scores); the scores are
       // scaled in the exp pass below. Partly masked tiles: scaled here, masked ones −inf. Only
       // allowed scores must be finite.
-      const bool partly_masked = k0 < common_lo || k0 + kBc - 1 > common_hi;
+      const bool partly_masked = k0 < common_lo || k0 + bc - 1 > common_hi;
       bool finite = true;
       for (int r = 0; r < rows; ++r) {
-        float* row = s + r * kBc;
+        float* row = s + r * bc;
         if (!partly_masked) {
-          tile_max[r] = RowMax<V>(row, kBc) * a.scale * a.inv_temperature;
+          tile_max[r] = RowMax<V>(row, bc) * a.scale * a.inv_temperature;
           if (!(tile_max[r] - tile_max[r] == 0.0f)) finite = false;  // ±inf or NaN; the exp pass checks the rest
           continue;
         }
         const int lo = band.Lo(p_first + r) - k0, hi = band.Hi(p_first + r) - k0;
         float best = kMinusInf;
-        for (int j = 0; j < kBc; ++j) {
+        for (int j = 0; j < bc; ++j) {
           if (j < lo || j > hi) {
             row[j] = kMinusInf;
             continue;
@@ -198,16 +200,16 @@ void FlashAttention(const FlashAttentionArgs& a) {
       // P = exp(S − m_new) in place; earlier sums and outputs scaled by alpha.
       typename V::F check = V::Zero();
       for (int r = 0; r < rows; ++r) {
-        float* row = s + r * kBc;
+        float* row = s + r * bc;
         if (row_max[r] == kMinusInf) {  // nothing allowed yet: P = 0
-          for (int j = 0; j < kBc; ++j) row[j] = 0.0f;
+          for (int j = 0; j < bc; ++j) row[j] = 0.0f;
           continue;
         }
         // Masked keys (only in partly masked tiles) must weigh exactly 0: ExpNonPositive's ~1e−38
         // times a value of 1e38 would be a visible 1 in the output.
         const typename V::F tile_sum =
-            partly_masked ? ExpShiftedSum<V>(row, kBc, row_max[r])
-                          : ScaledExpInPlace<V>(row, kBc, a.scale, a.inv_temperature, row_max[r], &check);
+            partly_masked ? ExpShiftedSum<V>(row, bc, row_max[r])
+                          : ScaledExpInPlace<V>(row, bc, a.scale, a.inv_temperature, row_max[r], &check);
         float* sum = row_sums + r * V::kLanes;
         V::Store(sum, V::MulAdd(V::Load(sum), V::Broadcast(alpha[r]), tile_sum));
         if (alpha[r] != 1.0f) ScaleRow<V>(o + r * dv_pad, dv_pad, alpha[r]);
@@ -216,10 +218,10 @@ void FlashAttention(const FlashAttentionArgs& a) {
         if (a.overflowed) *a.overflowed = true;
         return;
       }
-      // O += P V[k0, k0 + kBc)   (rows_pad, dv_pad)
+      // O += P V[k0, k0 + bc)   (rows_pad, dv_pad)
       for (int i = 0; i < rows_pad; i += kMr)
         for (int t = 0; t < dv_pad / kNr; ++t)
-          MicroKernel<V>(kBc, s + i * kBc, kBc, vp + static_cast<std::size_t>(t) * m_pad * kNr + static_cast<std::size_t>(k0) * kNr,
+          MicroKernel<V>(bc, s + i * bc, bc, vp + static_cast<std::size_t>(t) * m_pad * kNr + static_cast<std::size_t>(k0) * kNr,
                          kNr, o + i * dv_pad + t * kNr, dv_pad, true);
     }
     for (int r = 0; r < rows; ++r) {
