@@ -42,6 +42,8 @@ Status FusedForwardOutput(const AttentionConfig& config, const AttentionInputs& 
 
   const simd::KernelTable* table = simd::FindKernelTable(config.kernel);
   const simd::ScopedKernelTable use(table);
+  const int threads = d.n >= kMinQueriesForThreads ? config.threads : 1;
+  parallel::Prewarm(threads);  // the workers start while this thread projects the inputs
   AttentionResult projected;  // inputs after positions, and the key/value caches: O(n·d)
   const Matrix q_all = pipeline::ProjectInputs<float, simd::SimdOps>(config, inputs, complete, d, &projected);
   ATTN_RETURN_IF_ERROR(validate::ValuesFinite(projected.present_value));  // as Forward checks them
@@ -49,7 +51,6 @@ Status FusedForwardOutput(const AttentionConfig& config, const AttentionInputs& 
   Matrix concat(d.n, d.heads * d.d_v);  // (n, h d_v)
   // Work items: each head, split into `parts` interleaved sets of query tiles when there are fewer
   // heads than threads (lcm(h, threads) items, so the threads get equal shares).
-  const int threads = d.n >= kMinQueriesForThreads ? config.threads : 1;
   const int parts = threads / std::gcd(d.heads, threads);
   std::vector<char> overflowed(static_cast<std::size_t>(d.heads) * parts, 0);
   const auto run_item = [&](int item) {

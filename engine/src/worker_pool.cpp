@@ -1,6 +1,7 @@
 #include "worker_pool.h"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -44,6 +45,18 @@ class Pool {
     for (std::thread& t : workers_) t.join();
   }
 
+  void Prewarm(int threads) {
+    const int helpers = Grow(threads - 1);
+    if (helpers <= 0) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      spin_until_.store(Now() + kSpinNanoseconds);
+      warm_wanted_ = helpers;
+      ++warm_calls_;
+    }
+    wake_.notify_all();
+  }
+
   bool ForEach(int threads, int items, const std::function<void(int)>& task) {
     std::unique_lock<std::mutex> job(job_mu_, std::try_to_lock);
     if (!job.owns_lock()) return RunOnCaller(items, task);  // busy with another caller: run alone
@@ -58,6 +71,7 @@ class Pool {
       wanted_ = helpers;
       running_ = helpers;
       ++generation_;
+      published_generation_.store(generation_);
     }
     wake_.notify_all();
     const bool ok = RunItems(task, items, &next_);
@@ -82,12 +96,26 @@ class Pool {
     return have < count ? have : count;
   }
 
+  static long long Now() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+
   void Work(int index) {
-    unsigned long long seen = 0;
+    unsigned long long seen = 0, warmed = 0;
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
-      wake_.wait(lock, [&] { return stop_ || (generation_ != seen && index < wanted_); });
+      wake_.wait(lock, [&] {
+        return stop_ || (generation_ != seen && index < wanted_) || (warm_calls_ != warmed && index < warm_wanted_);
+      });
       if (stop_) return;
+      warmed = warm_calls_;
+      if (generation_ == seen || index >= wanted_) {  // woken by Prewarm: spin until a job or the deadline
+        lock.unlock();
+        while (published_generation_.load() == seen && Now() < spin_until_.load()) std::this_thread::yield();
+        lock.lock();
+        continue;
+      }
       seen = generation_;
       const std::function<void(int)>& task = *task_;
       const int items = items_;
@@ -108,6 +136,12 @@ class Pool {
   std::atomic<int> next_{0};
   bool failed_ = false, stop_ = false;
   unsigned long long generation_ = 0;
+  // Prewarm: workers below warm_wanted_ spin until a new generation is published or the deadline.
+  static constexpr long long kSpinNanoseconds = 5'000'000;
+  std::atomic<unsigned long long> published_generation_{0};
+  std::atomic<long long> spin_until_{0};
+  unsigned long long warm_calls_ = 0;
+  int warm_wanted_ = 0;
 };
 
 #endif  // ATTN_NO_THREADS
@@ -122,13 +156,26 @@ bool ThreadsAvailable() {
 #endif
 }
 
+#ifndef ATTN_NO_THREADS
+namespace {
+Pool& ThePool() {
+  static Pool pool;
+  return pool;
+}
+}  // namespace
+#endif
+
+void Prewarm(int threads) {
+#ifndef ATTN_NO_THREADS
+  if (threads > 1) ThePool().Prewarm(threads);
+#endif
+  (void)threads;
+}
+
 bool ForEach(int threads, int items, const std::function<void(int)>& task) {
   if (items <= 0) return true;
 #ifndef ATTN_NO_THREADS
-  if (threads > 1 && items > 1) {
-    static Pool pool;
-    return pool.ForEach(threads, items, task);
-  }
+  if (threads > 1 && items > 1) return ThePool().ForEach(threads, items, task);
 #endif
   (void)threads;
   return RunOnCaller(items, task);

@@ -20,6 +20,12 @@ namespace attn::parallel {
 //   threads >= 1, items >= 0
 bool ForEach(int threads, int items, const std::function<void(int)>& task);
 
+// Wakes up to threads − 1 workers now, to spin (for at most a few milliseconds) until the next
+// ForEach: a caller that first does serial work (the projections) calls it so that the workers are
+// running when the items arrive, instead of waiting for the scheduler (about a millisecond, when the
+// other cores are busy) after ForEach wakes them. Does nothing without threads or when threads <= 1.
+void Prewarm(int threads);
+
 // Whether this build can run more than one thread (false: ForEach runs everything on the caller).
 bool ThreadsAvailable();
 
