@@ -41,9 +41,9 @@ Status FusedForwardOutput(const AttentionConfig& config, const AttentionInputs& 
   ATTN_RETURN_IF_ERROR(validate::PrepareCall(budget::CallKind::kFusedForward, config, inputs, params, &d, &complete));
 
   const simd::KernelTable* table = simd::FindKernelTable(config.kernel);
-  const simd::ScopedKernelTable use(table);
   const int threads = d.n >= kMinQueriesForThreads ? config.threads : 1;
-  parallel::Prewarm(threads);  // the workers start while this thread projects the inputs
+  const simd::ScopedKernelTable use(table, threads);  // the projections' rows on `threads` threads too
+  parallel::Prewarm(threads);  // the workers stay running between the projections and the heads
   AttentionResult projected;  // inputs after positions, and the key/value caches: O(n·d)
   const Matrix q_all = pipeline::ProjectInputs<float, simd::SimdOps>(config, inputs, complete, d, &projected);
   ATTN_RETURN_IF_ERROR(validate::ValuesFinite(projected.present_value));  // as Forward checks them

@@ -105,12 +105,14 @@ class Pool {
     unsigned long long seen = 0, warmed = 0;
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
+      // Inside a Prewarm's window a worker does not sleep between jobs: it spins below.
       wake_.wait(lock, [&] {
-        return stop_ || (generation_ != seen && index < wanted_) || (warm_calls_ != warmed && index < warm_wanted_);
+        return stop_ || (generation_ != seen && index < wanted_) ||
+               (index < warm_wanted_ && (warm_calls_ != warmed || Now() < spin_until_.load()));
       });
       if (stop_) return;
       warmed = warm_calls_;
-      if (generation_ == seen || index >= wanted_) {  // woken by Prewarm: spin until a job or the deadline
+      if (generation_ == seen || index >= wanted_) {  // prewarmed: spin until a job or the deadline
         lock.unlock();
         while (published_generation_.load() == seen && Now() < spin_until_.load()) std::this_thread::yield();
         lock.lock();
@@ -179,6 +181,16 @@ bool ForEach(int threads, int items, const std::function<void(int)>& task) {
 #endif
   (void)threads;
   return RunOnCaller(items, task);
+}
+
+bool ForRowBlocks(int threads, int rows, int min_rows, const std::function<void(int begin, int end)>& block) {
+  const int most = rows / min_rows;
+  const int blocks = most < 1 ? 1 : most < threads ? most : threads;
+  const long long per = (static_cast<long long>(rows) + blocks - 1) / blocks;
+  return ForEach(blocks, blocks, [&](int i) {
+    const long long begin = i * per, end = begin + per < rows ? begin + per : rows;
+    if (begin < end) block(static_cast<int>(begin), static_cast<int>(end));
+  });
 }
 
 }  // namespace attn::parallel

@@ -20,10 +20,15 @@ namespace attn::parallel {
 //   threads >= 1, items >= 0
 bool ForEach(int threads, int items, const std::function<void(int)>& task);
 
-// Wakes up to threads − 1 workers now, to spin (for at most a few milliseconds) until the next
-// ForEach: a caller that first does serial work (the projections) calls it so that the workers are
-// running when the items arrive, instead of waiting for the scheduler (about a millisecond, when the
-// other cores are busy) after ForEach wakes them. Does nothing without threads or when threads <= 1.
+// Rows [0, rows) in at most `threads` contiguous blocks of at least min_rows rows each (one block,
+// on the caller, when rows < 2·min_rows), block(begin, end) once per block, as ForEach runs items.
+//   threads >= 1, rows >= 0, min_rows >= 1
+bool ForRowBlocks(int threads, int rows, int min_rows, const std::function<void(int begin, int end)>& block);
+
+// Wakes up to threads − 1 workers now, to spin for the next 5 ms between ForEach calls instead of
+// sleeping: a call made of several parallel steps with serial work between them calls it first, so
+// the workers are running when each step's items arrive instead of waiting for the scheduler (about a
+// millisecond when the other cores are busy). Does nothing without threads or when threads <= 1.
 void Prewarm(int threads);
 
 // Whether this build can run more than one thread (false: ForEach runs everything on the caller).
