@@ -1,8 +1,8 @@
 // attnlab's side of `npm run bench`: one measurement per process, one JSON line on stdout.
-//   attnlab_bench forward --n N [--warmup-ms W] [--reps R] [--kernel K] [--d-model D] [--heads H]
+//   attnlab_bench forward --n N [--warmup-ms W] [--reps R] [--kernel K] [--d-model D] [--heads H] [--threads T]
 //       the benchmark layer's forward (lessons/bench_layer.h) on an attn::PreparedAttention: the
 //       parameters seeded and packed once, outside the timing, as the peers prepare an onnxruntime
-//       session or a PyTorch module once
+//       session or a PyTorch module once; on T threads (AttentionConfig::threads, default 1)
 //   attnlab_bench gemm --m M --k K --n N [--warmup-ms W] [--reps R] [--kernel K]
 //   attnlab_bench peak [--kernel K]          this core's multiply-add peak with K's vectors
 //   attnlab_bench layer [--ns N,N...] [--d-model D] [--heads H]
@@ -31,7 +31,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Options {
   std::string command;
-  int n = 1024, m = 0, k = 0, reps = 5;
+  int n = 1024, m = 0, k = 0, reps = 5, threads = 1;
   std::vector<int> ns;  // layer: the n to give FLOPs for
   lessons::BenchLayer layer;
   double warmup_ms = 1500.0;
@@ -41,7 +41,7 @@ struct Options {
 [[noreturn]] void Usage(const char* why) {
   std::fprintf(stderr,
                "attnlab_bench: %s\nusage: attnlab_bench forward --n N [--warmup-ms W] [--reps R] [--kernel K] "
-               "[--d-model D] [--heads H]\n       attnlab_bench gemm --m M --k K --n N [--warmup-ms W] [--reps R] "
+               "[--d-model D] [--heads H] [--threads T]\n       attnlab_bench gemm --m M --k K --n N [--warmup-ms W] [--reps R] "
                "[--kernel K]\n       attnlab_bench peak [--kernel K]\n       attnlab_bench layer [--ns N,N...] "
                "[--d-model D] [--heads H]\nkernels here: %s\n",
                why, attn::AvailableKernelNames().c_str());
@@ -81,6 +81,7 @@ Options Parse(int argc, char** argv) {
     else if (flag == "--d-model") o.layer.d_model = PositiveInt(value);
     else if (flag == "--heads") o.layer.heads = PositiveInt(value);
     else if (flag == "--reps") o.reps = PositiveInt(value);
+    else if (flag == "--threads") o.threads = PositiveInt(value);
     else if (flag == "--warmup-ms") o.warmup_ms = std::atof(value);
     else if (flag == "--kernel") {
       const attn::Status status = attn::ParseKernel(value, &o.kernel);
@@ -128,7 +129,8 @@ void PrintError(const Options& o, const std::string& message) {
 }
 
 int Forward(const Options& o) {
-  const attn::AttentionConfig config = o.layer.Config(o.kernel);
+  attn::AttentionConfig config = o.layer.Config(o.kernel);
+  config.threads = o.threads;
   attn::AttentionInputs inputs;
   inputs.query = o.layer.Input(o.n);
   attn::AttentionParameters params;  // seeded and packed once, outside the timing
@@ -152,9 +154,9 @@ int Forward(const Options& o) {
   const double flops = o.layer.Flops(o.n);
   const double ms = Median(samples);
   std::printf(
-      "{\"impl\":\"%s\",\"variant\":\"%s\",\"fused\":%s,\"n\":%d,\"ms\":%.4f,\"gflops\":%.3f,\"samples\":%s,"
-      "\"peak_rss_mb\":%.1f}\n",
-      ATTN_BENCH_IMPL, attn::KernelName(o.kernel), layer.fused() ? "true" : "false", o.n, ms,
+      "{\"impl\":\"%s\",\"variant\":\"%s\",\"fused\":%s,\"threads\":%d,\"n\":%d,\"ms\":%.4f,\"gflops\":%.3f,"
+      "\"samples\":%s,\"peak_rss_mb\":%.1f}\n",
+      ATTN_BENCH_IMPL, attn::KernelName(o.kernel), layer.fused() ? "true" : "false", o.threads, o.n, ms,
       flops / ms * 1e-6, Samples(samples).c_str(), attnlab_bench::PeakRssMb());
   return 0;
 }

@@ -4,7 +4,9 @@
 //
 //   node bench/run.mjs [--quick] [--only impl,impl] [--markdown bench/RESULTS.md]
 //                      [--ns 64,256] [--reps 5] [--rounds 2] [--warmup-ms 1500]
-//                      [--json bench/results.json] [--build-dir build]
+//                      [--json bench/results.json] [--build-dir build] [--threads 1,2]
+// --threads 1,2 adds, for each count T > 1, attnlab-native-Tt (AttentionConfig::threads = T) and
+// onnxruntime-node-Tt (intra_op_num_threads = T), compared with each other (group native-Tt).
 //
 // Every (impl, variant, n) runs in its own child process (so its peak RSS is its own), which prints one
 // JSON line (see bench/peers/common.mjs). Order: for n, for round, for impl — so a noisy moment on
@@ -55,7 +57,7 @@ export function benchLayer(buildDir, ns) {
 // ---------------------------------------------------------------------------------------------- options
 function parseOptions(argv) {
   const o = { quick: false, only: null, markdown: null, ns: null, reps: null, rounds: null, warmupMs: null,
-              json: null, buildDir: 'build' };
+              json: null, buildDir: 'build', threads: [1] };
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i], next = () => {
       if (i + 1 >= argv.length) throw new Error(`${a} needs a value`);
@@ -70,6 +72,7 @@ function parseOptions(argv) {
     else if (a === '--warmup-ms') o.warmupMs = Number(next());
     else if (a === '--json') o.json = next();
     else if (a === '--build-dir') o.buildDir = next();
+    else if (a === '--threads') o.threads = next().split(',').map(Number);
     else if (a === '--help' || a === '-h') {
       console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\nimport ')[0]);
       process.exit(0);
@@ -83,15 +86,22 @@ function parseOptions(argv) {
   o.ns = ns;
   o.peerNs = ns.filter((n) => n <= PEER_MAX_N);
   if (!(o.reps > 0 && o.rounds > 0 && o.warmupMs >= 0 && ns.every((n) => n > 0))) throw new Error('bad options');
+  if (!o.threads.every((t) => Number.isInteger(t) && t >= 1 && t <= 64)) throw new Error('--threads: expected counts in 1..64');
   return o;
 }
 
 // -------------------------------------------------------------------------------------------- the impls
 // Each unit is one (impl, variant) and the command that runs it; group: which peak and which attnlab
 // it is compared with.
-function units(buildDir) {
+function units(buildDir, threads = [1]) {
   const { native: nativeBin, wasm: wasmJs } = benchBinaries(buildDir);
   const peer = (f) => path.join(BENCH, 'peers', f);
+  const threaded = threads.filter((t) => t > 1).flatMap((t) => [
+    { impl: `attnlab-native-${t}t`, cmd: [nativeBin, 'forward', '--threads', String(t)], needs: nativeBin },
+    ...['explicit', 'fused'].map((variant) => ({
+      impl: `onnxruntime-node-${t}t`, variant, cmd: [...NODE, peer('ort_node.mjs'), '--variant', variant, '--threads', String(t)],
+    })),
+  ]);
   return [
     { impl: 'attnlab-wasm', group: 'wasm', cmd: [...NODE, wasmJs, 'forward'], needs: wasmJs },
     { impl: 'attnlab-native', group: 'native', cmd: [nativeBin, 'forward'], needs: nativeBin },
@@ -103,11 +113,21 @@ function units(buildDir) {
     { impl: 'pytorch', variant: 'mha', group: 'native', cmd: [PYTHON, peer('torch_mha.py'), '--variant', 'mha'] },
     { impl: 'pytorch', variant: 'functional', group: 'native', cmd: [PYTHON, peer('torch_mha.py'), '--variant', 'functional'] },
     { impl: 'pytorch', variant: 'explicit', group: 'native', cmd: [PYTHON, peer('torch_mha.py'), '--variant', 'explicit'] },
+    ...threaded,
   ];
 }
 const IMPL_ORDER = ['attnlab-wasm', 'onnxruntime-web', 'tfjs-wasm', 'attnlab-native', 'onnxruntime-node', 'pytorch'];
+const implRank = (impl) => {  // the threaded rows (attnlab-native-2t, onnxruntime-node-2t) after the rest
+  const t = /-(\d+)t$/.exec(impl);
+  return t ? IMPL_ORDER.length * Number(t[1]) + IMPL_ORDER.indexOf(impl.slice(0, t.index)) : IMPL_ORDER.indexOf(impl);
+};
 const isAttnlab = (impl) => impl.startsWith('attnlab-');
-const groupOf = (impl) => (['attnlab-wasm', 'onnxruntime-web', 'tfjs-wasm'].includes(impl) ? 'wasm' : 'native');
+// wasm, native, or native-Tt for the rows on T threads.
+const groupOf = (impl) => {
+  const t = /-(\d+)t$/.exec(impl);
+  if (t) return `native-${t[1]}t`;
+  return ['attnlab-wasm', 'onnxruntime-web', 'tfjs-wasm'].includes(impl) ? 'wasm' : 'native';
+};
 
 // Runs one child; returns its JSON row (the last stdout line that is a JSON object), or an error row.
 export function runChild(cmd, label) {
@@ -144,11 +164,12 @@ export function shortError(message) {
 
 // ------------------------------------------------------------------------------------------ measuring
 function measure(o, layer) {
-  const all = units(o.buildDir).filter((u) => !o.only || o.only.includes(u.impl));
+  const every = units(o.buildDir, o.threads);
+  const all = every.filter((u) => !o.only || o.only.includes(u.impl));
   if (o.only) {
-    const known = new Set(all.map((u) => u.impl));
+    const known = new Set(every.map((u) => u.impl));
     const unknown = o.only.filter((i) => !known.has(i));
-    if (unknown.length) throw new Error(`--only: unknown impl ${unknown.join(', ')} (known: ${IMPL_ORDER.join(', ')})`);
+    if (unknown.length) throw new Error(`--only: unknown impl ${unknown.join(', ')} (known: ${[...known].join(', ')})`);
   }
   const common = ['--warmup-ms', String(o.warmupMs), '--reps', String(o.reps)];
   const pooled = new Map();  // key impl|variant|n -> { impl, variant, n, samples, rss, error }
@@ -244,7 +265,7 @@ export function bestRows(rows) {
   return [...by.values()].map((best) => {
     const failed = rows.filter((r) => r.impl === best.impl && r.n === best.n && r.ms == null && r !== best);
     return failed.length && best.ms != null ? { ...best, failedVariants: failed } : best;
-  }).sort((a, b) => a.n - b.n || IMPL_ORDER.indexOf(a.impl) - IMPL_ORDER.indexOf(b.impl));
+  }).sort((a, b) => a.n - b.n || implRank(a.impl) - implRank(b.impl));
 }
 
 function ratioTo(best, r) {  // peer ms / attnlab ms in the same group at the same n
@@ -276,7 +297,7 @@ function variantsTable(rows) {
   const withVariants = rows.filter((r) => rows.some((s) => s.impl === r.impl && s.n === r.n && s !== r));
   if (!withVariants.length) return '';
   const out = ['| n | impl | variant | ms | GFLOP/s | peak RSS MB |', '| ---: | --- | --- | ---: | ---: | ---: |'];
-  for (const r of withVariants.sort((a, b) => a.n - b.n || IMPL_ORDER.indexOf(a.impl) - IMPL_ORDER.indexOf(b.impl))) {
+  for (const r of withVariants.sort((a, b) => a.n - b.n || implRank(a.impl) - implRank(b.impl))) {
     out.push(`| ${r.n} | ${r.impl} | ${r.variant} | ${r.ms == null ? 'error: ' + shortError(r.error) : fmtMs(r.ms)} | ` +
              `${fmt(r.gflops)} | ${fmt(r.peak_rss_mb, 0)} |`);
   }
@@ -359,7 +380,9 @@ function report(rows, peaks, page, o, env, seconds, layer) {
     `# attnlab benchmark`,
     '',
     `One full multi-head attention forward: fp32, batch 1, d_model ${layer.d_model}, ${layer.heads} heads, the four ` +
-    `projections Wq, Wk, Wv, Wo${layer.bias ? ' with biases' : ''}, one thread. attnlab times a layer prepared once ` +
+    `projections Wq, Wk, Wv, Wo${layer.bias ? ' with biases' : ''}, one thread` +
+    (o.threads.some((t) => t > 1) ? ` (rows named …-Tt: T threads, attnlab's AttentionConfig::threads against ` +
+      `onnxruntime-node's intra_op_num_threads, compared with each other)` : '') + `. attnlab times a layer prepared once ` +
     `(attn::PreparedAttention: parameters checked, seeded and packed for the kernel outside the timing); peers also ` +
     `prepare once (onnxruntime session, PyTorch module). ms is the median of ${o.rounds * o.reps} runs (${o.rounds} round${o.rounds > 1 ? 's' : ''} × ${o.reps}, ` +
     `each in a fresh process after ${o.warmupMs} ms of warm-up); peak RSS is the process's VmHWM. Each peer is shown at ` +

@@ -69,6 +69,18 @@ test('ratios and targets: wasm peers against attnlab-wasm, native peers against 
   assert.equal(verdict(/400 KB/), '- **not met**');
 });
 
+test('rows on T threads (--threads 1,2) are compared with each other, after the one-thread rows', () => {
+  const rows = [
+    row('attnlab-native-2t', 1024, 4), row('onnxruntime-node-2t', 1024, 5, { variant: 'fused' }),
+    row('attnlab-native', 1024, 8), row('onnxruntime-node', 1024, 6, { variant: 'fused' }),
+  ];
+  const t = table(rows, { native: {}, wasm: {} });
+  assert.match(t, /\| 1024 \| onnxruntime-node \(fused\) \| 6\.00 \| [\d.]+ \| 0\.75× \|/);
+  assert.match(t, /\| 1024 \| onnxruntime-node-2t \(fused\) \| 5\.00 \| [\d.]+ \| 1\.25× \|/);
+  assert.deepEqual(bestRows(rows).map((r) => r.impl), ['attnlab-native', 'onnxruntime-node', 'attnlab-native-2t',
+                                                       'onnxruntime-node-2t']);
+});
+
 test('a child result is the last JSON line of its stdout; a silent failure becomes an error row', () => {
   const ok = runChild([process.execPath, '-e', 'console.log("banner"); console.log(JSON.stringify({impl: "x", n: 4, ms: 1}))'], 'x');
   assert.deepEqual(ok.row, { impl: 'x', n: 4, ms: 1 });

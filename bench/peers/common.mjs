@@ -1,6 +1,6 @@
 // What every JavaScript peer runner shares: the command line, the input, the timing loop, the one
 // JSON line on stdout. The contract (the same for attnlab's own bench binaries and torch_mha.py):
-//   <runner> --n N --warmup-ms 1500 --reps R [--variant V]
+//   <runner> --n N --warmup-ms 1500 --reps R [--variant V] [--threads T (onnxruntime-node only)]
 //   -> {"impl":..., "variant":..., "n":N, "ms":<median>, "samples":[...], "peak_rss_mb":<VmHWM MB>}
 //   on failure -> {"impl":..., "variant":..., "n":N, "error":"message"}, exit code 0.
 import fs from 'node:fs';
@@ -17,16 +17,18 @@ const writeStdout = process.stdout.write.bind(process.stdout);
 console.log = console.info = console.warn = (...a) => process.stderr.write(a.join(' ') + '\n');
 
 export function parseArgs(argv = process.argv.slice(2), defaults = {}) {
-  const args = { n: 256, warmupMs: 1500, reps: 5, variant: undefined, ...defaults };
+  const args = { n: 256, warmupMs: 1500, reps: 5, variant: undefined, threads: 1, ...defaults };
   for (let i = 0; i < argv.length; ++i) {
     const key = argv[i], value = argv[i + 1];
     if (key === '--n') args.n = Number(value), ++i;
     else if (key === '--warmup-ms') args.warmupMs = Number(value), ++i;
     else if (key === '--reps') args.reps = Number(value), ++i;
     else if (key === '--variant') args.variant = value, ++i;
+    else if (key === '--threads') args.threads = Number(value), ++i;
     else throw new Error(`unknown argument ${key}`);
   }
   if (!(args.n > 0 && args.reps > 0 && args.warmupMs >= 0)) throw new Error('need --n > 0, --reps > 0');
+  if (!(Number.isInteger(args.threads) && args.threads >= 1)) throw new Error('need --threads >= 1');
   return args;
 }
 

@@ -143,13 +143,13 @@ Estimate Estimated(CallKind kind, const AttentionConfig& c, const pipeline::Atte
       e.largest = 0;  // each parameter is checked with its shape by the total
       break;
     case CallKind::kFusedForward: {
-      // The fused kernel packs one head's Kᵀ and V (padded to 64 keys) beside a rotated query; the
-      // weights are packed too.
+      // The fused kernel packs one head's Kᵀ and V (padded to 64 keys) beside a rotated query, once
+      // per thread; the weights are packed too.
       const int64_t padded_keys = Add(d.keys, 64);
       e.elements = Terms{}
                        .Plus(shared)
-                       .Plus(padded_keys, Add(Add(d.d_k, d.d_v), 64))
-                       .Plus(d.n, d.d_k)
+                       .Plus(Mul(padded_keys, c.threads), Add(Add(d.d_k, d.d_v), 64))
+                       .Plus(Mul(d.n, c.threads), d.d_k)
                        .Plus(PackedWeightElements(c, d))
                        .total;
       e.part = "inputs, projections and caches of " + std::to_string(d.n) + " queries and " + std::to_string(d.keys) +

@@ -3,17 +3,25 @@
 // into its columns of the concatenation, the output projection. Memory O(n·d).
 #include "fused_forward.h"
 
+#include <atomic>
 #include <cstdint>
+#include <numeric>
 #include <utility>
 
 #include "attn/positions.h"
 #include "attn/validate.h"
+#include "call_budget.h"
 #include "validate_attention.h"
+#include "worker_pool.h"
 
 namespace attn::fused {
 namespace {
 
-constexpr std::size_t kAlignFloats = 16;  // 64 bytes: a cache line, an AVX-512 vector
+constexpr std::size_t kAlignFloats = 16;
+
+// Calls with fewer queries run their heads on one thread: below this, starting the work on another
+// thread costs more than it saves.
+constexpr int kMinQueriesForThreads = 512;  // 64 bytes: a cache line, an AVX-512 vector
 
 std::size_t RoundUpToAlignment(std::size_t floats) { return (floats + kAlignFloats - 1) / kAlignFloats * kAlignFloats; }
 
@@ -43,10 +51,24 @@ const Matrix& WithPositions(const Layer& layer, const Matrix& x, long long first
 }
 
 // out = x W (+ b) on the packed W.   x: (rows, w.k) -> (rows, w.n)
-void Project(const Layer& layer, const PackedProjection& w, const Matrix& x, Matrix* out) {
+// Rows each thread of a threaded projection gets at least.
+constexpr int kMinRowsPerThread = 256;
+
+// out = x W (+ b) on the packed W, its rows over `threads` threads when there are at least
+// 2·kMinRowsPerThread (rows of a GEMM are independent: the split changes no bit). False when a
+// worker failed (out of memory).   x: (rows, w.k) -> (rows, w.n)
+bool Project(const Layer& layer, const PackedProjection& w, const Matrix& x, Matrix* out, int threads = 1) {
   out->resize(x.rows(), w.n);
-  layer.table->gemm_packed(static_cast<int>(x.rows()), w.n, w.k, x.data(), static_cast<int>(x.cols()),
-                           layer.Weights(w), w.bias.size() ? w.bias.data() : nullptr, out->data(), w.n);
+  const auto rows = [&](int begin, int end) {
+    layer.table->gemm_packed(end - begin, w.n, w.k, x.data() + static_cast<std::size_t>(begin) * x.cols(),
+                             static_cast<int>(x.cols()), layer.Weights(w), w.bias.size() ? w.bias.data() : nullptr,
+                             out->data() + static_cast<std::size_t>(begin) * w.n, w.n);
+  };
+  if (threads <= 1 || x.rows() < 2 * kMinRowsPerThread) {
+    rows(0, static_cast<int>(x.rows()));
+    return true;
+  }
+  return parallel::ForRowBlocks(threads, static_cast<int>(x.rows()), kMinRowsPerThread, rows);
 }
 
 void Pack(const simd::KernelTable& table, const Matrix& w, PackedProjection* p, std::size_t* total) {
@@ -106,6 +128,9 @@ Status Run(const Layer& layer, const CallInputs& in, const pipeline::AttentionDi
   const bool rope = c.position == PositionEncoding::kRope;
   const bool has_past = in.past_key != nullptr && !in.past_key->empty();
 
+  const int threads = d.n >= kMinQueriesForThreads ? c.threads : 1;
+  parallel::Prewarm(threads);  // the workers start while this thread projects the inputs
+
   // Inputs after additive positions. Self-attention shares one matrix for queries and keys when
   // their positions agree (no additive encoding, or the queries start where the keys do).
   const Matrix& query_in =
@@ -121,9 +146,9 @@ Status Run(const Layer& layer, const CallInputs& in, const pipeline::AttentionDi
   const Matrix* k_new = &key_in;
   const Matrix* v_new = &value_in;
   if (c.project_inputs) {
-    Project(layer, layer.wq, query_in, &ws->q_all);
-    Project(layer, layer.wk, key_in, &ws->k_new);
-    Project(layer, layer.wv, value_in, &ws->v_new);
+    if (!Project(layer, layer.wq, query_in, &ws->q_all, threads) || !Project(layer, layer.wk, key_in, &ws->k_new, threads) ||
+        !Project(layer, layer.wv, value_in, &ws->v_new, threads))
+      return budget::AllocationFailed("ForwardOutput");
     q_all = &ws->q_all, k_new = &ws->k_new, v_new = &ws->v_new;
   }
   if (!v_new->allFinite()) {  // as Forward checks its value rows; the message built only now
@@ -163,16 +188,23 @@ Status Run(const Layer& layer, const CallInputs& in, const pipeline::AttentionDi
     }
   }
 
-  // Heads, each straight into its columns of the concatenation (the output itself without Wo).
+  // Heads, each straight into its columns of the concatenation (the output itself without Wo). Work
+  // items: each head, split into `parts` interleaved sets of query tiles when there are fewer heads
+  // than threads (lcm(h, threads) items, so the threads get equal shares); bit-identical for every
+  // thread count (FlashAttentionArgs::tile_first).
   Matrix& concat = c.project_output ? ws->concat : ws->output;
   concat.resize(d.n, d.heads * d.d_v);
-  for (int head = 0; head < d.heads; ++head) {
-    const int g = head / d.group;
+  const int parts = threads / std::gcd(d.heads, threads), items = d.heads * parts;
+  std::atomic<int> first_overflow{items};  // the lowest item, as one thread finds it in order
+  const auto run_item = [&](int item) {
+    const int head = item / parts, part = item % parts, g = head / d.group;
     simd::FlashAttentionArgs args;
+    Matrix own_rotated;  // threads > 1: each item rotates its own copy
+    Matrix& rotated = threads == 1 ? ws->rotated : own_rotated;
     if (rope) {
-      ws->rotated = q_all->middleCols(head * d.d_k, d.d_k);
-      ApplyRope(&ws->rotated, d.query_offset, c.position_base);
-      args.q = ws->rotated.data(), args.ldq = d.d_k;
+      rotated = q_all->middleCols(head * d.d_k, d.d_k);
+      ApplyRope(&rotated, d.query_offset, c.position_base);
+      args.q = rotated.data(), args.ldq = d.d_k;
     } else {
       args.q = q_all->data() + head * d.d_k, args.ldq = static_cast<int>(q_all->cols());
     }
@@ -193,12 +225,21 @@ Status Run(const Layer& layer, const CallInputs& in, const pipeline::AttentionDi
     args.query_offset = d.query_offset;
     args.causal = c.causal;
     args.window_left = c.window_left, args.window_right = c.window_right;
+    args.tile_first = part, args.tile_stride = parts;
     bool overflowed = false;
     args.overflowed = &overflowed;
     layer.table->flash_attention(args);
-    if (overflowed) return validate::ScoresOverflowed(head);
+    for (int seen = first_overflow.load(); overflowed && item < seen;)
+      if (first_overflow.compare_exchange_weak(seen, item)) break;
+  };
+  if (threads == 1) {
+    for (int item = 0; item < items; ++item) run_item(item);  // no std::function: nothing allocated
+  } else if (!parallel::ForEach(threads, items, run_item)) {
+    return budget::AllocationFailed("ForwardOutput");
   }
-  if (c.project_output) Project(layer, layer.wo, ws->concat, &ws->output);
+  if (first_overflow.load() < items) return validate::ScoresOverflowed(first_overflow.load() / parts);
+  if (c.project_output && !Project(layer, layer.wo, ws->concat, &ws->output, threads))
+    return budget::AllocationFailed("ForwardOutput");
   if (!ws->output.allFinite())  // the message built only now: a long name would allocate on every call
     return validate::AllFinite("output (scores overflowed float32; scale the inputs down)", ws->output);
 

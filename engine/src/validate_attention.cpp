@@ -64,6 +64,8 @@ Status ConfigIntegersValid(const AttentionConfig& c) {
   ATTN_RETURN_IF_ERROR(Bounded("window_left", c.window_left, -1));
   ATTN_RETURN_IF_ERROR(Bounded("window_right", c.window_right, -1));
   ATTN_RETURN_IF_ERROR(Bounded("max_positions", c.max_positions, 1));
+  ATTN_RETURN_IF_ERROR(AtLeast("threads", c.threads, 1));
+  ATTN_RETURN_IF_ERROR(AtMost("threads", c.threads, Limits::max_threads));
   return Status::Ok();
 }
 

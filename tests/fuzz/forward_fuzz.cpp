@@ -54,6 +54,7 @@ attn::AttentionConfig DecodeConfig(Bytes* in) {
   if (in->Bool()) c.cosine_temperature = in->WildFloat();
   if (in->Bool()) c.softcap = in->WildFloat();
   if (in->Bool()) c.position_base = in->WildFloat();
+  if (in->Bool()) c.threads = in->WildInt();  // validation only: the fuzzed calls stay below 512 queries
   return c;
 }
 

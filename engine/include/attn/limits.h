@@ -13,6 +13,9 @@
 //                       work and bookkeeping whatever its size (the fused kernel's tile is 48 × 64
 //                       scores), so 2^24 one-column heads would take minutes in little memory.
 //                       Real models use at most a few hundred.
+//   max_threads         64 threads for one call (AttentionConfig::threads): far above the cores a
+//                       call's 4-16 heads can use; each thread keeps its own packed keys and
+//                       values (m·(d_k + d_v) floats), which the call budget counts per thread.
 //   max_tensor_elements 2^28 floats (1 GiB) in any one matrix: every int index of a kernel
 //                       (row · leading dimension + column) stays below 2^31.
 //   max_call_bytes      what one call may allocate, estimated from its sizes before it starts
@@ -34,6 +37,7 @@ namespace attn {
 struct Limits {
   static constexpr int64_t max_dimension = int64_t{1} << 24;
   static constexpr int64_t max_heads = int64_t{1} << 16;
+  static constexpr int64_t max_threads = 64;
   static constexpr int64_t max_tensor_elements = int64_t{1} << 28;
 #ifdef __EMSCRIPTEN__
   static constexpr int64_t max_call_bytes = int64_t{512} << 20;

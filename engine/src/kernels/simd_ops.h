@@ -15,15 +15,27 @@ namespace attn::simd {
 // The table SimdOps uses on this thread, set by ScopedKernelTable.
 const KernelTable*& ActiveKernelTable();
 
+// Threads SimdOps::Project may spread its rows over (worker_pool.h), set by ScopedKernelTable; 1 by
+// default (Forward, Backward), config.threads on ForwardOutput's fused path.
+int& ActiveThreads();
+
 class ScopedKernelTable {
  public:
-  explicit ScopedKernelTable(const KernelTable* table) : previous_(ActiveKernelTable()) { ActiveKernelTable() = table; }
-  ~ScopedKernelTable() { ActiveKernelTable() = previous_; }
+  explicit ScopedKernelTable(const KernelTable* table, int threads = 1)
+      : previous_(ActiveKernelTable()), previous_threads_(ActiveThreads()) {
+    ActiveKernelTable() = table;
+    ActiveThreads() = threads;
+  }
+  ~ScopedKernelTable() {
+    ActiveKernelTable() = previous_;
+    ActiveThreads() = previous_threads_;
+  }
   ScopedKernelTable(const ScopedKernelTable&) = delete;
   ScopedKernelTable& operator=(const ScopedKernelTable&) = delete;
 
  private:
   const KernelTable* previous_;
+  int previous_threads_;
 };
 
 struct SimdOps {
@@ -32,12 +44,11 @@ struct SimdOps {
     return *ActiveKernelTable();
   }
   static int Int(Eigen::Index i) { return static_cast<int>(i); }
-  // out = x w + b (b empty: no bias).   x: (n, d_in), w: (d_in, d_out), b: (1, d_out)
-  static void Project(const Matrix& x, const Matrix& w, const Matrix& b, Matrix* out) {
-    out->resize(x.rows(), w.cols());
-    Table().gemm(Int(x.rows()), Int(w.cols()), Int(x.cols()), x.data(), Int(x.cols()), w.data(), Int(w.cols()), false,
-                 b.size() ? b.data() : nullptr, out->data(), Int(w.cols()));
-  }
+  // Rows each thread of a threaded Project gets at least.
+  static constexpr int kMinRowsPerThread = 256;
+  // out = x w + b (b empty: no bias), its rows spread over ActiveThreads() threads when there are at
+  // least 2·kMinRowsPerThread.   x: (n, d_in), w: (d_in, d_out), b: (1, d_out)
+  static void Project(const Matrix& x, const Matrix& w, const Matrix& b, Matrix* out);
   // out = q kᵀ.   q: (n, d_k), k: (M, d_k) -> (n, M)
   static void QueryKeyScores(const Matrix& q, const Matrix& k, Matrix* out) { ProductTransposedB(q, k, out); }
   // w = softmax_rows(s / temperature); a fully −inf row gives zeros.   (n, M) -> (n, M)

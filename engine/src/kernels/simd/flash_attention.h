@@ -1,6 +1,7 @@
 // Fused attention for one head, FlashAttention-style (Dao et al. 2022): query rows in tiles of kBr,
 // keys in tiles of kBc; per key tile S = (scale·Q) Kᵀ on the GEMM micro-kernel, an online softmax
 // (running row max m and sum l, earlier output rescaled by exp(m_old − m_new)), then O += P V.
+// A call computes every query tile, or every tile_stride-th from tile_first (threads sharing a head).
 // Memory: the packed Kᵀ and V (m·(d_k + d_v)) plus tiles; never an (n, m) matrix.
 // Whole key tiles outside a causal or sliding-window band are skipped.
 #pragma once
@@ -33,22 +34,6 @@ struct KeyBand {
   }
 };
 
-// x[j] = (x[j]·scale)·inv_temperature for j < count (a multiple of the lane count), rounded as the
-// materialised path rounds scaled scores; returns the max, and clears *finite when a result is not.
-template <class V>
-float ScaleRowMax(float* x, int count, float scale, float inv_temperature, bool* finite) {
-  const typename V::F s = V::Broadcast(scale), t = V::Broadcast(inv_temperature), zero = V::Zero();
-  typename V::F best = V::Broadcast(kMinusInf), check = V::Zero();
-  for (int j = 0; j < count; j += V::kLanes) {
-    const typename V::F y = V::Mul(V::Mul(V::Load(x + j), s), t);
-    V::Store(x + j, y);
-    best = V::Max(best, y);
-    check = V::Add(check, V::Mul(y, zero));  // stays 0 unless some y is ±inf or NaN
-  }
-  if (!(V::ReduceAdd(check) == 0.0f)) *finite = false;
-  return V::ReduceMax(best);
-}
-
 // max over x[0, count)
 template <class V>
 float RowMax(const float* x, int count) {
@@ -64,26 +49,51 @@ float RowMax(const float* x, int count) {
   return best;
 }
 
-// x[j] = exp(x[j] − sub) for j < count, x[j] ≤ sub; returns the sum. kExact: ExpApprox (masked
-// −inf entries give exactly 0, as the weights drawn need, and as masked keys need: their values may
-// be as large as 1e38); otherwise ExpNonPositive (results below FLT_MIN come out as ~1e−38, well
-// within the float32 error of a weighted mean whose largest term has weight 1), for rows without
-// masked entries.
-template <class V, bool kExact>
-float ExpShiftedInPlace(float* x, int count, float sub) {
-  constexpr int L = V::kLanes;
-  const typename V::F vsub = V::Broadcast(sub);
-  typename V::F sum = V::Zero();
-  int j = 0;
-  for (; j + L <= count; j += L) {
-    const typename V::F shifted = V::Sub(V::Load(x + j), vsub);
-    const typename V::F e = kExact ? ExpApprox<V>(shifted) : ExpNonPositive<V>(shifted);
+// Lane-wise sums of P for one row of a key tile: x[j] = exp(y[j] − m_new) for j < count (a multiple
+// of the lane count), y[j] = (x[j]·scale)·inv_temperature rounded as the materialised path rounds
+// scaled scores, all y ≤ m_new. *check stays 0 unless some y is ±inf or NaN. For tiles without
+// masked keys: ExpNonPositive's results below FLT_MIN come out as ~1e−38, well within the float32
+// error of a weighted mean whose largest term has weight 1.
+template <class V>
+typename V::F ScaledExpInPlace(float* x, int count, float scale, float inv_temperature, float m_new,
+                               typename V::F* check) {
+  const typename V::F s = V::Broadcast(scale), t = V::Broadcast(inv_temperature), m = V::Broadcast(m_new),
+                      zero = V::Zero();
+  typename V::F sum = V::Zero(), bad = *check;
+  for (int j = 0; j < count; j += V::kLanes) {
+    const typename V::F y = V::Mul(V::Mul(V::Load(x + j), s), t);
+    bad = V::MulAdd(y, zero, bad);  // y·0 is 0 unless y is ±inf or NaN
+    const typename V::F e = ExpNonPositive<V>(V::Sub(y, m));
     V::Store(x + j, e);
     sum = V::Add(sum, e);
   }
-  float total = V::ReduceAdd(sum);
-  for (; j < count; ++j) {
-    x[j] = kExact ? ExpApprox<VecScalar>(x[j] - sub) : ExpNonPositive<VecScalar>(x[j] - sub);
+  *check = bad;
+  return sum;
+}
+
+// Lane-wise sums of P for one row of a partly masked key tile: x[j] = exp(x[j] − m_new) for
+// j < count (a multiple of the lane count), x already scaled, masked entries −inf (they give exactly 0).
+template <class V>
+typename V::F ExpShiftedSum(float* x, int count, float m_new) {
+  const typename V::F m = V::Broadcast(m_new);
+  typename V::F sum = V::Zero();
+  for (int j = 0; j < count; j += V::kLanes) {
+    const typename V::F e = ExpApprox<V>(V::Sub(V::Load(x + j), m));
+    V::Store(x + j, e);
+    sum = V::Add(sum, e);
+  }
+  return sum;
+}
+
+// x[j] = exp(x[j] − sub) for j < count (any count), x[j] ≤ sub; returns the sum. ExpApprox: masked
+// −inf entries give exactly 0, as the weights drawn need, and as masked keys need (their values may
+// be as large as 1e38).
+template <class V>
+float ExpShiftedInPlace(float* x, int count, float sub) {
+  const int whole = count / V::kLanes * V::kLanes;
+  float total = V::ReduceAdd(ExpShiftedSum<V>(x, whole, sub));
+  for (int j = whole; j < count; ++j) {
+    x[j] = ExpApprox<VecScalar>(x[j] - sub);
     total += x[j];
   }
   return total;
@@ -102,6 +112,7 @@ void FlashAttention(const FlashAttentionArgs& a) {
   constexpr int kBr = kMr * 8;  // query rows per tile
   constexpr int kBc = 64;       // keys per tile at most, a multiple of every kNr (8, 16, 32)
   static_assert(kBc % kNr == 0, "key tile must hold whole panels");
+  static_assert(kBr % V::kLanes == 0, "the per-row softmax state is processed a vector at a time");
   const int n = a.n, m = a.m, dk = a.d_k, dv = a.d_v;
   if (n <= 0 || dv <= 0) return;
   // Fewer keys than a tile: one tile of whole panels (m = 16 computes 16 or 32 columns, not 64).
@@ -127,10 +138,12 @@ void FlashAttention(const FlashAttentionArgs& a) {
     if (m > 0) PackPanel<V>(a.v, a.ldv, false, m, dv, j0, panel);
     for (std::size_t i = static_cast<std::size_t>(MaxInt(m, 0)) * kNr; i < static_cast<std::size_t>(m_pad) * kNr; ++i) panel[i] = 0.0f;
   }
-  float row_max[kBr], row_sum[kBr];
+  // Per query row of the tile: the running max m, the running sum l as kLanes partial sums (reduced
+  // once, after the last key tile), and this key tile's max and rescale factor.
+  alignas(64) float row_max[kBr], tile_max[kBr], alpha[kBr], row_sums[kBr * V::kLanes];
   const KeyBand band{a};
 
-  for (int q0 = 0; q0 < n; q0 += kBr) {
+  for (int q0 = a.tile_first * kBr; q0 < n; q0 += a.tile_stride * kBr) {
     const int rows = MinInt(kBr, n - q0), rows_pad = RoundUp(rows, kMr);
     // Q tile (the scale is applied to the scores, as the materialised path does); padding rows up to
     // rows_pad are zero, so their scores are 0 and unused; rows past rows_pad are never read.
@@ -138,7 +151,8 @@ void FlashAttention(const FlashAttentionArgs& a) {
       for (int c = 0; c < dk; ++c)
         qs[r * dk + c] = r < rows ? a.q[static_cast<std::size_t>(q0 + r) * a.ldq + c] : 0.0f;
     for (int i = 0; i < rows_pad * dv_pad; ++i) o[i] = 0.0f;
-    for (int r = 0; r < kBr; ++r) row_max[r] = kMinusInf, row_sum[r] = 0.0f;
+    for (int r = 0; r < kBr; ++r) row_max[r] = tile_max[r] = kMinusInf;
+    for (int i = 0; i < kBr * V::kLanes; ++i) row_sums[i] = 0.0f;
 
     const long long p_first = static_cast<long long>(a.query_offset) + q0, p_last = p_first + rows - 1;
     const int tile_lo = band.Lo(p_first), tile_hi = band.Hi(p_last);
@@ -150,14 +164,17 @@ void FlashAttention(const FlashAttentionArgs& a) {
         for (int jj = 0; jj < bc; jj += kNr)
           MicroKernel<V>(dk, qs + i * dk, dk, kt + static_cast<std::size_t>(k0 + jj) * dk, kNr, s + i * bc + jj,
                          bc, false);
-      // Scores scaled; masked ones −inf. Only allowed scores must be finite.
+      // Each row's max scaled score. Unmasked tiles: the max of the raw scores, then scaled (rounding
+      // is monotonic and scale, 1/τ > 0, so that is the max of the scaled scores); the scores are
+      // scaled in the exp pass below. Partly masked tiles: scaled here, masked ones −inf. Only
+      // allowed scores must be finite.
       const bool partly_masked = k0 < common_lo || k0 + bc - 1 > common_hi;
       bool finite = true;
-      float tile_maxes[kBr];
       for (int r = 0; r < rows; ++r) {
         float* row = s + r * bc;
         if (!partly_masked) {
-          tile_maxes[r] = ScaleRowMax<V>(row, bc, a.scale, a.inv_temperature, &finite);
+          tile_max[r] = RowMax<V>(row, bc) * a.scale * a.inv_temperature;
+          if (!(tile_max[r] - tile_max[r] == 0.0f)) finite = false;  // ±inf or NaN; the exp pass checks the rest
           continue;
         }
         const int lo = band.Lo(p_first + r) - k0, hi = band.Hi(p_first + r) - k0;
@@ -171,29 +188,35 @@ void FlashAttention(const FlashAttentionArgs& a) {
           if (!(row[j] - row[j] == 0.0f)) finite = false;  // ±inf or NaN
           best = row[j] > best ? row[j] : best;
         }
-        tile_maxes[r] = best;
+        tile_max[r] = best;
       }
-      if (!finite) {
-        if (a.overflowed) *a.overflowed = true;
-        return;
+      // Online softmax: m_new = max(m, tile max), rescale factors exp(m − m_new) for all rows at once
+      // (exp(−inf) = 0 on a row's first allowed key; NaN where nothing is allowed yet: unused).
+      for (int r = 0; r < kBr; r += V::kLanes) {
+        const typename V::F m_old = V::Load(row_max + r), m_new = V::Max(m_old, V::Load(tile_max + r));
+        V::Store(alpha + r, ExpApprox<V>(V::Sub(m_old, m_new)));
+        V::Store(row_max + r, m_new);
       }
-      // Online softmax: P = exp(S − m_new) in place; earlier sums and outputs scaled by exp(m_old − m_new).
+      // P = exp(S − m_new) in place; earlier sums and outputs scaled by alpha.
+      typename V::F check = V::Zero();
       for (int r = 0; r < rows; ++r) {
         float* row = s + r * bc;
-        const float tile_max = tile_maxes[r];
-        const float m_new = tile_max > row_max[r] ? tile_max : row_max[r];
-        if (m_new == kMinusInf) {  // nothing allowed yet: P = 0
+        if (row_max[r] == kMinusInf) {  // nothing allowed yet: P = 0
           for (int j = 0; j < bc; ++j) row[j] = 0.0f;
           continue;
         }
-        const float alpha = ExpApprox<VecScalar>(row_max[r] - m_new);  // exp(−inf) = 0 on the first hit
         // Masked keys (only in partly masked tiles) must weigh exactly 0: ExpNonPositive's ~1e−38
         // times a value of 1e38 would be a visible 1 in the output.
-        const float tile_sum = partly_masked ? ExpShiftedInPlace<V, true>(row, bc, m_new)
-                                             : ExpShiftedInPlace<V, false>(row, bc, m_new);
-        row_sum[r] = row_sum[r] * alpha + tile_sum;
-        row_max[r] = m_new;
-        if (alpha != 1.0f) ScaleRow<V>(o + r * dv_pad, dv_pad, alpha);
+        const typename V::F tile_sum =
+            partly_masked ? ExpShiftedSum<V>(row, bc, row_max[r])
+                          : ScaledExpInPlace<V>(row, bc, a.scale, a.inv_temperature, row_max[r], &check);
+        float* sum = row_sums + r * V::kLanes;
+        V::Store(sum, V::MulAdd(V::Load(sum), V::Broadcast(alpha[r]), tile_sum));
+        if (alpha[r] != 1.0f) ScaleRow<V>(o + r * dv_pad, dv_pad, alpha[r]);
+      }
+      if (!finite || !(V::ReduceAdd(check) == 0.0f)) {
+        if (a.overflowed) *a.overflowed = true;
+        return;
       }
       // O += P V[k0, k0 + bc)   (rows_pad, dv_pad)
       for (int i = 0; i < rows_pad; i += kMr)
@@ -202,7 +225,8 @@ void FlashAttention(const FlashAttentionArgs& a) {
                          kNr, o + i * dv_pad + t * kNr, dv_pad, true);
     }
     for (int r = 0; r < rows; ++r) {
-      const float inv = row_sum[r] > 0.0f ? 1.0f / row_sum[r] : 0.0f;  // no allowed key: zeros
+      const float row_sum = V::ReduceAdd(V::Load(row_sums + r * V::kLanes));
+      const float inv = row_sum > 0.0f ? 1.0f / row_sum : 0.0f;  // no allowed key: zeros
       for (int c = 0; c < dv; ++c) a.out[static_cast<std::size_t>(q0 + r) * a.ldo + c] = o[r * dv_pad + c] * inv;
     }
   }

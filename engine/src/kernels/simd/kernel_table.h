@@ -30,6 +30,11 @@ struct FlashAttentionArgs {
   bool causal = false;
   int window_left = -1, window_right = -1;
   bool* overflowed = nullptr;  // set to true when an allowed score is not finite; may be null
+  // The query rows this call computes: the kernel's tiles of rows (its own height, counted from row
+  // 0) number tile_first, tile_first + tile_stride, …; the other rows of `out` are left alone. Threads
+  // that share a head split it this way and get bit-identical rows: a row's tile, and so its
+  // arithmetic, does not depend on the split.   tile_first >= 0, tile_stride >= 1
+  int tile_first = 0, tile_stride = 1;
 };
 
 struct KernelTable {

@@ -30,7 +30,7 @@ void SoftmaxRows(const float* s, float* w, int rows, int cols, int ld, float inv
       for (int j = 0; j < cols; ++j) out[j] = 0.0f;
       continue;
     }
-    const float inv_sum = 1.0f / ExpShiftedInPlace<V, true>(out, cols, row_max);
+    const float inv_sum = 1.0f / ExpShiftedInPlace<V>(out, cols, row_max);
     for (int j = 0; j < cols; ++j) out[j] *= inv_sum;
   }
 }

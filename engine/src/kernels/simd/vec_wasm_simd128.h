@@ -26,9 +26,13 @@ struct VecWasmSimd128 {
   static F Max(F a, F b) { return wasm_f32x4_pmax(a, b); }
   static F Min(F a, F b) { return wasm_f32x4_pmin(a, b); }
   static F RoundNearest(F x) { return wasm_f32x4_nearest(x); }
-  // 2^k for integral k in [-126, 127].
+  // 2^k for integral k in [-126, 127]. k + 1.5·2^23 holds k in its low mantissa bits (exact for
+  // |k| < 2^22), so the biased exponent is those bits minus the constant's plus 127: an add, an
+  // integer add and a shift, where i32x4.trunc_sat_f32x4_s is about eight x64 instructions in V8.
   static F Pow2(F k) {
-    return wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(k), wasm_i32x4_splat(127)), 23);
+    constexpr float kMagic = 12582912.0f;  // 1.5·2^23, bits 0x4B400000
+    const F biased = wasm_f32x4_add(k, wasm_f32x4_splat(kMagic));
+    return wasm_i32x4_shl(wasm_i32x4_add(biased, wasm_i32x4_splat(127 - 0x4B400000)), 23);
   }
   // k >> 1 rounded toward −∞, for integral k (exact in float).
   static F HalfFloor(F k) { return wasm_f32x4_floor(wasm_f32x4_mul(k, wasm_f32x4_splat(0.5f))); }
