@@ -67,6 +67,30 @@ test('ratios and targets: wasm peers against attnlab-wasm, native peers against 
   assert.equal(verdict(/attnlab-wasm completes/), '- **met**');
   assert.equal(verdict(/attnlab-native completes/), '- not measured');
   assert.equal(verdict(/400 KB/), '- **not met**');
+  assert.match(lines.find((l) => /onnxruntime-web/.test(l)), /every n ≥ 256/);  // the smallest n measured
+});
+
+test('issue 16: every n against onnxruntime, n ≥ 256 against tfjs and PyTorch, n = 16 against the peak, T threads', () => {
+  const o = { ns: [16, 64, 256], peerNs: [16, 64, 256], only: null, threads: [1, 2] };
+  const rows = [
+    row('attnlab-wasm', 16, 0.2, { gflops: 30 }), row('onnxruntime-web', 16, 0.25, { variant: 'fused' }),
+    row('attnlab-wasm', 64, 1), row('onnxruntime-web', 64, 2, { variant: 'fused' }),
+    row('attnlab-wasm', 256, 5), row('onnxruntime-web', 256, 10, { variant: 'fused' }), row('tfjs-wasm', 64, 1.1), row('tfjs-wasm', 256, 8),
+    row('attnlab-native', 16, 0.05, { gflops: 150 }), row('onnxruntime-node', 16, 0.06, { variant: 'fused' }),
+    row('attnlab-native', 64, 0.2), row('onnxruntime-node', 64, 0.18, { variant: 'fused' }),
+    row('attnlab-native', 256, 1), row('onnxruntime-node', 256, 1.2, { variant: 'fused' }), row('pytorch', 256, 2.5),
+    row('attnlab-native-2t', 256, 0.6), row('onnxruntime-node-2t', 256, 0.7, { variant: 'fused' }),
+  ];
+  const peaks = { native: { peak_gflops: 200, gemm_gflops: 150 }, wasm: { peak_gflops: 60, gemm_gflops: 50 } };
+  const lines = targets(rows, peaks, null, o).split('\n');
+  const verdict = (re) => lines.find((l) => re.test(l))?.split(':')[0];
+  assert.equal(verdict(/faster than onnxruntime-web at every n ≥ 16 /), '- **not met**');  // 1.25× at n = 16
+  assert.equal(verdict(/faster than tfjs-wasm at every n ≥ 256 /), '- **met**');           // 1.1× at 64 does not count
+  assert.equal(verdict(/as fast as onnxruntime-node at every n ≥ 16 /), '- **not met**');  // 0.9× at n = 64
+  assert.equal(verdict(/2× faster than pytorch/), '- **met**');
+  assert.equal(verdict(/\(2 threads\) at least as fast as onnxruntime-node-2t/), '- not measured');  // no n ≥ 512
+  assert.equal(verdict(/attnlab-native at n = 16/), '- **met**');   // 75%
+  assert.equal(verdict(/attnlab-wasm at n = 16/), '- **not met**'); // 50%
 });
 
 test('rows on T threads (--threads 1,2) are compared with each other, after the one-thread rows', () => {
