@@ -24,17 +24,22 @@ inline int MaxInt(int a, int b) { return a > b ? a : b; }
 // Scratch floats for one kernel call, from a grow-only block per thread that is kept between calls:
 // a steady stream of calls allocates (and page-faults) nothing. Not zeroed. No std templates here:
 // this header is compiled once per ISA, so keep inline library code out of it.
+// Each thread's block is freed when the thread ends (the worker pool's threads end at exit).
+struct ScratchBlock {
+  float* data = nullptr;
+  std::size_t capacity = 0;
+  ~ScratchBlock() { delete[] data; }
+};
 inline float* Scratch(std::size_t count) {
-  static thread_local float* block = nullptr;
-  static thread_local std::size_t capacity = 0;
-  if (count > capacity) {
-    delete[] block;
-    block = nullptr;  // a throwing new below must not leave a freed block behind a larger capacity
-    capacity = 0;
-    block = new float[count + count / 4];
-    capacity = count + count / 4;
+  static thread_local ScratchBlock block;
+  if (count > block.capacity) {
+    delete[] block.data;
+    block.data = nullptr;  // a throwing new below must not leave a freed block behind a larger capacity
+    block.capacity = 0;
+    block.data = new float[count + count / 4];
+    block.capacity = count + count / 4;
   }
-  return block;
+  return block.data;
 }
 
 // Carves consecutive buffers out of one Scratch block, each starting on a 64-byte boundary.
