@@ -138,9 +138,16 @@ class Reader : public FieldVisitor {
       }
     char* end = nullptr;
     const long v = std::strtol(text->c_str(), &end, 10);
-    if (!text->empty() && *end == '\0' && v >= 0 && v < f.count) {
-      index = static_cast<int>(v);
-      return;
+    if (!text->empty() && *end == '\0' && v >= 0 && v < (f.numbered_names ? f.numbered_count : f.count)) {
+      if (!f.numbered_names) {
+        index = static_cast<int>(v);
+        return;
+      }
+      for (int k = 0; k < f.count; ++k)
+        if (std::string(f.names[k]) == f.numbered_names[v]) {
+          index = k;
+          return;
+        }
     }
     std::string names;
     for (int k = 0; k < f.count; ++k) names += std::string(k ? ", " : "") + f.names[k];

@@ -42,6 +42,10 @@ struct ChoiceField {
   const char* key;
   int count;
   const char* const* names;  // count names, URL-safe (letters, digits, '-', '_')
+  // Links made before the names held an index into this list (its names are among `names`); empty:
+  // an index into `names`.
+  const char* const* numbered_names = nullptr;
+  int numbered_count = 0;
 };
 
 class FieldVisitor {

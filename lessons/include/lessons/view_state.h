@@ -402,7 +402,9 @@ struct SpeedState {
 };
 
 struct ViewState {
-  static constexpr ChoiceField kView{"v", static_cast<int>(ViewId::kCount), kViewNames};
+  // Links made before the views had names numbered the nine views of then from 0 ("v=7" is prices).
+  static constexpr const char* kNumberedViews[] = {"words", "order", "qkv", "relevance", "heads", "masks", "cnn", "prices", "speed"};
+  static constexpr ChoiceField kView{"v", static_cast<int>(ViewId::kCount), kViewNames, kNumberedViews, 9};
 
   ViewId view = ViewId::kWords;
   SentenceState sentence;
