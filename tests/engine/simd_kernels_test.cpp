@@ -128,6 +128,33 @@ TEST(SimdKernels, GemmMatchesDoubleLoops) {
   EXPECT_GT(cases, 0);
 }
 
+// pack_b of a transposed B (the fused kernel's Kᵀ panels and a prepared layer's weights) against a
+// plain loop, for shapes around every transpose tile (4 × 4 on wasm, 8 × 8 on x86) and panel width:
+// exact, zeros past the last column, and nothing read from the NaN padding between rows.
+TEST(SimdKernels, PackTransposedMatchesPlainLoop) {
+  int cases = 0;
+  for (const KernelTable* t : SimdTables()) {
+    const int nr = 2 * t->lanes;  // panel width
+    for (int n : {1, 3, 15, 17, 33}) {
+      for (int k : {1, 7, 16, 63, 64}) {
+        Strided bt(n, k, k + 3, 1, 17u * n + k);  // B given as Bᵀ (n, k), rows k + 3 apart, misaligned
+        std::vector<float> packed(t->packed_size(k, n), std::numeric_limits<float>::quiet_NaN());
+        t->pack_b(bt.data(), bt.ld, true, k, n, packed.data());
+        ASSERT_EQ(packed.size(), static_cast<size_t>((n + nr - 1) / nr * nr) * k);
+        for (size_t i = 0; i < packed.size(); ++i) {
+          const int panel = static_cast<int>(i / (static_cast<size_t>(k) * nr)),
+                    p = static_cast<int>(i / nr % k), j = panel * nr + static_cast<int>(i % nr);
+          const float expected = j < n ? bt.at(j, p) : 0.0f;
+          ASSERT_EQ(packed[i], expected) << t->lanes << " lanes, n " << n << ", k " << k << ", key " << j << ", p " << p;
+        }
+        ++cases;
+      }
+    }
+  }
+  if (SimdTables().empty()) GTEST_SKIP() << "no SIMD variant on this target";
+  EXPECT_GT(cases, 0);
+}
+
 // softmax(scale · q kᵀ + mask) v in double, the mask as in FlashAttentionArgs; a row with no
 // allowed key gives zeros. tolerance[i]: float32's error bound for row i — a score's error is at
 // most (d_k + 4)·u·scale·Σ|q||k|, which moves the weighted mean of v by at most that times max|v|.

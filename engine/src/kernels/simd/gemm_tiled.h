@@ -121,8 +121,15 @@ void PackPanel(const float* b, int ldb, bool transposed, int k, int n, int j0, f
   constexpr int kNr = PanelWidth<V>();
   const int cols = MinInt(kNr, n - j0);
   if (transposed) {
+    // Whole kT × kT blocks transposed in registers (a scalar copy is one load and store per float);
+    // the last columns (cols % kT) and rows (k % kT) element by element.
+    constexpr int kT = V::kTransposeTile;
+    static_assert(kNr % kT == 0, "a panel holds whole transpose tiles");
+    const int whole_cols = cols / kT * kT, whole_k = k / kT * kT;
+    for (int j = 0; j < whole_cols; j += kT)
+      for (int p = 0; p < whole_k; p += kT) V::TransposeTile(b + (j0 + j) * ldb + p, ldb, panel + p * kNr + j, kNr);
     for (int j = 0; j < cols; ++j)
-      for (int p = 0; p < k; ++p) panel[p * kNr + j] = b[(j0 + j) * ldb + p];
+      for (int p = j < whole_cols ? whole_k : 0; p < k; ++p) panel[p * kNr + j] = b[(j0 + j) * ldb + p];
   } else {
     for (int p = 0; p < k; ++p)
       for (int j = 0; j < cols; ++j) panel[p * kNr + j] = b[p * ldb + j0 + j];

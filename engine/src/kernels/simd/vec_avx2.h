@@ -3,6 +3,8 @@
 
 #include <immintrin.h>
 
+#include "kernels/simd/transpose_avx.h"
+
 namespace attn::simd {
 namespace {
 
@@ -11,6 +13,9 @@ struct VecAvx2 {
   static constexpr int kLanes = 8;
   static constexpr int kMr = 6;  // GEMM micro-kernel rows (gemm_tiled.h)
   static constexpr const char* kName = "avx2";
+  // Block transposed by TransposeTile (packing Kᵀ panels): kTransposeTile rows and columns.
+  static constexpr int kTransposeTile = 8;
+  static void TransposeTile(const float* src, int lds, float* dst, int ldd) { TransposeAvx8x8(src, lds, dst, ldd); }
 
   static F Load(const float* p) { return _mm256_loadu_ps(p); }
   static void Store(float* p, F x) { _mm256_storeu_ps(p, x); }

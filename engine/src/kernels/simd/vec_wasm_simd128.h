@@ -12,6 +12,17 @@ struct VecWasmSimd128 {
   static constexpr int kLanes = 4;
   static constexpr int kMr = 4;  // GEMM micro-kernel rows (gemm_tiled.h)
   static constexpr const char* kName = "wasm_simd128";
+  // Block transposed by TransposeTile (packing Kᵀ panels): 4 × 4, dst row p = src column p.
+  static constexpr int kTransposeTile = 4;
+  static void TransposeTile(const float* src, int lds, float* dst, int ldd) {
+    const F r0 = Load(src), r1 = Load(src + lds), r2 = Load(src + 2 * lds), r3 = Load(src + 3 * lds);
+    const F t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7);
+    const F t2 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5), t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
+    Store(dst, wasm_i32x4_shuffle(t0, t2, 0, 1, 4, 5));
+    Store(dst + ldd, wasm_i32x4_shuffle(t0, t2, 2, 3, 6, 7));
+    Store(dst + 2 * ldd, wasm_i32x4_shuffle(t1, t3, 0, 1, 4, 5));
+    Store(dst + 3 * ldd, wasm_i32x4_shuffle(t1, t3, 2, 3, 6, 7));
+  }
 
   static F Load(const float* p) { return wasm_v128_load(p); }
   static void Store(float* p, F x) { wasm_v128_store(p, x); }
