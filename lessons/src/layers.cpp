@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-
 #include "attn/reference.h"
 #include "attn/validate.h"
 
@@ -303,12 +302,13 @@ Status SpectralRadius(const Matrix& w, double* radius) {
   return Status::Ok();
 }
 
-Status ScaleToSpectralRadius(const Matrix& w, float rho, Matrix* out) {
+Status ScaleToSpectralRadius(const Matrix& w, float rho, Matrix* out, double* w_radius) {
   if (!std::isfinite(rho) || rho < 0) {
     return Status(StatusCode::kOutOfRange, "rho: expected a finite value >= 0, got " + attn::validate::Number(rho));
   }
   double radius = 0;
   ATTN_RETURN_IF_ERROR(SpectralRadius(w, &radius));
+  if (w_radius) *w_radius = radius;
   if (!(radius > 0)) {
     return Status(StatusCode::kOutOfRange, "w: expected a spectral radius > 0 to scale, got 0");
   }

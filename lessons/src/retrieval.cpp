@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "attn/grad.h"
 
@@ -54,11 +55,12 @@ Status BuildKeyValueStore(const WordVectors& vectors, const KeyValueTable& table
   for (int i = 0; i < table.size; ++i) {
     const char* key = table.pairs[2 * i];
     const char* value = table.pairs[2 * i + 1];
-    for (const char* word : {key, value})
-      if (vectors.Find(word) < 0)
+    const long key_row = vectors.Find(key), value_row = vectors.Find(value);
+    for (const auto& [word, found] : {std::pair{key, key_row}, std::pair{value, value_row}})
+      if (found < 0)
         return Status(StatusCode::kUnknownOption, std::string("table ") + table.name + ": \"" + word + "\" is not in the word vectors");
-    s.k.row(i) = vectors.Vector(static_cast<size_t>(vectors.Find(key)));
-    s.v.row(i) = vectors.Vector(static_cast<size_t>(vectors.Find(value)));
+    s.k.row(i) = vectors.Vector(static_cast<size_t>(key_row));
+    s.v.row(i) = vectors.Vector(static_cast<size_t>(value_row));
     s.keys.emplace_back(key);
     s.values.emplace_back(value);
   }
@@ -78,6 +80,21 @@ Status CheckStore(const Matrix& query, const KeyValueStore& store) {
   return Status::Ok();
 }
 
+Status CheckOneQuery(const Matrix& query, const KeyValueStore& store) {
+  ATTN_RETURN_IF_ERROR(CheckStore(query, store));
+  if (query.rows() != 1) return Status(StatusCode::kShapeMismatch, "query: expected 1 row, got " + std::to_string(query.rows()));
+  return Status::Ok();
+}
+
+// The first largest score of row i: softmax is monotone, so it is the largest weight's key too, also
+// where weights underflow to 0 or round to 1 at a tiny τ.
+Eigen::Index FirstLargest(const Matrix& scores, Eigen::Index i) {
+  Eigen::Index best = 0;
+  for (Eigen::Index j = 1; j < scores.cols(); ++j)
+    if (scores(i, j) > scores(i, best)) best = j;
+  return best;
+}
+
 attn::AttentionInputs StoreInputs(const Matrix& query, const KeyValueStore& store) {
   attn::AttentionInputs in;
   in.query = query;
@@ -89,17 +106,11 @@ attn::AttentionInputs StoreInputs(const Matrix& query, const KeyValueStore& stor
 }  // namespace
 
 Status Retrieve(const attn::AttentionConfig& config, const Matrix& query, const KeyValueStore& store, Retrieval* out) {
-  ATTN_RETURN_IF_ERROR(CheckStore(query, store));
-  if (query.rows() != 1) return Status(StatusCode::kShapeMismatch, "query: expected 1 row, got " + std::to_string(query.rows()));
+  ATTN_RETURN_IF_ERROR(CheckOneQuery(query, store));
   Retrieval r;
   ATTN_RETURN_IF_ERROR(attn::Forward(config, StoreInputs(query, store), &r.forward));
   r.soft = r.forward.output;
-  // The first largest score: softmax is monotone, so it is the largest weight's key too, also where
-  // weights underflow to 0 or round to 1 at a tiny τ.
-  Eigen::Index best = 0;
-  const Matrix& s = r.forward.heads[0].scores;
-  for (Eigen::Index j = 1; j < s.cols(); ++j)
-    if (s(0, j) > s(0, best)) best = j;
+  const Eigen::Index best = FirstLargest(r.forward.heads[0].scores, 0);
   r.hard = static_cast<int>(best);
   r.hard_value = store.v.row(best);
   *out = std::move(r);
@@ -108,8 +119,7 @@ Status Retrieve(const attn::AttentionConfig& config, const Matrix& query, const 
 
 Status SoftRetrievalGradients(const attn::AttentionConfig& config, const Matrix& query, const KeyValueStore& store,
                               const Retrieval& retrieval, RetrievalGradients* out) {
-  ATTN_RETURN_IF_ERROR(CheckStore(query, store));
-  if (query.rows() != 1) return Status(StatusCode::kShapeMismatch, "query: expected 1 row, got " + std::to_string(query.rows()));
+  ATTN_RETURN_IF_ERROR(CheckOneQuery(query, store));
   const int d_v = static_cast<int>(retrieval.forward.output.cols());
   // Query rows do not interact, so d_v copies of the query asked at once, each back-propagating one
   // component of r (∂L/∂output = I), give the Jacobian's d_v rows in one forward and one backward pass.
@@ -174,10 +184,7 @@ Status MeasureStore(const attn::AttentionConfig& config, const KeyValueStore& st
     const std::string word = nearest[static_cast<size_t>(i)].empty() ? "" : index.word(static_cast<size_t>(nearest[static_cast<size_t>(i)][0].index));
     a.soft_right += word == store.values[static_cast<size_t>(i)] ? 1 : 0;
     a.nearest_soft.push_back(word);
-    Eigen::Index best = 0;
-    for (Eigen::Index j = 1; j < s.cols(); ++j)
-      if (s(i, j) > s(i, best)) best = j;
-    a.hard_right += best == i ? 1 : 0;
+    a.hard_right += FirstLargest(s, i) == i ? 1 : 0;
   }
   *out = std::move(a);
   return Status::Ok();

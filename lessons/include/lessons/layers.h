@@ -94,7 +94,8 @@ Status ElmanRnnFast(const ElmanRnnParams& params, const Matrix& x, Matrix* hidde
 Status SpectralRadius(const Matrix& w, double* radius);
 // w · ρ / SpectralRadius(w): the same matrix, scaled to spectral radius ρ (finite, >= 0).
 // kOutOfRange when ρ is negative or not finite, or when w's radius is 0 (nothing to scale).
-Status ScaleToSpectralRadius(const Matrix& w, float rho, Matrix* out);
+// w_radius, when given: SpectralRadius(w), measured on the way.
+Status ScaleToSpectralRadius(const Matrix& w, float rho, Matrix* out, double* w_radius = nullptr);
 
 // Per-token fully connected layer: h_i = tanh(x_i W + b), the RNN without its recurrence.
 struct FullyConnectedParams {

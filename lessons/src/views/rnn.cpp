@@ -28,8 +28,7 @@ Status SeededRnn(int d_in, int d_h, float rho, bool linear, uint32_t seed, Elman
   ElmanRnnParams p;
   p.w_xh = SeededSymmetric(d_in, d_h, 1.0f / std::sqrt(static_cast<float>(d_in)), seed, kWxh);
   const Matrix w_hh = attn::SeededRandom(seed, kWhh).NormalMatrix(d_h, d_h);
-  if (seeded_radius) ATTN_RETURN_IF_ERROR(SpectralRadius(w_hh, seeded_radius));
-  ATTN_RETURN_IF_ERROR(ScaleToSpectralRadius(w_hh, rho, &p.w_hh));
+  ATTN_RETURN_IF_ERROR(ScaleToSpectralRadius(w_hh, rho, &p.w_hh, seeded_radius));
   p.bias = Matrix::Zero(1, d_h);
   p.activation = linear ? RnnActivation::kIdentity : RnnActivation::kTanh;
   *out = std::move(p);

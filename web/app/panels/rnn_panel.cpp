@@ -154,7 +154,11 @@ void RnnPanel::Draw(PanelContext& ctx) {
   lessons::RnnState& s = ctx.state.rnn;
   const int n = static_cast<int>(in.tokens.size());
   DrawControls(ctx, n);
-  model_.Update(SentenceKey(ctx, s), [&](lessons::RnnModel* m) { return lessons::ComputeRnn(in, s, m); });
+  // Each model is keyed by the fields it reads: choosing the layer L does not redo the 2·d_h
+  // backward passes of the gradients, and choosing the pair does not redo attention over H.
+  lessons::RnnState gradients_key = s;
+  gradients_key.layer = lessons::RnnState().layer;
+  model_.Update(SentenceKey(ctx, gradients_key), [&](lessons::RnnModel* m) { return lessons::ComputeRnn(in, s, m); });
   DrawStatusLine(model_.error());
   if (!model_.has_model()) return;
   DrawPaths(ctx);
@@ -441,7 +445,10 @@ void RnnPanel::DrawCombination(PanelContext& ctx) {
                      "[hᵢ; cᵢ] goes to the next layer, here of the same kind L.");
   ImGui::SetNextItemWidth(std::min(260.0f, ImGui::GetContentRegionAvail().x * 0.6f));
   ChoiceCombo("layer L", kLayerLabels, 3, &s.layer);
-  combination_.Update(SentenceKey(ctx, s),
+  lessons::RnnState combination_key = s;
+  combination_key.target = lessons::RnnState().target;
+  combination_key.source = lessons::RnnState().source;
+  combination_.Update(SentenceKey(ctx, combination_key),
                       [&](lessons::RnnCombinationModel* m) { return lessons::ComputeRnnCombination(in, s, m); });
   DrawStatusLine(combination_.error());
   if (!combination_.has_model()) return;
