@@ -20,6 +20,9 @@ std::string Shape(Eigen::Index rows, Eigen::Index cols);
 std::string Number(double value);
 // kEmptyInput if `m` has no rows or no columns.
 Status NonEmpty(const std::string& name, const Matrix& m);
+// True when no entry of `m` is ±inf or NaN: one branch-free pass the compiler vectorises (for hot
+// paths that build AllFinite's message only when this fails).
+bool NoInfOrNan(const Matrix& m);
 // kNonFinite naming the first bad element.
 Status AllFinite(const std::string& name, const Matrix& m);
 // kNonFinite for NaN or +inf (−inf is allowed: it masks, as in ONNX float masks).

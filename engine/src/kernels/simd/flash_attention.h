@@ -120,15 +120,15 @@ void FlashAttention(const FlashAttentionArgs& a) {
   const int m_pad = RoundUp(MaxInt(m, 1), bc), dv_pad = RoundUp(dv, kNr);
 
   // Kᵀ as panels of kNr keys, (m_pad / kNr, d_k, kNr); V as panels of kNr columns, (dv_pad / kNr, m_pad, kNr).
-  // Padding keys (m up to m_pad) are zero in both. Q tile (kBr, d_k), S/P tile (kBr, bc), O tile (kBr, dv_pad).
+  // Padding keys (m up to m_pad) are zero in both. S/P tile (kBr, bc), O tile (kBr, dv_pad).
   const int dk1 = MaxInt(dk, 1);
   ScratchLayout layout;
   const std::size_t kt_at = layout.Add(static_cast<std::size_t>(m_pad) * dk1),
                     vp_at = layout.Add(static_cast<std::size_t>(dv_pad) * m_pad),
-                    qs_at = layout.Add(static_cast<std::size_t>(kBr) * dk1), s_at = layout.Add(kBr * kBc),
+                    s_at = layout.Add(kBr * kBc),
                     o_at = layout.Add(static_cast<std::size_t>(kBr) * dv_pad);
   float* base = layout.Allocate();
-  float *kt = ScratchLayout::At(base, kt_at), *vp = ScratchLayout::At(base, vp_at), *qs = ScratchLayout::At(base, qs_at),
+  float *kt = ScratchLayout::At(base, kt_at), *vp = ScratchLayout::At(base, vp_at),
         *s = ScratchLayout::At(base, s_at), *o = ScratchLayout::At(base, o_at);
   const int packed_keys = RoundUp(MaxInt(m, 0), kNr);  // PackAllPanels fills whole panels
   if (m > 0 && dk > 0) PackAllPanels<V>(a.k, a.ldk, true, dk, m, kt);
@@ -145,11 +145,10 @@ void FlashAttention(const FlashAttentionArgs& a) {
 
   for (int q0 = a.tile_first * kBr; q0 < n; q0 += a.tile_stride * kBr) {
     const int rows = MinInt(kBr, n - q0), rows_pad = RoundUp(rows, kMr);
-    // Q tile (the scale is applied to the scores, as the materialised path does); padding rows up to
-    // rows_pad are zero, so their scores are 0 and unused; rows past rows_pad are never read.
-    for (int r = 0; r < rows_pad; ++r)
-      for (int c = 0; c < dk; ++c)
-        qs[r * dk + c] = r < rows ? a.q[static_cast<std::size_t>(q0 + r) * a.ldq + c] : 0.0f;
+    // The Q tile is read in place (the scale is applied to the scores, as the materialised path does).
+    // Padding rows up to rows_pad repeat the tile's last row (MicroKernel's a_rows): their scores,
+    // weights and outputs are junk that no row below rows reads; rows past rows_pad are never read.
+    const float* q_tile = a.q + static_cast<std::size_t>(q0) * a.ldq;
     for (int i = 0; i < rows_pad * dv_pad; ++i) o[i] = 0.0f;
     for (int r = 0; r < kBr; ++r) row_max[r] = tile_max[r] = kMinusInf;
     for (int i = 0; i < kBr * V::kLanes; ++i) row_sums[i] = 0.0f;
@@ -162,8 +161,8 @@ void FlashAttention(const FlashAttentionArgs& a) {
       // S = Qs Kᵀ[:, k0, k0 + bc)   (rows_pad, bc)
       for (int i = 0; i < rows_pad; i += kMr)
         for (int jj = 0; jj < bc; jj += kNr)
-          MicroKernel<V>(dk, qs + i * dk, dk, kt + static_cast<std::size_t>(k0 + jj) * dk, kNr, s + i * bc + jj,
-                         bc, false);
+          MicroKernel<V>(dk, q_tile + static_cast<std::size_t>(i) * a.ldq, a.ldq, kt + static_cast<std::size_t>(k0 + jj) * dk,
+                         kNr, s + i * bc + jj, bc, false, MinInt(kMr, rows - i));
       // Each row's max scaled score. Unmasked tiles: the max of the raw scores, then scaled (rounding
       // is monotonic and scale, 1/τ > 0, so that is the max of the scaled scores); the scores are
       // scaled in the exp pass below. Partly masked tiles: scaled here, masked ones −inf. Only
