@@ -87,6 +87,10 @@ test('issue 16: every n against onnxruntime, n ≥ 256 against tfjs and PyTorch,
   assert.equal(verdict(/faster than onnxruntime-web at every n ≥ 16 /), '- **not met**');  // 1.25× at n = 16
   assert.equal(verdict(/faster than tfjs-wasm at every n ≥ 256 /), '- **met**');           // 1.1× at 64 does not count
   assert.equal(verdict(/as fast as onnxruntime-node at every n ≥ 16 /), '- **not met**');  // 0.9× at n = 64
+  // A miss says by how much: 1.5 / 1.25 − 1 = 20% at n = 16; 0.18 / 0.2 = 0.9× needs 11.1% at n = 64.
+  assert.match(lines.find((l) => /onnxruntime-web at every n ≥ 16 /.test(l)), /; short by 20\.0% at n=16$/);
+  assert.match(lines.find((l) => /onnxruntime-node at every n ≥ 16 /.test(l)), /; short by 11\.1% at n=64$/);
+  assert.doesNotMatch(lines.find((l) => /2× faster than pytorch/.test(l)), /short by/);
   assert.equal(verdict(/2× faster than pytorch/), '- **met**');
   assert.equal(verdict(/\(2 threads\) at least as fast as onnxruntime-node-2t/), '- not measured');  // no n ≥ 512
   assert.equal(verdict(/attnlab-native at n = 16/), '- **met**');   // 75%
