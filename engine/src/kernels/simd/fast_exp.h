@@ -36,7 +36,7 @@ typename V::F ExpApprox(typename V::F x) {
   F k;
   const F p = ExpMantissa<V>(clamped, &k);
   const F k_low = V::HalfFloor(k);
-  const F result = V::Mul(V::Mul(p, V::Pow2(k_low)), V::Pow2(V::Sub(k, k_low)));
+  const F result = V::MulPow2(V::MulPow2(p, k_low), V::Sub(k, k_low));
   return V::KeepNaN(x, result);
 }
 
@@ -49,7 +49,7 @@ typename V::F ExpNonPositive(typename V::F x) {
   const F clamped = V::Max(x, V::Broadcast(-87.33654f));  // k ≥ −126: 2^k stays normal; exp(−inf) → ~1e−38
   F k;
   const F p = ExpMantissa<V>(clamped, &k);
-  return V::Mul(p, V::Pow2(k));
+  return V::MulPow2(p, k);
 }
 
 }  // namespace

@@ -34,6 +34,8 @@ struct VecAvx2 {
     const __m256i bits = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvttps_epi32(k), _mm256_set1_epi32(127)), 23);
     return _mm256_castsi256_ps(bits);
   }
+  // p · 2^k for integral k in [-126, 127], rounded once (as a product by an exact power of two).
+  static F MulPow2(F p, F k) { return Mul(p, Pow2(k)); }
   // k >> 1 rounded toward −∞, for integral k (exact in float).
   static F HalfFloor(F k) { return _mm256_floor_ps(_mm256_mul_ps(k, _mm256_set1_ps(0.5f))); }
   // Lanes of `x` that are NaN stay NaN in `result`.

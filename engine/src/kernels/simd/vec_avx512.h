@@ -36,6 +36,9 @@ struct VecAvx512 {
     const __m512i bits = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvttps_epi32(k), _mm512_set1_epi32(127)), 23);
     return _mm512_castsi512_ps(bits);
   }
+  // p · 2^k for integral k in [-126, 127], rounded once: vscalefps, one instruction where Mul(p, Pow2(k))
+  // is four (convert, add, shift, multiply); the same bits (both are p times an exact power of two).
+  static F MulPow2(F p, F k) { return _mm512_scalef_ps(p, k); }
   // k >> 1 rounded toward −∞, for integral k (exact in float).
   static F HalfFloor(F k) {
     return _mm512_roundscale_ps(_mm512_mul_ps(k, _mm512_set1_ps(0.5f)), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);

@@ -32,6 +32,8 @@ struct VecScalar {
     std::memcpy(&out, &bits, sizeof out);
     return out;
   }
+  // p · 2^k for integral k in [-126, 127], rounded once (as a product by an exact power of two).
+  static F MulPow2(F p, F k) { return Mul(p, Pow2(k)); }
   static F HalfFloor(F k) { return std::floor(k * 0.5f); }
   static F KeepNaN(F x, F result) { return x != x ? x : result; }
   static float ReduceMax(F x) { return x; }

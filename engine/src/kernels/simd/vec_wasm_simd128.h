@@ -45,6 +45,8 @@ struct VecWasmSimd128 {
     const F biased = wasm_f32x4_add(k, wasm_f32x4_splat(kMagic));
     return wasm_i32x4_shl(wasm_i32x4_add(biased, wasm_i32x4_splat(127 - 0x4B400000)), 23);
   }
+  // p · 2^k for integral k in [-126, 127], rounded once (as a product by an exact power of two).
+  static F MulPow2(F p, F k) { return Mul(p, Pow2(k)); }
   // k >> 1 rounded toward −∞, for integral k (exact in float).
   static F HalfFloor(F k) { return wasm_f32x4_floor(wasm_f32x4_mul(k, wasm_f32x4_splat(0.5f))); }
   // Lanes of `x` that are NaN stay NaN in `result`.
