@@ -10,6 +10,11 @@ if(ATTN_WASM_RELAXED_SIMD AND NOT EMSCRIPTEN)
 endif()
 if(ATTN_WASM_RELAXED_SIMD)
   find_program(ATTN_NODE_FOR_WASM node REQUIRED)
+  # binaryen's wasm-opt (emscripten's dependency) counts the prototype opcodes independently.
+  find_program(ATTN_WASM_OPT wasm-opt)
+  if(ATTN_WASM_OPT)
+    set(attn_wasm_opt_check --wasm-opt ${ATTN_WASM_OPT})
+  endif()
 endif()
 
 # attn_wasm_relaxed_post_link(TARGET): after TARGET links, its .wasm (beside its .js/.mjs, same
@@ -20,7 +25,7 @@ function(attn_wasm_relaxed_post_link target)
   endif()
   add_custom_command(TARGET ${target} POST_BUILD
     COMMAND ${ATTN_NODE_FOR_WASM} --experimental-wasm-relaxed-simd
-            ${PROJECT_SOURCE_DIR}/scripts/wasm_relaxed_opcodes.mjs
+            ${PROJECT_SOURCE_DIR}/scripts/wasm_relaxed_opcodes.mjs ${attn_wasm_opt_check}
             $<TARGET_FILE_DIR:${target}>/$<TARGET_FILE_BASE_NAME:${target}>.wasm
     VERBATIM)
 endfunction()

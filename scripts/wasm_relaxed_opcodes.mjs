@@ -1,6 +1,6 @@
 // Rewrites the prototype relaxed-SIMD fused multiply-add that clang 14 emits into the standard one.
 //
-//   node --experimental-wasm-relaxed-simd scripts/wasm_relaxed_opcodes.mjs FILE.wasm [FILE.wasm...]
+//   node --experimental-wasm-relaxed-simd scripts/wasm_relaxed_opcodes.mjs [--wasm-opt PATH] FILE.wasm...
 //
 // Why: Debian bookworm's emscripten 3.1.6 (clang 14) has no wasm_f32x4_relaxed_madd; its builtin
 // __builtin_wasm_fma_f32x4 emits the prototype's f32x4.fma, 0xfd 0xaf 0x01 (LEB128 175), which no
@@ -14,7 +14,10 @@
 // taken for an opcode. Anything it does not know is an error, and so is every other prototype
 // relaxed opcode (f32x4.fms, f64x2.fma, laneselect, relaxed min/max/swizzle/trunc): only the one
 // rewrite whose meaning is checked is done. When the running engine supports relaxed SIMD, the result
-// must pass WebAssembly.validate before it is written.
+// must pass WebAssembly.validate before it is written. With --wasm-opt (binaryen's, which reads the
+// prototype opcode as f32x4.relaxed_fma), the number rewritten must equal the number binaryen prints:
+// a second, independent decoder agrees on what was found.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -257,17 +260,37 @@ export const RELAXED_PROBE = new Uint8Array([
   0x0b,
 ]);
 
-function main(files) {
-  if (!files.length) throw new Error('usage: node --experimental-wasm-relaxed-simd scripts/wasm_relaxed_opcodes.mjs FILE.wasm...');
+// How many prototype f32x4.fma binaryen's wasm-opt finds in `file` (it prints them as f32x4.relaxed_fma).
+export function countWithWasmOpt(wasmOpt, file) {
+  const text = execFileSync(wasmOpt, ['--all-features', '--print', file],
+                            { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
+  return (text.match(/\(f32x4\.relaxed_fma\b/g) ?? []).length;
+}
+
+function main(args) {
+  let wasmOpt = null;
+  const files = [];
+  for (let i = 0; i < args.length; ++i) {
+    if (args[i] === '--wasm-opt') wasmOpt = args[++i];
+    else files.push(args[i]);
+  }
+  if (!files.length) {
+    throw new Error('usage: node --experimental-wasm-relaxed-simd scripts/wasm_relaxed_opcodes.mjs [--wasm-opt PATH] FILE.wasm...');
+  }
   const canValidate = WebAssembly.validate(RELAXED_PROBE);
   for (const file of files) {
     const bytes = new Uint8Array(fs.readFileSync(file));
+    const binaryen = wasmOpt ? countWithWasmOpt(wasmOpt, file) : null;
     const { rewritten } = rewriteRelaxedOpcodes(bytes);
+    if (binaryen !== null && binaryen !== rewritten) {
+      throw new Error(`wasm_relaxed_opcodes: ${file}: ${rewritten} rewritten, but wasm-opt prints ${binaryen} f32x4.relaxed_fma`);
+    }
     if (canValidate && !WebAssembly.validate(bytes)) {
       throw new Error(`wasm_relaxed_opcodes: ${file} does not validate after the rewrite`);
     }
     fs.writeFileSync(file, bytes);
     console.log(`wasm_relaxed_opcodes: ${path.basename(file)}: ${rewritten} f32x4.fma → f32x4.relaxed_madd` +
+                (binaryen !== null ? ' (wasm-opt counts the same)' : '') +
                 (canValidate ? ', validates' : ' (not validated: run node with --experimental-wasm-relaxed-simd)'));
   }
 }
