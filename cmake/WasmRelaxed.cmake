@@ -5,6 +5,17 @@
 # The loaders (web/lib/index.mjs, the page) pick this build where WebAssembly.validate accepts a
 # relaxed_madd, the plain one elsewhere.
 option(ATTN_WASM_RELAXED_SIMD "WebAssembly: the SIMD kernel uses relaxed SIMD (f32x4.relaxed_madd)" OFF)
+# The plain web build also ships the relaxed twins of its two modules (attnlab_relaxed_lib,
+# attnlab_relaxed_site: cmake/BuildRelaxedWasm.cmake builds them in ATTN_RELAXED_BUILD_DIR).
+if(EMSCRIPTEN AND attn_is_top_level AND NOT ATTN_WASM_RELAXED_SIMD)
+  set(attn_default_with_relaxed ON)
+else()
+  set(attn_default_with_relaxed OFF)
+endif()
+option(ATTN_WASM_WITH_RELAXED "Web build: also build the relaxed-SIMD wasm the loaders pick where supported"
+       ${attn_default_with_relaxed})
+set(ATTN_RELAXED_BUILD_DIR "${PROJECT_SOURCE_DIR}/build/wasm-relaxed" CACHE PATH
+    "Where ATTN_WASM_WITH_RELAXED builds the relaxed-SIMD twin (preset wasm-relaxed's directory)")
 if(ATTN_WASM_RELAXED_SIMD AND NOT EMSCRIPTEN)
   message(FATAL_ERROR "ATTN_WASM_RELAXED_SIMD is for the Emscripten build (preset wasm-relaxed)")
 endif()

@@ -21,6 +21,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { relaxedSimdAvailable } from '../web/bindings/relaxed_simd.mjs';
 
 export const PROTOTYPE_F32X4_FMA = 0xaf;       // 175, LEB128 0xaf 0x01
 export const STANDARD_F32X4_RELAXED_MADD = 0x105;  // 261, LEB128 0x85 0x02
@@ -93,8 +94,9 @@ class Reader {
   }
 }
 
-// Decodes one function body [pos, end); returns the offsets of the prototype f32x4.fma sub-opcodes
-// (the byte after 0xfd) to rewrite. Throws on anything unknown.
+// Decodes one function body [pos, end); returns {sites: the offsets of the prototype f32x4.fma
+// sub-opcodes (the byte after 0xfd) to rewrite, madds: how many standard relaxed_madd it holds}.
+// Throws on anything unknown.
 function scanBody(bytes, pos, end, funcIndex) {
   const r = new Reader(bytes, pos, end);
   const localGroups = r.u32();
@@ -103,7 +105,7 @@ function scanBody(bytes, pos, end, funcIndex) {
     r.byte();
   }
   const sites = [];
-  let depth = 1;  // the function's own block, closed by its last `end`
+  let madds = 0, depth = 1;  // the function's own block, closed by its last `end`
   while (depth > 0) {
     const at = r.pos;
     const op = r.byte();
@@ -177,6 +179,7 @@ function scanBody(bytes, pos, end, funcIndex) {
       } else if (sub === 0x0c || sub === 0x0d) {  // v128.const, i8x16.shuffle
         r.skip(16);
       } else if ((sub >= 0x0e && sub <= 0xff && !SIMD_UNUSED.has(sub)) || RELAXED_STANDARD.has(sub)) {
+        if (sub === STANDARD_F32X4_RELAXED_MADD) ++madds;
         // every other SIMD128 instruction and the standard relaxed ones: no immediates
       } else {
         r.pos = at;
@@ -188,15 +191,16 @@ function scanBody(bytes, pos, end, funcIndex) {
     }
   }
   if (r.pos !== end) r.fail(`function ${funcIndex} ends at byte ${r.pos}, its size says ${end}`);
-  return sites;
+  return { sites, madds };
 }
 
-// Rewrites `bytes` (a Uint8Array, changed in place): returns {rewritten: count}.
+// Rewrites `bytes` (a Uint8Array, changed in place): returns {rewritten: how many prototype f32x4.fma
+// became f32x4.relaxed_madd, relaxedMadd: how many f32x4.relaxed_madd the module holds now}.
 export function rewriteRelaxedOpcodes(bytes) {
   const top = new Reader(bytes, 0, bytes.length);
   const magic = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
   if (!magic.every((x) => top.byte() === x)) throw new Error('wasm_relaxed_opcodes: not a WebAssembly 1 module');
-  let imports = 0, rewritten = 0, sawCode = false;
+  let imports = 0, rewritten = 0, relaxedMadd = 0, sawCode = false;
   while (top.pos < bytes.length) {
     const id = top.byte();
     const size = top.u32();
@@ -231,11 +235,13 @@ export function rewriteRelaxedOpcodes(bytes) {
       for (let i = 0; i < count; ++i) {
         const bodySize = s.u32();
         const bodyStart = s.pos;
-        for (const at of scanBody(bytes, bodyStart, bodyStart + bodySize, imports + i)) {
+        const { sites, madds } = scanBody(bytes, bodyStart, bodyStart + bodySize, imports + i);
+        for (const at of sites) {
           bytes[at] = 0x85;  // 261 = 0x05 | 0x80, then 261 >> 7 = 2
           bytes[at + 1] = 0x02;
-          ++rewritten;
         }
+        rewritten += sites.length;
+        relaxedMadd += madds + sites.length;
         s.pos = bodyStart + bodySize;
       }
       if (s.pos !== end) s.fail('code section size does not match its bodies');
@@ -243,22 +249,9 @@ export function rewriteRelaxedOpcodes(bytes) {
     top.pos = end;
   }
   if (!sawCode) throw new Error('wasm_relaxed_opcodes: no code section');
-  return { rewritten };
+  return { rewritten, relaxedMadd };
 }
 
-// A module whose one function uses f32x4.relaxed_madd: WebAssembly.validate accepts it exactly when
-// the engine has relaxed SIMD (web/lib/index.mjs and the page carry the same bytes).
-export const RELAXED_PROBE = new Uint8Array([
-  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,  // magic, version
-  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b,        // type: () -> v128
-  0x03, 0x02, 0x01, 0x00,                          // one function of type 0
-  0x0a, 0x13, 0x01, 0x11, 0x00,                    // code: one body of 17 bytes, no locals
-  0x41, 0x00, 0xfd, 0x11,                          // i32.const 0, i32x4.splat: a
-  0x41, 0x00, 0xfd, 0x11,                          // b
-  0x41, 0x00, 0xfd, 0x11,                          // c
-  0xfd, 0x85, 0x02,                                // f32x4.relaxed_madd
-  0x0b,
-]);
 
 // How many prototype f32x4.fma binaryen's wasm-opt finds in `file` (it prints them as f32x4.relaxed_fma).
 export function countWithWasmOpt(wasmOpt, file) {
@@ -277,7 +270,7 @@ function main(args) {
   if (!files.length) {
     throw new Error('usage: node --experimental-wasm-relaxed-simd scripts/wasm_relaxed_opcodes.mjs [--wasm-opt PATH] FILE.wasm...');
   }
-  const canValidate = WebAssembly.validate(RELAXED_PROBE);
+  const canValidate = relaxedSimdAvailable();
   for (const file of files) {
     const bytes = new Uint8Array(fs.readFileSync(file));
     const binaryen = wasmOpt ? countWithWasmOpt(wasmOpt, file) : null;

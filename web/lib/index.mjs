@@ -12,6 +12,7 @@
 // never throws. Results are plain objects of copied arrays: there is nothing to free, except a layer
 // from prepare(), which holds its weights in wasm memory until its delete().
 import createAttnlabEngine from './attnlab-engine.mjs';
+import { relaxedSimdAvailable } from './relaxed_simd.mjs';
 
 const kWasmFile = 'attnlab-engine.wasm';
 // The same engine built with relaxed SIMD (its multiply-adds are f32x4.relaxed_madd, fused on CPUs
@@ -19,15 +20,6 @@ const kWasmFile = 'attnlab-engine.wasm';
 // --experimental-wasm-relaxed-simd), the plain file elsewhere. Both work with the same glue.
 const kRelaxedWasmFile = 'attnlab-engine-relaxed.wasm';
 
-// A module of one function that computes f32x4.relaxed_madd (0xfd 0x85 0x02) of three zero vectors:
-// it validates exactly where relaxed SIMD is there (scripts/wasm_relaxed_opcodes.mjs holds the same
-// bytes and tests/e2e/wasm_relaxed.test.mjs checks both ways).
-const kRelaxedProbe = new Uint8Array([
-  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b, 0x03, 0x02, 0x01,
-  0x00, 0x0a, 0x13, 0x01, 0x11, 0x00, 0x41, 0x00, 0xfd, 0x11, 0x41, 0x00, 0xfd, 0x11, 0x41, 0x00, 0xfd, 0x11,
-  0xfd, 0x85, 0x02, 0x0b,
-]);
-const relaxedSimdAvailable = () => WebAssembly.validate(kRelaxedProbe);
 
 // Bytes of the wasm at `url`: read from disk for a file: URL (node), fetched otherwise.
 async function readWasm(url) {
