@@ -422,7 +422,9 @@ function report(rows, peaks, page, o, env, seconds, layer) {
     `each in a fresh process after ${o.warmupMs} ms of warm-up); peak RSS is the process's VmHWM. Each peer is shown at ` +
     `its best variant (all variants below). "attnlab ×faster" is peer ms / attnlab ms (attnlab-wasm for the wasm ` +
     `peers, attnlab-native for the native ones); "% of peak" is against attnlab_bench's measured one-core SIMD ` +
-    `mul+add peak (wasm rows against the wasm peak, native rows against the native one). FLOPs = ${layer.flops_formula}.`,
+    `mul+add peak (wasm rows against the wasm peak, native rows against the native one; attnlab-wasm's variant ` +
+    `wasm_relaxed_simd, the relaxed-SIMD build run by node --experimental-wasm-relaxed-simd, against its own fused ` +
+    `peak; wasm peers are compared with attnlab-wasm's faster variant). FLOPs = ${layer.flops_formula}.`,
     '',
     `- date: ${env.date}`,
     `- CPU: ${env.cpu}`,
