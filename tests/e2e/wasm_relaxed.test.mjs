@@ -6,7 +6,8 @@
 //   - the built modules: no prototype opcode left, valid only where relaxed SIMD is;
 //   - the npm package: node without --experimental-wasm-relaxed-simd loads the plain build, node with
 //     it the relaxed one, and the relaxed forward is within the float32 error bounds of float64;
-//   - the page in Chromium (relaxed SIMD on by default) fetches the relaxed wasm alone.
+//   - the page in Chromium (relaxed SIMD on by default) fetches the relaxed wasm alone, and the plain
+//     one alone where WebAssembly.validate refuses relaxed SIMD.
 // node 20 has relaxed SIMD only behind the flag, so the flagged runs are child processes.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -237,20 +238,40 @@ console.log(JSON.stringify(out));`;
 
 // ---- the page ---------------------------------------------------------------------------------
 
-test('the page in Chromium (relaxed SIMD on by default) fetches attnlab-relaxed.wasm and no other wasm', async () => {
+// Opens the page; returns the wasm files it fetched and the errors it reported. `withoutRelaxed`
+// makes WebAssembly.validate refuse relaxed SIMD's instructions before any script runs, as in a
+// browser without relaxed SIMD (Chromium 156 has it on and keeps it on under --js-flags).
+async function wasmFetched(session, { withoutRelaxed = false } = {}) {
+  const page = await session.browser.newPage();
+  const wasm = [], problems = [];
+  page.on('request', (r) => { if (/\.wasm($|\?)/.test(r.url())) wasm.push(new URL(r.url()).pathname.split('/').pop()); });
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  if (withoutRelaxed) {
+    await page.addInitScript(() => {
+      const validate = WebAssembly.validate;
+      const relaxed = (b) => { for (let i = 0; i + 2 < b.length; ++i) if (b[i] === 0xfd && b[i + 1] === 0x85 && b[i + 2] === 0x02) return true; return false; };
+      WebAssembly.validate = (bytes) => !relaxed(new Uint8Array(ArrayBuffer.isView(bytes) ? bytes.buffer : bytes)) && validate(bytes);
+    });
+  }
+  await page.goto(session.url);
+  await page.waitForSelector('html[data-ready=true]', { timeout: 30000 });
+  const relaxedValidates = await page.evaluate((probe) => WebAssembly.validate(new Uint8Array(probe)), [...RELAXED_SIMD_PROBE]);
+  await page.close();
+  return { wasm, problems, relaxedValidates };
+}
+
+test('the page fetches attnlab-relaxed.wasm alone where relaxed SIMD validates (Chromium), attnlab.wasm alone elsewhere', async () => {
   const session = await openBrowser();
   try {
-    const page = await session.browser.newPage();
-    const wasm = [], problems = [];
-    page.on('request', (r) => { if (/\.wasm($|\?)/.test(r.url())) wasm.push(new URL(r.url()).pathname.split('/').pop()); });
-    page.on('pageerror', (e) => problems.push(e.message));
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
-    await page.goto(session.url);
-    await page.waitForSelector('html[data-ready=true]', { timeout: 30000 });
-    assert.equal(await page.evaluate((probe) => WebAssembly.validate(new Uint8Array(probe)), [...RELAXED_SIMD_PROBE]), true,
-                 'this Chromium has relaxed SIMD');
-    assert.deepEqual(wasm, ['attnlab-relaxed.wasm']);
-    assert.deepEqual(problems, []);
+    const relaxed = await wasmFetched(session);
+    assert.equal(relaxed.relaxedValidates, true, 'this Chromium has relaxed SIMD');
+    assert.deepEqual(relaxed.wasm, ['attnlab-relaxed.wasm']);
+    assert.deepEqual(relaxed.problems, []);
+    const plain = await wasmFetched(session, { withoutRelaxed: true });
+    assert.equal(plain.relaxedValidates, false);
+    assert.deepEqual(plain.wasm, ['attnlab.wasm']);
+    assert.deepEqual(plain.problems, []);
   } finally {
     await session.close();
   }
