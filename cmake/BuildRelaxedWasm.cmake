@@ -20,7 +20,7 @@ if(NOT EXISTS "${RELAXED_DIR}/CMakeCache.txt")
   execute_process(
     COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${RELAXED_DIR} -G Ninja -DCMAKE_TOOLCHAIN_FILE=${TOOLCHAIN}
             -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_WEB=ON -DATTN_WASM_RELAXED_SIMD=ON
-            "-DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node\\;--no-experimental-fetch\\;--experimental-wasm-relaxed-simd"
+            "-DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node;--no-experimental-fetch;--experimental-wasm-relaxed-simd"
     RESULT_VARIABLE failed)
   if(failed)
     message(FATAL_ERROR "configuring the relaxed-SIMD build in ${RELAXED_DIR} failed")
