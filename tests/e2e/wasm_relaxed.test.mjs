@@ -218,11 +218,21 @@ try {
 } catch (e) {
   out.forced = e.message;
 }
+out.refused = [];
+for (const options of [{ relaxedSimd: 'yes' }, { relaxedSimd: false, wasm: new Uint8Array(8) }]) {
+  try {
+    await loadEngine(options);
+  } catch (e) {
+    out.refused.push(e.message);
+  }
+}
 console.log(JSON.stringify(out));`;
   const without = runNode(script, { relaxed: false }), withFlag = runNode(script, { relaxed: true });
   assert.equal(without.auto.relaxedSimd, false, 'node without the flag: the plain build');
   assert.equal(without.plain.relaxedSimd, false);
   assert.equal(without.forced, 'attnlab: relaxedSimd: true, but this WebAssembly engine has no relaxed SIMD');
+  assert.deepEqual(without.refused, ['attnlab: relaxedSimd: expected a boolean, got string',
+                                     'attnlab: relaxedSimd: chooses between the bundled files, so not with wasm (pass the file you want)']);
   assert.equal(withFlag.auto.relaxedSimd, true, 'node with the flag: the relaxed build');
   assert.equal(withFlag.plain.relaxedSimd, false, 'relaxedSimd: false picks the plain build');
   assert.equal(withFlag.forced.relaxedSimd, true);
