@@ -28,13 +28,19 @@ const ATTNLAB_ONLY_NS = [16384];
 const PEER_MAX_N = 4096;  // peers at n = 16384 are not asked for (ort-web already needs 721 MB at 4096)
 const PYTHON = process.env.ATTNLAB_BENCH_PYTHON || '/usr/bin/python3';  // Debian's, which has torch
 const NODE = [process.execPath, '--no-experimental-fetch'];
+// attnlab's relaxed-SIMD build (preset wasm-relaxed) needs the flag in node 20 (Chromium has it on).
+const NODE_RELAXED = [...NODE, '--experimental-wasm-relaxed-simd'];
+// attnlab-wasm's two builds, as its rows' variants: the plain SIMD128 one and the relaxed-SIMD one
+// (f32x4.relaxed_madd, fused on FMA CPUs), each against its own measured peak.
+const WASM_PLAIN = 'wasm_simd128', WASM_RELAXED = 'wasm_relaxed_simd';
 const CHILD_TIMEOUT_MS = 15 * 60 * 1000;
 
 
-// attnlab_bench's binaries: the native one and the node one.
+// attnlab_bench's binaries: the native one and the two node ones.
 const benchBinaries = (buildDir) => ({
   native: path.resolve(ROOT, buildDir, 'native/bench/attnlab_bench'),
   wasm: path.resolve(ROOT, buildDir, 'wasm/bench/attnlab_bench.js'),
+  wasmRelaxed: path.resolve(ROOT, buildDir, 'wasm-relaxed/bench/attnlab_bench.js'),
 });
 
 // The benchmark layer as attnlab_bench describes it (lessons/bench_layer.h), from whichever build
@@ -94,7 +100,7 @@ function parseOptions(argv) {
 // Each unit is one (impl, variant) and the command that runs it; group: which peak and which attnlab
 // it is compared with.
 function units(buildDir, threads = [1]) {
-  const { native: nativeBin, wasm: wasmJs } = benchBinaries(buildDir);
+  const { native: nativeBin, wasm: wasmJs, wasmRelaxed } = benchBinaries(buildDir);
   const peer = (f) => path.join(BENCH, 'peers', f);
   const threaded = threads.filter((t) => t > 1).flatMap((t) => [
     { impl: `attnlab-native-${t}t`, cmd: [nativeBin, 'forward', '--threads', String(t)], needs: nativeBin },
@@ -103,7 +109,9 @@ function units(buildDir, threads = [1]) {
     })),
   ]);
   return [
-    { impl: 'attnlab-wasm', group: 'wasm', cmd: [...NODE, wasmJs, 'forward'], needs: wasmJs },
+    { impl: 'attnlab-wasm', variant: WASM_PLAIN, group: 'wasm', cmd: [...NODE, wasmJs, 'forward'], needs: wasmJs },
+    { impl: 'attnlab-wasm', variant: WASM_RELAXED, group: 'wasm', cmd: [...NODE_RELAXED, wasmRelaxed, 'forward'],
+      needs: wasmRelaxed },
     { impl: 'attnlab-native', group: 'native', cmd: [nativeBin, 'forward'], needs: nativeBin },
     { impl: 'onnxruntime-web', variant: 'explicit', group: 'wasm', cmd: [...NODE, peer('ort_web.mjs'), '--variant', 'explicit'] },
     { impl: 'onnxruntime-web', variant: 'fused', group: 'wasm', cmd: [...NODE, peer('ort_web.mjs'), '--variant', 'fused'] },
@@ -213,29 +221,33 @@ function measure(o, layer) {
   });
 }
 
-// attnlab_bench peak / gemm (the projection GEMM at n = 4096), native and wasm: {native: {peak, gemm},
-// wasm: {...}}, nulls when not built.
+// attnlab_bench peak / gemm (the projection GEMM at n = 4096) of each build: {native: {peak, gemm},
+// wasm: {...}, 'wasm-relaxed': {...}}, nulls when not built. A build that is not there at all is
+// left out silently for wasm-relaxed (an optional second build), reported as not built otherwise.
 function measurePeaks(o, layer) {
-  const out = { native: {}, wasm: {} };
-  const { native: nativeBin, wasm: wasmJs } = benchBinaries(o.buildDir);
-  for (const [group, cmd, needs] of [['native', [nativeBin], nativeBin], ['wasm', [...NODE, wasmJs], wasmJs]]) {
+  const out = { native: {}, wasm: {}, 'wasm-relaxed': {} };
+  const { native: nativeBin, wasm: wasmJs, wasmRelaxed } = benchBinaries(o.buildDir);
+  for (const [key, cmd, needs] of [['native', [nativeBin], nativeBin], ['wasm', [...NODE, wasmJs], wasmJs],
+                                   ['wasm-relaxed', [...NODE_RELAXED, wasmRelaxed], wasmRelaxed]]) {
+    const group = key === 'wasm-relaxed' ? 'wasm' : key;
     if (o.only && !o.only.includes(`attnlab-${group}`) && !o.only.some((i) => groupOf(i) === group)) continue;
+    if (key === 'wasm-relaxed' && !fs.existsSync(needs)) continue;
     if (!fs.existsSync(needs)) {
-      out[group] = { error: 'not built' };
+      out[key] = { error: 'not built' };
       continue;
     }
-    const peak = runChild([...cmd, 'peak'], `attnlab-${group} peak`).row;
+    const peak = runChild([...cmd, 'peak'], `attnlab-${key} peak`).row;
     const d = String(layer.d_model);
     const gemm = runChild([...cmd, 'gemm', '--m', '4096', '--k', d, '--n', d, '--warmup-ms', '500', '--reps', '5'],
-                          `attnlab-${group} gemm`).row;
-    out[group] = {
+                          `attnlab-${key} gemm`).row;
+    out[key] = {
       peak_gflops: Number.isFinite(peak.peak_gflops) ? peak.peak_gflops : null,
       peak_variant: peak.variant ?? null,
       gemm_gflops: Number.isFinite(gemm.gemm_gflops) ? gemm.gemm_gflops : null,
       gemm_shape: `4096×${d}×${d}`,
       error: peak.error ?? gemm.error ?? ((Number.isFinite(peak.peak_gflops) && Number.isFinite(gemm.gemm_gflops)) ? undefined : 'no peak_gflops / gemm_gflops in the output'),
     };
-    process.stderr.write(`bench: attnlab-${group} peak ${out[group].peak_gflops ?? '?'} GFLOP/s, GEMM ${out[group].gemm_gflops ?? '?'} GFLOP/s\n`);
+    process.stderr.write(`bench: attnlab-${key} peak ${out[key].peak_gflops ?? '?'} GFLOP/s, GEMM ${out[key].gemm_gflops ?? '?'} GFLOP/s\n`);
   }
   return out;
 }
@@ -268,6 +280,11 @@ export function bestRows(rows) {
   }).sort((a, b) => a.n - b.n || implRank(a.impl) - implRank(b.impl));
 }
 
+// The measured peak a row is a share of: attnlab-wasm's relaxed build against its own (fused) peak,
+// every other row against its group's.
+const peakOf = (peaks, r) =>
+  (r.impl === 'attnlab-wasm' && r.variant === WASM_RELAXED ? peaks['wasm-relaxed'] : peaks[groupOf(r.impl)])?.peak_gflops;
+
 function ratioTo(best, r) {  // peer ms / attnlab ms in the same group at the same n
   if (isAttnlab(r.impl) || r.ms == null) return null;
   const a = best.find((x) => x.impl === `attnlab-${groupOf(r.impl)}` && x.n === r.n);
@@ -285,7 +302,7 @@ export function table(rows, peaks) {
       out.push(`| ${r.n} | ${name} | ${r.not_built ? 'not built' : 'error: ' + shortError(r.error)} | | | | |`);
       continue;
     }
-    const peak = peaks[groupOf(r.impl)]?.peak_gflops;
+    const peak = peakOf(peaks, r);
     const ratio = ratioTo(best, r);
     out.push(`| ${r.n} | ${name} | ${fmtMs(r.ms)} | ${fmt(r.gflops)} | ${ratio == null ? '' : ratio.toFixed(2) + '×'} | ` +
              `${peak ? fmt(100 * r.gflops / peak) + '%' : '–'} | ${fmt(r.peak_rss_mb, 0)} |`);
@@ -293,19 +310,21 @@ export function table(rows, peaks) {
   return out.join('\n');
 }
 
-function variantsTable(rows) {
+export function variantsTable(rows, peaks = {}) {
   const withVariants = rows.filter((r) => rows.some((s) => s.impl === r.impl && s.n === r.n && s !== r));
   if (!withVariants.length) return '';
-  const out = ['| n | impl | variant | ms | GFLOP/s | peak RSS MB |', '| ---: | --- | --- | ---: | ---: | ---: |'];
+  const out = ['| n | impl | variant | ms | GFLOP/s | % of peak | peak RSS MB |',
+               '| ---: | --- | --- | ---: | ---: | ---: | ---: |'];
   for (const r of withVariants.sort((a, b) => a.n - b.n || implRank(a.impl) - implRank(b.impl))) {
+    const peak = peakOf(peaks, r);
     out.push(`| ${r.n} | ${r.impl} | ${r.variant} | ${r.ms == null ? 'error: ' + shortError(r.error) : fmtMs(r.ms)} | ` +
-             `${fmt(r.gflops)} | ${fmt(r.peak_rss_mb, 0)} |`);
+             `${fmt(r.gflops)} | ${peak && r.gflops != null ? fmt(100 * r.gflops / peak) + '%' : '–'} | ${fmt(r.peak_rss_mb, 0)} |`);
   }
   return out.join('\n');
 }
 
 function gemmLines(peaks) {
-  return ['native', 'wasm'].filter((g) => Object.keys(peaks[g]).length).map((g) => {
+  return ['native', 'wasm', 'wasm-relaxed'].filter((g) => Object.keys(peaks[g] ?? {}).length).map((g) => {
     const p = peaks[g];
     if (p.peak_gflops == null || p.gemm_gflops == null) return `- GEMM${p.gemm_shape ? ' ' + p.gemm_shape : ''}, attnlab-${g}: ${p.error ?? 'not measured'}`;
     return `- GEMM ${p.gemm_shape}, attnlab-${g}: ${fmt(p.gemm_gflops)} GFLOP/s = ${fmt(100 * p.gemm_gflops / p.peak_gflops)}% ` +
@@ -344,13 +363,13 @@ export function targets(rows, peaks, page, o) {
   // left of the fixed cost per call.
   for (const g of ['native', 'wasm']) {
     const r = best.find((x) => x.impl === `attnlab-${g}` && x.n === 16);
-    const peak = peaks[g]?.peak_gflops;
+    const peak = r ? peakOf(peaks, r) : peaks[g]?.peak_gflops;  // the best build's own peak
     if (!o.ns.includes(16) || (o.only && !o.only.includes(`attnlab-${g}`))) continue;
     const share = r?.gflops != null && peak ? r.gflops / peak : null;
     verdict(share == null ? null : share >= 0.6, `attnlab-${g} at n = 16 ≥ 60% of the measured SIMD peak (${share == null ? '–' :
       `${fmtMs(r.ms)} ms = ${fmt(r.gflops)} GFLOP/s, ${fmt(100 * share)}% of ${fmt(peak)}`})`);
   }
-  for (const g of ['native', 'wasm']) {
+  for (const g of ['native', 'wasm', 'wasm-relaxed']) {
     const p = peaks[g];
     if (!p || !Object.keys(p).length) continue;
     const share = p.peak_gflops && p.gemm_gflops ? p.gemm_gflops / p.peak_gflops : null;
@@ -406,7 +425,9 @@ function report(rows, peaks, page, o, env, seconds, layer) {
     `each in a fresh process after ${o.warmupMs} ms of warm-up); peak RSS is the process's VmHWM. Each peer is shown at ` +
     `its best variant (all variants below). "attnlab ×faster" is peer ms / attnlab ms (attnlab-wasm for the wasm ` +
     `peers, attnlab-native for the native ones); "% of peak" is against attnlab_bench's measured one-core SIMD ` +
-    `mul+add peak (wasm rows against the wasm peak, native rows against the native one). FLOPs = ${layer.flops_formula}.`,
+    `mul+add peak (wasm rows against the wasm peak, native rows against the native one; attnlab-wasm's variant ` +
+    `wasm_relaxed_simd, the relaxed-SIMD build run by node --experimental-wasm-relaxed-simd, against its own fused ` +
+    `peak; wasm peers are compared with attnlab-wasm's faster variant). FLOPs = ${layer.flops_formula}.`,
     '',
     `- date: ${env.date}`,
     `- CPU: ${env.cpu}`,
@@ -426,7 +447,7 @@ function report(rows, peaks, page, o, env, seconds, layer) {
     '',
     '## Every variant',
     '',
-    variantsTable(rows) || '(one variant per implementation)',
+    variantsTable(rows, peaks) || '(one variant per implementation)',
     '',
     '## The peers',
     '',

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { benchLayer, bestRows, runChild, shortError, table, targets } from './run.mjs';
+import { benchLayer, bestRows, runChild, shortError, table, targets, variantsTable } from './run.mjs';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const row = (impl, n, ms, extra = {}) => ({ impl, n, ms, gflops: ms == null ? null : 1e3 / ms, peak_rss_mb: 100,
@@ -95,6 +95,21 @@ test('issue 16: every n against onnxruntime, n ≥ 256 against tfjs and PyTorch,
   assert.equal(verdict(/\(2 threads\) at least as fast as onnxruntime-node-2t/), '- not measured');  // no n ≥ 512
   assert.equal(verdict(/attnlab-native at n = 16/), '- **met**');   // 75%
   assert.equal(verdict(/attnlab-wasm at n = 16/), '- **not met**'); // 50%
+});
+
+test('attnlab-wasm\'s two builds are variants, each a share of its own peak; wasm peers are compared with the faster', () => {
+  // gflops = 1000 / ms: 20 and 25 GFLOP/s.
+  const rows = [
+    row('attnlab-wasm', 1024, 50, { variant: 'wasm_simd128' }), row('attnlab-wasm', 1024, 40, { variant: 'wasm_relaxed_simd' }),
+    row('tfjs-wasm', 1024, 80, { variant: 'simd' }),
+  ];
+  const peaks = { native: {}, wasm: { peak_gflops: 40 }, 'wasm-relaxed': { peak_gflops: 100 } };
+  const t = table(rows, peaks);
+  assert.match(t, /\| 1024 \| attnlab-wasm \(wasm_relaxed_simd\) \| 40\.0 \| 25\.0 \|  \| 25\.0% \|/);  // 25 of its 100
+  assert.match(t, /\| 1024 \| tfjs-wasm \(simd\) \| 80\.0 \| 12\.5 \| 2\.00× \| 31\.3% \|/);        // the plain peak, 40
+  const v = variantsTable(rows, peaks);
+  assert.match(v, /\| 1024 \| attnlab-wasm \| wasm_simd128 \| 50\.0 \| 20\.0 \| 50\.0% \|/);           // 20 of 40
+  assert.match(v, /\| 1024 \| attnlab-wasm \| wasm_relaxed_simd \| 40\.0 \| 25\.0 \| 25\.0% \|/);
 });
 
 test('rows on T threads (--threads 1,2) are compared with each other, after the one-thread rows', () => {

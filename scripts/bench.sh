@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # npm run bench [-- options for bench/run.mjs]: one command builds what it needs and prints a table.
 #   1. scripts/setup.sh with the bench's Debian packages too (scripts/deps-bench-debian.txt)
-#   2. attnlab's bench binaries: target attnlab_bench in presets native-release and wasm-release
+#   2. attnlab's bench binaries: target attnlab_bench in presets native-release, wasm-release and
+#      wasm-relaxed (the relaxed-SIMD build: attnlab-wasm's second variant)
 #   3. the ONNX models of the onnxruntime peers (bench/.cache/*.onnx), when missing or out of date
 #   4. node bench/run.mjs "$@"  (e.g. --quick, --only pytorch,attnlab-native, --markdown bench/RESULTS.md)
 set -euo pipefail
@@ -12,7 +13,7 @@ say() { printf 'bench: %s\n' "$*" >&2; }
 bash scripts/setup.sh scripts/deps-debian.txt scripts/deps-bench-debian.txt
 
 mkdir -p build/bench-logs
-for preset in native-release wasm-release; do
+for preset in native-release wasm-release wasm-relaxed; do
   log=build/bench-logs/$preset.log
   say "building attnlab_bench ($preset)"
   if ! { cmake --preset "$preset" && cmake --build --preset "$preset" --target attnlab_bench; } >"$log" 2>&1; then

@@ -1,7 +1,8 @@
 // Assembles the npm package `attnlab`: node scripts/build-lib.mjs [--pack] [BUILD_LIB_DIR] [OUT_DIR]
 // (defaults build/wasm/lib -> dist/lib; scripts/build-lib.sh builds the wasm first).
 //
-// The package: the engine-only module (attnlab-engine.mjs + .wasm, CMake target attnlab_lib), the
+// The package: the engine-only module (attnlab-engine.mjs + .wasm, CMake target attnlab_lib, and
+// attnlab-engine-relaxed.wasm, its relaxed-SIMD build: target attnlab_relaxed_lib), the
 // loader and its types (web/lib/index.mjs, index.d.ts), its README and the licence, and a
 // package.json whose version is the root package.json's (one version in one place: CMake's
 // project() and attn::Version() say the same, tests/cli_version_test.cmake checks). --pack runs
@@ -18,6 +19,9 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const kFiles = (buildLibDir) => ({
   'attnlab-engine.mjs': join(buildLibDir, 'attnlab-engine.mjs'),
   'attnlab-engine.wasm': join(buildLibDir, 'attnlab-engine.wasm'),
+  // The relaxed-SIMD build (CMake target attnlab_relaxed_lib), loaded where the engine has relaxed SIMD.
+  'attnlab-engine-relaxed.wasm': join(buildLibDir, 'attnlab-engine-relaxed.wasm'),
+  'relaxed_simd.mjs': join(root, 'web/bindings/relaxed_simd.mjs'),
   'index.mjs': join(root, 'web/lib/index.mjs'),
   'index.d.ts': join(root, 'web/lib/index.d.ts'),
   'README.md': join(root, 'web/lib/README.md'),
@@ -41,6 +45,7 @@ export async function buildLib(buildLibDir, outDir) {
     exports: {
       '.': { types: './index.d.ts', import: './index.mjs', default: './index.mjs' },
       './attnlab-engine.wasm': './attnlab-engine.wasm',
+      './attnlab-engine-relaxed.wasm': './attnlab-engine-relaxed.wasm',
       './package.json': './package.json',
     },
     files: Object.keys(files),

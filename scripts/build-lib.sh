@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the npm package into dist/lib (npm run build:lib): the engine-only wasm (CMake target
-# attnlab_lib), then scripts/build-lib.mjs assembles the package. --pack also writes
+# attnlab_lib) and its relaxed-SIMD build (attnlab_relaxed_lib, built in build/wasm-relaxed), then
+# scripts/build-lib.mjs assembles the package. --pack also writes
 # dist/attnlab-VERSION.tgz, the tarball a user installs (npm run pack:lib).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 cmake --preset wasm-release >/dev/null
-cmake --build --preset wasm-release --target attnlab_lib
+cmake --build --preset wasm-release --target attnlab_lib attnlab_relaxed_lib
 node scripts/build-lib.mjs "$@"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every test: native GoogleTest (ctest), the same suite built with Emscripten and run under node,
-# and the browser end-to-end tests in headless Chromium. Ends with one line "N passed, M failed".
+# Every test: native GoogleTest (ctest), the same suite built with Emscripten and run under node
+# (the plain SIMD128 build and the relaxed-SIMD one), and the browser end-to-end tests in headless Chromium. Ends with one line "N passed, M failed".
 # Each test stage also writes JUnit XML beside its log (build/test-logs/<stage>.xml); the counts
 # come from those files (scripts/count-results.mjs), not from the console text.
 set -uo pipefail
@@ -40,6 +40,8 @@ ctest_stage() {  # ctest_stage PRESET
 
 ctest_stage native-release
 ctest_stage wasm-release
+# The same suite on the relaxed-SIMD build (f32x4.relaxed_madd, what Chromium loads), under node's flag.
+ctest_stage wasm-relaxed
 
 # TAP on the console (and in the log), JUnit XML for the counts.
 node_test_stage() {  # node_test_stage NAME DIR

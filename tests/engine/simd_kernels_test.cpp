@@ -91,6 +91,24 @@ TEST(SimdKernels, MatMulChecksShapes) {
   EXPECT_EQ(status.code(), StatusCode::kShapeMismatch);
 }
 
+// MulAdd(a, b, c) is a·b + c on every variant. The relaxed wasm build's MulAdd is clang 14's
+// prototype fma builtin rewritten after the link into f32x4.relaxed_madd (scripts/
+// wasm_relaxed_opcodes.mjs): were the operands passed in another order (the prototype's a + b·c),
+// C = 2·3 + 5·1 would come out 2 + 3·0 = 2, then 5 + 1·2 = 7, not 11. Small integers: exact either way
+// of rounding, so the test asks for equality. n = 16 fills whole vectors on every variant.
+TEST(SimdKernels, MulAddIsProductPlusAddend) {
+  for (const KernelTable* t : SimdTables()) {
+    const int n = 16;
+    const float a[2] = {2.0f, 5.0f};
+    std::vector<float> b(2 * n), c(n, -1.0f);
+    std::fill(b.begin(), b.begin() + n, 3.0f);
+    std::fill(b.begin() + n, b.end(), 1.0f);
+    t->gemm(1, n, 2, a, 2, b.data(), n, false, nullptr, c.data(), n);
+    for (int j = 0; j < n; ++j) EXPECT_EQ(c[j], 11.0f) << KernelName(t->id) << " column " << j;
+  }
+  if (SimdTables().empty()) GTEST_SKIP() << "no SIMD variant on this target";
+}
+
 TEST(SimdKernels, GemmMatchesDoubleLoops) {
   int cases = 0;
   for (const KernelTable* t : SimdTables()) {

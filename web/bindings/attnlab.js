@@ -21,13 +21,17 @@
 // If the module dies all the same (a wasm trap, an abort), every call returns
 // {ok: false, code: 'module_died'} and onDied(fn) listeners hear why.
 import createAttnlabModule from './attnlab.mjs';
+import { relaxedSimdAvailable } from './relaxed_simd.mjs';
 
 // The wasm is fetched and compiled once per page; every instance (each embed on a page has its own
-// memory, ImGui context and canvas) instantiates the same compiled module.
+// memory, ImGui context and canvas) instantiates the same compiled module. Where the browser has
+// relaxed SIMD (Chromium), the relaxed-SIMD build (fused multiply-adds on CPUs with FMA); else the
+// plain one. One of the two is fetched, never both; both run with the same glue (attnlab.mjs).
+export const wasmFile = relaxedSimdAvailable() ? 'attnlab-relaxed.wasm' : 'attnlab.wasm';
 let compiled = null;
 function compileOnce() {
   if (!compiled) {
-    const url = new URL('attnlab.wasm', import.meta.url);
+    const url = new URL(wasmFile, import.meta.url);
     compiled = WebAssembly.compileStreaming(fetch(url))
       .catch(() => fetch(url).then((r) => r.arrayBuffer()).then((bytes) => WebAssembly.compile(bytes)));
   }

@@ -188,6 +188,11 @@ export interface PreparedLayer {
 export interface Engine {
   /** The engine's version, the package's ("0.1.0"). */
   readonly version: string;
+  /**
+   * Which bundled wasm runs: true the relaxed-SIMD build (multiply-adds fused where the CPU has FMA,
+   * so the last bits may differ between machines), false the plain one; null for a `wasm` you gave.
+   */
+  readonly relaxedSimd: boolean | null;
   /** The kernels this engine runs. */
   kernels(): Kernel[];
   /** Every intermediate of every head; heads·n·m ≤ 2^24. */
@@ -210,7 +215,13 @@ export interface Engine {
 export interface LoadOptions {
   /** Where attnlab-engine.wasm is (default: beside index.mjs; a relative string resolves against index.mjs), its bytes, or a compiled module. */
   wasm?: string | URL | ArrayBuffer | ArrayBufferView | WebAssembly.Module;
+  /**
+   * Which bundled wasm (not with `wasm`): true attnlab-engine-relaxed.wasm (rejects where the engine
+   * has no relaxed SIMD), false attnlab-engine.wasm; default: the relaxed one where
+   * WebAssembly.validate accepts relaxed SIMD (Chromium; node 20 with --experimental-wasm-relaxed-simd).
+   */
+  relaxedSimd?: boolean;
 }
 
-/** A new engine with its own WebAssembly memory. Rejects only if the wasm cannot be loaded. */
+/** A new engine with its own WebAssembly memory. Rejects only if the wasm cannot be loaded (or relaxedSimd: true has no relaxed SIMD). */
 export function loadEngine(options?: LoadOptions): Promise<Engine>;

@@ -12,8 +12,14 @@
 // never throws. Results are plain objects of copied arrays: there is nothing to free, except a layer
 // from prepare(), which holds its weights in wasm memory until its delete().
 import createAttnlabEngine from './attnlab-engine.mjs';
+import { relaxedSimdAvailable } from './relaxed_simd.mjs';
 
 const kWasmFile = 'attnlab-engine.wasm';
+// The same engine built with relaxed SIMD (its multiply-adds are f32x4.relaxed_madd, fused on CPUs
+// with FMA): loaded where the engine validates that instruction (Chromium; node 20 only with
+// --experimental-wasm-relaxed-simd), the plain file elsewhere. Both work with the same glue.
+const kRelaxedWasmFile = 'attnlab-engine-relaxed.wasm';
+
 
 // Bytes of the wasm at `url`: read from disk for a file: URL (node), fetched otherwise.
 async function readWasm(url) {
@@ -43,26 +49,40 @@ async function compileWasm(wasm) {
   return WebAssembly.compile(await readWasm(url));
 }
 
-// The default wasm is compiled once per realm; each loadEngine() gets its own instance (memory).
-let defaultModule = null;
+// Each bundled wasm is compiled once per realm; each loadEngine() gets its own instance (memory).
+const bundledModules = new Map();  // file name -> Promise<WebAssembly.Module>
 
-const kLoadOptions = ['wasm'];
+const kLoadOptions = ['wasm', 'relaxedSimd'];
 
 /**
  * Loads an engine: its own WebAssembly instance and memory.
- * @param {{wasm?: string | URL | ArrayBuffer | ArrayBufferView | WebAssembly.Module}} [options]
- *   wasm: where attnlab-engine.wasm is (for bundlers that move it; a relative string resolves against
- *   this file), its bytes, or a compiled module.
+ * @param {{wasm?: string | URL | ArrayBuffer | ArrayBufferView | WebAssembly.Module, relaxedSimd?: boolean}} [options]
+ *   wasm: where attnlab-engine.wasm (or attnlab-engine-relaxed.wasm) is (for bundlers that move it; a
+ *   relative string resolves against this file), its bytes, or a compiled module.
+ *   relaxedSimd: which bundled wasm (without `wasm`): true the relaxed-SIMD build (rejects where the
+ *   engine lacks relaxed SIMD), false the plain one (the same bits on every machine); default: the
+ *   relaxed build where WebAssembly.validate accepts relaxed SIMD.
  */
 export async function loadEngine(options = {}) {
   if (options === null || typeof options !== 'object' || Array.isArray(options))
     throw new TypeError('attnlab: loadEngine(options): expected an object');
-  for (const key of Object.keys(options))
-    if (!kLoadOptions.includes(key)) throw new TypeError(`attnlab: ${key}: unknown option of loadEngine (did you mean wasm?)`);
-  let compiled;
+  for (const key of Object.keys(options)) {
+    if (!kLoadOptions.includes(key))
+      throw new TypeError(`attnlab: ${key}: unknown option of loadEngine (did you mean wasm or relaxedSimd?)`);
+  }
+  if (options.relaxedSimd !== undefined && typeof options.relaxedSimd !== 'boolean')
+    throw new TypeError(`attnlab: relaxedSimd: expected a boolean, got ${typeof options.relaxedSimd}`);
+  if (options.relaxedSimd !== undefined && options.wasm !== undefined)
+    throw new TypeError('attnlab: relaxedSimd: chooses between the bundled files, so not with wasm (pass the file you want)');
+  let compiled, relaxedSimd = null;  // null: a wasm the caller gave, whichever build it is
   if (options.wasm === undefined) {
-    defaultModule ??= compileWasm(undefined).catch((e) => { defaultModule = null; throw e; });
-    compiled = await defaultModule;
+    relaxedSimd = options.relaxedSimd ?? relaxedSimdAvailable();
+    if (relaxedSimd && !relaxedSimdAvailable())
+      throw new Error('attnlab: relaxedSimd: true, but this WebAssembly engine has no relaxed SIMD');
+    const file = relaxedSimd ? kRelaxedWasmFile : kWasmFile;
+    if (!bundledModules.has(file))
+      bundledModules.set(file, compileWasm(file).catch((e) => { bundledModules.delete(file); throw e; }));
+    compiled = await bundledModules.get(file);
   } else {
     compiled = await compileWasm(options.wasm);
   }
@@ -112,6 +132,7 @@ export async function loadEngine(options = {}) {
 
   return Object.freeze({
     version: m.version(),
+    relaxedSimd,
     kernels: () => (dead ? [] : m.availableKernels()),
     forward: guarded('forward', (config, inputs, params) => m.forward(config, inputs, params)),
     forwardOutput: guarded('forwardOutput', (config, inputs, params) => m.forwardOutput(config, inputs, params)),

@@ -1,5 +1,7 @@
 // 4 float lanes on WebAssembly SIMD128. Included only by kernels_wasm_simd128.cpp (-msimd128).
-// wasm SIMD128 has no fused multiply-add: MulAdd is a multiply then an add.
+// SIMD128 has no fused multiply-add: MulAdd is a multiply then an add. The relaxed build
+// (ATTN_WASM_RELAXED_SIMD, -mrelaxed-simd; CMake option ATTN_WASM_RELAXED_SIMD) uses relaxed SIMD's
+// f32x4.relaxed_madd instead, which engines fuse where the CPU has FMA (one rounding instead of two).
 #pragma once
 
 #include <wasm_simd128.h>
@@ -11,7 +13,11 @@ struct VecWasmSimd128 {
   using F = v128_t;
   static constexpr int kLanes = 4;
   static constexpr int kMr = 4;  // GEMM micro-kernel rows (gemm_tiled.h)
+#ifdef ATTN_WASM_RELAXED_SIMD
+  static constexpr const char* kName = "wasm_relaxed_simd";
+#else
   static constexpr const char* kName = "wasm_simd128";
+#endif
   // Block transposed by TransposeTile (packing Kᵀ panels): 4 × 4, dst row p = src column p.
   static constexpr int kTransposeTile = 4;
   static void TransposeTile(const float* src, int lds, float* dst, int ldd) {
@@ -32,7 +38,16 @@ struct VecWasmSimd128 {
   static F Add(F a, F b) { return wasm_f32x4_add(a, b); }
   static F Sub(F a, F b) { return wasm_f32x4_sub(a, b); }
   static F Mul(F a, F b) { return wasm_f32x4_mul(a, b); }
+#ifdef ATTN_WASM_RELAXED_SIMD
+  // a·b + c. clang 14 has no wasm_f32x4_relaxed_madd; its builtin emits the prototype's f32x4.fma
+  // (0xfd 0xaf 0x01), which scripts/wasm_relaxed_opcodes.mjs rewrites after the link into the standard
+  // f32x4.relaxed_madd (0xfd 0x85 0x02). That instruction is a·b + c with the operands in the order
+  // written here (a = 2, b = 3, c = 5 gives 11: tests/e2e/wasm_relaxed.test.mjs and
+  // SimdKernels.MulAddIsProductPlusAddend).
+  static F MulAdd(F a, F b, F c) { return __builtin_wasm_fma_f32x4(a, b, c); }
+#else
   static F MulAdd(F a, F b, F c) { return wasm_f32x4_add(wasm_f32x4_mul(a, b), c); }
+#endif
   // pmax/pmin: one instruction each on x86 (maxps/minps); inputs here are never NaN where it matters.
   static F Max(F a, F b) { return wasm_f32x4_pmax(a, b); }
   static F Min(F a, F b) { return wasm_f32x4_pmin(a, b); }
