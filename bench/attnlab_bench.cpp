@@ -123,14 +123,9 @@ std::string Samples(const std::vector<double>& samples) {
   return out + "]";
 }
 
-// The kernel's name as the rows show it: the relaxed-SIMD build's wasm_simd128 kernel (the same
-// kernel id, MulAdd fused: cmake/WasmRelaxed.cmake) is "wasm_relaxed_simd", so the two builds' rows differ.
-const char* VariantName(attn::KernelId kernel) {
-#ifdef ATTN_WASM_RELAXED_SIMD
-  if (kernel == attn::KernelId::kWasmSimd128) return "wasm_relaxed_simd";
-#endif
-  return attn::KernelName(kernel);
-}
+// The kernel's name as the rows show it (attn::KernelBuildName): the relaxed-SIMD build's wasm_simd128
+// kernel is "wasm_relaxed_simd", so the two builds' rows differ.
+const char* VariantName(attn::KernelId kernel) { return attn::KernelBuildName(kernel); }
 
 void PrintError(const Options& o, const std::string& message) {
   std::printf("{\"impl\":\"%s\",\"variant\":\"%s\",\"n\":%d,\"error\":\"%s\"}\n", ATTN_BENCH_IMPL,

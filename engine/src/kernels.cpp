@@ -27,6 +27,11 @@ const char* KernelName(KernelId id) {
   return index >= 0 && index < static_cast<int>(KernelId::kCount) ? kKernelNames[index] : "unknown";
 }
 
+const char* KernelBuildName(KernelId id) {
+  const simd::KernelTable* table = simd::FindKernelTable(id);
+  return table != nullptr ? table->build_name : KernelName(id);
+}
+
 std::vector<KernelId> AvailableKernels() {
   std::vector<KernelId> ids = {KernelId::kReference, KernelId::kEigen};
   for (const simd::KernelTable* table : simd::CompiledKernelTables()) ids.push_back(table->id);

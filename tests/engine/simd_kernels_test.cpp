@@ -109,6 +109,21 @@ TEST(SimdKernels, MulAddIsProductPlusAddend) {
   if (SimdTables().empty()) GTEST_SKIP() << "no SIMD variant on this target";
 }
 
+// KernelBuildName tells the two WebAssembly builds apart (the bench's rows, the speed view); every
+// other variant, and the plain wasm build, is named as configs name it.
+TEST(SimdKernels, BuildNameSaysWhichBuild) {
+  EXPECT_STREQ(KernelBuildName(KernelId::kReference), "reference");
+  EXPECT_STREQ(KernelBuildName(KernelId::kEigen), "eigen");
+  for (const KernelTable* t : SimdTables()) {
+#ifdef ATTN_WASM_RELAXED_SIMD
+    const bool relaxed = t->id == KernelId::kWasmSimd128;
+#else
+    const bool relaxed = false;
+#endif
+    EXPECT_STREQ(KernelBuildName(t->id), relaxed ? "wasm_relaxed_simd" : KernelName(t->id));
+  }
+}
+
 TEST(SimdKernels, GemmMatchesDoubleLoops) {
   int cases = 0;
   for (const KernelTable* t : SimdTables()) {

@@ -22,6 +22,10 @@ enum class KernelId {
 
 // "reference", "eigen", "wasm_simd128", "avx2", "avx512"
 const char* KernelName(KernelId id);
+// The variant as this build compiled it: KernelName, except the wasm_simd128 kernel of the
+// relaxed-SIMD WebAssembly build (multiply-add by f32x4.relaxed_madd), "wasm_relaxed_simd". For
+// reports and the page; configs name the variant by KernelName in both builds.
+const char* KernelBuildName(KernelId id);
 // Variants compiled into this build and usable on this CPU, reference first.
 std::vector<KernelId> AvailableKernels();
 bool KernelAvailable(KernelId id);

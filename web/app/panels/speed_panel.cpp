@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "attn/kernels.h"
 #include "lessons/bench_layer.h"
@@ -35,7 +36,9 @@ const char* KernelLabel(attn::KernelId kernel) {
   switch (kernel) {
     case attn::KernelId::kReference: return "plain loops (reference)";
     case attn::KernelId::kEigen: return "Eigen library";
-    case attn::KernelId::kWasmSimd128: return "SIMD, fused (wasm_simd128)";
+    case attn::KernelId::kWasmSimd128:  // the relaxed-SIMD build (what Chromium loads) says so
+      return std::strcmp(attn::KernelBuildName(kernel), "wasm_relaxed_simd") == 0 ? "SIMD, fused (wasm_relaxed_simd)"
+                                                                                 : "SIMD, fused (wasm_simd128)";
     case attn::KernelId::kAvx2: return "SIMD, fused (avx2)";
     case attn::KernelId::kAvx512: return "SIMD, fused (avx512)";
     default: return attn::KernelName(kernel);
@@ -63,7 +66,10 @@ double SpeedPanel::TimeBatch(attn::KernelId kernel, int n, double min_ms) {
 void SpeedPanel::DrawControls(PanelContext& ctx, attn::KernelId kernel) {
   lessons::SpeedState& s = ctx.state.speed;
   const std::vector<attn::KernelId> kernels = attn::AvailableKernels();
-  ImGui::SetNextItemWidth(220);
+  // Wide enough for the longest label (the relaxed build's), never narrower than the slider below.
+  float widest = 0.0f;
+  for (attn::KernelId id : kernels) widest = std::max(widest, ImGui::CalcTextSize(KernelLabel(id)).x);
+  ImGui::SetNextItemWidth(std::max(220.0f, widest + ImGui::GetStyle().FramePadding.x * 2 + ImGui::GetFrameHeight()));
   if (ImGui::BeginCombo("kernel", KernelLabel(kernel))) {
     for (attn::KernelId id : kernels) {
       if (ImGui::Selectable(KernelLabel(id), id == kernel)) s.kernel = static_cast<int>(id);
@@ -186,7 +192,7 @@ void SpeedPanel::DrawHeadsRecompute(PanelContext& ctx) {
   ImGui::TextWrapped("Recomputing view 5 (%d words, %d heads): %.3f ms, engine only", kHeadsTokens, kHeadsCount, ms);
   ctx.published.Rect("speed.heads_recompute", LastItemRect());
   DrawNote("median of %d batches of ≥ 10 ms on %s, every intermediate kept for drawing", static_cast<int>(heads_ms_.size()),
-           attn::KernelName(lessons::ViewKernel()));
+           attn::KernelBuildName(lessons::ViewKernel()));
   ctx.published.Scalar("speed.heads_recompute_ms", ms);
   int runs = 0;
   for (int r : heads_runs_) runs += r;

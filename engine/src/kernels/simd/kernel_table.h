@@ -39,7 +39,8 @@ struct FlashAttentionArgs {
 
 struct KernelTable {
   KernelId id;
-  int lanes;  // floats per vector register
+  const char* build_name;  // KernelBuildName: the ISA this unit was compiled for ("wasm_relaxed_simd", "avx2", …)
+  int lanes;               // floats per vector register
   // C (m, n) = A (m, k) · B (k, n) (+ bias (n) when not null); B given as (n, k) when b_transposed.
   void (*gemm)(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed,
                const float* bias, float* c, int ldc);

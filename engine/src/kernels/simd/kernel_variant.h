@@ -51,8 +51,9 @@ float PeakProbe(long steps) {
 
 template <class V>
 KernelTable MakeKernelTable(KernelId id) {
-  return KernelTable{id,           V::kLanes,      &Gemm<V>,         &PackedSize<V>, &PackAllPanels<V>, &GemmPacked<V>,
-                     &FlashAttention<V>, &ExpArray<V>, &SoftmaxRows<V>, &PeakProbe<V>};
+  return KernelTable{id,           V::kName,          V::kLanes,       &Gemm<V>,     &PackedSize<V>,
+                     &PackAllPanels<V>, &GemmPacked<V>, &FlashAttention<V>, &ExpArray<V>, &SoftmaxRows<V>,
+                     &PeakProbe<V>};
 }
 
 }  // namespace
