@@ -95,6 +95,12 @@ test('issue 16: every n against onnxruntime, n ≥ 256 against tfjs and PyTorch,
   assert.equal(verdict(/\(2 threads\) at least as fast as onnxruntime-node-2t/), '- not measured');  // no n ≥ 512
   assert.equal(verdict(/attnlab-native at n = 16/), '- **met**');   // 75%
   assert.equal(verdict(/attnlab-wasm at n = 16/), '- **not met**'); // 50%
+  assert.equal(lines.find((l) => /view 5/.test(l)), undefined, 'not measured: no line');
+  const withPage = (heads_recompute) => targets(rows, peaks, { gzip_bytes: 1, parts: [], heads_recompute }, o).split('\n')
+    .find((l) => /recompute of view 5/.test(l));
+  assert.match(withPage({ ms: 0.19, batches: 9 }), /^- \*\*met\*\*: .*\(0\.190 ms, median of 9 batches/);
+  assert.match(withPage({ ms: 0.21, batches: 9 }), /^- \*\*not met\*\*/);
+  assert.match(withPage(null), /^- not measured: .*site not built/);
 });
 
 test('attnlab-wasm\'s two builds are variants, each a share of its own peak; wasm peers are compared with the faster', () => {

@@ -40,6 +40,7 @@ class SpeedPanel : public Panel {
   std::vector<double> live_us_;
   std::vector<double> heads_ms_;  // ms per recompute of view 5, one entry per timed batch
   std::vector<int> heads_runs_;   // recomputes in each of those batches
+  int heads_batches_timed_ = 0;   // batches timed so far (the window above keeps the last kLiveSamples)
   std::set<int> warmed_kernels_;  // kernels whose first, untimed batch has run
   double peak_gflops_ = 0;  // this core's wasm SIMD multiply-add peak; 0 until measured
   // Sweep: (kernel, log2 n) still to measure, and the results.
