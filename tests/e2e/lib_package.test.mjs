@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { buildLib, packLib } from '../../scripts/build-lib.mjs';
 import { openBrowser } from './browser.mjs';
+import { seededMatrix } from './seeded_matrix.mjs';
 
 const run = promisify(execFile);
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -41,15 +42,7 @@ after(async () => {
 
 // ---- float64 reference -------------------------------------------------------------------------
 
-// A deterministic float32-representable matrix with values in [-scale, scale].
-function matrix(rows, cols, seed, scale = 1) {
-  let s = seed >>> 0;
-  const data = Array.from({ length: rows * cols }, () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return Math.fround(((s / 2 ** 32) * 2 - 1) * scale);
-  });
-  return { rows, cols, data };
-}
+const matrix = seededMatrix;
 
 function matmul(a, b) {  // (r, k)·(k, c), row-major number[]
   const out = { rows: a.rows, cols: b.cols, data: new Array(a.rows * b.cols).fill(0) };

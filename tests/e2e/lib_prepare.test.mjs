@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildLib } from '../../scripts/build-lib.mjs';
+import { seededMatrix } from './seeded_matrix.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const buildLibDir = process.env.ATTN_LIB_BUILD_DIR || join(root, 'build/wasm/lib');
@@ -27,15 +28,10 @@ after(async () => {
   if (temp) await rm(temp, { recursive: true, force: true });
 });
 
-// A deterministic float32 matrix with values in [-1, 1].
+// A deterministic float32 matrix with values in [-1, 1], its data a Float32Array.
 function matrix(rows, cols, seed) {
-  let s = seed >>> 0;
-  const data = new Float32Array(rows * cols);
-  for (let i = 0; i < data.length; ++i) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    data[i] = (s / 2 ** 32) * 2 - 1;
-  }
-  return { rows, cols, data };
+  const m = seededMatrix(rows, cols, seed);
+  return { ...m, data: Float32Array.from(m.data) };
 }
 
 const kConfig = { numHeads: 4, projectInputs: true, projectOutput: true, useBias: true, causal: true, seed: 5 };

@@ -21,6 +21,7 @@ import { buildLib } from '../../scripts/build-lib.mjs';
 import { RELAXED_SIMD_PROBE, relaxedSimdAvailable } from '../../web/bindings/relaxed_simd.mjs';
 import { assertWithin, exact, product, softmaxRows } from './float_bounds.mjs';
 import { openBrowser, siteDir } from './browser.mjs';
+import { seededMatrix } from './seeded_matrix.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const RELAXED_FLAG = '--experimental-wasm-relaxed-simd';
@@ -161,15 +162,7 @@ for (const [what, [relaxedFile, plainFile]] of Object.entries(kBuilt)) {
 
 // ---- the npm package's choice, and the relaxed build's numbers ----------------------------------
 
-// Deterministic float32 values in [-scale, scale].
-function matrix(rows, cols, seed, scale = 1) {
-  let s = seed >>> 0;
-  const data = Array.from({ length: rows * cols }, () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return Math.fround(((s / 2 ** 32) * 2 - 1) * scale);
-  });
-  return { rows, cols, data };
-}
+const matrix = seededMatrix;
 
 // The float64 answer with its float32 error bound (float_bounds.mjs) of the layer below.
 const N = 37, D = 16, HEADS = 2, DK = D / HEADS;
