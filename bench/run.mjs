@@ -470,6 +470,9 @@ function report(rows, peaks, page, o, env, seconds, layer) {
     '',
     targets(rows, peaks, page, o),
     '',
+    'Why a target is missed, with the profiles that show where the time goes (perf on the native and ' +
+    'the wasm builds): docs/engine.md, section Kernels, "Fused attention" and "Relaxed SIMD".',
+    '',
     '## Every variant',
     '',
     variantsTable(rows, peaks) || '(one variant per implementation)',
