@@ -85,6 +85,26 @@ TEST(SimdKernels, AvailableKernelsAreNamedAndUnavailableOnesAreRefused) {
 #endif
 }
 
+// A repeated MatMul into a matrix of the product's shape reuses its buffer (the bench times the GEMM,
+// not an allocation and its page faults) and gives the same bits; an output that is also an operand
+// still gets the product of the operands as they were.
+TEST(SimdKernels, MatMulReusesTheOutputUnlessItIsAnOperand) {
+  for (const KernelTable* t : SimdTables()) {
+    const Matrix a = RandomMatrix(37, 19, 1), b = RandomMatrix(19, 23, 2);
+    Matrix fresh, reused = Matrix::Constant(37, 23, 7.0f);
+    ASSERT_TRUE(MatMul(t->id, a, b, &fresh).ok());
+    const float* buffer = reused.data();
+    ASSERT_TRUE(MatMul(t->id, a, b, &reused).ok());
+    EXPECT_EQ(reused.data(), buffer) << KernelName(t->id) << ": the output was reallocated";
+    EXPECT_TRUE(reused == fresh) << KernelName(t->id);
+    Matrix square = RandomMatrix(21, 21, 3), expected;
+    ASSERT_TRUE(MatMul(t->id, square, square, &expected).ok());
+    ASSERT_TRUE(MatMul(t->id, square, square, &square).ok());
+    EXPECT_TRUE(square == expected) << KernelName(t->id) << ": out aliased a and b";
+  }
+  if (SimdTables().empty()) GTEST_SKIP() << "no SIMD variant on this target";
+}
+
 TEST(SimdKernels, MatMulChecksShapes) {
   Matrix out;
   const Status status = MatMul(FastestKernel(), Matrix::Ones(2, 3), Matrix::Ones(4, 2), &out);
