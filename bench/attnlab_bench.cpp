@@ -123,13 +123,9 @@ std::string Samples(const std::vector<double>& samples) {
   return out + "]";
 }
 
-// The kernel's name as the rows show it (attn::KernelBuildName): the relaxed-SIMD build's wasm_simd128
-// kernel is "wasm_relaxed_simd", so the two builds' rows differ.
-const char* VariantName(attn::KernelId kernel) { return attn::KernelBuildName(kernel); }
-
 void PrintError(const Options& o, const std::string& message) {
   std::printf("{\"impl\":\"%s\",\"variant\":\"%s\",\"n\":%d,\"error\":\"%s\"}\n", ATTN_BENCH_IMPL,
-              VariantName(o.kernel), o.n, message.c_str());
+              attn::KernelBuildName(o.kernel), o.n, message.c_str());
 }
 
 int Forward(const Options& o) {
@@ -160,7 +156,7 @@ int Forward(const Options& o) {
   std::printf(
       "{\"impl\":\"%s\",\"variant\":\"%s\",\"fused\":%s,\"threads\":%d,\"n\":%d,\"ms\":%.4f,\"gflops\":%.3f,"
       "\"samples\":%s,\"peak_rss_mb\":%.1f}\n",
-      ATTN_BENCH_IMPL, VariantName(o.kernel), layer.fused() ? "true" : "false", o.threads, o.n, ms,
+      ATTN_BENCH_IMPL, attn::KernelBuildName(o.kernel), layer.fused() ? "true" : "false", o.threads, o.n, ms,
       flops / ms * 1e-6, Samples(samples).c_str(), attnlab_bench::PeakRssMb());
   return 0;
 }
@@ -178,14 +174,14 @@ int Gemm(const Options& o) {
   }
   const double ms = Median(samples);
   std::printf("{\"impl\":\"%s\",\"variant\":\"%s\",\"m\":%d,\"k\":%d,\"n\":%d,\"ms\":%.4f,\"gemm_gflops\":%.3f}\n",
-              ATTN_BENCH_IMPL, VariantName(o.kernel), o.m, o.k, o.n, ms,
+              ATTN_BENCH_IMPL, attn::KernelBuildName(o.kernel), o.m, o.k, o.n, ms,
               2.0 * o.m * o.k * o.n / ms * 1e-6);
   return 0;
 }
 
 int Peak(const Options& o) {
   std::printf("{\"impl\":\"%s\",\"variant\":\"%s\",\"peak_gflops\":%.3f}\n", ATTN_BENCH_IMPL,
-              VariantName(o.kernel), attn::MeasurePeakGflops(o.kernel, 1.0));
+              attn::KernelBuildName(o.kernel), attn::MeasurePeakGflops(o.kernel, 1.0));
   return 0;
 }
 

@@ -5,10 +5,11 @@
 #include "panels/speed_panel.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
+#include <string>
 
 #include "attn/kernels.h"
 #include "lessons/bench_layer.h"
@@ -33,18 +34,19 @@ constexpr int kWarmUpN = 256;
 // View 5's recompute is timed for this sentence length and head count (state h.n=8&h.tr=0).
 constexpr int kHeadsTokens = 32, kHeadsCount = 8;
 
-// The kernels as a reader knows them; the published names stay the engine's.
+// The kernels as a reader knows them; the published names stay the engine's. A SIMD kernel is named
+// as this build compiled it (attn::KernelBuildName: the relaxed-SIMD wasm says so).
 const char* KernelLabel(attn::KernelId kernel) {
-  switch (kernel) {
-    case attn::KernelId::kReference: return "plain loops (reference)";
-    case attn::KernelId::kEigen: return "Eigen library";
-    case attn::KernelId::kWasmSimd128:  // the relaxed-SIMD build (what Chromium loads) says so
-      return std::strcmp(attn::KernelBuildName(kernel), "wasm_relaxed_simd") == 0 ? "SIMD, fused (wasm_relaxed_simd)"
-                                                                                 : "SIMD, fused (wasm_simd128)";
-    case attn::KernelId::kAvx2: return "SIMD, fused (avx2)";
-    case attn::KernelId::kAvx512: return "SIMD, fused (avx512)";
-    default: return attn::KernelName(kernel);
-  }
+  static const std::array<std::string, static_cast<int>(attn::KernelId::kCount)> labels = [] {
+    std::array<std::string, static_cast<int>(attn::KernelId::kCount)> out;
+    for (int id = 0; id < static_cast<int>(out.size()); ++id)
+      out[id] = "SIMD, fused (" + std::string(attn::KernelBuildName(static_cast<attn::KernelId>(id))) + ")";
+    out[static_cast<int>(attn::KernelId::kReference)] = "plain loops (reference)";
+    out[static_cast<int>(attn::KernelId::kEigen)] = "Eigen library";
+    return out;
+  }();
+  const int index = static_cast<int>(kernel);
+  return index >= 0 && index < static_cast<int>(labels.size()) ? labels[index].c_str() : attn::KernelName(kernel);
 }
 
 std::string Bytes(double b) {
