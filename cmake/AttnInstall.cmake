@@ -15,6 +15,8 @@ install(TARGETS attn_engine EXPORT attnTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/engine/include/attn DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h")
+# The MIT licence asks for its notice in every copy: share/doc/attnlab/LICENSE.
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(EXPORT attnTargets NAMESPACE attn:: DESTINATION ${attn_cmake_install_dir})
 
 # The Eigen the engine was built against is the least a consumer's find_dependency accepts.

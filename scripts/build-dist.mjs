@@ -3,12 +3,15 @@
 //
 // Every file but the entry points gets a content-hashed name (mount.3f9a1c2b.js), and every
 // reference to it is rewritten, leaves first, so a file's hash covers everything it loads. The entry
-// points keep their names: index.html (the explorer), attnlab-embed.js (the latest embed script),
-// examples/. attnlab-embed.<hash>.js is the same script under a name a blog can pin: it and
-// everything it loads never change. manifest.json lists name -> hashed name. All references stay
-// relative, so dist/ works from any sub-path of any static host, with no special headers.
+// points keep their names: index.html (the explorer), attnlab-embed.js (the latest embed script).
+// attnlab-embed.<hash>.js is the same script under a name a blog can pin: it and everything it loads
+// never change. manifest.json lists name -> hashed name (the Share button reads it to give the pinned
+// script; the site's own manifest.json, for npm start, names nothing hashed and is replaced). All
+// references stay relative, so dist/ works from any sub-path of any static host, with no special
+// headers. dist/ holds only what a host serves: the example post (site/examples/) and the npm package
+// (build/npm/) stay out.
 import { createHash } from 'node:crypto';
-import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,7 +30,7 @@ function hashedName(name, bytes) {
 }
 
 export async function buildDist(siteDir, outDir) {
-  const files = (await readdir(siteDir, { withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name);
+  const files = (await readdir(siteDir, { withFileTypes: true })).filter((e) => e.isFile() && e.name !== 'manifest.json').map((e) => e.name);
   const content = new Map();
   for (const name of files) content.set(name, await readFile(join(siteDir, name)));
   const hashable = files.filter((n) => !kEntries.has(n));
@@ -64,7 +67,6 @@ export async function buildDist(siteDir, outDir) {
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
   for (const [name, bytes] of output) await writeFile(join(outDir, name), bytes);
-  await cp(join(siteDir, 'examples'), join(outDir, 'examples'), { recursive: true }).catch(() => {});
   const manifest = Object.fromEntries([...renamed].sort());
   await writeFile(join(outDir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;

@@ -1,5 +1,5 @@
 // Assembles the npm package `attnlab`: node scripts/build-lib.mjs [--pack] [BUILD_LIB_DIR] [OUT_DIR]
-// (defaults build/wasm/lib -> dist/lib; scripts/build-lib.sh builds the wasm first).
+// (defaults build/wasm/lib -> build/npm/attnlab; scripts/build-lib.sh builds the wasm first).
 //
 // The package: the engine-only module (attnlab-engine.mjs + .wasm, CMake target attnlab_lib, and
 // attnlab-engine-relaxed.wasm, its relaxed-SIMD build: target attnlab_relaxed_lib), the
@@ -76,7 +76,7 @@ export function packLib(outDir, destination) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   const pack = args.includes('--pack');
-  const [buildLibDir = join(root, 'build/wasm/lib'), outDir = join(root, 'dist/lib')] = args.filter((a) => a !== '--pack').map((a) => resolve(a));
+  const [buildLibDir = join(root, 'build/wasm/lib'), outDir = join(root, 'build/npm/attnlab')] = args.filter((a) => a !== '--pack').map((a) => resolve(a));
   const kib = (n) => `${(n / 1024).toFixed(0)} KiB`;
   const s = await buildLib(buildLibDir, outDir);
   console.log(`build-lib: ${outDir}: attnlab ${s.version}; wasm ${kib(s.wasmBytes)} (${kib(s.wasmGzipBytes)} gzip), ` +

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Builds the npm package into dist/lib (npm run build:lib): the engine-only wasm (CMake target
+# Builds the npm package into build/npm/attnlab (npm run build:lib): the engine-only wasm (CMake target
 # attnlab_lib) and its relaxed-SIMD build (attnlab_relaxed_lib, built in build/wasm-relaxed), then
 # scripts/build-lib.mjs assembles the package. --pack also writes
-# dist/attnlab-VERSION.tgz, the tarball a user installs (npm run pack:lib).
+# build/npm/attnlab-VERSION.tgz, the tarball a user installs (npm run pack:lib).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 cmake --preset wasm-release >/dev/null

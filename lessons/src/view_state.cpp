@@ -159,6 +159,8 @@ class Reader : public FieldVisitor {
     for (const auto& kv : values_)
       if (!taken_.count(kv.first)) Fail(attn::StatusCode::kParseError, kv.first.c_str(), "unknown key");
   }
+  // Whether the text gave this key (read or not yet read).
+  bool Given(const char* key) const { return values_.count(key) > 0; }
   void Fail(attn::StatusCode code, const char* key, const std::string& what) {
     if (code_ == attn::StatusCode::kOk) code_ = code;
     constexpr size_t kMaxMessage = 400;  // a hostile link may hold thousands of bad keys
@@ -182,6 +184,27 @@ class Reader : public FieldVisitor {
   std::string message_;
 };
 
+// Fields that only the seeded (untrained) projections have, as d_k or the number of heads, per view
+// with a "trained on English" box. A link that gives one of them without the box asks for seeded
+// projections, since on the trained ones it would do nothing: <attn-lab view="heads" state="h.n=8">
+// shows 8 seeded heads. SerializeState writes the box (=1) beside such a field when the trained
+// projections are shown, so a state round-trips.
+struct SeededOnlyFields {
+  const BoolField& trained;
+  std::vector<const char*> keys;
+  bool& (*flag)(ViewState&);
+};
+const std::vector<SeededOnlyFields>& SeededOnly() {
+  static const std::vector<SeededOnlyFields> fields = {
+      {QkvState::kTrained,
+       {QkvState::kDk.key, QkvState::kDv.key, QkvState::kSeed.key, QkvState::kScale.key, QkvState::kIdentity.key},
+       [](ViewState& s) -> bool& { return s.qkv.trained; }},
+      {HeadsState::kTrained, {HeadsState::kHeads.key, HeadsState::kKvHeads.key, HeadsState::kSeed.key},
+       [](ViewState& s) -> bool& { return s.heads.trained; }},
+  };
+  return fields;
+}
+
 }  // namespace
 
 void KeyWriter::Int(const IntField& f, int& value) { text += std::string(f.key) + "=" + std::to_string(value) + "&"; }
@@ -199,6 +222,13 @@ std::string SerializeState(const ViewState& state) {
     if (s.fields[i].second == d.fields[i].second) continue;
     if (!out.empty()) out.push_back('&');
     out += s.fields[i].first + "=" + s.fields[i].second;
+  }
+  for (const SeededOnlyFields& f : SeededOnly()) {
+    if (!f.flag(copy)) continue;  // "=0" is written already (the default is trained)
+    const bool any = std::any_of(f.keys.begin(), f.keys.end(), [&](const char* k) {
+      return out.find(std::string(k) + "=") == 0 || out.find("&" + std::string(k) + "=") != std::string::npos;
+    });
+    if (any) out += "&" + std::string(f.trained.key) + "=1";
   }
   return out;
 }
@@ -220,6 +250,9 @@ attn::Status ParseState(const std::string& text, ViewState* state) {
   for (const std::string& pair : malformed)
     reader.Fail(attn::StatusCode::kParseError, pair.c_str(), "expected key=value");
   state->Visit(reader);
+  for (const SeededOnlyFields& f : SeededOnly())
+    if (!reader.Given(f.trained.key) && std::any_of(f.keys.begin(), f.keys.end(), [&](const char* k) { return reader.Given(k); }))
+      f.flag(*state) = false;
   reader.ReportUnknownKeys();
   return reader.status();
 }

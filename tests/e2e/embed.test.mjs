@@ -4,6 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openBrowser, screenshot } from './browser.mjs';
+import { agrees, quoted } from './readme.mjs';
 
 const kCsp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data: blob:";
 
@@ -128,12 +129,17 @@ test('blog post: each embed keeps its own state, its link follows it, the light 
   const before = {};
   for (const s of kEmbeds) before[s] = await embedFacts(page, s);
   assert.equal(before['#embed-masks'].state, 'v=masks');
-  assert.equal(before['#embed-heads'].state, 'v=heads&h.n=8');
+  assert.equal(before['#embed-heads'].state, 'v=heads&h.n=8&h.tr=0', 'h.n=8 alone: 8 seeded heads, as the post says');
+  const heads = await page.evaluate(() => {
+    const a = document.querySelector('#embed-heads').handle.attnlab;
+    return { trained: a.scalars()['heads.trained'], eighth: a.matrix('heads.W7') !== null, ninth: a.matrix('heads.W8') !== null };
+  });
+  assert.deepEqual(heads, { trained: 0, eighth: true, ninth: false }, 'README\'s <attn-lab state="h.n=8"> draws 8 heads');
   assert.equal(before['#embed-cnn'].state, 'v=cnn');
   // Change a control in the masks embed: only it changes, and its "open in attnlab" link follows.
   await page.evaluate(() => document.querySelector('#embed-masks').contentWindow.attnlabHandle.setState('v=masks&m.c=0'));
   await page.waitForFunction(() => document.querySelector('#embed-masks').contentWindow.document.querySelector('.attnlab-open').href.endsWith('#v=masks&m.c=0'));
-  assert.equal((await embedFacts(page, '#embed-heads')).state, 'v=heads&h.n=8');
+  assert.equal((await embedFacts(page, '#embed-heads')).state, 'v=heads&h.n=8&h.tr=0');
   assert.equal((await embedFacts(page, '#embed-cnn')).state, 'v=cnn');
   // The link opens the full explorer (no #embed) with the same state.
   const link = (await embedFacts(page, '#embed-masks')).open;
@@ -153,8 +159,8 @@ test('blog post: each embed keeps its own state, its link follows it, the light 
   });
   await bringIntoView(page, '#embed-heads-2');
   await page.evaluate(() => document.querySelector('#embed-heads-2').setState('v=heads&h.n=3'));
-  await page.waitForFunction(() => document.querySelector('#embed-heads-2').state() === 'v=heads&h.n=3');
-  assert.equal(await page.evaluate(() => document.querySelector('#embed-heads').state()), 'v=heads&h.n=8');
+  await page.waitForFunction(() => document.querySelector('#embed-heads-2').state() === 'v=heads&h.n=3&h.tr=0');
+  assert.equal(await page.evaluate(() => document.querySelector('#embed-heads').state()), 'v=heads&h.n=8&h.tr=0');
   // The light theme's background is light; the dark ones are dark.
   const lum = (css) => { const [r, g, b] = css.match(/\d+/g).map(Number); return (r + g + b) / 3; };
   assert.ok(lum(before['#embed-cnn'].background) > 200, before['#embed-cnn'].background);
@@ -180,16 +186,30 @@ test('an embed of cnn or speed transfers at most 500 KB gzipped; the word vector
     await page.waitForFunction(() => window.attnlab.idle());
     await page.waitForTimeout(300);
     const got = (await Promise.all(bodies)).filter(Boolean);
-    sizes[view] = { total: got.reduce((a, b) => a + b.gz, 0), vectors: got.some((b) => b.url.endsWith('word-vectors.bin')) };
+    const sum = (test) => got.filter((b) => test(new URL(b.url).pathname)).reduce((a, b) => a + b.gz, 0);
+    sizes[view] = { total: sum(() => true), vectors: got.some((b) => b.url.endsWith('word-vectors.bin')),
+                    wasm: sum((p) => p.endsWith('.wasm')), js: sum((p) => /\.m?js$/.test(p)), font: sum((p) => p.endsWith('.ttf')) };
     await page.close();
   }
-  console.log(`gzipped transfer per embed: ${Object.entries(sizes).map(([v, s]) => `${v} ${(s.total / 1024).toFixed(0)} KB`).join(', ')}`);
+  console.log(`gzipped transfer per embed, KiB: ${Object.entries(sizes).map(([v, s]) => `${v} ${(s.total / 1024).toFixed(0)} ` +
+    `(wasm ${(s.wasm / 1024).toFixed(0)}, JS ${(s.js / 1024).toFixed(0)}, font ${(s.font / 1024).toFixed(0)})`).join(', ')}`);
   for (const v of ['cnn', 'speed']) {
     assert.ok(sizes[v].total <= 500 * 1024, `${v}: ${sizes[v].total} bytes`);
     assert.equal(sizes[v].vectors, false, `${v} fetched the word vectors`);
   }
   assert.equal(sizes.prices.vectors, false);
   assert.equal(sizes.words.vectors, true);
+  // What README quotes is what was measured here.
+  const kib = (bytes) => bytes / 1024;
+  const printed = {
+    cnn: quoted(/`cnn` ([\d,]+) KiB \(of which/), wasm: quoted(/of which wasm ([\d,]+),/), js: quoted(/, JavaScript ([\d,]+) /),
+    font: quoted(/, font ([\d,]+)\)/), speed: quoted(/`speed` ([\d,]+) KiB/), prices: quoted(/`prices` ([\d,]+) KiB/),
+    words: quoted(/a view of words ([\d,]+) KiB/),
+  };
+  const measured = { cnn: kib(sizes.cnn.total), wasm: kib(sizes.cnn.wasm), js: kib(sizes.cnn.js), font: kib(sizes.cnn.font),
+                     speed: kib(sizes.speed.total), prices: kib(sizes.prices.total), words: kib(sizes.words.total) };
+  for (const key of Object.keys(printed))
+    assert.ok(agrees(printed[key], measured[key]), `README: ${key} ${printed[key]} KiB; measured ${measured[key].toFixed(1)} KiB`);
 });
 
 // What one more <attn-lab> costs: its start time and its memory (the compiled wasm is shared).

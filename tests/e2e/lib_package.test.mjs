@@ -17,6 +17,7 @@ import { promisify } from 'node:util';
 import { buildLib, packLib } from '../../scripts/build-lib.mjs';
 import { openBrowser } from './browser.mjs';
 import { seededMatrix } from './seeded_matrix.mjs';
+import { agrees, codeBlocks, quoted } from './readme.mjs';
 
 const run = promisify(execFile);
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -292,6 +293,33 @@ test('TypeScript: tsc --strict accepts an example using every entry point and re
   assert.match(bad.stdout, /wrong\.ts\(4,.*'numHeds' does not exist in type 'AttentionConfig'/);
   assert.match(bad.stdout, /wrong\.ts\(5,.*'"cuda"' is not assignable to type 'Kernel/);
   assert.match(bad.stdout, /wrong\.ts\(6,[\s\S]*'dModel' is missing/);
+});
+
+test('README: the package\'s wasm sizes it quotes are the build\'s', () => {
+  const kib = (bytes) => bytes / 1024;
+  const raw = quoted(/`attnlab-engine\.wasm`, ([\d,]+) KiB/), gz = quoted(/`attnlab-engine\.wasm`, [\d,]+ KiB, ([\d,]+) KiB gzipped/);
+  assert.ok(agrees(raw, kib(sizes.wasmBytes)), `README says ${raw} KiB; the build gives ${kib(sizes.wasmBytes).toFixed(0)}`);
+  assert.ok(agrees(gz, kib(sizes.wasmGzipBytes)), `README says ${gz} KiB gzipped; the build gives ${kib(sizes.wasmGzipBytes).toFixed(0)}`);
+});
+
+// README's TypeScript example, in a project set up as README says ("type": "module"), compiled with
+// the tsc line README prints and run with node: it compiles (the refused option is the
+// @ts-expect-error line) and prints what its comments say.
+test('README: the TypeScript example compiles with README\'s tsc line and runs as printed', async () => {
+  const [example] = codeBlocks('ts');
+  const command = codeBlocks('sh').map((b) => b.split('\n').find((l) => l.includes(' tsc '))).find(Boolean);
+  assert.ok(example && command, 'README has a ```ts example and a tsc line');
+  const tscArgs = command.replace(/#.*$/, '').split('&&')[0].trim().split(/\s+/);
+  assert.deepEqual(tscArgs.slice(0, 4), ['npx', '-p', 'typescript', 'tsc']);
+  assert.equal(tscArgs.at(-1), 'example.ts');
+  await writeFile(join(consumer, 'example.ts'), example);
+  const compiled = await run(process.execPath, [tsc, ...tscArgs.slice(4)], { cwd: consumer }).then(() => '', (e) => e.stdout || e.message);
+  assert.equal(compiled, '', 'tsc reports nothing');
+  const { stdout } = await run(process.execPath, ['example.js'], { cwd: consumer });
+  const lines = stdout.trim().split('\n');
+  assert.match(lines[0], /^Float32Array\(9\) \[/, 'the second head\'s (3, 3) weights');
+  assert.match(stdout, /^true Float32Array\(24\) \[/m, 'the fused output (3, 8)');
+  assert.equal(lines.at(-1), 'false unknown_option numHeds: unknown option (did you mean numHeads?)');
 });
 
 // ---- (c) browser: a Web Worker and a page --------------------------------------------------

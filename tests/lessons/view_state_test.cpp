@@ -32,6 +32,41 @@ TEST(ViewState, RoundTripsEveryChangedField) {
   EXPECT_TRUE(back.words.lines);
 }
 
+// <attn-lab view="heads" state="h.n=8"> showed the 4 trained heads while its state said h.n=8: a
+// field of the seeded projections, given alone, now asks for seeded projections.
+TEST(ViewState, AFieldOfTheSeededProjectionsTakesEffect) {
+  ViewState heads;
+  ASSERT_TRUE(ParseState("v=heads&h.n=8", &heads).ok());
+  EXPECT_FALSE(heads.heads.trained);
+  EXPECT_EQ(heads.heads.heads, 8);
+  EXPECT_EQ(SerializeState(heads), "v=heads&h.n=8&h.tr=0");
+  ViewState qkv;
+  ASSERT_TRUE(ParseState("v=qkv&q.dk=4", &qkv).ok());
+  EXPECT_FALSE(qkv.qkv.trained);
+  EXPECT_TRUE(qkv.heads.trained) << "another view's box is untouched";
+  // Fields both views' trained projections use keep them trained.
+  ViewState temperature;
+  ASSERT_TRUE(ParseState("v=heads&h.t=0.5&h.sel=2&q.th=1", &temperature).ok());
+  EXPECT_TRUE(temperature.heads.trained);
+  EXPECT_TRUE(temperature.qkv.trained);
+  // Said both ways, the box wins; and a reader who set 8 seeded heads, then ticked trained again,
+  // gets a link that reopens exactly that.
+  ViewState both;
+  ASSERT_TRUE(ParseState("v=heads&h.n=8&h.tr=1", &both).ok());
+  EXPECT_TRUE(both.heads.trained);
+  EXPECT_EQ(both.heads.heads, 8);
+  ViewState ticked_again;
+  ticked_again.view = ViewId::kHeads;
+  ticked_again.heads.heads = 8;
+  ticked_again.qkv.seed = 3;
+  const std::string text = SerializeState(ticked_again);
+  EXPECT_EQ(text, "v=heads&q.s=3&h.n=8&q.tr=1&h.tr=1");
+  ViewState back;
+  ASSERT_TRUE(ParseState(text, &back).ok());
+  EXPECT_EQ(SerializeState(back), text);
+  EXPECT_TRUE(back.heads.trained && back.qkv.trained);
+}
+
 TEST(ViewState, AcceptsALeadingHashAndPlusForSpace) {
   ViewState s;
   ASSERT_TRUE(ParseState("#s=The+cat&w.t=2", &s).ok());

@@ -1,18 +1,25 @@
-// <attn-lab>: one attnlab view in a blog post or any page.
+// The embed script: <attn-lab> elements and <iframe class="attnlab"> frames in a blog post or any page.
 //
 //   <script type="module" src="https://…/attnlab-embed.js"></script>
 //   <attn-lab view="heads" state="h.n=8" theme="auto"></attn-lab>
+//   <iframe class="attnlab" src="https://…/index.html#embed&v=masks" title="attnlab: masks" loading="lazy"></iframe>
 //
 // Each element is its own instance (memory, ImGui context, canvas); the wasm is fetched and compiled
 // once per page. An element starts when it is first scrolled near the viewport and draws nothing
 // while it is out of view or the tab is hidden. element.state() / element.setState('…') read and
 // set its state string; mount(element, options) does the same from code (see mount.js).
-import { mount } from './mount.js';
+// An iframe of class "attnlab" is sized here to the height its page posts ('attnlab:resize'): the
+// host needs no script or style of its own, so a strict Content-Security-Policy (script-src 'self',
+// style-src 'self': no inline <script>, no style= attribute) is no obstacle.
 
-export { mount };
+// The app (mount.js and the wasm glue it imports) loads with the first <attn-lab> that starts: a
+// page with iframes only fetches this file and attnlab.css.
+export async function mount(host, options) {
+  return (await import('./mount.js')).mount(host, options);
+}
 
-// The component's styles, once per document, from beside this script (no inline styles: a strict
-// Content-Security-Policy with style-src 'self' allows them).
+// The embeds' styles (attnlab.css: the element's parts and iframe.attnlab), once per document, from
+// beside this script: a <link>, which style-src 'self' allows where an inline style is refused.
 function addStyles() {
   const href = new URL('attnlab.css', import.meta.url).href;
   if ([...document.querySelectorAll('link[rel=stylesheet]')].some((l) => l.href === href)) return;
@@ -20,6 +27,21 @@ function addStyles() {
   link.rel = 'stylesheet';
   link.href = href;
   document.head.append(link);
+}
+
+// Sizes each iframe.attnlab to the height its page reports. Setting a property of element.style
+// from a script is allowed by style-src 'self' (only style attributes in the markup are refused).
+function sizeFrames() {
+  if (window.attnlabFramesSized) return;  // the pinned and the latest script on one page: one listener
+  window.attnlabFramesSized = true;
+  addEventListener('message', (e) => {
+    const height = e.data && e.data.type === 'attnlab:resize' ? Number(e.data.height) : NaN;
+    if (!(height > 0 && height < 1e6)) return;
+    for (const frame of document.querySelectorAll('iframe.attnlab'))
+      if (frame.contentWindow === e.source) frame.style.height = `${Math.ceil(height)}px`;
+  });
+  // Frames that started before this script ran have reported already: ask them again.
+  for (const frame of document.querySelectorAll('iframe.attnlab')) frame.contentWindow?.postMessage({ type: 'attnlab:measure' }, '*');
 }
 
 class AttnLabElement extends HTMLElement {
@@ -69,4 +91,6 @@ class AttnLabElement extends HTMLElement {
   setState(text) { return this.handle ? this.handle.setState(text) : 'attnlab has not started yet'; }
 }
 
+addStyles();
+sizeFrames();
 if (!customElements.get('attn-lab')) customElements.define('attn-lab', AttnLabElement);

@@ -12,7 +12,7 @@ import { attachSentenceBox } from './sentence_box.js';
 import { attachShare } from './share.js';
 
 const here = (name) => new URL(name, import.meta.url).href;
-let fontBytes = null;  // one fetch of the UI font for every instance on the page
+let fontBytes = null;  // one fetch of the UI font for every instance on the page, also the HTML boxes' font
 let instances = 0;
 
 // WebAssembly SIMD (a 30-byte module using i8x16 ops) and WebGL2, checked before anything loads, so
@@ -84,8 +84,8 @@ export async function mount(host, options = {}) {
     open.textContent = 'open in attnlab ↗';
     bar.append(open);
   }
-  attachShare(root, bar, { state: () => current || '', height: () => root.getBoundingClientRect().height,
-                          savePng: () => attnlab?.saveViewPng() });
+  let shownTheme = theme;  // 'auto', 'light' or 'dark': what a shared link or element asks for
+  attachShare(root, bar, { state: () => current || '', theme: () => shownTheme, savePng: () => attnlab?.saveViewPng() });
   host.append(root);
   const fail = (message) => {
     status.textContent = message;
@@ -96,7 +96,8 @@ export async function mount(host, options = {}) {
   const missing = missingFeatures();
   if (missing.length) return fail(`attnlab needs ${missing.join(' and ')}, which this browser lacks. It works in ${kBrowsersThatWork}.`);
 
-  fontBytes ??= fetch(here('ui-font.ttf')).then((r) => (r.ok ? r.arrayBuffer() : new ArrayBuffer(0))).catch(() => new ArrayBuffer(0));
+  fontBytes ??= fetch(here('ui-font.ttf')).then((r) => (r.ok ? r.arrayBuffer() : new ArrayBuffer(0))).catch(() => new ArrayBuffer(0))
+    .then((bytes) => { addHtmlFont(bytes); return bytes; });
   let attnlab;
   try {
     attnlab = await loadAttnlab();
@@ -261,6 +262,7 @@ export async function mount(host, options = {}) {
     // A state string from the defaults (like a link); returns '' or what was ignored.
     setState: (text) => attnlab.applyLink(text),
     setTheme: (t) => {
+      shownTheme = t;
       const l = prefersLight(t);
       root.classList.toggle('attnlab-light', l);
       attnlab.setLightTheme(l);
@@ -293,6 +295,15 @@ export async function mount(host, options = {}) {
       root.remove();  // the module and its memory go with the last reference
     },
   };
+}
+
+// The HTML text boxes (sentence_box.js) use the canvas's font, "attnlab-ui" in attnlab.css, made from
+// the bytes the app gets: one download of ui-font.ttf, not a second one for an @font-face rule.
+function addHtmlFont(bytes) {
+  if (!bytes.byteLength || typeof FontFace !== 'function' || !document.fonts) return;
+  const face = new FontFace('attnlab-ui', bytes.slice(0));
+  document.fonts.add(face);
+  face.load().catch(() => {});  // a font the browser refuses: the boxes fall back to DejaVu Sans
 }
 
 // Saves `blob` as a file called `name` (a click on a temporary link: no popup, no new tab).

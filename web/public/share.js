@@ -2,19 +2,35 @@
 // element that reproduces what the reader sees.
 const here = (name) => new URL(name, import.meta.url).href;
 
-// The three snippets for a state string ('v=heads&h.n=8') and the embed's current height.
-export function shareCodes(state, height = 480) {
+// The embed script a pasted snippet loads: in `npm run build`'s dist/, the pinned
+// attnlab-embed.<hash>.js named by manifest.json (it and everything it loads never change, so a post
+// keeps working when the site is updated); elsewhere (npm start) the script itself.
+let pinnedEmbedScript = null;
+export function embedScriptUrl() {
+  pinnedEmbedScript ??= fetch(here('manifest.json'))
+    .then((r) => (r.ok ? r.json() : {}))
+    .then((m) => here(typeof m['attnlab-embed.js'] === 'string' ? m['attnlab-embed.js'] : 'attnlab-embed.js'))
+    .catch(() => here('attnlab-embed.js'));
+  return pinnedEmbedScript;
+}
+
+// The three snippets for a state string ('v=heads&h.n=8'), the theme ('auto', 'light', 'dark') and
+// the embed script's URL. Each works pasted alone into a post served with README's CSP: the iframe
+// and the element bring the script that sizes and runs them, and nothing is inline.
+export function shareCodes(state, { theme = 'auto', embedScript = here('attnlab-embed.js') } = {}) {
   const page = here('index.html');
   const parts = state.split('&').filter(Boolean);
   const view = (parts.find((p) => p.startsWith('v=')) || 'v=words').slice(2);
   const rest = parts.filter((p) => !p.startsWith('v=')).join('&');
-  const attr = (s) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+  const fixedTheme = theme === 'light' || theme === 'dark' ? theme : null;
+  const hash = [fixedTheme ? `theme=${fixedTheme}` : null, state || null].filter(Boolean).join('&');
+  const attr = (s) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+  const script = `<script type="module" src="${attr(embedScript)}"></script>`;
   return {
-    link: state ? `${page}#${state}` : page,
-    iframe: `<iframe src="${attr(`${page}#embed&${state || 'v=words'}`)}" title="attnlab: ${view}" ` +
-            `style="width:100%;height:${Math.ceil(height)}px;border:0" loading="lazy"></iframe>`,
-    element: `<script type="module" src="${here('attnlab-embed.js')}"></script>\n` +
-             `<attn-lab view="${attr(view)}"${rest ? ` state="${attr(rest)}"` : ''}></attn-lab>`,
+    link: hash ? `${page}#${hash}` : page,
+    iframe: `${script}\n<iframe class="attnlab" src="${attr(`${page}#embed&${[fixedTheme ? `theme=${fixedTheme}` : null, state || 'v=words'].filter(Boolean).join('&')}`)}" ` +
+            `title="attnlab: ${attr(view)}" loading="lazy"></iframe>`,
+    element: `${script}\n<attn-lab view="${attr(view)}"${rest ? ` state="${attr(rest)}"` : ''}${fixedTheme ? ` theme="${fixedTheme}"` : ''}></attn-lab>`,
   };
 }
 
@@ -28,9 +44,9 @@ async function copy(text, field) {
   }
 }
 
-// A "Share" button in `parent` and the panel it opens inside `root`. state() and height() give what
+// A "Share" button in `parent` and the panel it opens inside `root`. state() and theme() give what
 // the snippets reproduce at the moment of the click.
-export function attachShare(root, parent, { state, height, savePng }) {
+export function attachShare(root, parent, { state, theme, savePng }) {
   const button = document.createElement('button');
   button.type = 'button';
   button.className = 'attnlab-share-button';
@@ -45,7 +61,7 @@ export function attachShare(root, parent, { state, height, savePng }) {
   for (const [key, label] of [['link', 'Copy link'], ['iframe', 'Copy iframe code'], ['element', 'Copy <attn-lab> code']]) {
     const row = document.createElement('div');
     row.className = 'attnlab-share-row';
-    const field = document.createElement(key === 'element' ? 'textarea' : 'input');
+    const field = document.createElement(key === 'link' ? 'input' : 'textarea');
     field.readOnly = true;
     field.className = `attnlab-share-${key}`;
     field.setAttribute('aria-label', label);
@@ -71,9 +87,9 @@ export function attachShare(root, parent, { state, height, savePng }) {
     panel.hidden = true;
     button.setAttribute('aria-expanded', 'false');
   };
-  button.addEventListener('click', () => {
+  button.addEventListener('click', async () => {
     if (!panel.hidden) return close();
-    const codes = shareCodes(state(), height());
+    const codes = shareCodes(state(), { theme: theme(), embedScript: await embedScriptUrl() });
     for (const key of Object.keys(rows)) rows[key].value = codes[key];
     panel.hidden = false;
     button.setAttribute('aria-expanded', 'true');

@@ -446,7 +446,8 @@ std::string SerializeState(const ViewState& state);
 // Applies every valid field of `text` to *state; a link can never break the page. Numbers out of
 // range are clamped into it; unknown keys, malformed values and unknown names are skipped. Each
 // of these is reported, all of them in one message ("…; …"), with the first problem's code
-// (kOutOfRange, kParseError); the rest applies.
+// (kOutOfRange, kParseError); the rest applies. A field of the seeded projections (h.n, q.dk, …)
+// given without the view's `trained` field means seeded projections (h.tr=0): it takes effect.
 attn::Status ParseState(const std::string& text, ViewState* state);
 
 }  // namespace lessons
