@@ -146,6 +146,9 @@ const bad = [
   // 4096² scores: seven (n, n) matrices for forward and gradients, over the 512 MiB a call may take.
   engine.backward({}, { query: { rows: 4096, cols: 8, data: new Float32Array(4096 * 8) } },
                   { rows: 4096, cols: 8, data: new Float32Array(4096 * 8) }),
+  // The engine's message names C++ fields; the caller wrote numHeads and windowRight.
+  engine.forward({ numHeads: 3 }, { query }),
+  engine.forward({ windowRight: 1 << 30 }, { query }),
 ];
 out.bad = bad.map((r) => ({ ok: r.ok, code: r.code, message: r.message }));
 out.after = plain(engine.forward(config, { query }, p));
@@ -219,10 +222,13 @@ test('node: the installed package computes forward, forwardOutput and backward a
     { ok: false, code: 'invalid_argument', message: out.bad[8].message },
     { ok: false, code: 'invalid_argument', message: 'inputs: expected an object, got undefined' },
     { ok: false, code: 'resource_exhausted', message: out.bad[10].message },
+    { ok: false, code: 'shape_mismatch', message: 'numHeads: expected a divisor of query.cols() = 8, got 3' },
+    { ok: false, code: 'out_of_range', message: 'windowRight: expected at most 16777216, got 1073741824' },
   ]);
   assert.match(out.bad[10].message, /over the limit of 512 MiB/);
   assert.match(out.bad[3].message, /^kernel: expected one of .*wasm_simd128.*, got 'cuda'$/);
-  assert.match(out.bad[6].message, /dOutput|d_output/);
+  assert.match(out.bad[6].message, /dOutput/);
+  assert.doesNotMatch(out.bad[6].message, /d_output/);
   assert.match(out.bad[7].message, /over the limit of 16777216/);
   assert.deepEqual(out.after, out.forward, 'after every refused call the same call gives the same numbers');
 

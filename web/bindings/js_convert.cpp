@@ -2,12 +2,53 @@
 
 #include "js_options.h"
 
+#include <cctype>
+#include <string>
+#include <utility>
+
 namespace attnjs {
 namespace {
 
 val ToFloat32Array(const attn::Matrix& m) {
   return val::global("Float32Array")
       .new_(emscripten::typed_memory_view(static_cast<size_t>(m.size()), m.data()));
+}
+
+// The engine's messages name C++ fields (num_heads, window_right); a JS caller wrote numHeads and
+// windowRight. Every config key, input and parameter of the JS API whose C++ name differs.
+constexpr std::pair<const char*, const char*> kJsNames[] = {
+    {"num_kv_heads", "numKvHeads"},   {"num_heads", "numHeads"},
+    {"value_head_dim", "valueHeadDim"}, {"head_dim", "headDim"},
+    {"output_dim", "outputDim"},      {"window_left", "windowLeft"},
+    {"window_right", "windowRight"},  {"position_base", "positionBase"},
+    {"max_positions", "maxPositions"}, {"additive_dim", "additiveDim"},
+    {"cosine_temperature", "cosineTemperature"}, {"relative_center", "relativeCenter"},
+    {"relative_sharpness", "relativeSharpness"}, {"float_mask", "floatMask"},
+    {"project_inputs", "projectInputs"}, {"project_output", "projectOutput"},
+    {"use_bias", "useBias"},          {"d_output", "dOutput"},
+    {"d_model", "dModel"},
+};
+
+bool IdentifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// `message` with each whole-word C++ name replaced by its JS name ("num_heads: expected a divisor
+// of d_model" -> "numHeads: expected a divisor of dModel"); values such as 'wasm_simd128' are no
+// field names and stay.
+std::string WithJsNames(std::string message) {
+  for (const auto& [cpp, js] : kJsNames) {
+    const size_t length = std::char_traits<char>::length(cpp);
+    for (size_t at = message.find(cpp); at != std::string::npos; at = message.find(cpp, at)) {
+      const bool whole = (at == 0 || !IdentifierChar(message[at - 1])) &&
+                         (at + length == message.size() || !IdentifierChar(message[at + length]));
+      if (whole) {
+        message.replace(at, length, js);
+        at += std::char_traits<char>::length(js);
+      } else {
+        at += length;
+      }
+    }
+  }
+  return message;
 }
 
 }  // namespace
@@ -31,7 +72,7 @@ val ErrorObject(const attn::Status& status) {
   val out = val::object();
   out.set("ok", false);
   out.set("code", std::string(attn::StatusCodeName(status.code())));
-  out.set("message", status.message());
+  out.set("message", WithJsNames(status.message()));
   return out;
 }
 
