@@ -9,7 +9,9 @@
 
 #include "gfx/heatmap_store.h"
 #include "imgui.h"
+#include "item_log.h"
 #include "theme.h"
+#include "widgets/prose.h"
 #include "panels/cnn_panel.h"
 #include "panels/data_size_panel.h"
 #include "panels/heads_panel.h"
@@ -150,7 +152,7 @@ attn::Status App::ApplyLink(const std::string& text) {
 void App::DrawLinkNote() {
   if (link_note_.empty()) return;
   ImGui::PushStyleColor(ImGuiCol_Text, CurrentTheme().warning_text);
-  ImGui::TextWrapped("%s", link_note_.c_str());
+  Prose("%s", link_note_.c_str());
   ImGui::PopStyleColor();
   const ImVec2 n0 = ImGui::GetItemRectMin(), n1 = ImGui::GetItemRectMax();
   published_.Rect("link_note", {n0.x, n0.y, n1.x - n0.x, n1.y - n0.y});
@@ -258,7 +260,7 @@ void App::DrawTakeaway(const Panel& panel) {
   ImGui::Spacing();
   ImGui::Separator();
   ImGui::PushStyleColor(ImGuiCol_Text, CurrentTheme().try_this_text);
-  ImGui::TextWrapped("Takeaway: %s", panel.takeaway());
+  Prose("Takeaway: %s", panel.takeaway());
   ImGui::PopStyleColor();
   const auto it = std::find_if(panels_.begin(), panels_.end(), [&](const auto& p) { return p.get() == &panel; });
   if (it == panels_.end() || it + 1 == panels_.end()) return;
@@ -273,6 +275,8 @@ void App::DrawTakeaway(const Panel& panel) {
 
 void App::Frame() {
   published_.Clear();
+  BeginItemLog();
+  SetProseSink(&published_);
   gfx::Renderer().BeginFrame();
   ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(0, 0));
@@ -359,6 +363,7 @@ void App::Frame() {
   if (embedded_) view_top = ImGui::GetWindowPos().y;  // an embed's picture is all of it
   view_rect_ = {0.0f, view_top, io.DisplaySize.x, ImGui::GetCursorScreenPos().y - view_top};
   published_.Rect("view", view_rect_);
+  PublishLoggedItems(&published_);
   ImGui::End();
   // A click changed the state while the views were drawn from the old one: draw once more, so the
   // models follow the state before the page rests (state -> compute -> model -> draw).

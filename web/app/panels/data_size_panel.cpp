@@ -13,6 +13,7 @@
 #include "widgets/field_widgets.h"
 #include "widgets/flow_layout.h"
 #include "widgets/plot.h"
+#include "widgets/prose.h"
 
 namespace attnlab {
 namespace {
@@ -161,7 +162,7 @@ void DataSizePanel::DrawCurves(PanelContext& ctx) {
             {"cnn_max", "", &curves_.cnn_max, cnn, 1.0f}},
            o, ctx.published);
   if (!description_.empty()) {
-    ImGui::TextWrapped("%s", description_.c_str());
+    Prose("%s", description_.c_str());
     ctx.summary = "Data size: " + description_;
   }
   // The numbers behind the curves.

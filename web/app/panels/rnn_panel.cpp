@@ -17,6 +17,7 @@
 #include "widgets/grid.h"
 #include "widgets/matrix_view.h"
 #include "widgets/plot.h"
+#include "widgets/prose.h"
 
 namespace attnlab {
 namespace {
@@ -199,7 +200,7 @@ void RnnPanel::DrawPaths(PanelContext& ctx) {
   ImGui::SeparatorText("1  Path length: how many steps from word j to word i");
   DrawSideBySide("rnn.paths",
       [&] {
-        ImGui::TextWrapped("RNN: xⱼ enters hⱼ, then the chain carries it: %d step%s from \"%s\" (%d) to \"%s\" (%d).",
+        Prose("RNN: xⱼ enters hⱼ, then the chain carries it: %d step%s from \"%s\" (%d) to \"%s\" (%d).",
                            m.rnn_path, m.rnn_path == 1 ? "" : "s", tokens[j].c_str(), j + 1, tokens[i].c_str(), i + 1);
         DrawGraph(ctx, "rnn.chain", true, m, tokens);
         if (j > i) {
@@ -208,7 +209,7 @@ void RnnPanel::DrawPaths(PanelContext& ctx) {
         }
       },
       [&] {
-        ImGui::TextWrapped("Attention: yᵢ reads every xⱼ directly: %d step from \"%s\" to \"%s\", whatever the distance.",
+        Prose("Attention: yᵢ reads every xⱼ directly: %d step from \"%s\" to \"%s\", whatever the distance.",
                            m.attention_path, tokens[j].c_str(), tokens[i].c_str());
         DrawGraph(ctx, "rnn.attn", false, m, tokens);
       },
@@ -225,7 +226,7 @@ void RnnPanel::DrawGradients(PanelContext& ctx) {
   const std::vector<std::string>& tokens = ctx.sentence.tokens;
   const int i = m.target, j = m.source, n = m.n;
   ImGui::SeparatorText("2  Gradients over distance");
-  ImGui::TextWrapped("How much word i's output moves when input j moves: the Frobenius norm ‖∂hᵢ/∂xⱼ‖_F of the "
+  Prose("How much word i's output moves when input j moves: the Frobenius norm ‖∂hᵢ/∂xⱼ‖_F of the "
                      "(%d × %d) Jacobian (the root of the sum of its squared entries), from %d backward passes "
                      "through time, one per unit of hᵢ; the same for attention's yᵢ from the engine's backward pass. "
                      "W_hh is scaled to spectral radius ρ = %.2f (its largest |eigenvalue|; %.2f as seeded).",
@@ -256,12 +257,12 @@ void RnnPanel::DrawGradients(PanelContext& ctx) {
   if (plot.clicked && plot.hovered >= 0) s.source = plot.hovered;
 
   if (!m.rnn_error.empty()) {
-    ImGui::TextColored(CurrentTheme().warning_text, "RNN: overflow. %s. Float32 cannot hold it: no RNN curve.",
+    ProseColored(CurrentTheme().warning_text, "RNN: overflow. %s. Float32 cannot hold it: no RNN curve.",
                        m.rnn_error.c_str());
   } else {
-    ImGui::TextWrapped("At j = %d \"%s\":  RNN %.3g,  attention %.3g", j + 1, tokens[j].c_str(), m.rnn_at_source,
+    Prose("At j = %d \"%s\":  RNN %.3g,  attention %.3g", j + 1, tokens[j].c_str(), m.rnn_at_source,
                        m.attention_at_source);
-    ImGui::TextWrapped("Relative to j = i (the word's own input):  RNN %.3g,  attention %.3g", m.rnn_ratio, m.attention_ratio);
+    Prose("Relative to j = i (the word's own input):  RNN %.3g,  attention %.3g", m.rnn_ratio, m.attention_ratio);
     int zeros_before = 0;
     for (int k = 0; k <= i; ++k) zeros_before += m.rnn_gradient(k, 0) == 0 ? 1 : 0;
     if (i + 1 < n) DrawNote("The RNN's gradient is exactly 0 for j after i (the log axis leaves those words out): it has not read them yet.");
@@ -305,7 +306,7 @@ void RnnPanel::DrawGradients(PanelContext& ctx) {
 void RnnPanel::DrawSpeed(PanelContext& ctx) {
   constexpr int lo = RnnSpeedLab::kMinLog2N, d = RnnSpeedLab::kWidth;
   ImGui::SeparatorText("3  Sequential steps against parallel work");
-  ImGui::TextWrapped("Both layers at width d = %d on n random inputs. The RNN does n·(2·d·d + 2·d²) operations (a "
+  Prose("Both layers at width d = %d on n random inputs. The RNN does n·(2·d·d + 2·d²) operations (a "
                      "multiply and an add count as two) in n steps, each waiting for the one before. One attention head "
                      "with Wq, Wk, Wv, Wᵒ does 2·n·d²·4 + 4·n²·d operations, all in one step: every row at once. The "
                      "times are the engine's, measured in this page on one core (the RNN: one product per step; "
@@ -357,7 +358,7 @@ void RnnPanel::DrawSpeed(PanelContext& ctx) {
   const bool done = queue_.empty();
   ctx.published.Scalar("rnn.sweep.done", done ? 1 : 0);
 
-  ImGui::TextDisabled("Each cell: RNN / attention.");
+  DrawNote("Each cell: RNN / attention.");
   if (ImGui::BeginTable("rnn.speed", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("n");
     ImGui::TableSetupColumn("steps");
@@ -440,7 +441,7 @@ void RnnPanel::DrawCombination(PanelContext& ctx) {
   lessons::RnnState& s = ctx.state.rnn;
   const lessons::Sentence& in = ctx.sentence;
   ImGui::SeparatorText("4  Attention over hidden states");
-  ImGui::TextWrapped("They combine: a layer L turns the words into hidden states H; each hᵢ attends over every hⱼ "
+  Prose("They combine: a layer L turns the words into hidden states H; each hᵢ attends over every hⱼ "
                      "with weights aᵢⱼ = softmax(hᵢ·hⱼ / √d_h); the context cᵢ = Σⱼ aᵢⱼ hⱼ is set beside hᵢ, and "
                      "[hᵢ; cᵢ] goes to the next layer, here of the same kind L.");
   ImGui::SetNextItemWidth(std::min(260.0f, ImGui::GetContentRegionAvail().x * 0.6f));
@@ -481,7 +482,7 @@ void RnnPanel::DrawCombination(PanelContext& ctx) {
     s.source = col;
   };
   DrawMatrix("rnn.A", r.weights, version, oa, ctx.published);
-  ImGui::TextWrapped("a(%d, %d) = %.3g: how much \"%s\" takes from \"%s\"", i + 1, j + 1, r.weights(i, j),
+  Prose("a(%d, %d) = %.3g: how much \"%s\" takes from \"%s\"", i + 1, j + 1, r.weights(i, j),
                      in.tokens[i].c_str(), in.tokens[j].c_str());
   DrawNote("The layers are seeded, not trained: the weights stay close to uniform, 1/n = %.3g (marked on the legend). "
            "Tick stretch to see their pattern.", 1.0 / n);
