@@ -189,7 +189,7 @@ test('every view at 390 px: each control and each line of text lies inside the s
       await settle(page);
       const layout = await page.evaluate(() => window.attnlab.layout());
       for (const [name, r] of Object.entries(layout))
-        if ((name.startsWith('control.') || name.startsWith('text.')) && r.width > 0 && (r.x < -0.5 || r.x + r.width > 390.5))
+        if ((name.startsWith('control.') || name.startsWith('text.') || name.endsWith('.numbers')) && r.width > 0 && (r.x < -0.5 || r.x + r.width > 390.5))
           outside.push(`${v}: ${name} [${r.x.toFixed(0)}, ${(r.x + r.width).toFixed(0)}]`);
       const r = await page.evaluate(() => ({ lines: window.attnlab.textLines(), texts: window.attnlab.texts(), tokens: window.attnlab.view().tokens }));
       checkEveryText(r, v);
