@@ -201,3 +201,28 @@ test('every view at 390 px: each control and each line of text lies inside the s
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('lecture mode: the UI scale and the explanations are in the link; the view\'s text is also HTML', async () => {
+  const { page, problems } = await openPage(session, { hash: '#v=masks' });
+  const before = await read(page, 'v=masks');
+  // The median control's height (buttons, sliders, checkboxes: the page's own window and maps left out).
+  const controlHeight = (r) => {
+    const h = Object.entries(r).filter(([k, v]) => k.startsWith('control.') && v.height > 0 && v.height < 120).map(([, v]) => v.height).sort((a, b) => a - b);
+    return h[h.length >> 1];
+  };
+  const normal = controlHeight(await page.evaluate(() => window.attnlab.layout()));
+  assert.ok(before.texts.some((t) => t.startsWith('Try this:')) && before.texts.some((t) => t.startsWith('Takeaway:')));
+  const lecture = await read(page, 'v=masks&ui.s=2&ui.p=0');
+  assert.equal(lecture.state, 'v=masks&ui.s=2&ui.p=0');
+  assert.ok(!lecture.texts.some((t) => t.startsWith('Try this:') || t.startsWith('Takeaway:')), lecture.texts.join('\n'));
+  const large = controlHeight(await page.evaluate(() => window.attnlab.layout()));
+  assert.ok(large >= 1.8 * normal, `controls at 2×: ${large} px against ${normal}`);
+  const mask = await page.evaluate(() => window.attnlab.layout()['masks.W']);
+  assert.ok(mask && mask.height > 0, 'the figure is still drawn');
+  await screenshot(page, 'lecture-masks');
+  // The same sentences as HTML, in the page: what a screen reader or the browser's find reaches.
+  const html = await page.evaluate(() => [...document.querySelectorAll('.attnlab-prose p')].map((p) => p.textContent));
+  assert.deepEqual(html, lecture.texts);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -190,15 +190,36 @@ void App::DrawSentenceControls() {
   DrawStatusLine(sentence_error());
 }
 
+// Lecture mode on the title line: "Aa" opens the UI scale and the explanations switch (both in the
+// link, so a lecturer's prepared link opens as it was set).
+void App::DrawDisplayControls() {
+  lessons::DisplayState& d = state_.display;
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Aa")) ImGui::OpenPopup("display");
+  ImGui::SetItemTooltip("Lecture mode: larger text, explanations on or off");
+  if (ImGui::BeginPopup("display")) {
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
+    SliderField(d.kScale, &d.scale);
+    CheckboxField(d.kProse, &d.prose);
+    ImGui::EndPopup();
+  }
+}
+
 void App::DrawSentenceChoices() {
   lessons::SentenceState& s = state_.sentence;
   static const char* const kPresets[] = {"Sky is clear today",
                                          "The animal didn't cross the street because it was too tired",
                                          "The cat sat on the mat"};
   ImGui::TextDisabled("Presets:");
-  const float line_width = ImGui::GetContentRegionAvail().x;
+  // On a phone all three share the line after "Presets:" (each its first words, the whole on hover),
+  // so the figure gets the first screen; a sentence longer than the line shows its first words.
+  const float full_line = ImGui::GetContentRegionAvail().x;
+  const float spacing = ImGui::GetStyle().ItemSpacing.x;
+  const float line_width = full_line < kNarrowWidth
+                               ? (full_line - ImGui::CalcTextSize("Presets:").x - spacing * IM_ARRAYSIZE(kPresets)) /
+                                     IM_ARRAYSIZE(kPresets)
+                               : full_line;
   for (int k = 0; k < IM_ARRAYSIZE(kPresets); ++k) {
-    // Wrap the buttons on a narrow screen; a sentence longer than the line shows its first words.
     const std::string label = FitButtonLabel(kPresets[k], line_width);
     const float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
     ImGui::SameLine();
@@ -259,9 +280,11 @@ void App::DrawViewPicker() {
 void App::DrawTakeaway(const Panel& panel) {
   ImGui::Spacing();
   ImGui::Separator();
-  ImGui::PushStyleColor(ImGuiCol_Text, CurrentTheme().try_this_text);
-  Prose("Takeaway: %s", panel.takeaway());
-  ImGui::PopStyleColor();
+  if (state_.display.prose) {
+    ImGui::PushStyleColor(ImGuiCol_Text, CurrentTheme().try_this_text);
+    Prose("Takeaway: %s", panel.takeaway());
+    ImGui::PopStyleColor();
+  }
   const auto it = std::find_if(panels_.begin(), panels_.end(), [&](const auto& p) { return p.get() == &panel; });
   if (it == panels_.end() || it + 1 == panels_.end()) return;
   const std::string label = std::string("Next: ") + (*(it + 1))->title() + "  →";
@@ -296,7 +319,10 @@ void App::Frame() {
   const std::string state_before = StateString();
   HideTextBoxes();  // until a view that uses the sentence (or sentence B) draws it
   SetTextBoxesCapturing(capturing_);
-  if (!embedded_) ImGui::TextUnformatted("attnlab: self-attention, step by step");
+  if (!embedded_) {
+    ImGui::TextUnformatted("attnlab: self-attention, step by step");
+    DrawDisplayControls();
+  }
   DrawLinkNote();
   const bool sentence_shown =
       std::any_of(panels_.begin(), panels_.end(), [&](const auto& p) { return p->id() == state_.view && p->uses_sentence(); });

@@ -40,8 +40,10 @@ void DataSizePanel::Draw(PanelContext& ctx) {
       "neighbourhoods) can look back at the sign, but must first learn where to look, and that takes data: it is "
       "the more flexible model, and flexibility is paid for in examples.",
       "press Run and watch the two curves cross; add seeds to see how much a single run can vary.");
-  DrawControls(ctx);
+  // The slice of training first, then everything drawn from the runner as it now is: the progress
+  // bar and the summary below it never disagree within a frame.
   Run(ctx);
+  DrawControls(ctx);
   DrawStatusLine(error_);
   if (started_) DrawCurves(ctx);
 }

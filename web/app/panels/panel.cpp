@@ -22,7 +22,7 @@ void DrawNote(const char* fmt, ...) {
 }
 
 void DrawExplanation(const PanelContext& ctx, const char* what_you_see, const char* try_this) {
-  if (ctx.embedded) return;
+  if (ctx.embedded || !ctx.state.display.prose) return;  // lecture mode: the figures alone
   ImGui::PushStyleColor(ImGuiCol_Text, CurrentTheme().explanation_text);
   Prose("%s", what_you_see);
   ImGui::PopStyleColor();
