@@ -24,6 +24,7 @@ namespace {
 
 using lessons::RnnSpeedLab;
 constexpr int kPoints = RnnSpeedLab::kMaxLog2N - RnnSpeedLab::kMinLog2N + 1;
+constexpr int kRepeats = 3;  // each size timed three times, in three passes over the sizes
 const char* const kLayerLabels[] = {"RNN", "1-D CNN (kernel 3)", "fully connected (per token)"};
 const char* const kSpeedKeys[] = {"rnn", "attn"};
 
@@ -321,15 +322,21 @@ void RnnPanel::DrawSpeed(PanelContext& ctx) {
     for (int k = 0; k < 2; ++k) {
       us_per_token_[k] = attn::Matrix::Constant(kPoints, 1, std::numeric_limits<float>::quiet_NaN());
       flops_per_token_[k].resize(kPoints, 1);
+      samples_[k].assign(kPoints, lessons::TimingSamples{});
     }
-    for (int p = kPoints - 1; p >= 0; --p) {  // popped from the back: small n first
+    for (int p = 0; p < kPoints; ++p) {
       log2_n_(p, 0) = static_cast<float>(lo + p);
       const int len = 1 << (lo + p);
       flops_per_token_[0](p, 0) = static_cast<float>(RnnSpeedLab::RnnFlops(len) / len);
       flops_per_token_[1](p, 0) = static_cast<float>(RnnSpeedLab::AttentionFlops(len) / len);
-      queue_.push_back({1, lo + p});
-      queue_.push_back({0, lo + p});
     }
+    // Every size once, small n first, then again: the repeats of one size are taken seconds apart,
+    // so a busy moment of the machine shows up as spread instead of as a trend.
+    for (int repeat = 0; repeat < kRepeats; ++repeat)
+      for (int p = kPoints - 1; p >= 0; --p) {  // popped from the back
+        queue_.insert(queue_.begin(), {0, lo + p});
+        queue_.insert(queue_.begin(), {1, lo + p});
+      }
   }
   if (!queue_.empty()) {
     const int layer = queue_.back().first, log2_n = queue_.back().second;
@@ -345,13 +352,12 @@ void RnnPanel::DrawSpeed(PanelContext& ctx) {
     // The first runs are slow: the browser compiles wasm in tiers, the optimised code arriving after
     // some tens of ms. One untimed 50 ms batch per layer first.
     if (!warmed_[layer]) warmed_[layer] = time(256, 50.0) > 0;
-    std::vector<double> batches;
-    // The median of a few batches: other programs on the machine show up as outliers. One forward at
-    // n ≥ 2048 is long enough to time alone (attention's takes a tenth of a second there).
-    for (int b = 0; b < (log2_n >= 11 ? 1 : log2_n >= 10 ? 3 : 5); ++b) batches.push_back(time(len, 8.0));
-    std::sort(batches.begin(), batches.end());
-    const double us = batches[batches.size() / 2];
-    if (us > 0) us_per_token_[layer](log2_n - lo, 0) = static_cast<float>(us / len);
+    // One batch of at least 8 ms per frame (one forward at n ≥ 2048 is long enough alone); the table
+    // shows the median of the repeats and the note under it their spread.
+    const double us = time(len, 8.0);
+    lessons::TimingSamples& samples = samples_[layer][log2_n - lo];
+    if (us > 0) samples.us.push_back(us);
+    if (!samples.empty()) us_per_token_[layer](log2_n - lo, 0) = static_cast<float>(samples.Median() / len);
     if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
   }
   DrawStatusLine(speed_error_);
@@ -393,6 +399,22 @@ void RnnPanel::DrawSpeed(PanelContext& ctx) {
     }
     ImGui::EndTable();
   }
+  // How far the repeats agree, and whether the table's trend can be read at all.
+  std::vector<const lessons::TimingSamples*> points;
+  std::vector<std::string> labels;
+  for (int p = 0; p < kPoints && static_cast<int>(samples_[0].size()) == kPoints; ++p)
+    for (int k = 0; k < 2; ++k) {
+      points.push_back(&samples_[k][p]);
+      labels.push_back(std::string(k ? "attention" : "the RNN") + " at n = " + std::to_string(1 << (lo + p)));
+      if (!samples_[k][p].empty()) {
+        const std::string suffix = std::string(kSpeedKeys[k]) + "." + std::to_string(1 << (lo + p));
+        ctx.published.Scalar("rnn.time.min." + suffix, samples_[k][p].Min() / (1 << (lo + p)));
+        ctx.published.Scalar("rnn.time.max." + suffix, samples_[k][p].Max() / (1 << (lo + p)));
+        ctx.published.Scalar("rnn.time.repeats." + suffix, static_cast<double>(samples_[k][p].us.size()));
+      }
+    }
+  const std::string spread = lessons::DescribeTimingSpread(points, labels);
+  if (!spread.empty()) DrawNote("%s", spread.c_str());
   DrawNote("The faster of the two per token is green. Attention always does more operations: 8·d² + 4·n·d per token "
            "against the RNN's 4·d², and its share grows with n. What one core cannot show is the steps column: "
            "attention's rows do not wait for each other, so parallel hardware can compute them at once, while each of "
