@@ -176,7 +176,10 @@ test('data size: no summary while seeds still run; when done it is the finished 
 
 test('every view at 390 px: each control and each line of text lies inside the screen', async () => {
   const { page, problems } = await openPage(session, { width: 390, height: 844, touch: true, hash: '#v=words' });
-  const views = ['words', 'order', 'qkv', 'relevance', 'heads', 'masks', 'cnn', 'datasize', 'rnn', 'retrieval', 'learn', 'prices', 'speed'];
+  // Every view's defaults, and the states that widen it: a spotlight, seeded projections, 16 heads,
+  // 3 × 4 trained heads, a compared row, the lecture mode at 1.5×.
+  const views = ['words', 'order', 'qkv', 'relevance', 'heads', 'masks', 'cnn', 'datasize', 'rnn', 'retrieval', 'learn', 'prices', 'speed',
+                 'words&w.sp=3', 'qkv&q.tr=0', 'heads&h.n=16', 'learn&l.l=3&l.h=4', 'relevance&r.row=2', 'masks&ui.s=1.5'];
   const outside = [];
   for (const v of views) {
     await page.evaluate((s) => window.attnlabHandle.setState(s), `v=${v}`);
@@ -195,7 +198,7 @@ test('every view at 390 px: each control and each line of text lies inside the s
       checkEveryText(r, v);
       if (y >= max) break;
     }
-    await screenshot(page, `phone-${v}`);
+    await screenshot(page, `phone-${v.replace(/[&=]/g, '-')}`);
   }
   assert.deepEqual([...new Set(outside)], []);
   assert.deepEqual(problems, []);

@@ -194,7 +194,8 @@ void App::DrawSentenceControls() {
 // link, so a lecturer's prepared link opens as it was set).
 void App::DrawDisplayControls() {
   lessons::DisplayState& d = state_.display;
-  ImGui::SameLine();
+  // Beside the title, clear of the Share button (about 70 px at the top right), or under it.
+  SameLineIfFits(ButtonWidth("Aa") + 70.0f);
   if (ImGui::SmallButton("Aa")) ImGui::OpenPopup("display");
   ImGui::SetItemTooltip("Lecture mode: larger text, explanations on or off");
   if (ImGui::BeginPopup("display")) {
@@ -233,7 +234,7 @@ void App::DrawSentenceChoices() {
   }
   int source = static_cast<int>(s.vectors);
   ImGui::RadioButton("GloVe word vectors (100-d)", &source, static_cast<int>(lessons::VectorSource::kGlove));
-  ImGui::SameLine();
+  SameLineIfFits(RadioButtonWidth("hashed vectors"));
   ImGui::RadioButton("hashed vectors", &source, static_cast<int>(lessons::VectorSource::kHash));
   s.vectors = static_cast<lessons::VectorSource>(source);
   if (s.vectors == lessons::VectorSource::kHash) {

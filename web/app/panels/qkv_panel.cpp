@@ -83,7 +83,7 @@ void QkvPanel::DrawControls(PanelContext& ctx) {
       char label[16];
       std::snprintf(label, sizeof(label), "head %d", h + 1);
       // Side by side where they fit; a phone wraps them (each is one tap away, none cut off).
-      SameLineIfFits(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x);
+      SameLineIfFits(RadioButtonWidth(label));
       if (ImGui::RadioButton(label, s.trained_head == h)) s.trained_head = h;
     }
     return;

@@ -171,11 +171,11 @@ void WordsPanel::DrawSpotlight(PanelContext& ctx) {
   const int version = memo_.version();
   const int i = s.spotlight;
   static const char* const kSteps[] = {"1 scores", "2 softmax", "3 weighted vectors", "4 output"};
-  for (int k = 0; k < 4; ++k) {
-    if (k) ImGui::SameLine();
+  for (int k = 0; k < 4; ++k) {  // side by side where they fit, wrapped on a phone
+    if (k) SameLineIfFits(RadioButtonWidth(kSteps[k]));
     if (ImGui::RadioButton(kSteps[k], s.step == k)) s.step = k;
   }
-  ImGui::SameLine();
+  SameLineIfFits(ButtonWidth("next step >"));
   ImGui::BeginDisabled(s.step >= 3);
   if (ImGui::Button("next step >")) ++s.step;
   ImGui::EndDisabled();
