@@ -2,7 +2,7 @@
 // (after the page is built; uses the same headless Chromium as the browser tests).
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { openBrowser, openPage, settle } from '../tests/e2e/browser.mjs';
+import { newPage, openBrowser, openPage, settle } from '../tests/e2e/browser.mjs';
 
 const out = process.argv[2] || 'docs/img/gallery';
 // One state per view, chosen to show what the view is about.
@@ -51,10 +51,10 @@ try {
   }
   if (problems.length) throw new Error(problems.join('\n'));
   // The example post: prose around an iframe embed (README, "Embed it").
-  const post = await session.browser.newPage({ viewport: { width: 1100, height: 900 }, colorScheme: 'dark' });
+  const post = await newPage(session.browser, { viewport: { width: 1100, height: 900 }, colorScheme: 'dark' });
   await post.goto(`${session.url}examples/blog-post.html`);
   await post.evaluate(() => document.querySelector('#embed-cnn').scrollIntoView({ block: 'start' }));
-  await post.waitForFunction(() => document.querySelector('#embed-cnn').contentWindow.attnlab?.idle(), null, { timeout: 30000 });
+  await post.waitForFunction(() => document.querySelector('#embed-cnn').contentWindow.attnlab?.idle());
   await post.waitForTimeout(500);
   await post.evaluate(() => scrollBy(0, -260));
   await post.waitForTimeout(300);

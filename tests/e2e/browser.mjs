@@ -10,14 +10,42 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const siteDir = process.env.ATTN_SITE_DIR || join(root, 'build/wasm/site');
 export const screenshotDir = process.env.ATTN_SCREENSHOT_DIR || join(root, 'build/e2e');
 
-// Serves `dir` (default the built page) and launches headless Chromium.
-export async function openBrowser(dir = siteDir) {
-  const server = await serve(dir, { port: 0 });
-  const browser = await chromium.launch({
+// The tests assert results, states, pixels and counts, never how long something took (the speed and
+// frame-time targets are in `npm run bench`). A wait for real work (a page load, training, a sweep)
+// has no deadline of its own but this hang guard, far above what any plausible machine needs: it only
+// turns a hang into a failure. Every page opened through newPage() waits this long by default.
+export const HANG_GUARD_MS = 5 * 60 * 1000;
+
+// ATTN_CPU_THROTTLE=4 runs every page as on a CPU 4× slower than this one (Chromium's
+// Emulation.setCPUThrottlingRate): to check that no test depends on the machine's speed.
+export const cpuThrottleRate = Number(process.env.ATTN_CPU_THROTTLE || 1);
+if (!(cpuThrottleRate >= 1)) throw new Error(`ATTN_CPU_THROTTLE: expected a rate ≥ 1, got '${process.env.ATTN_CPU_THROTTLE}'`);
+
+// Headless Chromium as every browser test launches it.
+export function launchChromium() {
+  return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+}
+
+// Every page a test opens comes from here: `owner` is a browser or a browser context. The page gets
+// the hang guard as its default timeout and, under ATTN_CPU_THROTTLE, the slower CPU before it loads.
+export async function newPage(owner, options) {
+  const page = await owner.newPage(options);
+  page.setDefaultTimeout(HANG_GUARD_MS);
+  if (cpuThrottleRate > 1) {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: cpuThrottleRate });
+  }
+  return page;
+}
+
+// Serves `dir` (default the built page) and launches headless Chromium.
+export async function openBrowser(dir = siteDir) {
+  const server = await serve(dir, { port: 0 });
+  const browser = await launchChromium();
   const url = `http://127.0.0.1:${server.address().port}/`;
   return {
     url,
@@ -33,16 +61,16 @@ export async function openBrowser(dir = siteDir) {
 // The page follows the system's colour scheme (theme=auto); tests see the dark one unless they ask.
 export async function openPage(session, { width = 1200, height = 800, dpr = 1, hash = '', touch = false, colorScheme = 'dark',
                                           waitForVectors = true } = {}) {
-  const page = await session.browser.newPage({ viewport: { width, height }, deviceScaleFactor: dpr, hasTouch: touch, isMobile: touch, colorScheme });
+  const page = await newPage(session.browser, { viewport: { width, height }, deviceScaleFactor: dpr, hasTouch: touch, isMobile: touch, colorScheme });
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
   page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
   await page.goto(session.url + hash);
-  await page.waitForSelector('html[data-ready=true]', { timeout: 30000 });
+  await page.waitForSelector('html[data-ready=true]');
   // The GloVe asset arrives after the first frame (when a view of words is shown); most tests want it.
-  if (waitForVectors) await page.waitForFunction(() => window.attnlab.view().wordVectorsLoaded, null, { timeout: 30000 });
+  if (waitForVectors) await page.waitForFunction(() => window.attnlab.view().wordVectorsLoaded);
   await settle(page);
   return { page, problems };
 }

@@ -5,10 +5,9 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
 import { buildDist } from '../../scripts/build-dist.mjs';
-import { siteDir } from './browser.mjs';
+import { launchChromium, newPage, siteDir } from './browser.mjs';
 
 const kCsp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data: blob:";
 let root, server, browser, base, manifest;
@@ -22,8 +21,7 @@ before(async () => {
 <body><attn-lab id="a" view="cnn" theme="light"></attn-lab></body></html>`);
   server = await serve(root, { port: 0 });
   base = `http://127.0.0.1:${server.address().port}/`;
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+  browser = await launchChromium();
 });
 after(async () => {
   await browser?.close();
@@ -32,7 +30,7 @@ after(async () => {
 });
 
 async function open(url) {
-  const page = await browser.newPage({ viewport: { width: 900, height: 700 }, colorScheme: 'dark' });
+  const page = await newPage(browser, { viewport: { width: 900, height: 700 }, colorScheme: 'dark' });
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
   page.on('pageerror', (e) => problems.push(e.message));
@@ -55,15 +53,15 @@ test('every file but the entry points has a content-hashed name, and nothing ref
 
 test('the explorer runs from a sub-path under the strict CSP, and the pinned embed script on another page', async () => {
   const full = await open(`${base}blog/static/attnlab/index.html#v=masks`);
-  await full.page.waitForSelector('html[data-ready=true]', { timeout: 30000 });
-  await full.page.waitForFunction(() => window.attnlab.view().wordVectorsLoaded && window.attnlab.idle(), null, { timeout: 30000 });
+  await full.page.waitForSelector('html[data-ready=true]');
+  await full.page.waitForFunction(() => window.attnlab.view().wordVectorsLoaded && window.attnlab.idle());
   assert.equal(await full.page.evaluate(() => window.attnlab.state()), 'v=masks');
   assert.ok((await full.page.evaluate(() => Array.from(window.attnlab.matrix('masks.W').data))).every(Number.isFinite));
   assert.deepEqual(full.problems, []);
   await full.page.close();
 
   const post = await open(`${base}blog/post.html`);
-  await post.page.waitForFunction(() => document.querySelector('#a').handle?.attnlab.idle(), null, { timeout: 30000 });
+  await post.page.waitForFunction(() => document.querySelector('#a').handle?.attnlab.idle());
   assert.equal(await post.page.evaluate(() => document.querySelector('#a').state()), 'v=cnn');
   const href = await post.page.evaluate(() => document.querySelector('#a .attnlab-open').href);
   assert.ok(href.startsWith(`${base}blog/static/attnlab/index.html#v=cnn`), href);

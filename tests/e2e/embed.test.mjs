@@ -3,7 +3,7 @@
 // each renders and keeps its own state, and the light one is light. At desktop and phone size.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openBrowser, screenshot, underCsp } from './browser.mjs';
+import { newPage, openBrowser, screenshot, underCsp } from './browser.mjs';
 import { agrees, quoted } from './readme.mjs';
 
 const kCsp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data: blob:";
@@ -14,8 +14,8 @@ after(async () => { await session?.close(); });
 
 // Opens the post with the CSP as a real response header; every problem recorded.
 async function openPost({ width, height, touch }) {
-  const { page, problems } = await underCsp(await session.browser.newPage({ viewport: { width, height }, hasTouch: touch,
-                                                                           isMobile: touch, colorScheme: 'dark' }), kCsp);
+  const { page, problems } = await underCsp(await newPage(session.browser, { viewport: { width, height }, hasTouch: touch,
+                                                                          isMobile: touch, colorScheme: 'dark' }), kCsp);
   await page.goto(`${session.url}examples/blog-post.html`);
   return { page, problems };
 }
@@ -30,7 +30,7 @@ async function bringIntoView(page, selector) {
       return w && w.document.documentElement.dataset.ready === 'true' && w.attnlab.idle() && w.attnlab.scalars()['page.content_height'] > 0;
     }
     return el.handle && el.handle.attnlab.idle() && el.handle.attnlab.scalars()['page.content_height'] > 0;
-  }, selector, { timeout: 30000 });
+  }, selector);
   await page.waitForTimeout(300);  // the resize message and a frame at the final size
 }
 
@@ -90,7 +90,7 @@ for (const size of [{ name: 'desktop', width: 1100, height: 800, touch: false },
       if (!size.touch) {
         await page.mouse.move(x, y);
         for (let k = 0; k < 5; ++k) await page.mouse.wheel(0, 100);
-        await page.waitForFunction((b) => scrollY > b + 200, before, { timeout: 3000 })
+        await page.waitForFunction((b) => scrollY > b + 200, before)
           .catch(() => assert.fail(`${selector}: the wheel did not scroll the post (${before} -> ${scrollY})`));
       } else {
         // A finger dragged upwards over the embed scrolls the post.
@@ -99,7 +99,7 @@ for (const size of [{ name: 'desktop', width: 1100, height: 800, touch: false },
         await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y: yStart }] });
         for (let k = 1; k <= 12; ++k) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [{ x, y: yStart - k * 20 }] });
         await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
-        await page.waitForFunction((b) => scrollY > b + 100, before, { timeout: 3000 })
+        await page.waitForFunction((b) => scrollY > b + 100, before)
           .catch(async () => assert.fail(`${selector}: the drag did not scroll the post (${before} -> ${await page.evaluate(() => scrollY)})`));
       }
     }
@@ -131,7 +131,7 @@ test('blog post: each embed keeps its own state, its link follows it, the light 
   // The link opens the full explorer (no #embed) with the same state.
   const link = (await embedFacts(page, '#embed-masks')).open;
   assert.ok(!link.includes('embed'), link);
-  const full = await session.browser.newPage({ viewport: { width: 1100, height: 800 } });
+  const full = await newPage(session.browser, { viewport: { width: 1100, height: 800 } });
   await full.goto(link);
   await full.waitForSelector('html[data-ready=true]');
   assert.equal(await full.evaluate(() => window.attnlab.state()), 'v=masks&m.c=0');
@@ -163,7 +163,7 @@ test('an embed of cnn or speed transfers at most 500 KB gzipped; the word vector
   const { gzipSync } = await import('node:zlib');
   const sizes = {};
   for (const view of ['cnn', 'speed', 'prices', 'words']) {
-    const page = await session.browser.newPage({ viewport: { width: 700, height: 420 } });
+    const page = await newPage(session.browser, { viewport: { width: 700, height: 420 } });
     const bodies = [];
     page.on('response', (r) => bodies.push(r.body().then((b) => ({ url: r.url(), gz: gzipSync(b, { level: 9 }).length })).catch(() => null)));
     await page.goto(`${session.url}index.html#embed&v=${view}`);
@@ -200,8 +200,8 @@ test('an embed of cnn or speed transfers at most 500 KB gzipped; the word vector
 });
 
 // What one more <attn-lab> costs: its start time and its memory (the compiled wasm is shared).
-test('instances: the first frame of an embed, and the cost of each extra one', { timeout: 120000 }, async () => {
-  const page = await session.browser.newPage({ viewport: { width: 900, height: 700 }, colorScheme: 'dark' });
+test('instances: the first frame of an embed, and the cost of each extra one', async () => {
+  const page = await newPage(session.browser, { viewport: { width: 900, height: 700 }, colorScheme: 'dark' });
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
   await page.goto(`${session.url}index.html#embed&v=cnn`);
@@ -244,7 +244,7 @@ test('instances: the first frame of an embed, and the cost of each extra one', {
 });
 
 // View 1's spotlight opens below the map: in an embed the host page scrolls to it.
-test('a click in an embed that opens something below the fold scrolls the host page to it', { timeout: 120000 }, async () => {
+test('a click in an embed that opens something below the fold scrolls the host page to it', async () => {
   const { page, problems } = await openPost({ width: 1100, height: 800, touch: false });
   // The embeds above start first, so nothing above it grows while the test scrolls.
   for (const selector of kEmbeds.slice(0, 2)) await bringIntoView(page, selector);
@@ -258,7 +258,7 @@ test('a click in an embed that opens something below the fold scrolls the host p
   await page.waitForFunction(() => {
     const a = document.querySelector('#embed-words').handle?.attnlab;
     return a && a.view().wordVectorsLoaded && a.idle() && a.layout()['words.W'];
-  }, null, { timeout: 30000 });
+  });
   await page.waitForTimeout(300);
   // The default state is the empty string: the way out still links to the explorer.
   assert.equal(await page.evaluate(() => document.querySelector('#embed-words .attnlab-open').href), `${session.url}index.html#`);
@@ -279,7 +279,7 @@ test('a click in an embed that opens something below the fold scrolls the host p
     const r = el.handle.attnlab.layout()['words.spot.scores'];
     const c = el.querySelector('canvas').getBoundingClientRect();
     return r && c.y + r.y >= 0 && c.y + r.y + 40 <= innerHeight;
-  }, null, { timeout: 5000 }).catch(async () => assert.fail(`the spotlight stayed off screen: ${JSON.stringify(await place())}`));
+  }).catch(async () => assert.fail(`the spotlight stayed off screen: ${JSON.stringify(await place())}`));
   assert.match(await page.evaluate(() => document.querySelector('#embed-words').state()), /w\.sp=\d+/, 'a word is followed');
   assert.deepEqual(problems, []);
   await page.close();

@@ -4,7 +4,7 @@
 // previous-letter head forms, frames stay short while training, and the link reproduces the run.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openBrowser, screenshot, settle } from './browser.mjs';
+import { newPage, openBrowser, screenshot, settle } from './browser.mjs';
 
 let session;
 before(async () => { session = await openBrowser(); });
@@ -12,7 +12,7 @@ after(async () => { await session?.close(); });
 
 // Opens a state without waiting for the page to go idle (training keeps it busy).
 async function openTraining(hash, { width = 1280, height = 900, touch = false } = {}) {
-  const page = await session.browser.newPage({ viewport: { width, height }, hasTouch: touch, isMobile: touch, colorScheme: 'dark' });
+  const page = await newPage(session.browser, { viewport: { width, height }, hasTouch: touch, isMobile: touch, colorScheme: 'dark' });
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));

@@ -15,7 +15,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { buildLib, packLib } from '../../scripts/build-lib.mjs';
-import { openBrowser } from './browser.mjs';
+import { newPage, openBrowser } from './browser.mjs';
 import { seededMatrix } from './seeded_matrix.mjs';
 import { agrees, codeBlocks, quoted } from './readme.mjs';
 
@@ -359,7 +359,7 @@ window.inWorker = (job) => new Promise((resolve, reject) => {
 <script type="module" src="page.mjs"></script></head><body></body></html>`);
   const session = await openBrowser(consumer);
   try {
-    const page = await session.browser.newPage();
+    const page = await newPage(session.browser);
     const problems = [];
     page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
     page.on('pageerror', (e) => problems.push(e.message));

@@ -16,7 +16,7 @@ const get = (page, names) => page.evaluate((ns) => Object.fromEntries(ns.map((n)
 async function openPrices(options = {}, state = '') {
   const opened = await openPage(session, options);
   await opened.page.evaluate((s) => window.attnlab.setState(`v=prices${s}`), state);
-  await opened.page.waitForFunction(() => window.attnlab.matrix('prices.plot.real') !== null, null, { timeout: 10000 });
+  await opened.page.waitForFunction(() => window.attnlab.matrix('prices.plot.real') !== null);
   await settle(opened.page);
   return opened;
 }

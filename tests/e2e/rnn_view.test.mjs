@@ -19,7 +19,7 @@ const get = (page, names) => page.evaluate((ns) => Object.fromEntries(ns.map((n)
 const scalars = (page) => page.evaluate(() => window.attnlab.scalars());
 // The view keeps timing (one size per frame) when it opens: wait for the whole sweep, then idle.
 async function ready(page) {
-  await page.waitForFunction(() => window.attnlab.scalars()['rnn.sweep.done'] === 1, null, { polling: 200, timeout: 120000 });
+  await page.waitForFunction(() => window.attnlab.scalars()['rnn.sweep.done'] === 1, null, { polling: 200 });
   await settle(page);
 }
 
@@ -286,7 +286,7 @@ test('the graphs highlight the pair where the layout says, clicks choose it, the
   assert.equal(grads['rnn.grad.attn'].rows, 200);
   assert.ok(data(grads['rnn.grad.attn']).every((v) => Number.isFinite(v) && v > 0));
   // The screen reader's summary says so too.
-  await page.waitForFunction(() => /RNN overflowed/.test(document.querySelector('.attnlab-live')?.textContent ?? ''), null, { timeout: 5000 });
+  await page.waitForFunction(() => /RNN overflowed/.test(document.querySelector('.attnlab-live')?.textContent ?? ''));
   await screenshot(page, 'rnn-desktop-pair');
   assert.deepEqual(problems, []);
   await page.close();

@@ -200,7 +200,7 @@ test('WebGL context loss: "restoring graphics…", then the view comes back pixe
   assert.deepEqual(note, { text: 'restoring graphics…', hidden: false });
   await screenshot(page, 'robustness-context-lost');
   await page.evaluate(() => window.loseExtension.restoreContext());
-  await page.waitForFunction(() => !window.attnlab.graphicsLost() && document.querySelector('.attnlab-status').hidden, null, { timeout: 10000 });
+  await page.waitForFunction(() => !window.attnlab.graphicsLost() && document.querySelector('.attnlab-status').hidden);
   await settle(page);
   await screenshot(page, 'robustness-context-restored');
   const after = await probe('after');
@@ -214,7 +214,7 @@ for (const how of ['abort', 'trap']) {
   test(`a module that dies (${how}) says so over the canvas and offers a reload`, async () => {
     const { page } = await openPage(session);
     await page.evaluate((h) => window.attnlab.crashForTesting(h), how);
-    await page.waitForFunction(() => window.attnlab.dead() !== '', null, { timeout: 10000 });
+    await page.waitForFunction(() => window.attnlab.dead() !== '');
     const r = await page.evaluate(() => {
       const s = document.querySelector('.attnlab-status');
       const rect = s.getBoundingClientRect();
@@ -288,7 +288,7 @@ test('after a refused huge forward, the speed view at n = 8192 times one fused f
   const before = await page.evaluate(() => ({ runs: window.attnlab.view().engineRuns, mb: window.attnlab.memoryBytes() / 2 ** 20 }));
   const t = Date.now();
   await page.evaluate(() => window.attnlab.setState('v=speed&sp.n=13'));
-  await page.waitForFunction(() => window.attnlab.idle(), null, { polling: 200, timeout: 60000 });
+  await page.waitForFunction(() => window.attnlab.idle(), null, { polling: 200 });
   const after = await page.evaluate(() => ({ runs: window.attnlab.view().engineRuns, mb: window.attnlab.memoryBytes() / 2 ** 20,
                                             s: window.attnlab.scalars() }));
   console.log(`speed view n = 8192: ${Date.now() - t} ms to rest, ${after.runs - before.runs} timed batch(es), memory ${before.mb} -> ${after.mb} MB`);

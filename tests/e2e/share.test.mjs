@@ -2,7 +2,7 @@
 // never breaks the page.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openBrowser, openPage, settle } from './browser.mjs';
+import { newPage, openBrowser, openPage, settle } from './browser.mjs';
 
 let session;
 before(async () => { session = await openBrowser(); });
@@ -20,7 +20,7 @@ test('views are named in the hash, changes reach the address bar without history
   // A few changes in a row, as a slider would make them: the hash follows once they stop.
   for (const w of [1, 2, 3]) await page.evaluate((w) => window.attnlabHandle.setState(`v=masks&m.c=0&m.wl=${w}`), w);
   await settle(page);
-  await page.waitForFunction(() => location.hash === '#v=masks&m.c=0&m.wl=3', null, { timeout: 3000 });
+  await page.waitForFunction(() => location.hash === '#v=masks&m.c=0&m.wl=3');
   assert.equal(await page.evaluate(() => history.length), historyLength, 'replaceState: no history entry per change');
   await page.reload();
   await page.waitForSelector('html[data-ready=true]');
@@ -35,10 +35,10 @@ test('old numbered links still open their view; a hash typed by the reader appli
   await settle(page);
   assert.equal(await page.evaluate(() => window.attnlab.state()), 'v=cnn', 'the 0-based v=6 of old links is the CNN view');
   await page.evaluate(() => { location.hash = '#v=heads&h.n=2'; });
-  await page.waitForFunction(() => window.attnlab.state() === 'v=heads&h.n=2&h.tr=0', null, { timeout: 3000 });
+  await page.waitForFunction(() => window.attnlab.state() === 'v=heads&h.n=2&h.tr=0');
   // Back to the defaults for every field the new hash does not name.
   await page.evaluate(() => { location.hash = '#v=order'; });
-  await page.waitForFunction(() => window.attnlab.state() === 'v=order', null, { timeout: 3000 });
+  await page.waitForFunction(() => window.attnlab.state() === 'v=order');
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -65,7 +65,7 @@ test('a malformed or hostile hash: unknown keys ignored, values clamped, a note 
 test('Share copies a link, an iframe and an <attn-lab> that reproduce the view, its theme included', async () => {
   const context = await session.browser.newContext({ viewport: { width: 1000, height: 800 }, colorScheme: 'dark' });
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
-  const page = await context.newPage();
+  const page = await newPage(context);
   await page.goto(`${session.url}#theme=light&v=heads&h.n=2`);
   await page.waitForSelector('html[data-ready=true]');
   await page.waitForFunction(() => window.attnlab.idle());
@@ -86,7 +86,7 @@ test('Share copies a link, an iframe and an <attn-lab> that reproduce the view, 
   await page.click('.attnlab-share-row:first-child button');
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), codes.link);
   // The copied link reloaded gives the same state, in the same theme.
-  const again = await context.newPage();
+  const again = await newPage(context);
   await again.goto(codes.link);
   await again.waitForSelector('html[data-ready=true]');
   assert.equal(await again.evaluate(() => window.attnlab.state()), 'v=heads&h.n=2&h.tr=0');
@@ -113,7 +113,7 @@ test('the keyboard reaches the controls (Tab, Space), Escape leaves; a live regi
   await page.keyboard.press('Escape');
   assert.notEqual(await page.evaluate(() => document.activeElement.tagName), 'CANVAS', 'Escape gave the focus back to the page');
   // The summary for screen readers names the last word's weights, from the engine's matrix.
-  await page.waitForFunction(() => document.querySelector('.attnlab-live').textContent.startsWith('Masks: weights of'), null, { timeout: 3000 });
+  await page.waitForFunction(() => document.querySelector('.attnlab-live').textContent.startsWith('Masks: weights of'));
   const live = await page.evaluate(() => document.querySelector('.attnlab-live').textContent);
   const w = await page.evaluate(() => window.attnlab.matrix('masks.W'));
   const last = Array.from(w.data).slice((w.rows - 1) * w.cols);
@@ -128,7 +128,7 @@ const centre = (r) => ({ x: r.x + r.width / 2, y: r.y + r.height / 2 });
 test('every figure leaves the page: ⋯ saves a PNG at 2× and copies labelled CSV; the whole view saves as one PNG', async () => {
   const context = await session.browser.newContext({ viewport: { width: 1200, height: 800 }, colorScheme: 'dark', acceptDownloads: true });
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
-  const page = await context.newPage();
+  const page = await newPage(context);
   await page.goto(`${session.url}#v=words&s=The+cat+sat`);
   await page.waitForSelector('html[data-ready=true]');
   await page.waitForFunction(() => window.attnlab.view().wordVectorsLoaded && window.attnlab.idle());
@@ -202,7 +202,7 @@ test('every figure leaves the page: ⋯ saves a PNG at 2× and copies labelled C
 test('a plot copies its series as CSV', async () => {
   const context = await session.browser.newContext({ viewport: { width: 1200, height: 800 }, colorScheme: 'dark' });
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
-  const page = await context.newPage();
+  const page = await newPage(context);
   await page.goto(`${session.url}#v=prices`);
   await page.waitForSelector('html[data-ready=true]');
   await page.waitForFunction(() => window.attnlab.layout()['prices.plot.menu'] && window.attnlab.idle());
@@ -237,7 +237,7 @@ test('on a phone a long press on a map opens its menu (a short tap is a click, a
 });
 
 test('a browser without WebAssembly SIMD is told which browsers work, in words', async () => {
-  const page = await session.browser.newPage({ viewport: { width: 800, height: 600 } });
+  const page = await newPage(session.browser, { viewport: { width: 800, height: 600 } });
   await page.addInitScript(() => { WebAssembly.validate = () => false; });
   await page.goto(session.url);
   await page.waitForSelector('.attnlab-status.attnlab-error');
@@ -250,7 +250,7 @@ test('a browser without WebAssembly SIMD is told which browsers work, in words',
 test('a head tile of view 5 opens its menu on a right click and copies its weights as CSV', async () => {
   const context = await session.browser.newContext({ viewport: { width: 1200, height: 800 }, colorScheme: 'dark' });
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
-  const page = await context.newPage();
+  const page = await newPage(context);
   await page.goto(`${session.url}#v=heads&s=The+cat+sat`);
   await page.waitForSelector('html[data-ready=true]');
   await page.waitForFunction(() => window.attnlab.view().wordVectorsLoaded && window.attnlab.idle());

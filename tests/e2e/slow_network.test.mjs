@@ -3,14 +3,14 @@
 // arrives, keeping the reader's place.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openBrowser, screenshot, settle } from './browser.mjs';
+import { newPage, openBrowser, screenshot, settle } from './browser.mjs';
 
 let session;
 before(async () => { session = await openBrowser(); });
 after(async () => { await session.close(); });
 
 test('slow network: hashed vectors at once with progress, GloVe when it arrives, same state', async () => {
-  const page = await session.browser.newPage({ viewport: { width: 1200, height: 800 } });
+  const page = await newPage(session.browser, { viewport: { width: 1200, height: 800 } });
   const problems = [];
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   const cdp = await page.context().newCDPSession(page);
@@ -19,7 +19,7 @@ test('slow network: hashed vectors at once with progress, GloVe when it arrives,
     { offline: false, latency: 300, downloadThroughput: 1.6e6 / 8, uploadThroughput: 0.75e6 / 8 });
   const started = Date.now();
   await page.goto(session.url);
-  await page.waitForSelector('html[data-ready=true]', { timeout: 60000 });
+  await page.waitForSelector('html[data-ready=true]');
   await page.evaluate(() => window.attnlab.setState('w.t=0.5'));  // the reader's place
   await settle(page);
   const early = await page.evaluate(() => ({ view: window.attnlab.view(), w: window.attnlab.matrix('words.W'),
@@ -30,7 +30,7 @@ test('slow network: hashed vectors at once with progress, GloVe when it arrives,
   assert.ok(early.progress >= 0 && early.progress < 1, `progress shown: ${early.progress}`);
   const firstDraw = Date.now() - started;
   await screenshot(page, 'slow-network-hashed');
-  await page.waitForFunction(() => window.attnlab.view().wordVectorsLoaded, null, { timeout: 90000 });
+  await page.waitForFunction(() => window.attnlab.view().wordVectorsLoaded);
   await settle(page);
   const late = await page.evaluate(() => ({ view: window.attnlab.view(), state: window.attnlab.state() }));
   assert.equal(late.view.glove, true);

@@ -43,7 +43,7 @@ for (const size of [{ width: 1200, height: 800 }, { width: 390, height: 844, dpr
     else await page.mouse.click(c.x, c.y);
     await settle(page);
     await page.waitForFunction((h) => { const r = window.attnlab.layout()['words.spot.scores']; return r && r.y > 0 && r.y < h - 40; },
-                               size.height, { timeout: 5000 });
+                               size.height);
     await settle(page);
     layout = await page.evaluate(() => window.attnlab.layout());
     for (const map of ['words.X', 'words.raw', 'words.W', 'words.Y'])

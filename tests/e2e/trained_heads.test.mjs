@@ -4,14 +4,14 @@
 // the switch goes back to seeded heads; without the asset the views say why and draw seeded heads.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openBrowser, openPage, screenshot, settle } from './browser.mjs';
+import { newPage, openBrowser, openPage, screenshot, settle } from './browser.mjs';
 
 let session;
 before(async () => { session = await openBrowser(); });
 after(async () => { await session?.close(); });
 
 const trainedShown = (page, view) =>
-  page.waitForFunction((v) => window.attnlab.scalars()[`${v}.trained`] === 1, view, { timeout: 20000 });
+  page.waitForFunction((v) => window.attnlab.scalars()[`${v}.trained`] === 1, view);
 
 // Mean weight a row puts on the word `offset` away (−1: previous), over the rows that have one.
 function offsetShare(m, offset) {
@@ -81,11 +81,11 @@ test('view 3 shows one trained head; its weights are that head\'s inside the lay
 });
 
 test('without the asset the views say why and draw seeded heads; on a phone the trained grid fits', async () => {
-  const page = await session.browser.newPage({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+  const page = await newPage(session.browser, { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
   await page.route('**/heads-trained-brown.bin', (route) => route.fulfill({ status: 404, body: 'gone' }));
   await page.goto(`${session.url}#v=heads`);
   await page.waitForSelector('html[data-ready=true]');
-  await page.waitForFunction(() => window.attnlab.view().wordVectorsLoaded, null, { timeout: 30000 });
+  await page.waitForFunction(() => window.attnlab.view().wordVectorsLoaded);
   await settle(page);
   await page.waitForTimeout(500);
   await settle(page);

@@ -20,7 +20,7 @@ import { countWithWasmOpt, rewriteRelaxedOpcodes } from '../../scripts/wasm_rela
 import { buildLib } from '../../scripts/build-lib.mjs';
 import { RELAXED_SIMD_PROBE, relaxedSimdAvailable } from '../../web/bindings/relaxed_simd.mjs';
 import { assertWithin, exact, product, softmaxRows } from './float_bounds.mjs';
-import { openBrowser, siteDir } from './browser.mjs';
+import { newPage, openBrowser, siteDir } from './browser.mjs';
 import { seededMatrix } from './seeded_matrix.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -245,7 +245,7 @@ console.log(JSON.stringify(out));`;
 // makes WebAssembly.validate refuse relaxed SIMD's instructions before any script runs, as in a
 // browser without relaxed SIMD (Chromium 156 has it on and keeps it on under --js-flags).
 async function wasmFetched(session, { withoutRelaxed = false } = {}) {
-  const page = await session.browser.newPage();
+  const page = await newPage(session.browser);
   const wasm = [], problems = [];
   page.on('request', (r) => { if (/\.wasm($|\?)/.test(r.url())) wasm.push(new URL(r.url()).pathname.split('/').pop()); });
   page.on('pageerror', (e) => problems.push(e.message));
@@ -258,7 +258,7 @@ async function wasmFetched(session, { withoutRelaxed = false } = {}) {
     });
   }
   await page.goto(session.url);
-  await page.waitForSelector('html[data-ready=true]', { timeout: 30000 });
+  await page.waitForSelector('html[data-ready=true]');
   const relaxedValidates = await page.evaluate((probe) => WebAssembly.validate(new Uint8Array(probe)), [...RELAXED_SIMD_PROBE]);
   await page.close();
   return { wasm, problems, relaxedValidates };

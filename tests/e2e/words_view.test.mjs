@@ -301,7 +301,7 @@ test('on a phone (380 px, devicePixelRatio 2): it fits, a tap shows a cell, the 
   // A tap on a row of W follows that word, and its first step comes into view.
   await page.touchscreen.tap(p.x, p.y);
   await settle(page);
-  await page.waitForFunction(() => { const r = window.attnlab.layout()['words.spot.scores']; return r && r.y > 0 && r.y < 700; }, null, { timeout: 5000 });
+  await page.waitForFunction(() => { const r = window.attnlab.layout()['words.spot.scores']; return r && r.y > 0 && r.y < 700; });
   assert.match(await page.evaluate(() => window.attnlab.state()), /w.sp=1&w.st=0/);
   await screenshot(page, 'words-phone');
   // The sentence is a text area over the canvas: tapping it raises the phone keyboard with the caret
