@@ -1,12 +1,14 @@
-// CPU time of the page's frames in headless Chromium: node bench/frame_time.mjs
+// CPU time of the page's frames in headless Chromium: node bench/frame_time.mjs (frames are read and
+// summarised as in npm run bench's page section, bench/page.mjs)
 // A "recompute" frame re-runs the engine (a new seed); a "draw" frame only redraws (the pointer moved).
 // Reports medians over 20 frames of each, for view 5 (heads) at 32 tokens and 8 heads, and view 1.
 import { openBrowser, openPage, settle } from '../tests/e2e/browser.mjs';
+import { frameStats } from './page.mjs';
 
 const SENTENCE = 'the quick brown fox jumps over the lazy dog while the cat sat on the mat and the animal ' +
   'did not cross the street because it was far too tired today again';
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs) => frameStats(xs).median;
 
 async function measure(page, state, vary) {
   await page.evaluate((s) => window.attnlab.setState(s), state);

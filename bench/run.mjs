@@ -13,6 +13,9 @@
 // the machine does not land on one implementation only. The rounds' samples are pooled and ms is their
 // median. Peers run n = 64…4096 (never above); attnlab also n = 16384. Prints a markdown table and the
 // targets, writes the rows to bench/results.json (--quick: bench/.cache/results-quick.json).
+// The page section (bench/page.mjs; without --only, when <build-dir>/wasm/site is built): the page's
+// speed and frame-time targets in headless Chromium, one run each (--quick leaves out view 8's
+// default experiment); the browser tests assert none of them.
 // Its own checks: node --test bench/
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,6 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
+import { PAGE_TARGETS, measurePage } from './page.mjs';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(BENCH);
@@ -252,25 +256,6 @@ function measurePeaks(o, layer) {
   return out;
 }
 
-// The page's own number for view 5 (32 words, 8 heads, every intermediate kept): what the speed
-// view shows in headless Chromium once its nine batches are in. null when the site is not built.
-export const VIEW5_TARGET_MS = 0.2;
-async function pageHeadsRecompute(buildDir) {
-  const site = path.resolve(ROOT, buildDir, 'wasm/site');
-  if (!fs.existsSync(path.join(site, 'index.html'))) return null;
-  const { openBrowser, openPage, settle } = await import('../tests/e2e/browser.mjs');
-  const session = await openBrowser(site);
-  try {
-    const { page } = await openPage(session, { waitForVectors: false });
-    await page.evaluate(() => window.attnlab.setState('v=speed&sp.l=0'));
-    await settle(page);
-    const s = await page.evaluate(() => window.attnlab.scalars());
-    return { ms: s['speed.heads_recompute_ms'], batches: s['speed.heads_recompute_batches'] };
-  } finally {
-    await session.close();
-  }
-}
-
 function pageSize(buildDir) {
   const site = path.resolve(ROOT, buildDir, 'wasm/site');
   const files = ['attnlab.wasm', 'attnlab.mjs'].map((f) => path.join(site, f));
@@ -401,16 +386,63 @@ export function targets(rows, peaks, page, o) {
     verdict(r?.ms == null ? (r?.not_built ? null : false) : true,
             `${impl} completes n = 16384 (${r?.ms != null ? `${fmtMs(r.ms)} ms, peak RSS ${fmt(r.peak_rss_mb, 0)} MB` : r?.not_built ? 'not built' : shortError(r?.error ?? 'not run')})`);
   }
-  const view5 = page?.heads_recompute;
-  if (view5 !== undefined) {
-    verdict(view5?.ms == null ? null : view5.ms <= VIEW5_TARGET_MS,
-            `page: the speed view's recompute of view 5 (32 words, 8 heads) ≤ ${VIEW5_TARGET_MS} ms (${view5 == null ? 'site not built' :
-              view5.ms == null ? shortError(view5.error ?? 'not shown') : `${view5.ms.toFixed(3)} ms, median of ${view5.batches} batches, headless Chromium`})`);
-  }
+  lines.push(...pageTargets(page));
   verdict(page == null ? null : page.gzip_bytes <= 400 * 1024,
           `page wasm + js ≤ 400 KB gzipped (${page == null ? 'build/wasm/site/attnlab.wasm + attnlab.mjs not built' :
             `${fmt(page.gzip_bytes / 1024)} KB: ${page.parts.map((p) => `${path.basename(p.file)} ${fmt(p.gzip_bytes / 1024)} KB`).join(' + ')}`})`);
   return lines.join('\n');
+}
+
+// The page's speed and frame-time targets (bench/page.mjs measures them; the browser tests assert
+// none). A part that is undefined was not asked for (--only, or the site is not built: no line);
+// null: the site is not built; { error } or { skipped }: not measured, saying why.
+export function pageTargets(page) {
+  const T = PAGE_TARGETS, lines = [];
+  const verdict = (ok, text) => lines.push(`- ${ok === null ? 'not measured' : ok ? '**met**' : '**not met**'}: page: ${text}`);
+  const part = (name, check, what, shown) => {
+    const p = page?.[name];
+    if (p === undefined) return;
+    const why = p === null ? 'site not built' : p.error ? shortError(p.error) : p.skipped ? `not run with ${p.skipped}` : null;
+    let ok = null;
+    if (!why) {
+      ok = check(p);
+      if (typeof ok !== 'boolean') ok = null;  // a number missing from the page
+    }
+    verdict(ok, `${what} (${why ?? (ok === null ? 'not shown' : shown(p))})`);
+  };
+  const ms = (x, d = 1) => (Number.isFinite(x) ? `${x.toFixed(d)} ms` : '–');
+  const isNum = (...xs) => xs.every(Number.isFinite);
+  const bool = (ok, ...xs) => (isNum(...xs) ? ok : null);
+  part('heads_recompute', (p) => bool(p.ms <= T.view5Ms, p.ms),
+       `the speed view's recompute of view 5 (32 words, 8 heads) ≤ ${T.view5Ms} ms`,
+       (p) => `${p.ms.toFixed(3)} ms, median of ${p.batches} batches, headless Chromium`);
+  // The test allowed the timer's noise on a shared machine: 4× and 0.5 ms.
+  part('heads_recompute', (p) => bool(p.ms < 4 * p.js_ms + 0.5, p.ms, p.js_ms),
+       'view 5\'s recompute, engine only, no slower than the same layer through forward() from JavaScript (< 4× + 0.5 ms)',
+       (p) => `${p.ms.toFixed(3)} ms against ${p.js_ms.toFixed(3)} ms from JavaScript, ${(p.ms / p.js_ms).toFixed(2)}×`);
+  part('saturation', (p) => bool(p.ms < T.saturationMs, p.ms),
+       `view 2's saturation sweep (d_k = 2 … 1024) < ${T.saturationMs} ms`, (p) => ms(p.ms));
+  part('learn', (p) => bool(p.steps_per_second > T.learnStepsPerSecond, p.steps_per_second),
+       `view 11 trains > ${T.learnStepsPerSecond} steps/s (previous letter, 1 layer, 2 heads)`,
+       (p) => `${p.steps_per_second.toFixed(0)} steps/s over ${p.steps} steps`);
+  part('learn', (p) => bool(p.median <= T.learnFrameMedianMs && p.p90 <= T.learnFrameP90Ms, p.median, p.p90),
+       `view 11's frames while training: median ≤ ${T.learnFrameMedianMs} ms, 90th percentile ≤ ${T.learnFrameP90Ms} ms`,
+       (p) => `median ${ms(p.median)}, p90 ${ms(p.p90)}, max ${ms(p.max)} over ${p.frames} frames`);
+  part('data_size', (p) => bool(p.seconds <= T.dataSizeSeconds, p.seconds),
+       `view 8's default experiment (4 sizes × 3 seeds × 2 models) done in ≤ ${T.dataSizeSeconds} s`,
+       (p) => `${p.seconds.toFixed(1)} s, crossover at N = ${p.crossover}`);
+  part('data_size', (p) => bool(p.p90 <= T.dataSizeFrameP90Ms, p.p90),
+       `view 8's frames while it runs: 90th percentile ≤ ${T.dataSizeFrameP90Ms} ms`,
+       (p) => `median ${ms(p.median)}, p90 ${ms(p.p90)}, max ${ms(p.max)} over ${p.frames} frames`);
+  part('embed', (p) => bool(p.first_frame_ms < T.embedFirstFrameMs, p.first_frame_ms),
+       `an embed's first frame < ${T.embedFirstFrameMs} ms after navigation`, (p) => ms(p.first_frame_ms, 0));
+  part('embed', (p) => (p.extra_start_ms?.length && isNum(...p.extra_start_ms) ? Math.max(...p.extra_start_ms) < T.embedExtraStartMs : null),
+       `each further <attn-lab> on a page draws its first frame < ${T.embedExtraStartMs} ms after mounting`,
+       (p) => p.extra_start_ms.map((x) => ms(x, 0)).join(', '));
+  part('rnn', (p) => bool(p.attention_us > p.rnn_us, p.attention_us, p.rnn_us),
+       'view 9 at n = 4096: attention\'s measured time per token above the RNN\'s (4·n·d against 4·d² operations)',
+       (p) => `${p.attention_us.toFixed(2)} µs against ${p.rnn_us.toFixed(2)} µs`);
+  return lines;
 }
 
 function environment() {
@@ -502,7 +534,10 @@ async function main() {
   const peaks = measurePeaks(o, layer);
   const rows = measure(o, layer);
   const page = pageSize(o.buildDir);
-  if (page && !o.only) page.heads_recompute = await pageHeadsRecompute(o.buildDir).catch((e) => ({ error: e.message }));
+  if (page && !o.only) {
+    Object.assign(page, await measurePage(path.resolve(ROOT, o.buildDir, 'wasm/site'),
+                                          { quick: o.quick, log: (l) => process.stderr.write(`${l}\n`) }));
+  }
   const seconds = (Date.now() - t0) / 1000;
 
   const jsonPath = path.resolve(ROOT, o.json);

@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { benchLayer, bestRows, runChild, shortError, table, targets, variantsTable } from './run.mjs';
+import { frameStats } from './page.mjs';
+import { benchLayer, bestRows, pageTargets, runChild, shortError, table, targets, variantsTable } from './run.mjs';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const row = (impl, n, ms, extra = {}) => ({ impl, n, ms, gflops: ms == null ? null : 1e3 / ms, peak_rss_mb: 100,
@@ -101,6 +102,47 @@ test('issue 16: every n against onnxruntime, n ≥ 256 against tfjs and PyTorch,
   assert.match(withPage({ ms: 0.19, batches: 9 }), /^- \*\*met\*\*: .*\(0\.190 ms, median of 9 batches/);
   assert.match(withPage({ ms: 0.21, batches: 9 }), /^- \*\*not met\*\*/);
   assert.match(withPage(null), /^- not measured: .*site not built/);
+});
+
+test('the page section: each speed and frame-time target with its number, met or not; not measured says why', () => {
+  const page = {
+    heads_recompute: { ms: 0.19, batches: 9, js_ms: 0.04 },                     // 4 · 0.04 + 0.5 = 0.66 > 0.19
+    saturation: { ms: 250 },                                                   // the target is < 250
+    learn: { steps: 301, steps_per_second: 45.4, median: 12, p90: 20.5, max: 31, frames: 120 },
+    data_size: { seconds: 59.96, median: 10, p90: 14.25, max: 22, frames: 230, crossover: 256 },
+    embed: { first_frame_ms: 1234.4, extra_start_ms: [150, 1999.6, 160] },
+    rnn: { attention_us: 12.5, rnn_us: 1.25 },
+  };
+  const lines = pageTargets(page);
+  assert.equal(lines.length, 10);
+  const line = (re) => lines.find((l) => re.test(l));
+  assert.match(line(/recompute of view 5/), /^- \*\*met\*\*: page: .* ≤ 0\.2 ms \(0\.190 ms, median of 9 batches, headless Chromium\)$/);
+  assert.match(line(/from JavaScript/), /^- \*\*met\*\*: .*\(0\.190 ms against 0\.040 ms from JavaScript, 4\.75×\)$/);
+  assert.match(line(/saturation sweep/), /^- \*\*not met\*\*: .*< 250 ms \(250\.0 ms\)$/);
+  assert.match(line(/steps\/s/), /^- \*\*met\*\*: .*> 20 steps\/s .*\(45 steps\/s over 301 steps\)$/);
+  assert.match(line(/frames while training/), /^- \*\*not met\*\*: .*median ≤ 12 ms, 90th percentile ≤ 20 ms \(median 12\.0 ms, p90 20\.5 ms, max 31\.0 ms over 120 frames\)$/);
+  assert.match(line(/default experiment/), /^- \*\*met\*\*: .*≤ 60 s \(60\.0 s, crossover at N = 256\)$/);
+  assert.match(line(/view 8's frames/), /^- \*\*met\*\*: .*≤ 25 ms \(median 10\.0 ms, p90 14\.3 ms, max 22\.0 ms over 230 frames\)$/);
+  assert.match(line(/first frame < 10000 ms/), /^- \*\*met\*\*: .*\(1234 ms\)$/);
+  assert.match(line(/further <attn-lab>/), /^- \*\*met\*\*: .*< 2000 ms after mounting \(150 ms, 2000 ms, 160 ms\)$/);
+  assert.match(line(/view 9/), /^- \*\*met\*\*: .*\(12\.50 µs against 1\.25 µs\)$/);
+  // Misses (0.7 ms ≥ 4 · 0.01 + 0.5), and parts not measured: an error, --quick, a number the page did
+  // not show, a part not asked for.
+  const other = pageTargets({ heads_recompute: { ms: 0.7, batches: 9, js_ms: 0.01 }, learn: { error: 'page.click: Timeout 300000ms exceeded.' },
+                              data_size: { skipped: '--quick' }, embed: { first_frame_ms: 12000, extra_start_ms: [2500] },
+                              rnn: { attention_us: 1, rnn_us: undefined } });
+  assert.deepEqual(other.map((l) => l.split(':')[0]), ['- **not met**', '- **not met**', '- not measured', '- not measured', '- not measured',
+                                             '- not measured', '- **not met**', '- **not met**', '- not measured']);
+  assert.match(other.find((l) => /steps\/s/.test(l)), /\(page\.click: Timeout 300000ms exceeded\.\)$/);
+  assert.match(other.find((l) => /default experiment/.test(l)), /\(not run with --quick\)$/);
+  assert.match(other.find((l) => /view 9/.test(l)), /\(not shown\)$/);
+  assert.equal(other.find((l) => /saturation/.test(l)), undefined, 'not asked for: no line');
+  assert.deepEqual(pageTargets(null), []);
+});
+
+test('frame statistics: median, 90th percentile and largest of the samples', () => {
+  assert.deepEqual(frameStats([5, 1, 4, 2, 3, 10, 9, 8, 7, 6]), { median: 6, p90: 10, max: 10, frames: 10 });
+  assert.deepEqual(frameStats([3]), { median: 3, p90: 3, max: 3, frames: 1 });
 });
 
 test('attnlab-wasm\'s two builds are variants, each a share of its own peak; wasm peers are compared with the faster', () => {

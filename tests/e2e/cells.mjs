@@ -1,4 +1,5 @@
-// Helpers for the view tests: where a heatmap's cell sits, and scrolling a phone by touch.
+// Helpers for the view tests (and the bench's page section): where a heatmap's cell sits, clicking a
+// published control, and scrolling a phone by touch.
 import { settle } from './browser.mjs';
 
 export function cellCentre(rect, rows, cols, i, j) {
@@ -22,4 +23,19 @@ export async function dragUntilVisible(page, target, { top = 500, height = 800 }
     layout = await page.evaluate(() => window.attnlab.layout());
   }
   return layout;
+}
+
+// Clicks the control the page published as `name`, scrolling the page to it first when it is below
+// the fold.
+export async function clickPublished(page, name) {
+  let r = (await page.evaluate(() => window.attnlab.layout()))[name];
+  if (!r) throw new Error(`${name} is not laid out`);
+  const height = page.viewportSize().height;
+  if (r.y + r.height > height) {
+    await page.mouse.move(10, height / 2);
+    await page.mouse.wheel(0, r.y - height / 2);
+    await settle(page);
+    r = (await page.evaluate(() => window.attnlab.layout()))[name];
+  }
+  await page.mouse.click(r.x + r.width / 2, r.y + r.height / 2);
 }

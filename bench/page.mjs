@@ -1,0 +1,159 @@
+// npm run bench's page section: the built page in headless Chromium on this machine, one run of each
+// measurement below. The browser tests (tests/e2e) assert no duration, frame time, rate or speed
+// ratio, so that they pass on any machine; the page's speed and frame-time targets are measured
+// here instead, and bench/run.mjs reports each with its target as met or not met (pageTargets).
+//   measurePage(site, { quick }) -> { heads_recompute, saturation, learn, data_size, embed, rnn }
+// Each part is its numbers, { error } when it failed, or { skipped } (--quick leaves out view 8's
+// default experiment, about a minute).
+// `node bench/page.mjs [SITE_DIR] [--quick]` prints the JSON alone (default build/wasm/site).
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { newPage, openBrowser, openPage, settle, siteDir } from '../tests/e2e/browser.mjs';
+import { clickPublished } from '../tests/e2e/cells.mjs';
+
+// The targets, each checked by bench/run.mjs's pageTargets().
+export const PAGE_TARGETS = {
+  view5Ms: 0.2,              // the speed view's recompute of view 5 (32 words, 8 heads), engine only
+  saturationMs: 250,         // view 2's saturation sweep (rel.sat.ms)
+  learnStepsPerSecond: 20,   // view 11 training the previous-letter task (1 layer, 2 heads)
+  learnFrameMedianMs: 12,    // ... the CPU time of its frames meanwhile
+  learnFrameP90Ms: 20,
+  dataSizeSeconds: 60,       // view 8's default experiment, Run to done
+  dataSizeFrameP90Ms: 25,    // ... its frames meanwhile
+  embedFirstFrameMs: 10000,  // an embed page's first frame after navigation
+  embedExtraStartMs: 2000,   // each further <attn-lab> on the page: mount to first frame
+};
+
+// Median, 90th percentile and largest of frame times in ms (the CPU time attnlab.lastFrameMs() reports).
+export function frameStats(ms) {
+  const s = [...ms].sort((a, b) => a - b);
+  return { median: s[s.length >> 1], p90: s[Math.floor(s.length * 0.9)], max: s[s.length - 1], frames: s.length };
+}
+
+// Samples lastFrameMs() every `everyMs` until `done(scalars)` holds in the page; returns the samples.
+async function framesUntil(page, done, everyMs) {
+  const frames = [];
+  for (;;) {
+    const { s, ms } = await page.evaluate(() => ({ s: window.attnlab.scalars(), ms: window.attnlab.lastFrameMs() }));
+    frames.push(ms);
+    if (done(s)) return frames;
+    await page.waitForTimeout(everyMs);
+  }
+}
+
+// View 13's number for view 5, and the same layer called through forward() from JavaScript (which
+// also copies every matrix out): the engine alone should be no slower.
+async function headsRecompute(session) {
+  const { page } = await openPage(session, { waitForVectors: false });
+  await page.evaluate(() => window.attnlab.setState('v=speed&sp.l=0'));
+  await settle(page);
+  const s = await page.evaluate(() => window.attnlab.scalars());
+  const jsMs = await page.evaluate(() => {
+    const a = window.attnlab, n = 32, d = 100;
+    const x = { rows: n, cols: d, data: Float32Array.from({ length: n * d }, (_, i) => Math.sin(i)) };
+    const config = { numHeads: 8, headDim: 12, valueHeadDim: 12, projectInputs: true, projectOutput: true, seed: 1, kernel: a.view().viewKernel };
+    const params = a.forward(config, { query: x }).parameters;
+    const t0 = performance.now();
+    let runs = 0;
+    while (performance.now() - t0 < 100) { a.forward(config, { query: x }, params); ++runs; }
+    return (performance.now() - t0) / runs;
+  });
+  await page.close();
+  return { ms: s['speed.heads_recompute_ms'], batches: s['speed.heads_recompute_batches'], js_ms: jsMs };
+}
+
+// View 2's sweep of d_k = 2 … 1024, timed by the page itself when the view opens.
+async function saturation(session) {
+  const { page } = await openPage(session, { width: 1200, height: 2600 });
+  await page.evaluate(() => window.attnlab.setState('v=relevance'));
+  await settle(page);
+  const ms = await page.evaluate(() => window.attnlab.scalars()['rel.sat.ms']);
+  await page.close();
+  return { ms };
+}
+
+// View 11 from its button: 300 steps of the previous-letter task, the frames sampled meanwhile.
+async function learn(session) {
+  const page = await newPage(session.browser, { viewport: { width: 1280, height: 900 }, colorScheme: 'dark' });
+  await page.goto(`${session.url}#v=learn&l.task=previous&l.l=1&l.h=2`);
+  await page.waitForFunction(() => window.attnlab?.layout()['learn.train']);
+  await clickPublished(page, 'learn.train');
+  const frames = await framesUntil(page, (s) => s['learn.steps'] >= 300, 50);
+  await clickPublished(page, 'learn.train');  // Pause
+  const s = await page.evaluate(() => window.attnlab.scalars());
+  await page.close();
+  return { steps: s['learn.steps'], steps_per_second: s['learn.steps_per_second'], ...frameStats(frames.slice(2)) };
+}
+
+// View 8's default experiment from its button (4 sizes × 3 seeds × 2 models), the frames sampled meanwhile.
+async function dataSize(session) {
+  const { page } = await openPage(session, { hash: '#v=datasize', waitForVectors: false });
+  await clickPublished(page, 'datasize.run');
+  const start = Date.now();
+  const frames = await framesUntil(page, (s) => s['datasize.progress'] >= 1, 250);
+  const seconds = (Date.now() - start) / 1000;
+  const s = await page.evaluate(() => window.attnlab.scalars());
+  await page.close();
+  return { seconds, ...frameStats(frames), crossover: s['datasize.crossover'] };
+}
+
+// An embed's first frame, then four <attn-lab> elements mounted one after the other on the same page.
+async function embed(session) {
+  const page = await newPage(session.browser, { viewport: { width: 900, height: 700 }, colorScheme: 'dark' });
+  await page.goto(`${session.url}index.html#embed&v=cnn`);
+  await page.waitForFunction(() => window.attnlabHandle?.timing.pageToFirstFrameMs > 0);
+  const firstFrameMs = await page.evaluate(() => window.attnlabHandle.timing.pageToFirstFrameMs);
+  const each = await page.evaluate(async () => {
+    await import('./attnlab-embed.js');
+    for (let k = 0; k < 4; ++k) {
+      const el = document.createElement('attn-lab');
+      el.setAttribute('view', 'cnn');
+      const ready = new Promise((r) => el.addEventListener('attnlab-ready', r, { once: true }));
+      document.body.append(el);
+      el.scrollIntoView();  // each starts when it comes into view
+      await ready;
+      await new Promise((r) => { const wait = () => (el.handle.timing.mountToFirstFrameMs ? r() : requestAnimationFrame(wait)); wait(); });
+    }
+    return [...document.querySelectorAll('attn-lab')].map((el) => el.handle.timing.mountToFirstFrameMs);
+  });
+  await page.close();
+  // The first element also loads the embed script's module: the cost of one more is the others'.
+  return { first_frame_ms: firstFrameMs, extra_start_ms: each.slice(1) };
+}
+
+// View 9's timing sweep: time per token of an RNN layer and of attention, n = 16 … 4096.
+async function rnn(session) {
+  const { page } = await openPage(session, { width: 1280, height: 800 });
+  await page.evaluate(() => window.attnlab.setState('v=rnn'));
+  await page.waitForFunction(() => window.attnlab.scalars()['rnn.sweep.done'] === 1, null, { polling: 200 });
+  const s = await page.evaluate(() => window.attnlab.scalars());
+  await page.close();
+  return { attention_us: s['rnn.time.attn.4096'], rnn_us: s['rnn.time.rnn.4096'] };
+}
+
+export async function measurePage(site, { quick = false, log = () => {} } = {}) {
+  const session = await openBrowser(site);
+  const out = {};
+  const parts = { heads_recompute: headsRecompute, saturation, learn, data_size: dataSize, embed, rnn };
+  try {
+    for (const [name, measure] of Object.entries(parts)) {
+      if (quick && name === 'data_size') {
+        out[name] = { skipped: '--quick' };
+        continue;
+      }
+      const t0 = Date.now();
+      out[name] = await measure(session).catch((e) => ({ error: e.message.split('\n')[0] }));
+      log(`bench: page ${name}: ${JSON.stringify(out[name])} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+    }
+  } finally {
+    await session.close();
+  }
+  return out;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const site = args.find((a) => !a.startsWith('--')) ?? siteDir;
+  const page = await measurePage(site, { quick: args.includes('--quick'), log: (l) => console.error(l) });
+  console.log(JSON.stringify(page, null, 1));
+}
