@@ -1,8 +1,10 @@
 // View 8's side of the data-size experiment: the state's sizes, the curves (NaN until a seed
-// finishes), the sentence from the numbers, and the link.
+// finishes), the sentence from the numbers, the default experiment's claim, and the link.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "lessons/view_state.h"
 #include "lessons/views/data_size.h"
@@ -61,6 +63,37 @@ TEST(DataSizeView, CurvesFillAsRunsFinishAndTheSentenceIsTheirs) {
   std::snprintf(expected, sizeof(expected), "%.2f", runner.point(attn::train::ModelKind::kCnn, 0).mean);
   EXPECT_NE(text.find(expected), std::string::npos) << text;
   EXPECT_NE(text.find("16"), std::string::npos) << text;
+}
+
+// The claim of view 8's default experiment, with the runner and the configuration the page uses
+// (lessons::DataSizeConfigFor of the default state: N = 16 … 1024, 3 seeds, 400 steps, 256 held-out
+// sequences): the CNN ahead with 16 sequences, the transformer with 1024, crossing at 256, and the
+// sentence saying so. The page runs the same experiment from its Run button; its browser test runs a
+// small one, and npm run bench times this one in the page (target 60 s).
+TEST(DataSizeView, TheDefaultExperimentCrossesAt256) {
+  ATTN_SKIP_UNLESS_OPTIMIZED();
+  const attn::train::DataSizeConfig c = DataSizeConfigFor(DataSizeState());
+  ASSERT_EQ(c.sizes, (std::vector<int>{16, 64, 256, 1024}));
+  ASSERT_EQ(c.seeds, 3);
+  attn::train::DataSizeRunner runner;
+  ASSERT_TRUE(runner.Init(c).ok());
+  while (!runner.done()) ASSERT_TRUE(runner.Next(c.steps).ok());
+  std::string curves;  // printed with any failure
+  for (const attn::train::DataSizePoint& p : runner.points()) {
+    curves += std::string(attn::train::ModelKindName(p.model)) + " N = " + std::to_string(p.size) + ": mean " +
+              std::to_string(p.mean) + " [" + std::to_string(p.min) + ", " + std::to_string(p.max) + "]\n";
+  }
+  SCOPED_TRACE(curves);
+  using attn::train::ModelKind;
+  const attn::train::DataSizePoint& t16 = runner.point(ModelKind::kTransformer, 0);
+  const attn::train::DataSizePoint& c16 = runner.point(ModelKind::kCnn, 0);
+  const attn::train::DataSizePoint& t1024 = runner.point(ModelKind::kTransformer, 3);
+  const attn::train::DataSizePoint& c1024 = runner.point(ModelKind::kCnn, 3);
+  ASSERT_EQ(t16.accuracy.size(), 3u);
+  EXPECT_GT(c16.mean - t16.mean, 0.2f) << "the CNN ahead at N = 16";
+  EXPECT_GT(t1024.mean - c1024.mean, 0.2f) << "the transformer ahead at N = 1024";
+  EXPECT_EQ(attn::train::Crossover(runner.points()), 256);
+  EXPECT_EQ(DescribeDataSize(runner).rfind("With 16 training sequences the CNN is ahead", 0), 0u) << DescribeDataSize(runner);
 }
 
 TEST(DataSizeView, TheStateRoundTripsThroughALink) {
