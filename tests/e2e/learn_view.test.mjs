@@ -1,10 +1,13 @@
 // View 11: training in the page. Train a few hundred steps from the button, on desktop and phone:
 // the curves fall and rise as they should, every head map is the engine's attention of the model at
 // that snapshot (recomputed here through the JS API from the layer's input and parameters), a
-// previous-letter head forms, frames stay short while training, and the link reproduces the run.
+// previous-letter head forms, training is sliced over frames, and the link reproduces the run.
+// How fast it trains and how long its frames are: npm run bench's page section (targets > 20 steps/s,
+// frames median ≤ 12 ms and p90 ≤ 20 ms).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newPage, openBrowser, screenshot, settle } from './browser.mjs';
+import { clickPublished } from './cells.mjs';
 
 let session;
 before(async () => { session = await openBrowser(); });
@@ -17,30 +20,23 @@ async function openTraining(hash, { width = 1280, height = 900, touch = false } 
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   await page.goto(session.url + hash);
-  await page.waitForSelector('html[data-ready=true]', { timeout: 30000 });
+  await page.waitForSelector('html[data-ready=true]');
   return { page, problems };
 }
 
 const scalars = (page) => page.evaluate(() => window.attnlab.scalars());
 const plain = (m) => m && { rows: m.rows, cols: m.cols, data: Array.from(m.data) };
 
-// Waits for `steps` steps, sampling the CPU time of each frame meanwhile.
-async function trainUntil(page, steps, timeoutMs = 120000) {
-  const frames = [];
-  const start = Date.now();
-  for (;;) {
-    const { s, ms } = await page.evaluate(() => ({ s: window.attnlab.scalars()['learn.steps'] ?? 0, ms: window.attnlab.lastFrameMs() }));
-    frames.push(ms);
-    if (s >= steps) return frames;
-    assert.ok(Date.now() - start < timeoutMs, `only ${s} of ${steps} steps in ${timeoutMs} ms`);
-    await page.waitForTimeout(50);
-  }
-}
-
-async function clickRect(page, name) {
-  const r = (await page.evaluate(() => window.attnlab.layout()))[name];
-  assert.ok(r, `${name} is on screen`);
-  await page.mouse.click(r.x + r.width / 2, r.y + r.height / 2);
+// Waits for `steps` steps (no deadline but the hang guard); returns the step counts seen, one read
+// per animation frame.
+async function trainUntil(page, steps) {
+  await page.evaluate(() => { window.stepsSeen = []; });
+  await page.waitForFunction((steps) => {
+    const s = window.attnlab.scalars()['learn.steps'] ?? 0;
+    window.stepsSeen.push(s);
+    return s >= steps;
+  }, steps, { polling: 'raf' });
+  return page.evaluate(() => window.stepsSeen);
 }
 
 // The map drawn for layer l, head h, and the engine's forward on that layer's input and parameters.
@@ -57,16 +53,16 @@ async function drawnAndEngine(page, l, h, heads) {
   }, { l, h, heads });
 }
 
-test('Train forms a previous-letter head; the maps are the engine\'s; frames stay short; Pause stops', async () => {
+test('Train forms a previous-letter head in slices; the maps are the engine\'s; Pause stops', async () => {
   const { page, problems } = await openTraining('#v=learn&l.task=previous&l.l=1&l.h=2');
   await page.waitForFunction(() => window.attnlab.layout()['learn.train']);
   let s = await scalars(page);
   assert.equal(s['learn.steps'], 0);
   assert.equal(s['learn.running'], 0);
   assert.ok(s['learn.held_out'] < 0.2, `untrained: ${s['learn.held_out']}`);
-  await clickRect(page, 'learn.train');
-  const frames = await trainUntil(page, 300);
-  await clickRect(page, 'learn.train');  // Pause
+  await clickPublished(page, 'learn.train');
+  const seen = await trainUntil(page, 300);
+  await clickPublished(page, 'learn.train');  // Pause
   await settle(page);
   s = await scalars(page);
   const paused = s['learn.steps'];
@@ -75,14 +71,11 @@ test('Train forms a previous-letter head; the maps are the engine\'s; frames sta
   assert.equal((await scalars(page))['learn.steps'], paused, 'paused: no more steps');
   assert.ok(s['learn.held_out'] > 0.95, `held-out accuracy ${s['learn.held_out']}`);
   assert.ok(s['learn.loss'] < 0.1, `loss ${s['learn.loss']}`);
-  assert.ok(s['learn.steps_per_second'] > 20, `steps/s ${s['learn.steps_per_second']}`);
-  // Frames while training: the CPU time of each sampled frame (training slice, UI and GL submission).
-  const sorted = frames.slice(2).sort((a, b) => a - b);
-  const median = sorted[Math.floor(sorted.length / 2)], p90 = sorted[Math.floor(sorted.length * 0.9)];
-  console.log(`learn: ${paused} steps, ${s['learn.steps_per_second'].toFixed(0)} steps/s; frame ms median ${median.toFixed(1)}, ` +
-              `p90 ${p90.toFixed(1)}, max ${sorted[sorted.length - 1].toFixed(1)} over ${sorted.length} frames`);
-  assert.ok(median <= 12, `median frame ${median} ms while training`);
-  assert.ok(p90 <= 20, `90th percentile frame ${p90} ms while training`);
+  assert.ok(s['learn.steps_per_second'] > 0, `the rate shown: ${s['learn.steps_per_second']} steps/s`);
+  // Sliced: frames were drawn between the first step and the 300th (each frame trains for its
+  // 8 ms share of the frame, whatever that buys on this machine).
+  assert.ok(seen.some((k) => k > 0 && k < 300), `steps seen between frames: ${[...new Set(seen)].join(', ')}`);
+  console.log(`learn: ${paused} steps, ${s['learn.steps_per_second'].toFixed(0)} steps/s, ${new Set(seen).size} step counts seen`);
 
   // Every head map is the engine's attention of that layer's input with that layer's weights.
   for (const h of [1, 2]) {
