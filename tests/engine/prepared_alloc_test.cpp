@@ -1,16 +1,12 @@
-// "Allocates nothing": every allocation of this process is counted (glibc's malloc, calloc,
-// realloc and the aligned ones are replaced by counting wrappers around glibc's own; operator new
-// and Eigen both end in malloc), and a PreparedAttention's repeated calls of one shape must make
-// none, on every SIMD kernel of the build, for the benchmark layer's shape and for the options the
-// fused pipeline handles with extra work (positions, RoPE, grouped-query heads). The free
-// ForwardOutput on the same input must make some: the counter sees what it should.
+// "Allocates nothing": every allocation of this process is counted (support/counting_malloc.h), and
+// a PreparedAttention's repeated calls of one shape must make none, on every SIMD kernel of the
+// build, for the benchmark layer's shape and for the options the fused pipeline handles with extra
+// work (positions, RoPE, grouped-query heads). The free ForwardOutput on the same input must make
+// some: the counter sees what it should.
 // Native glibc builds without sanitizers only (tests/CMakeLists.txt): ASan and Emscripten bring
 // their own malloc.
 #include <gtest/gtest.h>
-#include <malloc.h>
 
-#include <atomic>
-#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -18,57 +14,15 @@
 #include "attn/attention.h"
 #include "attn/kernels.h"
 #include "attn/prepared_attention.h"
+#include "support/counting_malloc.h"
 #include "support/random.h"
-
-extern "C" {
-void* __libc_malloc(size_t size);
-void* __libc_calloc(size_t count, size_t size);
-void* __libc_realloc(void* p, size_t size);
-void* __libc_memalign(size_t alignment, size_t size);
-}
-
-namespace {
-std::atomic<long> allocations{0};
-}  // namespace
-
-extern "C" {
-void* malloc(size_t size) {
-  allocations.fetch_add(1, std::memory_order_relaxed);
-  return __libc_malloc(size);
-}
-void* calloc(size_t count, size_t size) {
-  allocations.fetch_add(1, std::memory_order_relaxed);
-  return __libc_calloc(count, size);
-}
-void* realloc(void* p, size_t size) {
-  allocations.fetch_add(1, std::memory_order_relaxed);
-  return __libc_realloc(p, size);
-}
-void* memalign(size_t alignment, size_t size) {
-  allocations.fetch_add(1, std::memory_order_relaxed);
-  return __libc_memalign(alignment, size);
-}
-void* aligned_alloc(size_t alignment, size_t size) {
-  allocations.fetch_add(1, std::memory_order_relaxed);
-  return __libc_memalign(alignment, size);
-}
-int posix_memalign(void** out, size_t alignment, size_t size) {
-  allocations.fetch_add(1, std::memory_order_relaxed);
-  *out = __libc_memalign(alignment, size);
-  return *out ? 0 : 12;  // ENOMEM
-}
-}
 
 namespace attn {
 namespace {
 
 using testing::RandomMatrix;
 
-long AllocationsDuring(const std::function<void()>& run) {
-  const long before = allocations.load();
-  run();
-  return allocations.load() - before;
-}
+long AllocationsDuring(const std::function<void()>& run) { return testing::AllocatedDuring(run).calls; }
 
 struct Case {
   std::string name;
