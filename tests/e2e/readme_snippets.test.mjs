@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '../../scripts/serve.mjs';
 import { buildDist } from '../../scripts/build-dist.mjs';
-import { openBrowser, screenshot, siteDir, underCsp } from './browser.mjs';
+import { newPage, openBrowser, screenshot, siteDir, underCsp } from './browser.mjs';
 import { agrees, codeBlocks, quoted, readmeCsp } from './readme.mjs';
 
 const kCsp = readmeCsp();
@@ -37,7 +37,7 @@ after(async () => {
 
 // Opens `path` with README's CSP as a real header on every HTML response; every problem recorded.
 async function openUnderCsp(path, { width = 1000, height = 800, colorScheme = 'dark', context = null } = {}) {
-  const { page, problems } = await underCsp(await (context || session.browser).newPage(context ? undefined : { viewport: { width, height }, colorScheme }), kCsp);
+  const { page, problems } = await underCsp(await newPage(context || session.browser, context ? undefined : { viewport: { width, height }, colorScheme }), kCsp);
   await page.goto(base + path);
   return { page, problems };
 }
@@ -48,13 +48,13 @@ async function frameFacts(page) {
   await page.waitForFunction(() => {
     const w = document.querySelector('iframe.attnlab').contentWindow;
     return w?.document.documentElement.dataset.ready === 'true' && w.attnlab.idle() && w.attnlab.scalars()['page.content_height'] > 0;
-  }, null, { timeout: 60000 });
+  });
   // The host sizes the frame on the next message: wait for its height to match the view's.
   await page.waitForFunction(() => {
     const f = document.querySelector('iframe.attnlab');
     const inner = f.contentWindow.document.querySelector('.attnlab-root').getBoundingClientRect().height;
     return Math.abs(f.getBoundingClientRect().height - Math.ceil(inner)) <= 1;
-  }, null, { timeout: 60000 }).catch(() => {});
+  }).catch(() => {});
   return page.evaluate(() => {
     const f = document.querySelector('iframe.attnlab');
     const w = f.contentWindow;
@@ -68,7 +68,7 @@ async function frameFacts(page) {
 
 async function elementFacts(page) {
   await page.evaluate(() => document.querySelector('attn-lab').scrollIntoView({ block: 'center' }));
-  await page.waitForFunction(() => document.querySelector('attn-lab').handle?.attnlab.idle(), null, { timeout: 60000 });
+  await page.waitForFunction(() => document.querySelector('attn-lab').handle?.attnlab.idle());
   return page.evaluate(() => {
     const el = document.querySelector('attn-lab');
     const a = el.handle.attnlab;
@@ -83,7 +83,7 @@ async function wheelScrollsPost(page) {
   const before = await page.evaluate(() => scrollY);
   await page.mouse.move(r.x, r.y);
   await page.mouse.wheel(0, 300);
-  return page.waitForFunction((b) => scrollY > b + 100, before, { timeout: 10000 }).then(() => true, () => false);
+  return page.waitForFunction((b) => scrollY > b + 100, before).then(() => true, () => false);
 }
 
 test('README\'s iframe and <attn-lab> snippets, pasted as printed into a post under README\'s CSP, size and show what README says', async () => {
@@ -157,7 +157,7 @@ test('a view of words downloads the UI font once (the canvas and the HTML senten
   const fonts = [];
   page.on('request', (r) => { if (/ui-font/.test(r.url())) fonts.push(r.url()); });
   await page.reload();
-  await page.waitForFunction(() => window.attnlab?.view().wordVectorsLoaded && window.attnlab.idle(), null, { timeout: 60000 });
+  await page.waitForFunction(() => window.attnlab?.view().wordVectorsLoaded && window.attnlab.idle());
   await page.waitForFunction(() => document.fonts.check('16px "attnlab-ui"'));
   assert.equal(fonts.length, 1, fonts.join(', '));
   assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.attnlab-sentence')).fontFamily.split(',')[0].replaceAll('"', '')), 'attnlab-ui');
