@@ -9,7 +9,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { newPage, openBrowser, openPage, settle, siteDir } from '../tests/e2e/browser.mjs';
-import { clickPublished } from '../tests/e2e/cells.mjs';
+import { clickPublished, mountElements } from '../tests/e2e/cells.mjs';
 
 // The targets, each checked by bench/run.mjs's pageTargets().
 export const PAGE_TARGETS = {
@@ -103,19 +103,8 @@ async function embed(session) {
   await page.goto(`${session.url}index.html#embed&v=cnn`);
   await page.waitForFunction(() => window.attnlabHandle?.timing.pageToFirstFrameMs > 0);
   const firstFrameMs = await page.evaluate(() => window.attnlabHandle.timing.pageToFirstFrameMs);
-  const each = await page.evaluate(async () => {
-    await import('./attnlab-embed.js');
-    for (let k = 0; k < 4; ++k) {
-      const el = document.createElement('attn-lab');
-      el.setAttribute('view', 'cnn');
-      const ready = new Promise((r) => el.addEventListener('attnlab-ready', r, { once: true }));
-      document.body.append(el);
-      el.scrollIntoView();  // each starts when it comes into view
-      await ready;
-      await new Promise((r) => { const wait = () => (el.handle.timing.mountToFirstFrameMs ? r() : requestAnimationFrame(wait)); wait(); });
-    }
-    return [...document.querySelectorAll('attn-lab')].map((el) => el.handle.timing.mountToFirstFrameMs);
-  });
+  await mountElements(page, 'cnn', 4);
+  const each = await page.evaluate(() => [...document.querySelectorAll('attn-lab')].map((el) => el.handle.timing.mountToFirstFrameMs));
   await page.close();
   // The first element also loads the embed script's module: the cost of one more is the others'.
   return { first_frame_ms: firstFrameMs, extra_start_ms: each.slice(1) };

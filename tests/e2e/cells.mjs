@@ -1,5 +1,5 @@
 // Helpers for the view tests (and the bench's page section): where a heatmap's cell sits, clicking a
-// published control, and scrolling a phone by touch.
+// published control, mounting <attn-lab> elements, and scrolling a phone by touch.
 import { settle } from './browser.mjs';
 
 export function cellCentre(rect, rows, cols, i, j) {
@@ -38,4 +38,21 @@ export async function clickPublished(page, name) {
     r = (await page.evaluate(() => window.attnlab.layout()))[name];
   }
   await page.mouse.click(r.x + r.width / 2, r.y + r.height / 2);
+}
+
+// Mounts `count` <attn-lab view="…"> elements on an embed page, one after the other, each scrolled
+// into view (an element starts then) and waited for until it has drawn its first frame.
+export function mountElements(page, view, count) {
+  return page.evaluate(async ({ view, count }) => {
+    await import('./attnlab-embed.js');
+    for (let k = 0; k < count; ++k) {
+      const el = document.createElement('attn-lab');
+      el.setAttribute('view', view);
+      const ready = new Promise((r) => el.addEventListener('attnlab-ready', r, { once: true }));
+      document.body.append(el);
+      el.scrollIntoView();
+      await ready;
+      await new Promise((r) => { const wait = () => (el.handle.timing.mountToFirstFrameMs ? r() : requestAnimationFrame(wait)); wait(); });
+    }
+  }, { view, count });
 }

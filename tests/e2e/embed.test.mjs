@@ -4,6 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { newPage, openBrowser, screenshot, underCsp } from './browser.mjs';
+import { mountElements } from './cells.mjs';
 import { agrees, quoted } from './readme.mjs';
 
 const kCsp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data: blob:";
@@ -208,18 +209,7 @@ test('instances: the first frame of an embed, and the cost of each extra one', a
   await page.waitForFunction(() => window.attnlabHandle?.timing.pageToFirstFrameMs > 0);
   const iframeStyle = await page.evaluate(() => ({ ...window.attnlabHandle.timing }));
   // Four elements on one page, mounted one after the other.
-  await page.evaluate(async () => {
-    await import('./attnlab-embed.js');
-    for (let k = 0; k < 4; ++k) {
-      const el = document.createElement('attn-lab');
-      el.setAttribute('view', 'cnn');
-      const ready = new Promise((r) => el.addEventListener('attnlab-ready', r, { once: true }));
-      document.body.append(el);
-      el.scrollIntoView();  // each starts when it comes into view
-      await ready;
-      await new Promise((r) => { const wait = () => (el.handle.timing.mountToFirstFrameMs ? r() : requestAnimationFrame(wait)); wait(); });
-    }
-  });
+  await mountElements(page, 'cnn', 4);
   const each = await page.evaluate(() => [...document.querySelectorAll('attn-lab')].map((el) => ({
     startMs: el.handle.timing.mountToFirstFrameMs, memory: el.handle.memoryBytes() })));
   console.log(`first frame of an embed: ${iframeStyle.pageToFirstFrameMs.toFixed(0)} ms after navigation ` +
