@@ -36,6 +36,9 @@ test('old numbered links still open their view; a hash typed by the reader appli
   assert.equal(await page.evaluate(() => window.attnlab.state()), 'v=cnn', 'the 0-based v=6 of old links is the CNN view');
   await page.evaluate(() => { location.hash = '#v=heads&h.n=2'; });
   await page.waitForFunction(() => window.attnlab.state() === 'v=heads&h.n=2&h.tr=0');
+  // The reader types the next hash once the address bar shows this state (the page writes it 250 ms
+  // after a change: a hash typed before that is overwritten, which a slow CPU made this test do).
+  await page.waitForFunction(() => location.hash === '#v=heads&h.n=2&h.tr=0');
   // Back to the defaults for every field the new hash does not name.
   await page.evaluate(() => { location.hash = '#v=order'; });
   await page.waitForFunction(() => window.attnlab.state() === 'v=order');
