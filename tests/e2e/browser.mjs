@@ -101,6 +101,8 @@ export async function screenshot(page, name) {
 }
 
 // Waits until the app has drawn every frame its input asked for (it draws only when something changed).
+// Some inputs ask for many frames of work (the speed view times 60 batches of ≥ 10 ms, one a frame):
+// under ATTN_CPU_THROTTLE=4 settles took up to 9.6 s, so only the hang guard bounds it.
 export async function settle(page) {
-  await page.waitForFunction(() => window.attnlab.idle(), null, { polling: 'raf', timeout: 10000 });
+  await page.waitForFunction(() => window.attnlab.idle(), null, { polling: 'raf', timeout: HANG_GUARD_MS });
 }
