@@ -76,7 +76,7 @@ test('order: "shuffled" only after a shuffle', async () => {
 
 test('Q,K,V and heads: "random" only for seeded projections, "trained" only for trained ones', async () => {
   const { page, problems } = await openPage(session, { hash: '#v=qkv' });
-  await page.waitForFunction(() => window.attnlab.scalars()['qkv.trained'] === 1, null, { timeout: 60000 });
+  await page.waitForFunction(() => window.attnlab.scalars()['qkv.trained'] === 1);
   for (const [state, asked] of [['v=qkv', true], ['v=qkv&q.tr=0', false], ['v=qkv&q.tr=0&q.id=1', false], [`v=qkv&s=${enc(kLong)}`, true]]) {
     const r = await read(page, state);
     checkEveryText(r, state);
@@ -120,7 +120,7 @@ test('learn: no claim that a task cannot be learned; what positions-off reaches 
   assert.ok(!r.texts.some((t) => /cannot (learn|form)/.test(t)), r.texts.join('\n'));
   assert.ok(!r.texts.some((t) => /Every other view uses projections/.test(t)));
   r = await read(page, 'v=learn&l.task=previous&l.pe=none&l.l=1&l.h=1&l.n=60');
-  await page.waitForFunction(() => window.attnlab.scalars()['learn.steps'] >= 60, null, { timeout: 0 });
+  await page.waitForFunction(() => window.attnlab.scalars()['learn.steps'] >= 60);
   r = await read(page, 'v=learn&l.task=previous&l.pe=none&l.l=1&l.h=1&l.n=60');
   const note = r.texts.find((t) => t.startsWith('Positions are off'));
   assert.ok(note, r.texts.join('\n'));
@@ -133,7 +133,7 @@ test('learn: no claim that a task cannot be learned; what positions-off reaches 
 
 test('prices: on every stock, with either query, the sentence under the plot says what the errors say', async () => {
   const { page, problems } = await openPage(session, { hash: '#v=prices', waitForVectors: false });
-  await page.waitForFunction(() => window.attnlab.matrix('prices.plot.real') !== null, null, { timeout: 60000 });
+  await page.waitForFunction(() => window.attnlab.matrix('prices.plot.real') !== null);
   let losses = 0;
   for (let stock = 0; stock < 6; ++stock)
     for (const q of [1, 0]) {
@@ -184,7 +184,7 @@ test('every view at 390 px: each control and each line of text lies inside the s
   for (const v of views) {
     await page.evaluate((s) => window.attnlabHandle.setState(s), `v=${v}`);
     await settle(page);
-    if (v === 'prices') await page.waitForFunction(() => window.attnlab.matrix('prices.plot.real') !== null, null, { timeout: 60000 });
+    if (v === 'prices') await page.waitForFunction(() => window.attnlab.matrix('prices.plot.real') !== null);
     const max = await page.evaluate(() => window.attnlab.scalars()['page.scroll_max']);
     // Scroll through the page: controls below the fold are laid out too, but get their labels when seen.
     for (let y = 0; ; y += 600) {
