@@ -33,6 +33,8 @@ async function main() {
   });
   // A hash the reader typed or a link inside the page followed: applied live, from the defaults.
   addEventListener('hashchange', () => {
+    // A write of the previous state still pending would overwrite what the reader just typed.
+    clearTimeout(timer);
     const next = parseHash(location.hash);
     written = location.hash.replace(/^#/, '');
     if (next.state !== handle.state()) handle.setState(next.state);
