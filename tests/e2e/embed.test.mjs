@@ -28,7 +28,8 @@ async function bringIntoView(page, selector) {
     const el = document.querySelector(s);
     if (el.tagName === 'IFRAME') {
       const w = el.contentWindow;
-      return w && w.document.documentElement.dataset.ready === 'true' && w.attnlab.idle() && w.attnlab.scalars()['page.content_height'] > 0;
+      // While the frame navigates its document may be missing for a moment: not ready yet, not an error.
+      return w?.document?.documentElement?.dataset.ready === 'true' && w.attnlab.idle() && w.attnlab.scalars()['page.content_height'] > 0;
     }
     return el.handle && el.handle.attnlab.idle() && el.handle.attnlab.scalars()['page.content_height'] > 0;
   }, selector);

@@ -47,7 +47,7 @@ async function frameFacts(page) {
   await page.evaluate(() => document.querySelector('iframe.attnlab').scrollIntoView({ block: 'center' }));
   await page.waitForFunction(() => {
     const w = document.querySelector('iframe.attnlab').contentWindow;
-    return w?.document.documentElement.dataset.ready === 'true' && w.attnlab.idle() && w.attnlab.scalars()['page.content_height'] > 0;
+    return w?.document?.documentElement?.dataset.ready === 'true' && w.attnlab.idle() && w.attnlab.scalars()['page.content_height'] > 0;
   });
   // The host sizes the frame on the next message: wait for its height to match the view's.
   await page.waitForFunction(() => {
