@@ -4,6 +4,8 @@
 #include "fused_forward.h"
 
 #include <atomic>
+#include <cfloat>
+#include <cmath>
 #include <cstdint>
 #include <numeric>
 #include <utility>
@@ -77,6 +79,21 @@ void Pack(const simd::KernelTable& table, const Matrix& w, PackedProjection* p, 
   p->n = static_cast<int>(w.cols());
   p->offset = *total;
   *total += RoundUpToAlignment(table.packed_size(p->k, p->n));
+}
+
+// Flash attention's weighted sum Σ_j p_j v_j (every p_j ≤ 1) reaches keys·max|v| before it is
+// divided by Σ_j p_j ≥ 1. For each value column where keys·max|v| would pass FLT_MAX / 2, the power
+// of two 2^k that brings it under (exact scaling), 0 elsewhere; false when every column fits.
+// `column(c)` gives value column c (all M rows).
+template <typename Column>
+bool ValueShifts(int columns, int keys, const Column& column, std::vector<int>* shift) {
+  shift->assign(static_cast<std::size_t>(columns), 0);
+  bool any = false;
+  for (int c = 0; c < columns; ++c) {
+    const double need = static_cast<double>(keys) * column(c).cwiseAbs().maxCoeff() / (FLT_MAX / 2.0);
+    if (need > 1) (*shift)[c] = std::ilogb(need) + 1, any = true;  // 2^k > need
+  }
+  return any;
 }
 
 }  // namespace
@@ -189,6 +206,22 @@ Status Run(const Layer& layer, const CallInputs& in, const pipeline::AttentionDi
     }
   }
 
+  // Value columns whose weighted sum would overflow float32 (n·|v| > FLT_MAX: the answer, at most
+  // |v|, is finite) are scaled down by a power of two here and their output columns back up below.
+  const int value_columns = d.kv_heads * d.d_v;
+  const bool shifted =
+      has_past ? ValueShifts(value_columns, d.keys, [&](int c) { return ws->present_value[c / d.d_v].col(c % d.d_v); },
+                             &ws->value_shift)
+               : ValueShifts(value_columns, d.keys, [&](int c) { return v_new->col(c); }, &ws->value_shift);
+  if (shifted) {
+    if (!has_past) ws->scaled_value = *v_new, v_new = &ws->scaled_value;
+    for (int c = 0; c < value_columns; ++c) {
+      const float factor = std::ldexp(1.0f, -ws->value_shift[c]);
+      if (has_past) ws->present_value[c / d.d_v].col(c % d.d_v) *= factor;
+      else ws->scaled_value.col(c) *= factor;
+    }
+  }
+
   // Heads, each straight into its columns of the concatenation (the output itself without Wo). Work
   // items: each head, split into `parts` interleaved sets of query tiles when there are fewer heads
   // than threads (lcm(h, threads) items, so the threads get equal shares); bit-identical for every
@@ -239,6 +272,11 @@ Status Run(const Layer& layer, const CallInputs& in, const pipeline::AttentionDi
     return budget::AllocationFailed("ForwardOutput");
   }
   if (first_overflow.load() < items) return validate::ScoresOverflowed(first_overflow.load() / parts);
+  if (shifted) {
+    for (int head = 0; head < d.heads; ++head)
+      for (int j = 0; j < d.d_v; ++j)
+        concat.col(head * d.d_v + j) *= std::ldexp(1.0f, ws->value_shift[(head / d.group) * d.d_v + j]);
+  }
   if (c.project_output && !Project(layer, layer.wo, ws->concat, &ws->output, threads))
     return budget::AllocationFailed("ForwardOutput");
   // The message built only now (a long name would allocate on every call). Eigen's allFinite() is a
