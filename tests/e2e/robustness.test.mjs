@@ -299,3 +299,51 @@ test('after a refused huge forward, the speed view at n = 8192 times one fused f
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// Issue 26, item 7 and the page's side of item 1: text with a lone surrogate is refused (it was
+// stored as "a𐁢", the surrogate swallowing the b); a bad theme in the link is named in the note (it
+// was ignored silently); a refused forward whose data throws while read leaves wasm memory as it
+// was (21 -> 657 MB over 150 calls before); after destroy() the handle and the engine say so.
+test('lone surrogates, a bad theme, a throwing array and a destroyed instance each get an answer', async () => {
+  const { page, problems } = await openPage(session, { hash: '#theme=%3Cscript%3E&v=heads', waitForVectors: false });
+  await settle(page);
+  assert.ok(await page.evaluate(() => window.attnlab.layout().link_note), 'the link note is shown');
+  assert.ok(problems.some((p) => p.includes("theme: expected auto, light or dark, got '%3Cscript%3E': used auto")), problems.join('\n'));
+
+  const r = await page.evaluate(() => {
+    const a = window.attnlab;
+    const before = a.state();
+    const lone = a.setSentence('a\ud800b');
+    const trailing = a.setSentence('ok\udc00');
+    const after = a.state();
+    const fine = a.setSentence('a\ud83d\ude00b');  // a surrogate pair is one character
+    const MB = () => a.memoryBytes() / 2 ** 20;
+    const data = new Array(1024 * 256).fill(0.5);
+    data[data.length - 1] = 1n;
+    a.forward({}, { query: { rows: 1024, cols: 256, data } });
+    const start = MB();
+    let last;
+    for (let i = 0; i < 40; ++i) last = a.forward({}, { query: { rows: 1024, cols: 256, data } });
+    return { lone, trailing, same: before === after, fine, code: last.code, message: last.message, grewMB: MB() - start };
+  });
+  assert.equal(r.lone, 'invalid_argument: sentence: expected well-formed text, got a lone surrogate at 1');
+  assert.equal(r.trailing, 'invalid_argument: sentence: expected well-formed text, got a lone surrogate at 2');
+  assert.ok(r.same, 'the refused text is not stored');
+  assert.equal(r.fine, '');
+  assert.equal(r.code, 'invalid_argument');
+  assert.equal(r.message, 'query.data[262143]: expected a number, got the bigint 1');
+  assert.ok(r.grewMB <= 4, `40 refused calls grew wasm memory by ${r.grewMB} MB`);
+
+  const gone = await page.evaluate(() => {
+    const engine = window.attnlab;
+    window.attnlabHandle.destroy();
+    return {
+      setState: window.attnlabHandle.setState('v=masks'),
+      forward: engine.forward({}, { query: { rows: 1, cols: 2, data: [1, 2] } }),
+    };
+  });
+  assert.equal(gone.setState, 'module_died: this attnlab was destroyed');
+  assert.equal(gone.forward.code, 'module_died');
+  assert.match(gone.forward.message, /destroyed/);
+  await page.close();
+});
