@@ -37,7 +37,7 @@ EM_JS(emscripten::EM_VAL, attnjs_token_list, (emscripten::EM_VAL handle, int max
     const tokens = new Array(n);
     for (let i = 0; i < n; ++i) {
       const t = v[i];
-      if (typeof t !== "string") return Emval.toHandle({message: "tokens[" + i + "]: expected a string, got " + (t === null ? "null" : typeof t === "object" ? (Array.isArray(t) ? "an array" : "an object") : "a " + typeof t), tooMany: false});
+      if (typeof t !== "string") return Emval.toHandle({message: "tokens[" + i + "]: expected a string, got " + (t === null ? "null" : typeof t === "object" ? (Array.isArray(t) ? "an array" : "an object") : typeof t === "number" || typeof t === "boolean" || typeof t === "bigint" ? "the " + typeof t + " " + String(t) : "a " + typeof t), tooMany: false});
       if (t.length > max_units) return Emval.toHandle({message: "tokens[" + i + "]: expected at most " + max_units + " bytes, got " + t.length + " characters", tooMany: false});
       tokens[i] = t;
     }

@@ -158,6 +158,9 @@ attn::Status CheckJsMatrix(const std::string& what, const val& m_js, JsMatrixArg
   val m = val::undefined();
   ATTN_RETURN_IF_ERROR(OwnFields(m_js, what, &m));
   int rows = -1, cols = -1;
+  for (const char* size : {"rows", "cols"})
+    if (m[size].isUndefined())
+      return attn::Status(attn::StatusCode::kInvalidArgument, what + "." + size + ": expected an integer, got undefined");
   ATTN_RETURN_IF_ERROR(ReadInt(m["rows"], what + ".rows", &rows));
   ATTN_RETURN_IF_ERROR(ReadInt(m["cols"], what + ".cols", &cols));
   if (rows < 0 || cols < 0)

@@ -198,14 +198,12 @@ void SpeedPanel::DrawHeadsRecompute(PanelContext& ctx) {
     if (heads_ms_.size() > kLiveSamples) heads_ms_.erase(heads_ms_.begin()), heads_runs_.erase(heads_runs_.begin());
     return true;
   };
-  if (heads_batches_timed_ == 0 && !heads_warmed_) {
+  if (!heads_warmed_) {
     // The first 20 ms are not timed: they seed the projections and let the browser tier the wasm
     // up (timed from the first call, the median came out twice as high).
     if (time_batch(20.0, false)) heads_warmed_ = true;
-    if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
   } else if (heads_ms_.size() < 3) {
-    time_batch(10.0, true);  // the first three, one a frame
-    if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
+    time_batch(10.0, true);  // the first three, one a frame (the request for the next one is below)
   } else if (s.live || heads_batches_timed_ < kHeadsSettleBatches) {
     // One more batch a frame, the window keeping the last kLiveSamples, for the first second: the
     // browser installs its optimised code between frames, some 100 ms or more after the first call
