@@ -47,6 +47,24 @@ export async function openPage(session, { width = 1200, height = 800, dpr = 1, h
   return { page, problems };
 }
 
+// Makes `page` receive `csp` as a real Content-Security-Policy header on every HTML response and
+// records every problem in `problems`, CSP violations included (they are reported as events, not
+// always as console errors). Returns { page, problems }.
+export async function underCsp(page, csp) {
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+  await page.route('**/*', async (route) => {
+    const response = await route.fetch();
+    const html = (response.headers()['content-type'] || '').startsWith('text/html');
+    await route.fulfill({ response, headers: html ? { ...response.headers(), 'content-security-policy': csp } : response.headers() });
+  });
+  await page.addInitScript(() => document.addEventListener('securitypolicyviolation',
+    (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`)));
+  return { page, problems };
+}
+
 export async function screenshot(page, name) {
   await mkdir(screenshotDir, { recursive: true });
   const path = join(screenshotDir, `${name}.png`);

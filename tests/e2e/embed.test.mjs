@@ -3,7 +3,7 @@
 // each renders and keeps its own state, and the light one is light. At desktop and phone size.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openBrowser, screenshot } from './browser.mjs';
+import { openBrowser, screenshot, underCsp } from './browser.mjs';
 import { agrees, quoted } from './readme.mjs';
 
 const kCsp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data: blob:";
@@ -12,23 +12,10 @@ let session;
 before(async () => { session = await openBrowser(); });
 after(async () => { await session?.close(); });
 
-// Opens the post with the CSP as a real response header and records every problem, CSP violations
-// included (they are reported as events, not always as console errors).
+// Opens the post with the CSP as a real response header; every problem recorded.
 async function openPost({ width, height, touch }) {
-  const page = await session.browser.newPage({ viewport: { width, height }, hasTouch: touch, isMobile: touch, colorScheme: 'dark' });
-  const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
-  await page.route('**/*', async (route) => {
-    const response = await route.fetch();
-    const type = response.headers()['content-type'] || '';
-    const headers = type.startsWith('text/html') ? { ...response.headers(), 'content-security-policy': kCsp } : response.headers();
-    await route.fulfill({ response, headers });
-  });
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));
-  });
+  const { page, problems } = await underCsp(await session.browser.newPage({ viewport: { width, height }, hasTouch: touch,
+                                                                           isMobile: touch, colorScheme: 'dark' }), kCsp);
   await page.goto(`${session.url}examples/blog-post.html`);
   return { page, problems };
 }

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '../../scripts/serve.mjs';
 import { buildDist } from '../../scripts/build-dist.mjs';
-import { openBrowser, screenshot, siteDir } from './browser.mjs';
+import { openBrowser, screenshot, siteDir, underCsp } from './browser.mjs';
 import { agrees, codeBlocks, quoted, readmeCsp } from './readme.mjs';
 
 const kCsp = readmeCsp();
@@ -35,21 +35,9 @@ after(async () => {
   if (root) await rm(root, { recursive: true, force: true });
 });
 
-// Opens `path` with README's CSP as a real header on every HTML response; records every problem,
-// CSP violations included.
+// Opens `path` with README's CSP as a real header on every HTML response; every problem recorded.
 async function openUnderCsp(path, { width = 1000, height = 800, colorScheme = 'dark', context = null } = {}) {
-  const page = await (context || session.browser).newPage(context ? undefined : { viewport: { width, height }, colorScheme });
-  const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
-  await page.route('**/*', async (route) => {
-    const response = await route.fetch();
-    const html = (response.headers()['content-type'] || '').startsWith('text/html');
-    await route.fulfill({ response, headers: html ? { ...response.headers(), 'content-security-policy': kCsp } : response.headers() });
-  });
-  await page.addInitScript(() => document.addEventListener('securitypolicyviolation',
-    (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`)));
+  const { page, problems } = await underCsp(await (context || session.browser).newPage(context ? undefined : { viewport: { width, height }, colorScheme }), kCsp);
   await page.goto(base + path);
   return { page, problems };
 }

@@ -305,10 +305,17 @@ test('steps, operations and measured time per token for n = 16 … 4096', async 
     for (const layer of ['rnn', 'attn']) {
       const us = sc[`rnn.time.${layer}.${n}`];
       assert.ok(Number.isFinite(us) && us > 0, `${layer} at n = ${n}: ${us} µs per token`);
+      // The median of three repeats, taken in three passes; the range is published beside it.
+      assert.equal(sc[`rnn.time.repeats.${layer}.${n}`], 3, `${layer} at n = ${n}`);
+      assert.ok(sc[`rnn.time.min.${layer}.${n}`] <= us && us <= sc[`rnn.time.max.${layer}.${n}`], `${layer} at n = ${n}`);
       times[layer].push(us);
     }
   }
   console.log('µs per token, n = 16 … 4096:', JSON.stringify(times));
+  // The note under the table says how far the repeats agree, with the widest range's numbers.
+  const texts = await page.evaluate(() => window.attnlab.texts());
+  const spread = texts.find((t) => /^Each time is the median of 3 repeats|^Too noisy to read a trend/.test(t));
+  assert.ok(spread, texts.join('\n'));
   // The plot draws the table's numbers.
   const plot = await get(page, ['rnn.speed.time.rnn', 'rnn.speed.time.attn']);
   data(plot['rnn.speed.time.rnn']).forEach((v, k) => assert.ok(Math.abs(v - times.rnn[k]) <= 1e-6 * times.rnn[k]));

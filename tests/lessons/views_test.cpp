@@ -256,6 +256,20 @@ TEST(PricesView, ASmoothedQueryKeepsNoisyMonthsFromMatchingThemselves) {
     sum += e * e;
   }
   EXPECT_NEAR(averaged.rmse_attention, std::sqrt(sum / averaged.clean.rows()), 1e-9 * averaged.rmse_attention);
+  // The sentence under the plot compares both queries and the best window: each model carries the
+  // other query's error (the same number as computing it), and the best moving average is no worse
+  // than the chosen one.
+  EXPECT_EQ(own.rmse_attention_other_query, averaged.rmse_attention);
+  EXPECT_EQ(averaged.rmse_attention_other_query, own.rmse_attention);
+  EXPECT_LE(averaged.rmse_best_average, averaged.rmse_average);
+  for (int r = 0; r <= PricesState::kWindow.max; ++r) {
+    PricesState window = state;
+    window.window = r;
+    PricesModel w;
+    ASSERT_TRUE(ComputePrices(table, window, &w).ok());
+    EXPECT_GE(w.rmse_average, averaged.rmse_best_average) << "radius " << r;
+    if (r == averaged.best_window_radius) EXPECT_EQ(w.rmse_average, averaged.rmse_best_average);
+  }
 }
 
 TEST(SpeedView, TimesTheBenchLayer) {

@@ -9,7 +9,9 @@
 
 #include "gfx/heatmap_store.h"
 #include "imgui.h"
+#include "item_log.h"
 #include "theme.h"
+#include "widgets/prose.h"
 #include "panels/cnn_panel.h"
 #include "panels/data_size_panel.h"
 #include "panels/heads_panel.h"
@@ -154,7 +156,7 @@ void App::NoteLinkProblem(const std::string& problem) {
 void App::DrawLinkNote() {
   if (link_note_.empty()) return;
   ImGui::PushStyleColor(ImGuiCol_Text, CurrentTheme().warning_text);
-  ImGui::TextWrapped("%s", link_note_.c_str());
+  Prose("%s", link_note_.c_str());
   ImGui::PopStyleColor();
   const ImVec2 n0 = ImGui::GetItemRectMin(), n1 = ImGui::GetItemRectMax();
   published_.Rect("link_note", {n0.x, n0.y, n1.x - n0.x, n1.y - n0.y});
@@ -192,15 +194,37 @@ void App::DrawSentenceControls() {
   DrawStatusLine(sentence_error());
 }
 
+// Lecture mode on the title line: "Aa" opens the UI scale and the explanations switch (both in the
+// link, so a lecturer's prepared link opens as it was set).
+void App::DrawDisplayControls() {
+  lessons::DisplayState& d = state_.display;
+  // Beside the title, clear of the Share button (about 70 px at the top right), or under it.
+  SameLineIfFits(ButtonWidth("Aa") + 70.0f);
+  if (ImGui::SmallButton("Aa")) ImGui::OpenPopup("display");
+  ImGui::SetItemTooltip("Lecture mode: larger text, explanations on or off");
+  if (ImGui::BeginPopup("display")) {
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
+    SliderField(d.kScale, &d.scale);
+    CheckboxField(d.kProse, &d.prose);
+    ImGui::EndPopup();
+  }
+}
+
 void App::DrawSentenceChoices() {
   lessons::SentenceState& s = state_.sentence;
   static const char* const kPresets[] = {"Sky is clear today",
                                          "The animal didn't cross the street because it was too tired",
                                          "The cat sat on the mat"};
   ImGui::TextDisabled("Presets:");
-  const float line_width = ImGui::GetContentRegionAvail().x;
+  // On a phone all three share the line after "Presets:" (each its first words, the whole on hover),
+  // so the figure gets the first screen; a sentence longer than the line shows its first words.
+  const float full_line = ImGui::GetContentRegionAvail().x;
+  const float spacing = ImGui::GetStyle().ItemSpacing.x;
+  const float line_width = full_line < kNarrowWidth
+                               ? (full_line - ImGui::CalcTextSize("Presets:").x - spacing * IM_ARRAYSIZE(kPresets)) /
+                                     IM_ARRAYSIZE(kPresets)
+                               : full_line;
   for (int k = 0; k < IM_ARRAYSIZE(kPresets); ++k) {
-    // Wrap the buttons on a narrow screen; a sentence longer than the line shows its first words.
     const std::string label = FitButtonLabel(kPresets[k], line_width);
     const float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
     ImGui::SameLine();
@@ -214,7 +238,7 @@ void App::DrawSentenceChoices() {
   }
   int source = static_cast<int>(s.vectors);
   ImGui::RadioButton("GloVe word vectors (100-d)", &source, static_cast<int>(lessons::VectorSource::kGlove));
-  ImGui::SameLine();
+  SameLineIfFits(RadioButtonWidth("hashed vectors"));
   ImGui::RadioButton("hashed vectors", &source, static_cast<int>(lessons::VectorSource::kHash));
   s.vectors = static_cast<lessons::VectorSource>(source);
   if (s.vectors == lessons::VectorSource::kHash) {
@@ -261,9 +285,11 @@ void App::DrawViewPicker() {
 void App::DrawTakeaway(const Panel& panel) {
   ImGui::Spacing();
   ImGui::Separator();
-  ImGui::PushStyleColor(ImGuiCol_Text, CurrentTheme().try_this_text);
-  ImGui::TextWrapped("Takeaway: %s", panel.takeaway());
-  ImGui::PopStyleColor();
+  if (state_.display.prose) {
+    ImGui::PushStyleColor(ImGuiCol_Text, CurrentTheme().try_this_text);
+    Prose("Takeaway: %s", panel.takeaway());
+    ImGui::PopStyleColor();
+  }
   const auto it = std::find_if(panels_.begin(), panels_.end(), [&](const auto& p) { return p.get() == &panel; });
   if (it == panels_.end() || it + 1 == panels_.end()) return;
   const std::string label = std::string("Next: ") + (*(it + 1))->title() + "  →";
@@ -277,6 +303,8 @@ void App::DrawTakeaway(const Panel& panel) {
 
 void App::Frame() {
   published_.Clear();
+  BeginItemLog();
+  SetProseSink(&published_);
   gfx::Renderer().BeginFrame();
   ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(0, 0));
@@ -296,7 +324,10 @@ void App::Frame() {
   const std::string state_before = StateString();
   HideTextBoxes();  // until a view that uses the sentence (or sentence B) draws it
   SetTextBoxesCapturing(capturing_);
-  if (!embedded_) ImGui::TextUnformatted("attnlab: self-attention, step by step");
+  if (!embedded_) {
+    ImGui::TextUnformatted("attnlab: self-attention, step by step");
+    DrawDisplayControls();
+  }
   DrawLinkNote();
   const bool sentence_shown =
       std::any_of(panels_.begin(), panels_.end(), [&](const auto& p) { return p->id() == state_.view && p->uses_sentence(); });
@@ -363,6 +394,7 @@ void App::Frame() {
   if (embedded_) view_top = ImGui::GetWindowPos().y;  // an embed's picture is all of it
   view_rect_ = {0.0f, view_top, io.DisplaySize.x, ImGui::GetCursorScreenPos().y - view_top};
   published_.Rect("view", view_rect_);
+  PublishLoggedItems(&published_);
   ImGui::End();
   // A click changed the state while the views were drawn from the old one: draw once more, so the
   // models follow the state before the page rests (state -> compute -> model -> draw).

@@ -104,6 +104,7 @@ class App {
   // The sentence box, the word-vector progress and notes; DrawSentenceChoices: presets and the
   // source of the vectors (not in an embed).
   void DrawSentenceControls();
+  void DrawDisplayControls();
   void DrawSentenceChoices();
   void DrawWordVectorsProgress();
   // On a narrow screen: every view as a button, in rows that wrap.

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cmath>
+#include <iterator>
 #include <cstring>
 #include <vector>
 
@@ -35,7 +36,12 @@ bool g_context_lost = false;
 bool g_trap_next_frame = false;  // CrashForTesting("trap")
 int g_frames_drawn = 0;
 
-void SetupFont(const std::string& ttf) {
+std::string g_font_ttf;   // the UI font's bytes, kept to rasterise it again at another UI scale
+float g_ui_scale = 1.0f;  // the scale the font and the style are at (DisplayState::scale)
+ImGuiStyle g_base_style;  // the sizes at scale 1 (colours come from the theme)
+
+// `scale`: the lecture mode's UI scale; the font is rasterised at that size (crisp, not stretched).
+void SetupFont(const std::string& ttf, float scale) {
   ImGuiIO& io = ImGui::GetIO();
   const float dpr = static_cast<float>(emscripten_get_device_pixel_ratio());
   io.Fonts->Clear();
@@ -51,12 +57,27 @@ void SetupFont(const std::string& ttf) {
                                      0x2030, 0x203A, 0x2070, 0x209C, 0x2192, 0x2192,
                                      0x2202, 0x2202, 0x2212, 0x2212, 0x2218, 0x2218, 0x221A, 0x221A, 0x221D, 0x221E,
                                      0x2248, 0x2248, 0x2264, 0x2265, 0x22EF, 0x22EF, 0x230A, 0x230B, 0x2C7C, 0x2C7C, 0};
-    io.Fonts->AddFontFromMemoryTTF(data, static_cast<int>(ttf.size()), std::round(15.0f * dpr), &config, ranges);
+    io.Fonts->AddFontFromMemoryTTF(data, static_cast<int>(ttf.size()), std::round(15.0f * dpr * scale), &config, ranges);
     io.FontGlobalScale = 1.0f / dpr;
   } else {
     io.Fonts->AddFontDefault();
-    io.FontGlobalScale = 1.0f;
+    io.FontGlobalScale = scale;
   }
+}
+
+// The lecture mode's UI scale, when the state changed it: the font again at the new size and
+// ImGui's sizes scaled from the base style, the theme's colours kept. Between frames only.
+void ApplyUiScale(float scale) {
+  if (scale == g_ui_scale) return;
+  g_ui_scale = scale;
+  SetupFont(g_font_ttf, scale);
+  ImGui_ImplOpenGL3_DestroyFontsTexture();
+  ImGui_ImplOpenGL3_CreateFontsTexture();
+  ImGuiStyle& style = ImGui::GetStyle();
+  ImGuiStyle scaled = g_base_style;
+  std::copy(std::begin(style.Colors), std::end(style.Colors), std::begin(scaled.Colors));
+  scaled.ScaleAllSizes(scale);
+  style = scaled;
 }
 
 // The frame's draw data once more, into an offscreen framebuffer: the part of the page `r` covers
@@ -134,6 +155,7 @@ void DrawFrame() {
     io.DisplaySize.y = std::max(io.DisplaySize.y, app.extent().content_height);
     app.SetCapturing(true);
   }
+  ApplyUiScale(app.state().display.scale);
   ImGui_ImplOpenGL3_NewFrame();
   ImGui::NewFrame();
   app.ScrollBy(-platform::TakeTouchScroll());
@@ -227,7 +249,10 @@ std::string Start(const std::string& font_ttf, const std::string& canvas_selecto
   style.WindowPadding = ImVec2(12, 12);
   style.FrameRounding = 3.0f;
   style.FramePadding = ImVec2(6, 5);  // every control at least 24 px tall: a finger can hit it
-  SetupFont(font_ttf);
+  g_base_style = style;
+  g_font_ttf = font_ttf;
+  g_ui_scale = 1.0f;
+  SetupFont(font_ttf, g_ui_scale);
   platform::Init(canvas_selector.c_str());
   ImGui_ImplOpenGL3_Init("#version 300 es");
 

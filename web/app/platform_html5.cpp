@@ -16,8 +16,10 @@
 // The text boxes are HTML <textarea>s laid over the canvas (web/public/sentence_box.js): they wrap,
 // puts the caret where a finger taps and raises phone keyboards, which ImGui's one-line field cannot.
 // The app reserves their places; this hands each place to the page's handler, if one is installed.
-EM_JS(void, attnlab_place_text_box, (int box, int shown, float x, float y, float w, float h, const char* text, const char* label), {
-  if (Module.sentenceBox) Module.sentenceBox(!!shown, x, y, w, h, UTF8ToString(text), box, UTF8ToString(label));
+// `scale`: the lecture mode's UI scale, which the box's text follows.
+EM_JS(void, attnlab_place_text_box, (int box, int shown, float x, float y, float w, float h, const char* text, const char* label,
+                                     float scale), {
+  if (Module.sentenceBox) Module.sentenceBox(!!shown, x, y, w, h, UTF8ToString(text), box, UTF8ToString(label), scale);
 });
 
 // After each frame: the state string (for the address bar and "open in attnlab"), the height of
@@ -279,7 +281,8 @@ void ExportImage(const std::string& file_name, int width, int height, const std:
 }
 
 void PlaceTextBox(int box, bool shown, float x, float y, float w, float h, const std::string& text, const char* label) {
-  attnlab_place_text_box(box, shown ? 1 : 0, x, y, w, h, text.c_str(), label);
+  // The UI's font is 15 px at scale 1 (main.cpp), so its size now says the lecture mode's scale.
+  attnlab_place_text_box(box, shown ? 1 : 0, x, y, w, h, text.c_str(), label, ImGui::GetFontSize() / 15.0f);
 }
 
 bool HasDirty() { return g_dirty_frames > 0; }

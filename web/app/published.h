@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "attn/matrix.h"
 
@@ -20,6 +21,13 @@ struct HoveredCell {
   float value = 0;
 };
 
+// One piece of prose as the reader sees it: the sentence(s) and the rectangle of each drawn line.
+struct PublishedText {
+  std::string text;
+  std::vector<LayoutRect> lines;         // each drawn line's rectangle
+  std::vector<std::string> line_texts;  // and its text (where the wrap broke the sentence)
+};
+
 class Published {
  public:
   // Called at the start of each frame: names refer to this frame's drawing only.
@@ -27,6 +35,7 @@ class Published {
     matrices_.clear();
     rects_.clear();
     scalars_.clear();
+    texts_.clear();
     hovered_ = HoveredCell{};
   }
   // `m` must stay alive until the next Clear(): panels publish matrices they own.
@@ -34,6 +43,8 @@ class Published {
   void Rect(const std::string& name, LayoutRect r) { rects_[name] = r; }
   void Scalar(const std::string& name, double v) { scalars_[name] = v; }
   void Hover(HoveredCell cell) { hovered_ = std::move(cell); }
+  // Every sentence drawn this frame, in drawing order (widgets/prose.h publishes them).
+  void Text(PublishedText text) { texts_.push_back(std::move(text)); }
 
   const attn::Matrix* FindMatrix(const std::string& name) const {
     const auto it = matrices_.find(name);
@@ -43,11 +54,13 @@ class Published {
   const std::map<std::string, double>& scalars() const { return scalars_; }
   const std::map<std::string, const attn::Matrix*>& matrices() const { return matrices_; }
   const HoveredCell& hovered() const { return hovered_; }
+  const std::vector<PublishedText>& texts() const { return texts_; }
 
  private:
   std::map<std::string, const attn::Matrix*> matrices_;
   std::map<std::string, LayoutRect> rects_;
   std::map<std::string, double> scalars_;
+  std::vector<PublishedText> texts_;
   HoveredCell hovered_;
 };
 

@@ -182,6 +182,10 @@ export async function loadAttnlab(moduleOptions = {}) {
     matrixNames: page(() => m.pageMatrixNames()),
     layout: page(() => m.pageLayout()),
     scalars: page(() => m.pageScalars()),
+    // Every sentence the view shows, as drawn this frame (their lines are layout()'s "text.N.L").
+    texts: page(() => m.pageTexts()),
+    // For each of texts(), its drawn lines' text: tests check that no number is split across lines.
+    textLines: page(() => m.pageTextLines()),
     readPixel: page((x, y) => wrongType('x', 'number', x) || wrongType('y', 'number', y) || m.readPixel(x, y)),
     // readPixels(x, y, width, height) in CSS px: {width, height, data: RGBA Uint8Array} drawn and read in one frame.
     readPixels: page((x, y, w, h) => [['x', x], ['y', y], ['width', w], ['height', h]].map(([n, v]) => wrongType(n, 'number', v)).join('')

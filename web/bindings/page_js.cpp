@@ -175,7 +175,32 @@ val PageMatrixNames() {
 // Where each published thing sits, in CSS pixels: {name: {x, y, width, height}}.
 val PageLayout() {
   val out = val::object();
-  for (const auto& kv : attnlab::TheApp().published().rects()) out.set(kv.first, RectObject(kv.second));
+  const attnlab::Published& published = attnlab::TheApp().published();
+  for (const auto& kv : published.rects()) out.set(kv.first, RectObject(kv.second));
+  // Every line of every sentence: "text.N.L", line L of the N-th sentence of texts() (from 0).
+  for (size_t n = 0; n < published.texts().size(); ++n)
+    for (size_t l = 0; l < published.texts()[n].lines.size(); ++l)
+      out.set("text." + std::to_string(n) + "." + std::to_string(l), RectObject(published.texts()[n].lines[l]));
+  return out;
+}
+
+// Every sentence the view shows this frame, in drawing order (widgets/prose.h).
+val PageTexts() {
+  val out = val::array();
+  const auto& texts = attnlab::TheApp().published().texts();
+  for (size_t n = 0; n < texts.size(); ++n) out.set(n, texts[n].text);
+  return out;
+}
+
+// The same sentences as drawn: for each, its lines (where the wrap broke it).
+val PageTextLines() {
+  val out = val::array();
+  const auto& texts = attnlab::TheApp().published().texts();
+  for (size_t n = 0; n < texts.size(); ++n) {
+    val lines = val::array();
+    for (size_t l = 0; l < texts[n].line_texts.size(); ++l) lines.set(l, texts[n].line_texts[l]);
+    out.set(n, lines);
+  }
   return out;
 }
 
@@ -283,6 +308,8 @@ EMSCRIPTEN_BINDINGS(attnlab_page) {
   ATTNJS_FUNCTION("pageMatrixNames", PageMatrixNames);
   ATTNJS_FUNCTION("pageLayout", PageLayout);
   ATTNJS_FUNCTION("pageScalars", PageScalars);
+  ATTNJS_FUNCTION("pageTexts", PageTexts);
+  ATTNJS_FUNCTION("pageTextLines", PageTextLines);
   ATTNJS_FUNCTION("readPixel", ReadPixel);
   ATTNJS_FUNCTION("readPixels", ReadPixels);
   ATTNJS_FUNCTION("graphicsLost", attnlab::GraphicsLost);

@@ -177,6 +177,12 @@ export async function mount(host, options = {}) {
       for (const fn of resizeListeners) fn(root.getBoundingClientRect().height);
     }
     scrollHostIfDue();
+    const texts = attnlab.texts();
+    const joined = texts.join('\n');
+    if (joined !== proseShown) {
+      proseShown = joined;
+      prose.replaceChildren(...texts.map((t) => Object.assign(document.createElement('p'), { textContent: t })));
+    }
     if (!loadingVectors && attnlab.needsWordVectors()) {
       loadingVectors = true;
       loadWordVectors(attnlab);
@@ -221,6 +227,13 @@ export async function mount(host, options = {}) {
   spoken.className = 'attnlab-live';
   spoken.setAttribute('aria-live', 'polite');
   root.append(spoken);
+  // Every sentence the canvas shows, also as HTML text (texts()): screen readers read it, the
+  // browser's find and translation reach it; kept in step after each frame that changed it.
+  const prose = document.createElement('section');
+  prose.className = 'attnlab-prose';
+  prose.setAttribute('aria-label', 'The text of this view');
+  root.append(prose);
+  let proseShown = '';
   let summaryTimer = 0;
   let lastSummary = '';
   attnlab.setEmbedded(embed);

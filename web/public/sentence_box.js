@@ -25,12 +25,18 @@ export function attachSentenceBox(attnlab, canvas, { hostScrolls = false } = {})
     return boxes[id];
   };
 
-  attnlab.onSentenceBox((shown, x, y, w, h, sentence, id = 0, label = 'The sentence every view uses') => {
+  attnlab.onSentenceBox((shown, x, y, w, h, sentence, id = 0, label = 'The sentence every view uses', scale = 1) => {
     const entry = boxes[id] ?? (shown ? make(id, label) : null);
     if (!entry) return;
     const { box } = entry;
     box.hidden = !shown;
     if (!shown) return;
+    // The lecture mode's UI scale: the text grows with the canvas's (16 px at 1; see attnlab.css).
+    const fontSize = `${Math.round(16 * scale)}px`;
+    if (box.style.fontSize !== fontSize) {
+      box.style.fontSize = fontSize;
+      entry.measuredWidth = -1;  // measure the wrapped height again
+    }
     if (sentence !== box.value) box.value = sentence;  // a preset, a link or the console changed it
     box.style.left = `${canvas.offsetLeft + x}px`;
     box.style.top = `${canvas.offsetTop + y}px`;

@@ -401,6 +401,21 @@ struct SpeedState {
   }
 };
 
+// Lecture mode, for a projector and for readers who need it: every view larger, and the lesson's
+// prose ("what you see", "try this", the takeaway) hidden so the figures and controls fill the screen.
+struct DisplayState {
+  static constexpr FloatField kScale{"ui.s", "UI scale", 1.0f, 2.0f, "%.2f×"};
+  static constexpr BoolField kProse{"ui.p", "explanations"};
+
+  float scale = 1.0f;  // text, controls and spacing × scale
+  bool prose = true;   // false: only the figures, the controls and their numbers
+
+  void Visit(FieldVisitor& v) {
+    v.Float(kScale, scale);
+    v.Bool(kProse, prose);
+  }
+};
+
 struct ViewState {
   // Links made before the views had names numbered the nine views of then from 0 ("v=7" is prices).
   static constexpr const char* kNumberedViews[] = {"words", "order", "qkv", "relevance", "heads", "masks", "cnn", "prices", "speed"};
@@ -421,6 +436,7 @@ struct ViewState {
   LearnState learn;
   PricesState prices;
   SpeedState speed;
+  DisplayState display;
 
   void Visit(FieldVisitor& v) {
     v.Choice(kView, view);
@@ -438,6 +454,7 @@ struct ViewState {
     learn.Visit(v);
     prices.Visit(v);
     speed.Visit(v);
+    display.Visit(v);
   }
 };
 

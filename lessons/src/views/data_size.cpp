@@ -42,6 +42,8 @@ DataSizeCurves CurvesOfPoints(const attn::train::DataSizeRunner& runner) {
 
 std::string DescribeDataSize(const attn::train::DataSizeRunner& runner) {
   const auto& sizes = runner.config().sizes;
+  // Only the finished experiment: with seeds still running the means would change after the reader read them.
+  if (!runner.done()) return "";
   for (const DataSizePoint& p : runner.points())
     if (p.accuracy.empty()) return "";
   const int last = static_cast<int>(sizes.size()) - 1;
@@ -51,8 +53,8 @@ std::string DescribeDataSize(const attn::train::DataSizeRunner& runner) {
   char text[320];
   if (c0.mean > t0.mean && crossover > 0) {
     std::snprintf(text, sizeof(text),
-                  "With %d training sequences the CNN is ahead, %.2f to %.2f; from %d on the transformer is, %.2f to "
-                  "%.2f at %d.",
+                  "With %d training sequences the CNN is ahead, %.2f to %.2f; from %d on the transformer is ahead, "
+                  "%.2f to %.2f at %d.",
                   sizes[0], c0.mean, t0.mean, crossover, tn.mean, cn.mean, sizes[last]);
   } else {
     std::snprintf(text, sizeof(text),

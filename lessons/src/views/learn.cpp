@@ -30,7 +30,8 @@ const char* LearnWhatToWatch(TaskKind task) {
   switch (task) {
     case TaskKind::kPrevious:
       return "Each position must name the letter before it. Watch a head's map grow a line just below the diagonal: "
-             "every letter looking one step back. Switch positions off and it cannot form.";
+             "every letter looking one step back. It can form even with positions off: attention is causal, so a "
+             "letter sees only the letters before it, and how many there are tells it where it is.";
     case TaskKind::kCopy:
       return "After the bar, the model writes the digits again. Watch a head look back to the digit it must write "
              "next: a line parallel to the diagonal, six steps back.";

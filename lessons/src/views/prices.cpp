@@ -24,6 +24,19 @@ Status ComputePrices(const PriceTable& table, const PricesState& state, PricesMo
   ATTN_RETURN_IF_ERROR(RootMeanSquareError(m.noisy, m.clean, &m.rmse_noisy));
   ATTN_RETURN_IF_ERROR(RootMeanSquareError(m.average, m.clean, &m.rmse_average));
   ATTN_RETURN_IF_ERROR(RootMeanSquareError(m.smoother.smoothed, m.clean, &m.rmse_attention));
+  SmootherConfig other = config;
+  other.query_window = state.smooth_query ? 1 : kPricesQueryWindow;
+  SmootherResult other_result;
+  ATTN_RETURN_IF_ERROR(AttentionSmoother(m.noisy, other, &other_result));
+  ATTN_RETURN_IF_ERROR(RootMeanSquareError(other_result.smoothed, m.clean, &m.rmse_attention_other_query));
+  m.rmse_best_average = -1;
+  for (int r = 0; r <= PricesState::kWindow.max; ++r) {
+    Matrix average;
+    double rmse = 0;
+    ATTN_RETURN_IF_ERROR(MovingAverage(m.noisy, 2 * r + 1, &average));
+    ATTN_RETURN_IF_ERROR(RootMeanSquareError(average, m.clean, &rmse));
+    if (m.rmse_best_average < 0 || rmse < m.rmse_best_average) m.rmse_best_average = rmse, m.best_window_radius = r;
+  }
   *out = std::move(m);
   return Status::Ok();
 }

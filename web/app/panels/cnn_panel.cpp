@@ -14,6 +14,7 @@
 #include "widgets/field_widgets.h"
 #include "widgets/matrix_view.h"
 #include "widgets/plot.h"
+#include "widgets/prose.h"
 
 namespace attnlab {
 namespace {
@@ -104,7 +105,7 @@ void CnnPanel::DrawReceptiveField(PanelContext& ctx) {
   DrawMatrix("cnn.x", f.x_t, version, o, ctx.published);
 
   ImGui::SeparatorText("Receptive field of one output");
-  ImGui::TextWrapped("Output %d of %d layer%s of kernel %d depends on 1 + L(K−1) = %d inputs%s: the highlighted dots.", s.output + 1,
+  Prose("Output %d of %d layer%s of kernel %d depends on 1 + L(K−1) = %d inputs%s: the highlighted dots.", s.output + 1,
                      L, L == 1 ? "" : "s", K, f.field_size, f.inside < f.field_size ? " (clipped at the ends)" : "");
   ctx.published.Matrix("cnn.field", f.field);
   ctx.published.Scalar("cnn.field.size", f.field_size);
@@ -146,7 +147,7 @@ void CnnPanel::DrawReceptiveField(PanelContext& ctx) {
   ImGui::SetCursorScreenPos(ImVec2(origin.x, p0.y + pyramid.h + 4));
 
   ImGui::SeparatorText("The same output under attention");
-  ImGui::TextWrapped("Weights softmax(xᵢ·xⱼ / (√d τ)) of output %d. Self-attention weighs all 24 inputs by content; "
+  Prose("Weights softmax(xᵢ·xⱼ / (√d τ)) of output %d. Self-attention weighs all 24 inputs by content; "
                      "windowed attention (radius %d) only the %d around it: hatched cells are masked (weight exactly 0).",
                      s.output + 1, s.window, 2 * s.window + 1);
   static const std::vector<std::string> kRowNames = {"self-attention", "window"};
@@ -169,7 +170,7 @@ void CnnPanel::DrawConvolution(PanelContext& ctx) {
   lessons::CnnState& s = ctx.state.cnn;
   const int K = 2 * s.radius + 1;
   ImGui::SeparatorText("Self-attention contains convolution");
-  ImGui::TextWrapped("%d heads, head h scoring keys only by position: −α(δ − Δₕ)², δ = j − i, Δₕ = h − %d. Head h "
+  Prose("%d heads, head h scoring keys only by position: −α(δ − Δₕ)², δ = j − i, Δₕ = h − %d. Head h "
                      "carries the convolution's tap for offset Δₕ as its value projection, and Wᵒ adds the heads. As α "
                      "grows each head looks at one offset only, and the layer becomes the convolution.", K, K / 2);
   ImGui::SetNextItemWidth(std::min(320.0f, ImGui::GetContentRegionAvail().x - 120.0f));
@@ -178,7 +179,7 @@ void CnnPanel::DrawConvolution(PanelContext& ctx) {
   conv_.Update(lessons::FieldsKey(s), [&](lessons::CnnConvModel* m) { return lessons::ComputeCnnConv(s, m); });
   const lessons::CnnConvModel& c = conv_.model();
   const int version = conv_.version();
-  ImGui::Text("largest |attention − convolution| = %.3g", c.difference);
+  Prose("largest |attention − convolution| = %.3g", c.difference);
   char summary[128];
   std::snprintf(summary, sizeof(summary), "CNN: at sharpness α = %.3g the largest |attention − convolution| is %.3g",
                 static_cast<double>(s.alpha), static_cast<double>(c.difference));
@@ -194,17 +195,17 @@ void CnnPanel::DrawConvolution(PanelContext& ctx) {
   hw.style = WeightsStyle(c.heads);
   hw.rows = MatrixLabels{&offsets, nullptr};
   hw.square = false;
-  ImGui::TextDisabled("Each head's weights for output %d:", s.output + 1);
+  DrawNote("Each head's weights for output %d:", s.output + 1);
   DrawMatrix("cnn.heads", c.heads, version, hw, ctx.published);
 
   MatrixViewOptions co;
   co.symbol = "conv";
   co.style = DivergingStyle(c.conv_t);  // one scale: equal colours mean equal values
   co.square = false;
-  ImGui::TextDisabled("Conv1d output (2 channels × 24 steps):");
+  DrawNote("Conv1d output (2 channels × 24 steps):");
   DrawMatrix("cnn.conv", c.conv_t, version, co, ctx.published);
   co.symbol = "attention";
-  ImGui::TextDisabled("Multi-head attention output:");
+  DrawNote("Multi-head attention output:");
   DrawMatrix("cnn.attn", c.attn_t, version, co, ctx.published);
 
   ImGui::SeparatorText("Largest difference against α");
@@ -224,7 +225,7 @@ void CnnPanel::DrawConvolution(PanelContext& ctx) {
   ctx.published.Matrix("cnn.curve.alpha", c.curve_alpha);
 
   ImGui::SeparatorText("Why not always attention?");
-  ImGui::TextWrapped("Attention is the larger function class: it can be this convolution, but it has to learn to be. A "
+  Prose("Attention is the larger function class: it can be this convolution, but it has to learn to be. A "
                      "CNN has locality built in, so with little data it often generalises better; with a lot of data, "
                      "attention's freedom to look anywhere pays off.");
   if (ImGui::Button("Measure it: view 8, Data size  →")) ctx.state.view = lessons::ViewId::kDataSize;

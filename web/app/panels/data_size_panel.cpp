@@ -13,6 +13,7 @@
 #include "widgets/field_widgets.h"
 #include "widgets/flow_layout.h"
 #include "widgets/plot.h"
+#include "widgets/prose.h"
 
 namespace attnlab {
 namespace {
@@ -39,8 +40,10 @@ void DataSizePanel::Draw(PanelContext& ctx) {
       "neighbourhoods) can look back at the sign, but must first learn where to look, and that takes data: it is "
       "the more flexible model, and flexibility is paid for in examples.",
       "press Run and watch the two curves cross; add seeds to see how much a single run can vary.");
-  DrawControls(ctx);
+  // The slice of training first, then everything drawn from the runner as it now is: the progress
+  // bar and the summary below it never disagree within a frame.
   Run(ctx);
+  DrawControls(ctx);
   DrawStatusLine(error_);
   if (started_) DrawCurves(ctx);
 }
@@ -161,7 +164,7 @@ void DataSizePanel::DrawCurves(PanelContext& ctx) {
             {"cnn_max", "", &curves_.cnn_max, cnn, 1.0f}},
            o, ctx.published);
   if (!description_.empty()) {
-    ImGui::TextWrapped("%s", description_.c_str());
+    Prose("%s", description_.c_str());
     ctx.summary = "Data size: " + description_;
   }
   // The numbers behind the curves.

@@ -12,6 +12,8 @@
 #include "widgets/heatmap_grid.h"
 #include "widgets/lines_view.h"
 #include "widgets/matrix_view.h"
+#include "widgets/prose.h"
+#include "widgets/scroll_into_view.h"
 
 namespace attnlab {
 namespace {
@@ -144,10 +146,13 @@ void HeadsPanel::DrawHeadGrid(PanelContext& ctx) {
   const int shown = std::clamp(s.selected, 0, heads - 1);
   ctx.summary = std::to_string(heads) + " heads; head " + std::to_string(shown + 1) + ", " +
                 lessons::DescribeWeightsRow(model.result.heads[shown].weights, 0, ctx.sentence.tokens, 3);
-  if (clicked >= 0) s.selected = clicked;
+  if (clicked >= 0) {
+    s.selected = clicked;
+    RequestScrollToSection("heads.selected");  // the enlarged map is below the grid: bring it into view
+  }
   if (model.trained) DrawTrainedRoles(ctx);
   if (model.grouped)
-    ImGui::TextWrapped("Grouped-query: %d query heads share each of %d key/value heads (fewer keys and values to "
+    Prose("Grouped-query: %d query heads share each of %d key/value heads (fewer keys and values to "
                        "store), yet every head still has its own queries, so its map differs.",
                        model.group, model.kv_heads);
 }
@@ -156,16 +161,16 @@ void HeadsPanel::DrawTrainedRoles(PanelContext& ctx) {
   const lessons::HeadsModel& model = memo_.model();
   std::string tags;
   for (size_t i = 0; i < model.tags.size(); ++i) tags += ctx.sentence.tokens[i] + "/" + model.tags[i] + "  ";
-  ImGui::TextWrapped("The model's tags: %s", tags.c_str());
-  ImGui::TextUnformatted("What each head does on this sentence (measured with those tags):");
+  Prose("The model's tags: %s", tags.c_str());
+  ProseText("What each head does on this sentence (measured with those tags):");
   for (size_t h = 0; h < model.roles.size(); ++h) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(HeadColor(static_cast<int>(h))));
     ImGui::Bullet();
     ImGui::PopStyleColor();
     ImGui::SameLine();
-    ImGui::TextWrapped("%s", model.roles[h].c_str());
+    Prose("%s", model.roles[h].c_str());
   }
-  ImGui::TextWrapped("and on the held-out Brown text, where the model %s:", model.held_out.c_str());
+  Prose("and on the held-out Brown text, where the model %s:", model.held_out.c_str());
   for (size_t h = 0; h < model.corpus_roles.size(); ++h) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(HeadColor(static_cast<int>(h))));
     ImGui::Bullet();
@@ -178,11 +183,12 @@ void HeadsPanel::DrawTrainedRoles(PanelContext& ctx) {
 void HeadsPanel::DrawSelectedHead(PanelContext& ctx) {
   const int h = ctx.state.heads.selected;
   if (h < 0) {
-    ImGui::TextDisabled("Click a head to enlarge it.");
+    DrawNote("Click a head to enlarge it.");
     return;
   }
   const lessons::Sentence& in = ctx.sentence;
   const attn::HeadIntermediates& head = memo_.model().result.heads[h];
+  MarkSection("heads.selected");
   char title[64];
   std::snprintf(title, sizeof(title), "Head %d, enlarged", h + 1);
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(HeadColor(h)));
@@ -205,7 +211,7 @@ void HeadsPanel::DrawCombination(PanelContext& ctx) {
     std::vector<WeightLayer> layers;
     for (int h = 0; h < heads; ++h) layers.push_back({&result.heads[h].weights, HeadColor(h)});
     DrawLines("heads.lines", in.tokens, layers, 520.0f, ctx.published);
-    ImGui::TextDisabled("Hover a word on the left to see where each head sends it.");
+    DrawNote("Hover a word on the left to see where each head sends it.");
   }
   const int d_v = static_cast<int>(result.heads[0].v.cols());
   char title[96];

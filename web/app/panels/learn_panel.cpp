@@ -12,6 +12,7 @@
 #include "widgets/flow_layout.h"
 #include "widgets/matrix_view.h"
 #include "widgets/plot.h"
+#include "widgets/prose.h"
 
 namespace attnlab {
 namespace {
@@ -32,7 +33,8 @@ std::string SettingsKey(lessons::LearnState s) {
 
 void LearnPanel::Draw(PanelContext& ctx) {
   DrawExplanation(ctx,
-      "Every other view uses projections Wq, Wk, Wv drawn at random. Here a small transformer (32 numbers per "
+      "Elsewhere the projections Wq, Wk, Wv are seeded at random or, in views 3 and 5, come from a tagger trained "
+      "offline (views 1, 2 and 6 have none). Here a small transformer (32 numbers per "
       "token, 1–3 layers of 1–4 heads, attention only unless you add a feed-forward layer) learns them by "
       "gradient descent on a toy task, "
       "in your browser: each step shows it 32 new sequences, measures the cross-entropy of its answers and "
@@ -40,7 +42,8 @@ void LearnPanel::Draw(PanelContext& ctx) {
       "sequence, from initialisation to now; the line under each head says what it does, measured on 16 other "
       "sequences.",
       "press Train and watch the maps change; drag the step slider back to see how they started; switch the "
-      "task, or take positions away from the previous-letter task and see that it cannot learn.");
+      "task, or take positions away from the previous-letter task and see how far causal attention gets "
+      "without them.");
   DrawControls(ctx);
   RunTraining(ctx);
   DrawStatusLine(error_);
@@ -152,6 +155,10 @@ void LearnPanel::DrawCurves(PanelContext& ctx) {
   ctx.published.Scalar("learn.held_out", snaps.back().held_out_accuracy);
   ctx.published.Scalar("learn.loss", lab_.last_loss());
   ctx.published.Scalar("learn.steps_per_second", lab_.steps_per_second());
+  if (ctx.state.learn.positions == 0 && snaps.back().step > 0)  // "none": what causal attention alone reaches
+    DrawNote("Positions are off: held-out accuracy is %.3f at step %d, with nothing but causal attention to tell "
+             "the positions apart (a token sees only the tokens before it, and how many there are).",
+             snaps.back().held_out_accuracy, snaps.back().step);
   if (curves_.rows() < 2) return;
   const float width = std::min(620.0f, ImGui::GetContentRegionAvail().x);
   const auto step_axis = [&] {  // both plots: the steps along x, axes ending on round values
@@ -210,7 +217,7 @@ void LearnPanel::DrawHeads(PanelContext& ctx) {
     if (!ok) answers += " (not " + attn::train::ClassText(lab_.task(), lab_.probe_targets()[t]) + ")";
     answers += "  ";
   }
-  ImGui::TextWrapped("Its answers at step %d: %s— %d of %d right", snap.step, answers.c_str(), right, asked);
+  Prose("Its answers at step %d: %s— %d of %d right", snap.step, answers.c_str(), right, asked);
   ctx.published.Scalar("learn.probe_right", right);
 
   const int heads = static_cast<int>(snap.weights[0].size());
@@ -246,7 +253,7 @@ void LearnPanel::DrawHeads(PanelContext& ctx) {
     ImGui::Bullet();
     ImGui::PopStyleColor();
     ImGui::SameLine();
-    ImGui::TextWrapped("%s", role.text.c_str());
+    Prose("%s", role.text.c_str());
   }
   DrawNote("Measured on %d held-out sequences: the mean share of each head's weight on each kind of key.",
            lessons::LearnLab::kRoleSequences);

@@ -11,6 +11,7 @@
 #include "widgets/field_widgets.h"
 #include "widgets/flow_layout.h"
 #include "widgets/matrix_view.h"
+#include "widgets/prose.h"
 
 namespace attnlab {
 void MasksPanel::Draw(PanelContext& ctx) {
@@ -51,7 +52,7 @@ void MasksPanel::DrawControls(PanelContext& ctx) {
 void MasksPanel::DrawPaddingToggles(PanelContext& ctx) {
   lessons::MasksState& s = ctx.state.masks;
   const std::vector<std::string>& tokens = ctx.sentence.tokens;
-  ImGui::TextDisabled("Padding (tap a word):");
+  DrawNote("Padding (tap a word):");
   for (int k = 0; k < static_cast<int>(tokens.size()); ++k) {
     ImGui::SameLine();
     const bool padded = lessons::IsPadded(s.padding, k);
@@ -90,7 +91,7 @@ void MasksPanel::DrawMaps(PanelContext& ctx) {
     ctx.summary = std::string("Masks") + (ctx.state.masks.causal ? ", causal: " : ": ") +
                   lessons::DescribeWeightsRow(h.weights, static_cast<int>(h.weights.rows()) - 1, in.tokens, 3);
     if (blind > 0)
-      ImGui::TextWrapped("%d word%s may look at no word at all: the whole row is blocked, so its weights are all 0 "
+      Prose("%d word%s may look at no word at all: the whole row is blocked, so its weights are all 0 "
                          "and its output is 0 (not NaN).", blind, blind == 1 ? "" : "s");
   };
   auto draw_output = [&] {

@@ -9,6 +9,7 @@
 #include "imgui.h"
 #include "theme.h"
 #include "widgets/matrix_view.h"
+#include "widgets/prose.h"
 
 namespace attnlab {
 
@@ -47,14 +48,19 @@ void OrderPanel::Draw(PanelContext& ctx) {
 
   std::string shuffled;
   for (const auto& t : m.shuffled_tokens) shuffled += (shuffled.empty() ? "" : " ") + t;
-  ImGui::TextWrapped("Shuffled: %s", shuffled.c_str());
+  if (s.shuffle == 0)
+    Prose("In the order typed (press \"Shuffle the words\" to permute it): %s", shuffled.c_str());
+  else if (m.shuffled_tokens == in.tokens)
+    Prose("Shuffle %d happens to leave the words where they were: %s", s.shuffle, shuffled.c_str());
+  else
+    Prose("Shuffled: %s", shuffled.c_str());
   const bool equal = m.equal;
   const float difference = m.difference;
   ImGui::PushStyleColor(ImGuiCol_Text, equal ? CurrentTheme().good_text : CurrentTheme().warning_text);
-  ImGui::TextWrapped("Largest difference between the shuffled outputs and the original outputs, shuffled: %.3g",
+  Prose("Largest difference between the shuffled outputs and the original outputs, shuffled: %.3g",
                      difference);
   ImGui::PopStyleColor();
-  ImGui::TextDisabled("%s", equal ? (difference == 0.0f ? "Exactly 0: order had no influence."
+  DrawNote("%s", equal ? (difference == 0.0f ? "Exactly 0: order had no influence."
                                                          : "0 up to float32 rounding (the same sums, added in another "
                                                            "order): order had no influence.")
                                   : "Not 0: with positions added, where a word stands changes what it becomes.");

@@ -73,7 +73,7 @@ void DrawStatusLine(const std::string& error);
 // A side note in the quiet (disabled) colour that wraps at the column's edge, never cut.
 void DrawNote(const char* fmt, ...) IM_FMTARGS(1);
 // The "what you see / try this" box at the top of each panel (not in an embed: the post around it
-// does the explaining).
+// does the explaining; not with the lecture mode's explanations off).
 void DrawExplanation(const PanelContext& ctx, const char* what_you_see, const char* try_this);
 
 }  // namespace attnlab

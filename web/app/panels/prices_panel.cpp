@@ -11,6 +11,7 @@
 #include "widgets/field_widgets.h"
 #include "widgets/matrix_view.h"
 #include "widgets/plot.h"
+#include "widgets/prose.h"
 
 namespace attnlab {
 void PricesPanel::SetFocus(int focus) {
@@ -63,18 +64,19 @@ void PricesPanel::Draw(PanelContext& ctx) {
   DrawExplanation(ctx,
       "Attention as a smoother: each smoothed price is a weighted average of all the noisy prices, "
       "yᵢ = Σⱼ wᵢⱼ xⱼ, with weights softmax(−|gᵢ − fⱼ|² / τ) from features of value and time, so a month "
-      "takes from months that are near in time and similar in price. The query compares the month's "
-      "5-month average gᵢ, not its own noisy price: a noisy price is always most similar to itself, and would "
-      "keep its noise. A moving average is a convolution with a box kernel: it takes equally from a fixed "
+      "takes from months that are near in time and similar in price. The query may compare the month's "
+      "5-month average gᵢ instead of its own noisy price (the box below): which one is better depends on the "
+      "series and the noise, and the numbers under the plot say which, as they say whether attention beats a "
+      "moving average at all. A moving average is a convolution with a box kernel: it takes equally from a fixed "
       "window, whatever the prices. Monthly closes 2000–2010; this view needs no sentence.",
       "hover (or tap) a month to see whom it attends to; read the errors against the real price below; "
-      "then untick the query's 5-month average, raise the value weight, and watch the attention's error climb "
-      "towards the noisy input's.");
+      "then untick the query's 5-month average, change the noise or the stock, and see on which series attention "
+      "wins and where it loses.");
   lessons::PricesState& s = ctx.state.prices;
   const lessons::PricesInputs& in = *ctx.prices;
   DrawStatusLine(in.error);  // a failed reload keeps the last good table
   if (in.version == 0) {
-    if (in.error.empty()) ImGui::TextDisabled("Loading the prices...");
+    if (in.error.empty()) DrawNote("Loading the prices...");
     return;
   }
   DrawControls(ctx);
@@ -119,8 +121,19 @@ void PricesPanel::Draw(PanelContext& ctx) {
   ctx.published.Matrix("prices.weights", smoother.weights);
   // The focused month's numbers below the plot, not in a tooltip that a finger would cover.
   // How far each series is from the real price: the claim of the view, in numbers.
-  ImGui::TextWrapped("Error against the real price (RMSE):  noisy %.3g  ·  moving average %.3g  ·  attention %.3g",
+  Prose("Error against the real price (RMSE):  noisy %.3g  ·  moving average %.3g  ·  attention %.3g",
                      model.rmse_noisy, model.rmse_average, model.rmse_attention);
+  // What those numbers say, in every state: where attention wins and where it loses.
+  const char* vs_average = model.rmse_attention < model.rmse_average ? "beats" : "loses to";
+  const char* vs_noisy = model.rmse_attention < model.rmse_noisy ? "and is closer to the real price than the noisy input"
+                                                                 : "and is further from the real price than the noisy input itself";
+  Prose("On %s, attention %s this moving average %s. The best moving average (%d months) errs by %.3g; with %s as "
+        "the query, attention would err by %.3g.",
+        series->symbol.c_str(), vs_average, vs_noisy, 2 * model.best_window_radius + 1, model.rmse_best_average,
+        s.smooth_query ? "the month's own noisy price" : "the 5-month average", model.rmse_attention_other_query);
+  ctx.published.Scalar("prices.rmse.other_query", model.rmse_attention_other_query);
+  ctx.published.Scalar("prices.rmse.best_average", model.rmse_best_average);
+  ctx.published.Scalar("prices.best_window", 2 * model.best_window_radius + 1);
   ctx.published.Scalar("prices.rmse.noisy", model.rmse_noisy);
   char summary[160];
   std::snprintf(summary, sizeof(summary), "Prices: error against the real price, noisy %.3g, moving average %.3g, attention %.3g",
@@ -131,7 +144,7 @@ void PricesPanel::Draw(PanelContext& ctx) {
   if (focus_ >= 0) {
     ImGui::Text("%s: real %.2f, noisy %.2f", model.months[focus_].c_str(), clean(focus_, 0), noisy(focus_, 0));
     ImGui::Text("moving average %.2f, attention %.2f", average(focus_, 0), smoother.smoothed(focus_, 0));
-    ImGui::TextWrapped("The highlighted bars are whom it attends to: months near it in time and similar in price "
+    Prose("The highlighted bars are whom it attends to: months near it in time and similar in price "
                        "(click to keep it).");
   } else {
     DrawNote("Hover or tap a month to see whom it attends to; click to keep it.");
@@ -146,7 +159,7 @@ void PricesPanel::Draw(PanelContext& ctx) {
   m.rows = m.cols = MatrixLabels{&model.months, nullptr};
   m.on_click = [&](int i, int) { s.focus = i; };
   DrawMatrix("prices.W", smoother.weights, version, m, ctx.published);
-  ImGui::TextWrapped("The moving average is this picture with a band of equal weights 1/%d along the diagonal: "
+  Prose("The moving average is this picture with a band of equal weights 1/%d along the diagonal: "
                      "a convolution. Attention chooses its band by similarity.", 2 * s.window + 1);
 }
 

@@ -2,6 +2,8 @@
 // pair from qᵢ and kⱼ to its weight and its share of the output; the layer in matrix form.
 #include "panels/qkv_panel.h"
 
+#include <cmath>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -10,6 +12,9 @@
 #include "widgets/field_widgets.h"
 #include "widgets/grid.h"
 #include "widgets/matrix_view.h"
+#include "widgets/prose.h"
+#include "widgets/scroll_into_view.h"
+#include "widgets/flow_layout.h"
 
 namespace attnlab {
 namespace {
@@ -64,7 +69,7 @@ void QkvPanel::DrawControls(PanelContext& ctx) {
     next(false);
     SliderField(sentence.kHashDim, &sentence.hash_dim);
   } else {
-    ImGui::TextDisabled("d_model = %d (GloVe).", static_cast<int>(ctx.sentence.x.cols()));
+    DrawNote("d_model = %d (GloVe).", static_cast<int>(ctx.sentence.x.cols()));
     const char* label = "choose d_model: hashed vectors";
     ImGui::SameLine();
     // Wrap the button on a narrow screen.
@@ -75,9 +80,10 @@ void QkvPanel::DrawControls(PanelContext& ctx) {
   if (s.trained) {  // one head of the trained layer: its widths and weights are its own
     const int heads = ctx.trained_heads ? ctx.trained_heads->config.heads : 4;
     for (int h = 0; h < heads; ++h) {
-      ImGui::SameLine();
       char label[16];
       std::snprintf(label, sizeof(label), "head %d", h + 1);
+      // Side by side where they fit; a phone wraps them (each is one tap away, none cut off).
+      SameLineIfFits(RadioButtonWidth(label));
       if (ImGui::RadioButton(label, s.trained_head == h)) s.trained_head = h;
     }
     return;
@@ -124,7 +130,7 @@ void QkvPanel::Draw(PanelContext& ctx) {
   const lessons::QkvModel& m = memo_.model();
   ctx.published.Scalar("qkv.trained", m.trained ? 1 : 0);
   if (!m.untrained_reason.empty()) DrawNote("%s", m.untrained_reason.c_str());
-  if (m.trained) ImGui::TextWrapped("Measured on this sentence: %s.", m.role.c_str());
+  if (m.trained) Prose("Measured on this sentence: %s.", m.role.c_str());
   DrawLayer(ctx);
   DrawPair(ctx);
 }
@@ -142,15 +148,15 @@ void QkvPanel::DrawLayer(PanelContext& ctx) {
   ImGui::SeparatorText("The whole layer in matrix form");
   // The trained head adds biases and rotates q and k by position (RoPE); the seeded ones do neither.
   if (model.trained)
-    ImGui::TextWrapped("Q = RoPE(XWq + bq), K = RoPE(XWk + bk), V = XWv + bv;   Y = softmax(QKᵀ / √d_k) V");
+    Prose("Q = RoPE(XWq + bq), K = RoPE(XWk + bk), V = XWv + bv;   Y = softmax(QKᵀ / √d_k) V");
   else
-    ImGui::TextWrapped("Q = XWq, K = XWk, V = XWv;   Y = softmax(QKᵀ / √d_k) V");
-  ImGui::TextWrapped("(%d×%d) = softmax((%d×%d)(%d×%d) / √%d) (%d×%d), with X (%d×%d) and Wq, Wk (%d×%d), Wv (%d×%d).",
+    Prose("Q = XWq, K = XWk, V = XWv;   Y = softmax(QKᵀ / √d_k) V");
+  Prose("(%d×%d) = softmax((%d×%d)(%d×%d) / √%d) (%d×%d), with X (%d×%d) and Wq, Wk (%d×%d), Wv (%d×%d).",
                      n, d_v, n, d_k, d_k, n, d_k, n, d_v, n, d_model, d_model, d_k, d_model, d_v);
 
   // d_model rows: flat cells keep the weights about 300 px high.
   auto draw_w = [&](const char* name, const char* title, const attn::Matrix& w) {
-    ImGui::TextWrapped("%s", Shape(title, w).c_str());
+    Prose("%s", Shape(title, w).c_str());
     MatrixViewOptions o;
     o.symbol = title;
     o.style = DivergingStyle(w);
@@ -170,7 +176,7 @@ void QkvPanel::DrawLayer(PanelContext& ctx) {
   }
 
   auto draw_rows = [&](const char* name, const char* title, const char* symbol, const attn::Matrix& m) {
-    ImGui::TextWrapped("%s", Shape(title, m).c_str());
+    Prose("%s", Shape(title, m).c_str());
     MatrixViewOptions o = TokenRowsOptions(symbol, DivergingStyle(m), tokens);
     o.max_width = 320.0f;
     o.max_height = ImGui::GetTextLineHeight() * 1.5f * static_cast<float>(m.rows());
@@ -190,10 +196,11 @@ void QkvPanel::DrawLayer(PanelContext& ctx) {
   auto pick = [&](int i, int j) {
     s.query = i;
     s.key = j;
+    RequestScrollToSection("qkv.pair");  // the pair's section is below the maps: bring it into view
   };
   if (BeginGrid("qkv.swy", 3, 330.0f)) {
     ImGui::TableNextColumn();
-    ImGui::TextWrapped("%s", Shape("scores QKᵀ / √d_k", h.scaled_scores).c_str());
+    Prose("%s", Shape("scores QKᵀ / √d_k", h.scaled_scores).c_str());
     MatrixViewOptions o = TokenGridOptions("qᵢ·kⱼ/√d_k", DivergingStyle(h.scaled_scores), tokens);
     o.max_width = 420.0f;
     o.describe = [&](int i, int j) {
@@ -206,7 +213,7 @@ void QkvPanel::DrawLayer(PanelContext& ctx) {
     o.marked_col = s.key;
     DrawMatrix("qkv.scores", h.scaled_scores, version, o, ctx.published);
     ImGui::TableNextColumn();
-    ImGui::TextWrapped("%s", Shape("weights softmax(QKᵀ / √d_k)", h.weights).c_str());
+    Prose("%s", Shape("weights softmax(QKᵀ / √d_k)", h.weights).c_str());
     o.symbol = "w";
     o.style = WeightsStyle(h.weights);
     o.describe = [&](int i, int j) {
@@ -224,6 +231,7 @@ void QkvPanel::DrawLayer(PanelContext& ctx) {
 void QkvPanel::DrawPair(PanelContext& ctx) {
   lessons::QkvState& s = ctx.state.qkv;
   const lessons::Sentence& in = ctx.sentence;
+  MarkSection("qkv.pair");
   ImGui::SeparatorText("One pair: query word i, key word j");
   WordCombo("query i", in.tokens, &s.query);
   if (ImGui::GetContentRegionAvail().x >= 560.0f) ImGui::SameLine();
@@ -250,25 +258,32 @@ void QkvPanel::DrawPair(PanelContext& ctx) {
   };
   if (!BeginGrid("qkv.pair", 2, 440.0f)) return;
   ImGui::TableNextColumn();
-  ImGui::TextWrapped("1. The query of \"%s\" and the key of \"%s\" (d_k = %d numbers each):", qw.c_str(), kw.c_str(),
+  Prose("1. The query of \"%s\" and the key of \"%s\" (d_k = %d numbers each):", qw.c_str(), kw.c_str(),
                      static_cast<int>(h.q.cols()));
   draw_row("qkv.pair.q", q_label, model.pair_q);
   draw_row("qkv.pair.k", k_label, model.pair_k);
-  ImGui::TextWrapped("2. Multiplied number by number, qᵢ∘kⱼ (red where the two agree in sign, blue where they disagree):");
+  Prose("2. Multiplied number by number, qᵢ∘kⱼ (red where the two agree in sign, blue where they disagree):");
   draw_row("qkv.pair.qk", qk_label, model.pair_product);
 
   const float dot = model.dot, scaled = model.scaled, weight = model.weight;
-  ImGui::TextWrapped("3. Their sum is the dot product qᵢ·kⱼ = %.4f; divided by √d_k it is the score %.4f.", dot, scaled);
-  ImGui::TextWrapped("4. Softmax over the scores of \"%s\" with every key gives the weight wᵢⱼ = %.4f (the bar of \"%s\"); "
-                     "uniform attention would give 1/n = %.4f, so these random projections make \"%s\" look at \"%s\" %s:",
-                     qw.c_str(), weight, kw.c_str(), model.uniform_weight, qw.c_str(), kw.c_str(),
-                     weight > model.uniform_weight ? "more than at an average word" : "less than at an average word");
+  Prose("3. Their sum is the dot product qᵢ·kⱼ = %.4f; divided by √d_k it is the score %.4f.", dot, scaled);
+  // Who made the weight: the trained head, the identity, or seeded projections (never "random" for trained).
+  const char* maker = model.trained ? "this trained head makes"
+                      : ctx.state.qkv.identity ? "the identity projections make"
+                                               : "these random (seeded) projections make";
+  // Compared as printed (4 decimals): equal on screen reads "as much as".
+  const bool same = std::fabs(weight - model.uniform_weight) < 5e-5f;
+  Prose("4. Softmax over the scores of \"%s\" with every key gives the weight wᵢⱼ = %.4f (the bar of \"%s\"); "
+        "uniform attention would give 1/n = %.4f, so %s \"%s\" look at \"%s\" %s:",
+        qw.c_str(), weight, kw.c_str(), model.uniform_weight, maker, qw.c_str(), kw.c_str(),
+        same ? "as much as at an average word"
+             : weight > model.uniform_weight ? "more than at an average word" : "less than at an average word");
   ctx.published.Scalar("qkv.pair.dot", dot);
   ctx.published.Scalar("qkv.pair.scaled", scaled);
   ctx.published.Scalar("qkv.pair.weight", weight);
   DrawBars("qkv.pair.weights", in.tokens, h.weights, i, 560.0f, ctx.published, BarAxis{0.0f, 1.0f});
   ImGui::TableNextColumn();
-  ImGui::TextWrapped("5. Each value vⱼ times its weight, wᵢⱼ vⱼ; their column sums are the output of \"%s\":", qw.c_str());
+  Prose("5. Each value vⱼ times its weight, wᵢⱼ vⱼ; their column sums are the output of \"%s\":", qw.c_str());
   MatrixViewOptions o = TokenRowsOptions("wᵢⱼvⱼ", DivergingStyle(model.pair_terms), MatrixLabels{&in.tokens, &in.known});
   o.max_width = 480.0f;
   o.max_height = ImGui::GetTextLineHeight() * 1.5f * static_cast<float>(model.pair_terms.rows());

@@ -14,6 +14,7 @@
 #include "widgets/grid.h"
 #include "widgets/matrix_view.h"
 #include "widgets/plot.h"
+#include "widgets/prose.h"
 
 namespace attnlab {
 namespace {
@@ -52,7 +53,8 @@ void RelevancePanel::DrawControls(PanelContext& ctx) {
 void RelevancePanel::Draw(PanelContext& ctx) {
   DrawExplanation(ctx,
       "How relevant is word j to word i? The dot product q·k (Luong) grows with the vectors' lengths; the scaled "
-      "dot product q·k/√d_k (Vaswani) keeps it near 1 for unit-variance entries; general qᵀWk and additive "
+      "dot product q·k/√d_k (Vaswani) keeps its variance near 1 for unit-variance entries (the scores themselves still "
+      "spread over a few units); general qᵀWk and additive "
       "wᵀtanh(Wq q + Wk k) (Bahdanau) learn what to compare; cosine ignores lengths. A normaliser then turns "
       "each row of scores into weights: softmax is one choice, sparsemax gives exact zeros, ReLU-normalised "
       "drops negative scores, sigmoid weighs each word on its own (no sum to 1). Here q = k = v = the word "
@@ -78,7 +80,7 @@ void RelevancePanel::DrawScoreGrid(PanelContext& ctx) {
   if (!BeginGrid("rel.scores", 3, 300.0f)) return;
   for (int k = 0; k < s.kShownScores; ++k) {
     ImGui::TableNextColumn();
-    ImGui::TextWrapped("%s", kScoreTitles[k]);
+    Prose("%s", kScoreTitles[k]);
     MatrixViewOptions o = TokenGridOptions("w", WeightsStyle(memo_.model().by_score[k]), tokens);
     o.max_width = 380.0f;
     DrawMatrix(std::string("rel.score.") + attn::ScoreFunctionName(static_cast<attn::ScoreFunction>(k)),
@@ -95,7 +97,7 @@ void RelevancePanel::DrawNormalizerGrid(PanelContext& ctx) {
   if (!BeginGrid("rel.norms", s.kShownNormalizers, 300.0f)) return;
   for (int k = 0; k < s.kShownNormalizers; ++k) {
     ImGui::TableNextColumn();
-    ImGui::TextWrapped("%s", kNormalizerTitles[k]);
+    Prose("%s", kNormalizerTitles[k]);
     MatrixViewOptions o = TokenGridOptions("w", WeightsStyle(memo_.model().by_normalizer[k]), tokens);
     o.max_width = 380.0f;
     o.marked_row = s.row;
@@ -119,7 +121,7 @@ void RelevancePanel::DrawRowBars(PanelContext& ctx) {
     DrawNote("Click a row of these weights to compare it under the four normalisers as bars.");
     return;
   }
-  ImGui::Text("The weights of \"%s\" under each normaliser:", tokens[s.row].c_str());
+  Prose("The weights of \"%s\" under each normaliser:", tokens[s.row].c_str());
   ImGui::SameLine();
   if (ImGui::Button("hide")) s.row = -1;
   if (s.row < 0 || !BeginGrid("rel.rows", s.kShownNormalizers, 300.0f)) return;
@@ -140,7 +142,7 @@ void RelevancePanel::DrawSaturation(PanelContext& ctx) {
   const lessons::SaturationModel& sat = saturation_.model();
   ctx.published.Scalar("rel.sat.ms", sat.ms);
   ctx.published.Scalar("rel.sat.tokens", sat.kTokens);
-  ImGui::TextWrapped(
+  Prose(
       "32 random queries and keys with unit-variance entries, for d_k = 2 to 1024, through the engine's forward "
       "and backward passes. q·k then has variance d_k: without the scale the scores spread out, softmax turns "
       "one-hot (entropy falls towards 0; uniform would be ln 32 ≈ 3.47) and the gradient that reaches the "

@@ -16,6 +16,7 @@
 #include "widgets/grid.h"
 #include "widgets/matrix_view.h"
 #include "widgets/text_box.h"
+#include "widgets/prose.h"
 
 namespace attnlab {
 namespace {
@@ -76,7 +77,7 @@ void RetrievalPanel::DrawStoreControls(PanelContext& ctx) {
     ImGui::EndCombo();
   }
   PublishLastItem(ctx.published, "rt.keys");
-  ImGui::TextDisabled("Not in the table:");
+  DrawNote("Not in the table:");
   for (int o = 0; o < table.outside_count; ++o) {
     SameLineIfFits(ImGui::CalcTextSize(table.outside_queries[o]).x + ImGui::GetStyle().FramePadding.x * 2);
     ImGui::PushID(o);
@@ -139,8 +140,8 @@ void RetrievalPanel::DrawStore(PanelContext& ctx) {
   if (!BeginGrid("rt.store", 2, 380.0f)) return;
   ImGui::TableNextColumn();
   std::string title = "Weights w = softmax(s/τ) of \"" + m.query + "\" over the " + std::to_string(count) + " keys";
-  ImGui::TextWrapped("%s", title.c_str());
-  if (m.query_key < 0) ImGui::TextDisabled("\"%s\" is no key: no row matches it exactly.", m.query.c_str());
+  Prose("%s", title.c_str());
+  if (m.query_key < 0) DrawNote("\"%s\" is no key: no row matches it exactly.", m.query.c_str());
   // Room for numbers like 0.003446 (the bar chart allows for 7 characters).
   const float bars_width = std::min(460.0f, ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("00").x);
   DrawBars("rt.weights", pair_labels, h.weights, 0, bars_width, ctx.published, BarAxis{0.0f, 1.0f});
@@ -151,13 +152,13 @@ void RetrievalPanel::DrawStore(PanelContext& ctx) {
   ctx.published.Matrix("rt.q", m.retrieval.forward.query_in);
 
   ImGui::TableNextColumn();
-  ImGui::TextUnformatted("Soft retrieval: r = Σⱼ wⱼ vⱼ");
-  ImGui::TextWrapped("The largest weight is %.3f, on \"%s\". Nearest GloVe words to r (cosine):", m.top_weight, hard_key.c_str());
+  ProseText("Soft retrieval: r = Σⱼ wⱼ vⱼ");
+  Prose("The largest weight is %.3f, on \"%s\". Nearest GloVe words to r (cosine):", m.top_weight, hard_key.c_str());
   for (const auto& nb : m.nearest_soft) ImGui::BulletText("%s  %.3f", word(nb).c_str(), nb.cosine);
   if (!m.nearest_soft.empty()) ctx.published.Scalar("rt.soft.cosine", m.nearest_soft[0].cosine);
   ImGui::Spacing();
-  ImGui::TextUnformatted("Hard retrieval: the argmax");
-  ImGui::TextWrapped("The best key is \"%s\": its value \"%s\" comes back whole, every other value is ignored.",
+  ProseText("Hard retrieval: the argmax");
+  Prose("The best key is \"%s\": its value \"%s\" comes back whole, every other value is ignored.",
                      hard_key.c_str(), hard_value.c_str());
   ImGui::Spacing();
   static const std::vector<std::string> kAnswerRows = {"soft r", "hard v"};
@@ -167,19 +168,19 @@ void RetrievalPanel::DrawStore(PanelContext& ctx) {
 
   const lessons::StoreAccuracy& a = accuracy_.model();
   ImGui::PushStyleColor(ImGuiCol_Text, CurrentTheme().explanation_text);
-  ImGui::TextWrapped("Every key of this table asked in turn, at this score and τ: the nearest word to the soft answer is "
+  Prose("Every key of this table asked in turn, at this score and τ: the nearest word to the soft answer is "
                      "the key's own value for %d of %d keys; hard retrieval picks the key's own row for %d of %d.",
                      a.soft_right, a.size, a.hard_right, a.size);
-  ImGui::TextWrapped("How the soft answer moves: ‖∂r/∂q‖ = %.3g when the query moves, ‖∂r/∂τ‖ = %.3g when τ does "
+  Prose("How the soft answer moves: ‖∂r/∂q‖ = %.3g when the query moves, ‖∂r/∂τ‖ = %.3g when τ does "
                      "(the engine's backward pass). Lower τ and both fall towards 0: a hard lookup gives no gradient "
                      "to learn from.",
                      m.d_query_norm, m.d_temperature_norm);
   if (m.config.score == attn::ScoreFunction::kAdditive)
-    ImGui::TextWrapped("The additive score's W_q, W_k (100 × 100) and w (100) are seeded at random (seed 1), not trained: "
+    Prose("The additive score's W_q, W_k (100 × 100) and w (100) are seeded at random (seed 1), not trained: "
                        "its weights say nothing about meaning, as the count above shows. Training would fit them.");
   ImGui::PopStyleColor();
   ImGui::PushStyleColor(ImGuiCol_Text, CurrentTheme().try_this_text);
-  ImGui::TextWrapped("A database lookup and attention both compare a query with every key and return the values of the "
+  Prose("A database lookup and attention both compare a query with every key and return the values of the "
                      "keys that match. The database returns exact matches only; attention returns a blend weighted by "
                      "similarity, so a query that is no key still gets an answer, and the answer moves smoothly with "
                      "the query.");
@@ -202,10 +203,10 @@ void RetrievalPanel::DrawCross(PanelContext& ctx) {
   ImGui::Spacing();
   ImGui::SeparatorText("Cross-attention between two sentences");
   if (!ctx.embedded)
-    ImGui::TextWrapped("In self-attention the queries, keys and values come from one sentence. Here the queries come "
+    Prose("In self-attention the queries, keys and values come from one sentence. Here the queries come "
                        "from sentence A (the box at the top) and the keys and values from sentence B, with no parameters: "
                        "Y = softmax(X_A X_Bᵀ / (√d τ)) X_B. Each word of A retrieves from B, as the query did from the store.");
-  ImGui::TextDisabled("Sentence B:");
+  DrawNote("Sentence B:");
   TextBoxSlot(TextBoxId::kSentenceB, s.sentence_b, ctx.published, "rt.sentence_b");
   if (ImGui::Button("Swap A and B")) s.swap = !s.swap;
   PublishLastItem(ctx.published, "rt.swap");
@@ -227,7 +228,7 @@ void RetrievalPanel::DrawCross(PanelContext& ctx) {
   char shapes[256];
   std::snprintf(shapes, sizeof(shapes), "Q = X_%s: %d × %d    K = V = X_%s: %d × %d    weights: %d × %d (n_%s × n_%s)    outputs Y: %d × %d",
                 qn, nq, d, kn, nk, d, nq, nk, qn, kn, nq, d);
-  ImGui::TextWrapped("%s", shapes);
+  Prose("%s", shapes);
   ctx.published.Rect("rt.shapes", LastItemRect());
   ctx.published.Matrix("rt.cross.Q", m.result.query_in);  // X of the queries' sentence
   ctx.published.Matrix("rt.cross.K", m.result.key_in);    // X of the keys' (and values') sentence
@@ -235,7 +236,7 @@ void RetrievalPanel::DrawCross(PanelContext& ctx) {
   if (!BeginGrid("rt.cross", 2, 340.0f)) return;
   ImGui::TableNextColumn();
   std::snprintf(shapes, sizeof(shapes), "Weights: rows words of %s, columns words of %s", qn, kn);
-  ImGui::TextDisabled("%s", shapes);
+  DrawNote("%s", shapes);
   MatrixViewOptions ow = TokenGridOptions("w", WeightsStyle(w), rows);
   ow.cols = cols;
   ow.max_width = 420.0f;
@@ -244,14 +245,14 @@ void RetrievalPanel::DrawCross(PanelContext& ctx) {
   DrawMatrix("rt.cross.W", w, cross_.version(), ow, ctx.published);
   ImGui::TableNextColumn();
   std::snprintf(shapes, sizeof(shapes), "Outputs Y: each word of %s, rebuilt from the vectors of %s", qn, kn);
-  ImGui::TextDisabled("%s", shapes);
+  DrawNote("%s", shapes);
   DrawMatrix("rt.cross.Y", m.result.output, cross_.version(),
              TokenRowsOptions("y", DivergingStyle(m.result.output), rows), ctx.published);
   EndGrid();
   // Where each word of the queries' sentence puts its largest weight, one item per word (never split
   // across lines).
   ImGui::PushStyleColor(ImGuiCol_Text, CurrentTheme().explanation_text);
-  ImGui::TextUnformatted("Where each word looks most:");
+  ProseText("Where each word looks most:");
   std::string align;
   for (int i = 0; i < nq; ++i) {
     char part[96];
@@ -263,7 +264,7 @@ void RetrievalPanel::DrawCross(PanelContext& ctx) {
     ImGui::TextUnformatted(part);
     align += std::string(i ? " " : "") + part;
   }
-  ImGui::TextWrapped("With no trained projections each word finds the words whose vectors point its way: the same "
+  Prose("With no trained projections each word finds the words whose vectors point its way: the same "
                      "word, or one used in similar contexts.");
   ImGui::PopStyleColor();
   ctx.summary += "Cross-attention " + std::to_string(nq) + " × " + std::to_string(nk) + ": " + align;

@@ -17,12 +17,14 @@
 #include "widgets/grid.h"
 #include "widgets/matrix_view.h"
 #include "widgets/plot.h"
+#include "widgets/prose.h"
 
 namespace attnlab {
 namespace {
 
 using lessons::RnnSpeedLab;
 constexpr int kPoints = RnnSpeedLab::kMaxLog2N - RnnSpeedLab::kMinLog2N + 1;
+constexpr int kRepeats = 3;  // each size timed three times, in three passes over the sizes
 const char* const kLayerLabels[] = {"RNN", "1-D CNN (kernel 3)", "fully connected (per token)"};
 const char* const kSpeedKeys[] = {"rnn", "attn"};
 
@@ -199,7 +201,7 @@ void RnnPanel::DrawPaths(PanelContext& ctx) {
   ImGui::SeparatorText("1  Path length: how many steps from word j to word i");
   DrawSideBySide("rnn.paths",
       [&] {
-        ImGui::TextWrapped("RNN: xⱼ enters hⱼ, then the chain carries it: %d step%s from \"%s\" (%d) to \"%s\" (%d).",
+        Prose("RNN: xⱼ enters hⱼ, then the chain carries it: %d step%s from \"%s\" (%d) to \"%s\" (%d).",
                            m.rnn_path, m.rnn_path == 1 ? "" : "s", tokens[j].c_str(), j + 1, tokens[i].c_str(), i + 1);
         DrawGraph(ctx, "rnn.chain", true, m, tokens);
         if (j > i) {
@@ -208,7 +210,7 @@ void RnnPanel::DrawPaths(PanelContext& ctx) {
         }
       },
       [&] {
-        ImGui::TextWrapped("Attention: yᵢ reads every xⱼ directly: %d step from \"%s\" to \"%s\", whatever the distance.",
+        Prose("Attention: yᵢ reads every xⱼ directly: %d step from \"%s\" to \"%s\", whatever the distance.",
                            m.attention_path, tokens[j].c_str(), tokens[i].c_str());
         DrawGraph(ctx, "rnn.attn", false, m, tokens);
       },
@@ -225,7 +227,7 @@ void RnnPanel::DrawGradients(PanelContext& ctx) {
   const std::vector<std::string>& tokens = ctx.sentence.tokens;
   const int i = m.target, j = m.source, n = m.n;
   ImGui::SeparatorText("2  Gradients over distance");
-  ImGui::TextWrapped("How much word i's output moves when input j moves: the Frobenius norm ‖∂hᵢ/∂xⱼ‖_F of the "
+  Prose("How much word i's output moves when input j moves: the Frobenius norm ‖∂hᵢ/∂xⱼ‖_F of the "
                      "(%d × %d) Jacobian (the root of the sum of its squared entries), from %d backward passes "
                      "through time, one per unit of hᵢ; the same for attention's yᵢ from the engine's backward pass. "
                      "W_hh is scaled to spectral radius ρ = %.2f (its largest |eigenvalue|; %.2f as seeded).",
@@ -256,12 +258,12 @@ void RnnPanel::DrawGradients(PanelContext& ctx) {
   if (plot.clicked && plot.hovered >= 0) s.source = plot.hovered;
 
   if (!m.rnn_error.empty()) {
-    ImGui::TextColored(CurrentTheme().warning_text, "RNN: overflow. %s. Float32 cannot hold it: no RNN curve.",
+    ProseColored(CurrentTheme().warning_text, "RNN: overflow. %s. Float32 cannot hold it: no RNN curve.",
                        m.rnn_error.c_str());
   } else {
-    ImGui::TextWrapped("At j = %d \"%s\":  RNN %.3g,  attention %.3g", j + 1, tokens[j].c_str(), m.rnn_at_source,
+    Prose("At j = %d \"%s\":  RNN %.3g,  attention %.3g", j + 1, tokens[j].c_str(), m.rnn_at_source,
                        m.attention_at_source);
-    ImGui::TextWrapped("Relative to j = i (the word's own input):  RNN %.3g,  attention %.3g", m.rnn_ratio, m.attention_ratio);
+    Prose("Relative to j = i (the word's own input):  RNN %.3g,  attention %.3g", m.rnn_ratio, m.attention_ratio);
     int zeros_before = 0;
     for (int k = 0; k <= i; ++k) zeros_before += m.rnn_gradient(k, 0) == 0 ? 1 : 0;
     if (i + 1 < n) DrawNote("The RNN's gradient is exactly 0 for j after i (the log axis leaves those words out): it has not read them yet.");
@@ -305,7 +307,7 @@ void RnnPanel::DrawGradients(PanelContext& ctx) {
 void RnnPanel::DrawSpeed(PanelContext& ctx) {
   constexpr int lo = RnnSpeedLab::kMinLog2N, d = RnnSpeedLab::kWidth;
   ImGui::SeparatorText("3  Sequential steps against parallel work");
-  ImGui::TextWrapped("Both layers at width d = %d on n random inputs. The RNN does n·(2·d·d + 2·d²) operations (a "
+  Prose("Both layers at width d = %d on n random inputs. The RNN does n·(2·d·d + 2·d²) operations (a "
                      "multiply and an add count as two) in n steps, each waiting for the one before. One attention head "
                      "with Wq, Wk, Wv, Wᵒ does 2·n·d²·4 + 4·n²·d operations, all in one step: every row at once. The "
                      "times are the engine's, measured in this page on one core (the RNN: one product per step; "
@@ -320,15 +322,21 @@ void RnnPanel::DrawSpeed(PanelContext& ctx) {
     for (int k = 0; k < 2; ++k) {
       us_per_token_[k] = attn::Matrix::Constant(kPoints, 1, std::numeric_limits<float>::quiet_NaN());
       flops_per_token_[k].resize(kPoints, 1);
+      samples_[k].assign(kPoints, lessons::TimingSamples{});
     }
-    for (int p = kPoints - 1; p >= 0; --p) {  // popped from the back: small n first
+    for (int p = 0; p < kPoints; ++p) {
       log2_n_(p, 0) = static_cast<float>(lo + p);
       const int len = 1 << (lo + p);
       flops_per_token_[0](p, 0) = static_cast<float>(RnnSpeedLab::RnnFlops(len) / len);
       flops_per_token_[1](p, 0) = static_cast<float>(RnnSpeedLab::AttentionFlops(len) / len);
-      queue_.push_back({1, lo + p});
-      queue_.push_back({0, lo + p});
     }
+    // Every size once, small n first, then again: the repeats of one size are taken seconds apart,
+    // so a busy moment of the machine shows up as spread instead of as a trend.
+    for (int repeat = 0; repeat < kRepeats; ++repeat)
+      for (int p = kPoints - 1; p >= 0; --p) {  // popped from the back
+        queue_.insert(queue_.begin(), {0, lo + p});
+        queue_.insert(queue_.begin(), {1, lo + p});
+      }
   }
   if (!queue_.empty()) {
     const int layer = queue_.back().first, log2_n = queue_.back().second;
@@ -344,20 +352,19 @@ void RnnPanel::DrawSpeed(PanelContext& ctx) {
     // The first runs are slow: the browser compiles wasm in tiers, the optimised code arriving after
     // some tens of ms. One untimed 50 ms batch per layer first.
     if (!warmed_[layer]) warmed_[layer] = time(256, 50.0) > 0;
-    std::vector<double> batches;
-    // The median of a few batches: other programs on the machine show up as outliers. One forward at
-    // n ≥ 2048 is long enough to time alone (attention's takes a tenth of a second there).
-    for (int b = 0; b < (log2_n >= 11 ? 1 : log2_n >= 10 ? 3 : 5); ++b) batches.push_back(time(len, 8.0));
-    std::sort(batches.begin(), batches.end());
-    const double us = batches[batches.size() / 2];
-    if (us > 0) us_per_token_[layer](log2_n - lo, 0) = static_cast<float>(us / len);
+    // One batch of at least 8 ms per frame (one forward at n ≥ 2048 is long enough alone); the table
+    // shows the median of the repeats and the note under it their spread.
+    const double us = time(len, 8.0);
+    lessons::TimingSamples& samples = samples_[layer][log2_n - lo];
+    if (us > 0) samples.us.push_back(us);
+    if (!samples.empty()) us_per_token_[layer](log2_n - lo, 0) = static_cast<float>(samples.Median() / len);
     if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
   }
   DrawStatusLine(speed_error_);
   const bool done = queue_.empty();
   ctx.published.Scalar("rnn.sweep.done", done ? 1 : 0);
 
-  ImGui::TextDisabled("Each cell: RNN / attention.");
+  DrawNote("Each cell: RNN / attention.");
   if (ImGui::BeginTable("rnn.speed", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("n");
     ImGui::TableSetupColumn("steps");
@@ -392,6 +399,22 @@ void RnnPanel::DrawSpeed(PanelContext& ctx) {
     }
     ImGui::EndTable();
   }
+  // How far the repeats agree, and whether the table's trend can be read at all.
+  std::vector<const lessons::TimingSamples*> points;
+  std::vector<std::string> labels;
+  for (int p = 0; p < kPoints && static_cast<int>(samples_[0].size()) == kPoints; ++p)
+    for (int k = 0; k < 2; ++k) {
+      points.push_back(&samples_[k][p]);
+      labels.push_back(std::string(k ? "attention" : "the RNN") + " at n = " + std::to_string(1 << (lo + p)));
+      if (!samples_[k][p].empty()) {
+        const std::string suffix = std::string(kSpeedKeys[k]) + "." + std::to_string(1 << (lo + p));
+        ctx.published.Scalar("rnn.time.min." + suffix, samples_[k][p].Min() / (1 << (lo + p)));
+        ctx.published.Scalar("rnn.time.max." + suffix, samples_[k][p].Max() / (1 << (lo + p)));
+        ctx.published.Scalar("rnn.time.repeats." + suffix, static_cast<double>(samples_[k][p].us.size()));
+      }
+    }
+  const std::string spread = lessons::DescribeTimingSpread(points, labels);
+  if (!spread.empty()) DrawNote("%s", spread.c_str());
   DrawNote("The faster of the two per token is green. Attention always does more operations: 8·d² + 4·n·d per token "
            "against the RNN's 4·d², and its share grows with n. What one core cannot show is the steps column: "
            "attention's rows do not wait for each other, so parallel hardware can compute them at once, while each of "
@@ -440,7 +463,7 @@ void RnnPanel::DrawCombination(PanelContext& ctx) {
   lessons::RnnState& s = ctx.state.rnn;
   const lessons::Sentence& in = ctx.sentence;
   ImGui::SeparatorText("4  Attention over hidden states");
-  ImGui::TextWrapped("They combine: a layer L turns the words into hidden states H; each hᵢ attends over every hⱼ "
+  Prose("They combine: a layer L turns the words into hidden states H; each hᵢ attends over every hⱼ "
                      "with weights aᵢⱼ = softmax(hᵢ·hⱼ / √d_h); the context cᵢ = Σⱼ aᵢⱼ hⱼ is set beside hᵢ, and "
                      "[hᵢ; cᵢ] goes to the next layer, here of the same kind L.");
   ImGui::SetNextItemWidth(std::min(260.0f, ImGui::GetContentRegionAvail().x * 0.6f));
@@ -481,7 +504,7 @@ void RnnPanel::DrawCombination(PanelContext& ctx) {
     s.source = col;
   };
   DrawMatrix("rnn.A", r.weights, version, oa, ctx.published);
-  ImGui::TextWrapped("a(%d, %d) = %.3g: how much \"%s\" takes from \"%s\"", i + 1, j + 1, r.weights(i, j),
+  Prose("a(%d, %d) = %.3g: how much \"%s\" takes from \"%s\"", i + 1, j + 1, r.weights(i, j),
                      in.tokens[i].c_str(), in.tokens[j].c_str());
   DrawNote("The layers are seeded, not trained: the weights stay close to uniform, 1/n = %.3g (marked on the legend). "
            "Tick stretch to see their pattern.", 1.0 / n);

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "lessons/timing_samples.h"
 #include "lessons/views/rnn.h"
 #include "panels/panel.h"
 
@@ -35,8 +36,9 @@ class RnnPanel : public Panel {
   lessons::RnnSpeedLab lab_;
   bool sweep_started_ = false;
   bool warmed_[2] = {false, false};
-  std::vector<std::pair<int, int>> queue_;
+  std::vector<std::pair<int, int>> queue_;  // (layer, log2 n), one timed batch each, popped from the back
   attn::Matrix log2_n_, us_per_token_[2], flops_per_token_[2];  // (m, 1) each; NaN until measured
+  std::vector<lessons::TimingSamples> samples_[2];  // per layer and size: every repeat, µs per forward
   std::string speed_error_;
 };
 

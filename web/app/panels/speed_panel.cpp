@@ -19,6 +19,7 @@
 #include "widgets/flow_layout.h"
 #include "widgets/plot.h"
 #include "theme.h"
+#include "widgets/prose.h"
 
 namespace attnlab {
 namespace {
@@ -115,7 +116,7 @@ void SpeedPanel::DrawControls(PanelContext& ctx, attn::KernelId kernel) {
   SameLineIfFits(110);
   if (ImGui::Button("Measure peak")) peak_gflops_ = SpeedLab::MeasurePeakGflops();
   if (SpeedLab::MaxLog2N(kernel) < SpeedLab::kMaxLog2N)
-    ImGui::TextDisabled("%s builds every n×n intermediate: n is kept to %d here.", KernelLabel(kernel),
+    DrawNote("%s builds every n×n intermediate: n is kept to %d here.", KernelLabel(kernel),
                         1 << SpeedLab::MaxLog2N(kernel));
 }
 
@@ -150,26 +151,26 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
   const double us = lessons::Median(live_us_), gflops = SpeedLab::Flops(n) / us * 1e-3;
   const bool fused = SpeedLab::Fused(kernel);
   ImGui::SeparatorText("This browser, this core");
-  ImGui::TextWrapped("n = %d, d_model = %d, %d heads:  %.0f µs per forward  ·  %.2f GFLOP/s", n, lessons::BenchLayer().d_model, lessons::BenchLayer().heads, us,
+  Prose("n = %d, d_model = %d, %d heads:  %.0f µs per forward  ·  %.2f GFLOP/s", n, lessons::BenchLayer().d_model, lessons::BenchLayer().heads, us,
                      gflops);
   if (peak_gflops_ > 0)
-    ImGui::TextWrapped("%.0f%% of this core's measured SIMD multiply-add peak (%.1f GFLOP/s)",
+    Prose("%.0f%% of this core's measured SIMD multiply-add peak (%.1f GFLOP/s)",
                        100.0 * gflops / peak_gflops_, peak_gflops_);
   DrawNote("median of %d batch%s of ≥ 15 ms (the kernel's first batch is not timed); %.3g GFLOP per forward",
                      static_cast<int>(live_us_.size()), live_us_.size() == 1 ? "" : "es", SpeedLab::Flops(n) * 1e-9);
   if (s.live && live_us_.back() > kLiveLimitUs) {
-    ImGui::TextDisabled("Live timing pauses while one forward takes over %.1f s.", kLiveLimitUs * 1e-6);
+    DrawNote("Live timing pauses while one forward takes over %.1f s.", kLiveLimitUs * 1e-6);
     ImGui::SameLine();
     if (ImGui::Button("Time again")) live_us_.clear();
   }
   // The (n, n) matrices a head keeps when every intermediate is returned: raw, scaled, capped, masked scores, weights.
   const double full_bytes = SpeedLab::IntermediateBytes(n);
   if (fused) {
-    ImGui::TextWrapped("Fused: each head tiles the keys and keeps a running max and sum (online softmax), so no "
+    Prose("Fused: each head tiles the keys and keeps a running max and sum (online softmax), so no "
                        "n×n matrix exists. Returning every intermediate would take %s.",
                        Bytes(full_bytes).c_str());
   } else {
-    ImGui::TextWrapped("Every intermediate is built, as the other views need: %s of n×n matrices.",
+    Prose("Every intermediate is built, as the other views need: %s of n×n matrices.",
                        Bytes(full_bytes).c_str());
   }
   ctx.published.Scalar("speed.us", us);
@@ -214,7 +215,7 @@ void SpeedPanel::DrawHeadsRecompute(PanelContext& ctx) {
   if (heads_ms_.empty()) return;
   const double ms = lessons::Median(heads_ms_);
   ImGui::SeparatorText("The views' own computation");
-  ImGui::TextWrapped("Recomputing view 5 (%d words, %d heads): %.3f ms, engine only", kHeadsTokens, kHeadsCount, ms);
+  Prose("Recomputing view 5 (%d words, %d heads): %.3f ms, engine only", kHeadsTokens, kHeadsCount, ms);
   ctx.published.Rect("speed.heads_recompute", LastItemRect());
   DrawNote("median of %d batches of ≥ 10 ms on %s, every intermediate kept for drawing", static_cast<int>(heads_ms_.size()),
            attn::KernelBuildName(lessons::ViewKernel()));

@@ -14,6 +14,7 @@
 #include "widgets/scroll_into_view.h"
 #include "widgets/lines_view.h"
 #include "widgets/matrix_view.h"
+#include "widgets/prose.h"
 
 namespace attnlab {
 namespace {
@@ -67,14 +68,14 @@ void WordsPanel::DrawMaps(PanelContext& ctx) {
   ImGui::TableNextColumn();
   ImGui::SeparatorText("1  Word vectors X");
   std::snprintf(title, sizeof(title), "%d words × %d numbers", n, d);
-  ImGui::TextDisabled("%s", title);
+  DrawNote("%s", title);
   MatrixViewOptions ox = TokenRowsOptions("x", DivergingStyle(in.x), tokens);
   ox.highlight_row = i;
   DrawMatrix("words.X", in.x, ctx.sentence_version, ox, ctx.published);
 
   ImGui::TableNextColumn();
   ImGui::SeparatorText("2  Scores XXᵀ  →");
-  ImGui::TextDisabled("every vector · every vector");
+  DrawNote("every vector · every vector");
   MatrixViewOptions os = TokenGridOptions("xᵢ·xⱼ", DivergingStyle(h.raw_scores), tokens);
   os.highlight_row = os.highlight_col = i;
   os.max_width = kSquareMapWidth;
@@ -83,10 +84,10 @@ void WordsPanel::DrawMaps(PanelContext& ctx) {
 
   ImGui::TableNextColumn();
   ImGui::SeparatorText("3  Weights W  →");
-  ImGui::TextDisabled("softmax(XXᵀ/(√d τ)), rows sum to 1");
+  DrawNote("softmax(XXᵀ/(√d τ)), rows sum to 1");
   if (s.lines) {
     DrawLines("words.lines", in.tokens, {{&h.weights, CurrentTheme().highlight}}, 520.0f, ctx.published);
-    ImGui::TextDisabled("Hover a word on the left to see only where it looks.");
+    DrawNote("Hover a word on the left to see only where it looks.");
   } else {
     MatrixViewOptions ow = TokenGridOptions("w", WeightsStyle(h.weights), tokens);
     ow.highlight_row = ow.highlight_col = i;
@@ -106,7 +107,7 @@ void WordsPanel::DrawMaps(PanelContext& ctx) {
 
   ImGui::TableNextColumn();
   ImGui::SeparatorText("4  Outputs Y = WX  →");
-  ImGui::TextDisabled("each row: a weighted average of X's rows");
+  DrawNote("each row: a weighted average of X's rows");
   MatrixViewOptions oy = TokenRowsOptions("y", DivergingStyle(model.result.output), tokens);
   oy.highlight_row = i;
   DrawMatrix("words.Y", model.result.output, version, oy, ctx.published);
@@ -114,16 +115,25 @@ void WordsPanel::DrawMaps(PanelContext& ctx) {
 
   // The lesson of this view, in numbers the reader can check on the maps above.
   ImGui::PushStyleColor(ImGuiCol_Text, CurrentTheme().explanation_text);
-  ImGui::TextWrapped("In %d of the %d rows of W the largest weight is on the word itself: with no trained "
-                     "parameters, a word's own vector is the one that matches it best. Lower τ and each row's weight "
-                     "gathers on its largest entry: in most rows, the word itself.",
-                     model.rows_led_by_self, n);
+  const bool mostly_self = 2 * model.rows_led_by_self > n;
+  Prose("In %d of the %d rows of W the largest weight is on the word itself%s. Lower τ and each row's weight "
+        "gathers on its largest entry%s.",
+        model.rows_led_by_self, n,
+        mostly_self ? ": with no trained parameters, a word's own vector tends to match it best" : "",
+        mostly_self ? ": in most rows, the word itself" : "");
   if (i >= 0 && model.best_other >= 0)
-    ImGui::TextWrapped("\"%s\" (%d) keeps %.3f for itself; the other word it weighs most is \"%s\" (%d), at %.3f.",
+    Prose("\"%s\" (%d) keeps %.3f for itself; the other word it weighs most is \"%s\" (%d), at %.3f.",
                        in.tokens[i].c_str(), i + 1, model.self_weight, in.tokens[model.best_other].c_str(),
                        model.best_other + 1, model.best_other_weight);
-  ImGui::TextWrapped("That is why \"it\" does not look at \"animal\" here. For that, the comparison itself has "
-                     "to be learned: projections Wq, Wk, Wv (view 3), fitted to text.");
+  // The classic example, said only with its numbers when the sentence has it.
+  if (model.it_index >= 0 && model.animal_index >= 0)
+    Prose("\"it\" (%d) gives \"animal\" (%d) %.3f of its weight%s; nothing in raw vectors says what \"it\" refers to. "
+          "For that, the comparison itself has to be learned: projections Wq, Wk, Wv (view 3), fitted to text.",
+          model.it_index + 1, model.animal_index + 1, model.it_to_animal,
+          model.it_best == model.animal_index ? ", its largest, by chance of the raw vectors" : ", not its largest");
+  else
+    Prose("Raw vectors only say which words are alike, not which word a pronoun refers to. For that, the "
+          "comparison itself has to be learned: projections Wq, Wk, Wv (view 3), fitted to text.");
   ImGui::PopStyleColor();
   ctx.published.Scalar("words.rows_led_by_self", model.rows_led_by_self);
 }
@@ -150,7 +160,7 @@ void WordsPanel::DrawSpotlight(PanelContext& ctx) {
     ImGui::EndCombo();
   }
   if (s.spotlight < 0) {
-    ImGui::TextDisabled("Choose a word (or click a row of the weights) to see how its output is made.");
+    DrawNote("Choose a word (or click a row of the weights) to see how its output is made.");
     return;
   }
   // The spotlight may have changed just now: the model follows before anything is drawn from it.
@@ -161,33 +171,33 @@ void WordsPanel::DrawSpotlight(PanelContext& ctx) {
   const int version = memo_.version();
   const int i = s.spotlight;
   static const char* const kSteps[] = {"1 scores", "2 softmax", "3 weighted vectors", "4 output"};
-  for (int k = 0; k < 4; ++k) {
-    if (k) ImGui::SameLine();
+  for (int k = 0; k < 4; ++k) {  // side by side where they fit, wrapped on a phone
+    if (k) SameLineIfFits(RadioButtonWidth(kSteps[k]));
     if (ImGui::RadioButton(kSteps[k], s.step == k)) s.step = k;
   }
-  ImGui::SameLine();
+  SameLineIfFits(ButtonWidth("next step >"));
   ImGui::BeginDisabled(s.step >= 3);
   if (ImGui::Button("next step >")) ++s.step;
   ImGui::EndDisabled();
   const std::string& word = in.tokens[i];
   switch (s.step) {
     case 0:
-      ImGui::TextWrapped("Step 1: \"%s\" scores every word (itself included): sᵢⱼ = xᵢ · xⱼ / √d.", word.c_str());
+      Prose("Step 1: \"%s\" scores every word (itself included): sᵢⱼ = xᵢ · xⱼ / √d.", word.c_str());
       DrawBars("words.spot.scores", in.tokens, h.scaled_scores, i, 560.0f, ctx.published);
       break;
     case 1:
-      ImGui::TextWrapped("Step 2: softmax(sᵢⱼ / τ) turns the scores into weights: positive, summing to 1.");
+      Prose("Step 2: softmax(sᵢⱼ / τ) turns the scores into weights: positive, summing to 1.");
       DrawBars("words.spot.weights", in.tokens, h.weights, i, 560.0f, ctx.published, BarAxis{0.0f, 1.0f});
       break;
     case 2: {
-      ImGui::TextWrapped("Step 3: each word's vector, multiplied by its weight: wᵢⱼ xⱼ. Coloured on this map's own "
+      Prose("Step 3: each word's vector, multiplied by its weight: wᵢⱼ xⱼ. Coloured on this map's own "
                          "scale, so the words with large weights stand out and the others fade.");
       DrawMatrix("words.spot.terms", model.terms, version,
                  TokenRowsOptions("wᵢⱼxⱼ", DivergingStyle(model.terms), MatrixLabels{&in.tokens, &in.known}), ctx.published);
       break;
     }
     default: {
-      ImGui::TextWrapped("Step 4: the output of \"%s\" is the sum of those rows, yᵢ = Σⱼ wᵢⱼ xⱼ: row %d of Y.",
+      Prose("Step 4: the output of \"%s\" is the sum of those rows, yᵢ = Σⱼ wᵢⱼ xⱼ: row %d of Y.",
                          word.c_str(), i + 1);
       const std::vector<std::string> label = {word};
       DrawMatrix("words.spot.y", model.output_row, version,

@@ -1,5 +1,8 @@
 #include "widgets/bar_chart.h"
 
+#include <string>
+#include <vector>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -25,7 +28,16 @@ LayoutRect DrawBars(const std::string& name, const std::vector<std::string>& lab
     lo = std::min(lo, axis.lo);
     hi = std::max(hi, axis.hi);
   }
-  const float number_w = ImGui::CalcTextSize("-0.0000").x;
+  // The numbers as printed, and the widest of them: the bars take what is left, so no number is cut
+  // at the screen's edge ("5.021e-05" is wider than "-0.0000").
+  std::vector<std::string> numbers(n);
+  float number_w = 0;
+  for (int j = 0; j < n; ++j) {
+    char number[32];
+    std::snprintf(number, sizeof(number), "%.4g", m(row, j));
+    numbers[j] = number;
+    number_w = std::max(number_w, ImGui::CalcTextSize(number).x);
+  }
   const float width = std::max(60.0f, std::min(ImGui::GetContentRegionAvail().x, max_width) - label_w - number_w - 3 * style.ItemSpacing.x);
   const float span = std::max(hi - lo, 1e-12f);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -42,12 +54,12 @@ LayoutRect DrawBars(const std::string& name, const std::vector<std::string>& lab
     const float end = zero + width * (v / span);
     list->AddRectFilled(ImVec2(std::min(zero, end), y + line * 0.15f), ImVec2(std::max(zero, end), y + line * 0.95f),
                         v >= 0 ? pos_col : neg_col);
-    char number[32];
-    std::snprintf(number, sizeof(number), "%.4g", v);
-    list->AddText(ImVec2(x0 + width + style.ItemSpacing.x, y), text_col, number);
+    list->AddText(ImVec2(x0 + width + style.ItemSpacing.x, y), text_col, numbers[j].c_str());
   }
   list->AddLine(ImVec2(zero, origin.y), ImVec2(zero, origin.y + n * line * 1.2f), CurrentTheme().bar_zero_line);
   const LayoutRect rect{x0, origin.y, width, n * line * 1.2f};
+  // The numbers' column too, for the tests' "everything on screen" check.
+  published.Rect(name + ".numbers", {x0 + width + style.ItemSpacing.x, origin.y, number_w, rect.h});
   ImGui::Dummy(ImVec2(x0 - origin.x + width + number_w + 2 * style.ItemSpacing.x, rect.h));
   published.Matrix(name, m);
   published.Scalar(name + ".row", row);

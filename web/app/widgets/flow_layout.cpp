@@ -22,6 +22,14 @@ std::string FitButtonLabel(const std::string& text, float width) {
   return text.substr(0, text.find(' ')) + "…";
 }
 
+float RadioButtonWidth(const char* label) {
+  return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label, nullptr, true).x;
+}
+
+float ButtonWidth(const char* label) {
+  return ImGui::CalcTextSize(label, nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2.0f;
+}
+
 LayoutRect LastItemRect() {
   const ImVec2 min = ImGui::GetItemRectMin(), size = ImGui::GetItemRectSize();
   return LayoutRect{min.x, min.y, size.x, size.y};

@@ -10,6 +10,10 @@ namespace attnlab {
 // Call between two items: stays on the line if `next_width` more pixels fit after the last item.
 void SameLineIfFits(float next_width);
 
+// The widths a radio button and a button with `label` take (for SameLineIfFits).
+float RadioButtonWidth(const char* label);
+float ButtonWidth(const char* label);
+
 // The last item's rectangle (a button, say), to publish where it sits for the tests.
 LayoutRect LastItemRect();
 

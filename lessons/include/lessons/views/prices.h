@@ -20,6 +20,13 @@ struct PricesModel {
   SmootherResult smoother;  // weights (n, n) and smoothed (n, 1)
   // Root-mean-square error against the real prices (float64): how far each series is from the truth.
   double rmse_noisy = 0, rmse_average = 0, rmse_attention = 0;
+  // The same attention with the other query (its own noisy price if the state uses the 5-month
+  // average, and the other way round): whether the average helps depends on the series and the noise.
+  double rmse_attention_other_query = 0;
+  // The moving average of the window (2r + 1 months, r = 0 … PricesState::kWindow.max) closest to
+  // the real price, and its error: what attention must beat to be worth it.
+  int best_window_radius = 0;
+  double rmse_best_average = 0;
 };
 
 // Months in the moving average that the query's value is taken from (PricesState::smooth_query).

@@ -18,6 +18,11 @@ struct WordsModel {
   float self_weight = 0;
   int best_other = -1;  // -1 without a spotlight or with one word
   float best_other_weight = 0;
+  // The example the lesson names: where "it" (the first one) looks, and its weight on "animal" (the
+  // first one) and on itself; -1 when the sentence has no "it" or no "animal" (any case).
+  int it_index = -1, animal_index = -1;
+  float it_to_animal = 0, it_to_itself = 0;
+  int it_best = -1;  // the word "it" weighs most
 };
 
 Status ComputeWords(const Sentence& sentence, const WordsState& state, WordsModel* out);
