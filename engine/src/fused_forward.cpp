@@ -3,6 +3,7 @@
 // into its columns of the concatenation, the output projection. Memory O(n·d).
 #include "fused_forward.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cfloat>
 #include <cmath>
@@ -81,19 +82,19 @@ void Pack(const simd::KernelTable& table, const Matrix& w, PackedProjection* p, 
   *total += RoundUpToAlignment(table.packed_size(p->k, p->n));
 }
 
+// The largest |v| of `rows` values `stride` floats apart.
+float ColumnMaxAbs(const float* v, int rows, int stride) {
+  float most = 0;
+  for (int r = 0; r < rows; ++r) most = std::max(most, std::fabs(v[static_cast<std::size_t>(r) * stride]));
+  return most;
+}
+
 // Flash attention's weighted sum Σ_j p_j v_j (every p_j ≤ 1) reaches keys·max|v| before it is
-// divided by Σ_j p_j ≥ 1. For each value column where keys·max|v| would pass FLT_MAX / 2, the power
-// of two 2^k that brings it under (exact scaling), 0 elsewhere; false when every column fits.
-// `column(c)` gives value column c (all M rows).
-template <typename Column>
-bool ValueShifts(int columns, int keys, const Column& column, std::vector<int>* shift) {
-  shift->assign(static_cast<std::size_t>(columns), 0);
-  bool any = false;
-  for (int c = 0; c < columns; ++c) {
-    const double need = static_cast<double>(keys) * column(c).cwiseAbs().maxCoeff() / (FLT_MAX / 2.0);
-    if (need > 1) (*shift)[c] = std::ilogb(need) + 1, any = true;  // 2^k > need
-  }
-  return any;
+// divided by Σ_j p_j ≥ 1: the power of two 2^k that brings keys·max|v| of a column under FLT_MAX / 2
+// (exact scaling), 0 when it is there already.
+int ValueShift(int keys, float column_max) {
+  const double need = static_cast<double>(keys) * column_max / (FLT_MAX / 2.0);
+  return need > 1 ? std::ilogb(need) + 1 : 0;  // 2^k > need
 }
 
 }  // namespace
@@ -209,10 +210,14 @@ Status Run(const Layer& layer, const CallInputs& in, const pipeline::AttentionDi
   // Value columns whose weighted sum would overflow float32 (n·|v| > FLT_MAX: the answer, at most
   // |v|, is finite) are scaled down by a power of two here and their output columns back up below.
   const int value_columns = d.kv_heads * d.d_v;
-  const bool shifted =
-      has_past ? ValueShifts(value_columns, d.keys, [&](int c) { return ws->present_value[c / d.d_v].col(c % d.d_v); },
-                             &ws->value_shift)
-               : ValueShifts(value_columns, d.keys, [&](int c) { return v_new->col(c); }, &ws->value_shift);
+  ws->value_shift.assign(static_cast<std::size_t>(value_columns), 0);
+  bool shifted = false;
+  for (int c = 0; c < value_columns; ++c) {
+    const float most = has_past ? ColumnMaxAbs(ws->present_value[c / d.d_v].data() + c % d.d_v, d.keys, d.d_v)
+                                : ColumnMaxAbs(v_new->data() + c, d.keys, static_cast<int>(v_new->cols()));
+    ws->value_shift[c] = ValueShift(d.keys, most);
+    shifted = shifted || ws->value_shift[c] > 0;
+  }
   if (shifted) {
     if (!has_past) ws->scaled_value = *v_new, v_new = &ws->scaled_value;
     for (int c = 0; c < value_columns; ++c) {

@@ -25,20 +25,16 @@ namespace {
 // cannot carry a gradient past FLT_MAX on one kernel and not on another.
 constexpr float kNearFloatMax = FLT_MAX / 4;
 
-// The first gradient with an entry past kNearFloatMax or not finite ("" when none).
-std::string FirstGradientNearOverflow(const AttentionGradients& g) {
-  std::string first;
-  ForEachGradient(g, [&](const std::string& name, const Matrix& m) {
-    if (first.empty() && m.size() && (!validate::NoInfOrNan(m) || m.cwiseAbs().maxCoeff() > kNearFloatMax)) first = name;
-  });
-  return first;
-}
-
-// kNonFinite naming the first gradient that is not finite, else ok.
-Status GradientsFinite(const AttentionGradients& g) {
+// One pass over every gradient: *near names the first with an entry past kNearFloatMax or not
+// finite (empty when none), and the status is kNonFinite naming the first that is not finite.
+Status CheckGradients(const AttentionGradients& g, std::string* near) {
   Status finite = Status::Ok();
+  near->clear();
   ForEachGradient(g, [&](const std::string& name, const Matrix& m) {
-    if (finite.ok() && !validate::NoInfOrNan(m))
+    if (m.size() == 0 || (!near->empty() && !finite.ok())) return;
+    const bool all_finite = validate::NoInfOrNan(m);
+    if (near->empty() && (!all_finite || m.cwiseAbs().maxCoeff() > kNearFloatMax)) *near = name;
+    if (finite.ok() && !all_finite)
       finite = validate::AllFinite(name + " (the gradients overflow float32; scale the inputs or d_output down)", m);
   });
   return finite;
@@ -61,7 +57,8 @@ Status BackwardChecked(const AttentionConfig& config, const AttentionInputs& inp
     // Near float32's limit the reference kernel decides, forward and backward, so every kernel gives
     // its status and answer (Eigen's order of summation overflowed dWq where the reference's did not:
     // issue 26). Its forward pass is held beside the call's: both must fit.
-    const std::string near = FirstGradientNearOverflow(grad);
+    std::string near;
+    (void)CheckGradients(grad, &near);
     if (!near.empty()) {
       const int64_t bytes = budget::Add(budget::EstimatedBytes(budget::CallKind::kForwardBackward, config, d),
                                         budget::EstimatedBytes(budget::CallKind::kForward, config, d));
@@ -79,7 +76,8 @@ Status BackwardChecked(const AttentionConfig& config, const AttentionInputs& inp
                                                                         d_output, &grad);
     }
   }
-  ATTN_RETURN_IF_ERROR(GradientsFinite(grad));  // every gradient, not d_query alone
+  std::string near;
+  ATTN_RETURN_IF_ERROR(CheckGradients(grad, &near));  // every gradient, not d_query alone
   *out = std::move(grad);
   return Status::Ok();
 }
