@@ -9,48 +9,34 @@
 #include <string>
 #include <utility>
 
-// {data: a typed array of exactly `length` numbers} from a matrix's data, or {message, shape}. A
-// typed array (not BigInt64Array, BigUint64Array or a DataView) is taken as it is; an array must
-// hold numbers only (typeof "number": no strings, booleans, nulls, nested arrays or BigInts, which
-// Number() would have turned into 1, 0 or NaN), copied here into a Float32Array. Whatever throws (a
-// getter, a Proxy) is caught: the message names the matrix and the index.
-EM_JS(emscripten::EM_VAL, attnjs_matrix_data, (emscripten::EM_VAL handle, double length, const char* what_c), {
+// {data: a typed array of exactly `length` numbers} from a matrix's data, or what is wrong with it:
+// {notData}, {length} of another count, {at, value} for a value of another type than number (a
+// string, boolean, null, nested array or BigInt, which Number() would have coerced), {at, threw}.
+// A typed array (not BigInt64Array, BigUint64Array or a DataView) is taken as it is; an array is
+// copied here into a Float32Array. Whatever throws (a getter, a Proxy) is caught.
+EM_JS(emscripten::EM_VAL, attnjs_matrix_data, (emscripten::EM_VAL handle, double length), {
   const data = Emval.toValue(handle);
-  const what = UTF8ToString(what_c);
-  const describe = (v) => {
-    if (v === undefined) return "undefined";
-    if (v === null) return "null";
-    if (typeof v === "string") return "the string \"" + (v.length > 40 ? v.slice(0, 40) + "…" : v) + "\"";
-    if (typeof v === "number" || typeof v === "boolean" || typeof v === "bigint") return "the " + typeof v + " " + String(v);
-    if (typeof v === "symbol" || typeof v === "function") return "a " + typeof v;
-    return Array.isArray(v) ? "an array" : ArrayBuffer.isView(v) ? "a " + Object.prototype.toString.call(v).slice(8, -1) : "an object";
-  };
-  const shape = (got) => ({message: what + ": expected rows·cols = " + length + " values, got " + got, shape: true});
   let at = -1;
   try {
     if (ArrayBuffer.isView(data)) {
       const kind = Object.prototype.toString.call(data).slice(8, -1);
-      if (kind === "DataView" || kind === "BigInt64Array" || kind === "BigUint64Array")
-        return Emval.toHandle({message: what + ".data: expected a Float32Array or an array of numbers, got a " + kind, shape: false});
-      // The length from the typed array itself: an own "length" property could be anything.
+      if (kind === "DataView" || kind.startsWith("Big")) return Emval.toHandle({notData: true});
       const n = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Int8Array.prototype), "length").get.call(data);
-      return Emval.toHandle(n === length ? {data} : shape(n));
+      return Emval.toHandle(n === length ? {data} : {length: n});
     }
-    if (!Array.isArray(data))
-      return Emval.toHandle({message: what + ".data: expected a Float32Array or an array of numbers, got " + describe(data), shape: false});
-    if (data.length !== length) return Emval.toHandle(shape(data.length));
+    if (!Array.isArray(data)) return Emval.toHandle({notData: true});
+    if (data.length !== length) return Emval.toHandle({length: data.length});
     const out = new Float32Array(length);
     for (at = 0; at < length; ++at) {
       const x = data[at];
-      if (typeof x !== "number")
-        return Emval.toHandle({message: what + ".data[" + at + "]: expected a number, got " + describe(x), shape: false});
+      if (typeof x !== "number") return Emval.toHandle({at, value: x});
       out[at] = x;
     }
     return Emval.toHandle({data: out});
   } catch (e) {
     let error = "an exception";
     try { error = String(e && e.message !== undefined ? e.message : e).slice(0, 80); } catch (e2) {}
-    return Emval.toHandle({message: what + ".data" + (at >= 0 ? "[" + at + "]" : "") + ": reading it threw " + error, shape: false});
+    return Emval.toHandle({at, threw: error});
   }
 });
 
@@ -171,10 +157,20 @@ attn::Status CheckJsMatrix(const std::string& what, const val& m_js, JsMatrixArg
     return attn::Status(attn::StatusCode::kResourceExhausted,
                         what + ": rows·cols = " + std::to_string(rows) + "·" + std::to_string(cols) + " = " + std::to_string(values) +
                             " values, over the limit of " + std::to_string(kMaxJsMatrixValues));
-  const val r = val::take_ownership(attnjs_matrix_data(m["data"].as_handle(), static_cast<double>(values), what.c_str()));
-  if (!r["message"].isUndefined())
-    return attn::Status(r["shape"].as<bool>() ? attn::StatusCode::kShapeMismatch : attn::StatusCode::kInvalidArgument,
-                        r["message"].as<std::string>());
+  const val r = val::take_ownership(attnjs_matrix_data(m["data"].as_handle(), static_cast<double>(values)));
+  if (r["data"].isUndefined()) {
+    const int at = r["at"].isUndefined() ? -1 : r["at"].as<int>();
+    const std::string where = what + ".data" + (at >= 0 ? "[" + std::to_string(at) + "]" : "");
+    if (!r["threw"].isUndefined())
+      return attn::Status(attn::StatusCode::kInvalidArgument, where + ": reading it threw " + r["threw"].as<std::string>());
+    if (!r["length"].isUndefined())
+      return attn::Status(attn::StatusCode::kShapeMismatch, what + ": expected rows·cols = " + std::to_string(values) +
+                                                                 " values, got " + val::global("String")(r["length"]).as<std::string>());
+    if (at >= 0)
+      return attn::Status(attn::StatusCode::kInvalidArgument, where + ": expected a number, got " + DescribeJsValue(r["value"]));
+    return attn::Status(attn::StatusCode::kInvalidArgument,
+                        where + ": expected a Float32Array or an array of numbers, got " + DescribeJsValue(m["data"]));
+  }
   out->given = true;
   out->rows = rows;
   out->cols = cols;
