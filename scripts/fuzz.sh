@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (tests/fuzz/*_fuzz.cpp, the `fuzz` CMake preset: clang, ASan + UBSan)
-# and runs each for a bounded time from its seed corpus (tests/fuzz/corpus/NAME/).
+# and runs each for a bounded time from its seed corpus (tests/fuzz/corpus/NAME/); the node targets
+# (tests/fuzz/*_fuzz.mjs: the npm package's JS boundary, built by the wasm-release preset) likewise.
 #   npm run fuzz                      every target for 60 s (what CI runs)
 #   npm run fuzz -- --minutes 60      every target for an hour
 #   npm run fuzz -- --seconds 30 --only state,case --jobs 1
@@ -27,16 +28,25 @@ done
 [[ "$jobs" =~ ^[0-9]+$ && "$jobs" -gt 0 ]] || { echo "fuzz: expected a positive number of jobs, got '$jobs'" >&2; exit 2; }
 
 targets=()
-for source in tests/fuzz/*_fuzz.cpp; do
-  name=$(basename "$source" _fuzz.cpp)
+native=()
+node_targets=()
+for source in tests/fuzz/*_fuzz.cpp tests/fuzz/*_fuzz.mjs; do
+  name=$(basename "$source"); name=${name%_fuzz.*}
   if [ -n "$only" ] && [[ ",$only," != *",$name,"* ]]; then continue; fi
   targets+=("$name")
+  if [[ "$source" == *.mjs ]]; then node_targets+=("$name"); else native+=("$name"); fi
 done
 [ ${#targets[@]} -gt 0 ] || { echo "fuzz: no target matches '$only'" >&2; exit 2; }
 
 echo "== fuzz: build (${targets[*]})"
-cmake --preset fuzz >/dev/null || exit 1
-cmake --build --preset fuzz --target $(printf '%s_fuzz ' "${targets[@]}") || exit 1
+if [ ${#native[@]} -gt 0 ]; then
+  cmake --preset fuzz >/dev/null || exit 1
+  cmake --build --preset fuzz --target $(printf '%s_fuzz ' "${native[@]}") || exit 1
+fi
+if [ ${#node_targets[@]} -gt 0 ]; then  # the npm package's engine, both wasm files (scripts/build-lib.mjs packs them)
+  cmake --preset wasm-release >/dev/null || exit 1
+  cmake --build --preset wasm-release --target attnlab_lib attnlab_relaxed_lib || exit 1
+fi
 
 out=build/fuzz/run
 mkdir -p "$out"
@@ -44,6 +54,11 @@ mkdir -p "$out"
 # input that takes over 30 s is a finding too (the limits the engine promises, with ASan's overhead).
 run_target() {  # run_target NAME
   local name=$1 corpus=build/fuzz/corpus/$1 findings=build/fuzz/findings/$1
+  if [ -f "tests/fuzz/${name}_fuzz.mjs" ]; then  # a node target: prints its seed, exits 1 on a finding
+    node "tests/fuzz/${name}_fuzz.mjs" --seconds "$seconds" >"$out/$name.log" 2>&1
+    echo $? >"$out/$name.rc"
+    return
+  fi
   mkdir -p "$corpus" "$findings"
   [ -d "tests/fuzz/corpus/$name" ] && cp -n tests/fuzz/corpus/"$name"/* "$corpus"/ 2>/dev/null
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -67,6 +82,7 @@ for name in "${targets[@]}"; do
   log=$out/$name.log
   rc=$(cat "$out/$name.rc" 2>/dev/null || echo 1)
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  [ -n "$runs" ] || runs=$(grep -oE '^[a-z_]+_fuzz: [0-9]+ runs' "$log" | grep -oE '[0-9]+' | tail -1)
   cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1)
   if [ "$rc" = 0 ]; then
     passed=$((passed + 1))

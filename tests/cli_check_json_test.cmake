@@ -196,6 +196,6 @@ endif()
 
 # --json is check's alone: run prints case JSON already.
 execute_process(COMMAND ${ATTNLAB} run --json ${good} RESULT_VARIABLE code ERROR_VARIABLE err)
-if(NOT code EQUAL 2 OR NOT err MATCHES "^attnlab run: unknown flag '--json'\nsee attnlab help run\n$")
+if(NOT code EQUAL 2 OR NOT err MATCHES "^attnlab run: unknown_option: unknown flag '--json'\nsee attnlab help run\n$")
   message(FATAL_ERROR "run --json: exit ${code}:\n${err}")
 endif()

@@ -79,7 +79,7 @@ foreach(command IN LISTS commands)
   endif()
   expect_lines_within("attnlab help ${command}" "${help}")
   expect_run("attnlab ${command} with an unknown flag" 2 "^$"
-             "^attnlab ${command}: unknown flag '--no-such-flag'\nsee attnlab help ${command}\n$"
+             "^attnlab ${command}: unknown_option: unknown flag '--no-such-flag'\nsee attnlab help ${command}\n$"
              ${ATTNLAB} ${command} ${args_${command}} --no-such-flag)
 endforeach()
 
@@ -98,14 +98,20 @@ expect_run("help after a bad flag value" 0 "^usage: attnlab check " "^$"
            ${ATTNLAB} check --kernel bogus --help)
 
 # Usage errors: the reason, then where the help is; nothing on stdout.
-expect_run("no command" 2 "^$" "^attnlab: expected a command\nsee attnlab help\n$" ${ATTNLAB})
-expect_run("an unknown command" 2 "^$" "^attnlab: unknown command 'frobnicate'\nsee attnlab help\n$"
+expect_run("no command" 2 "^$" "^attnlab: invalid_argument: expected a command\nsee attnlab help\n$" ${ATTNLAB})
+expect_run("an unknown command" 2 "^$" "^attnlab: unknown_option: unknown command 'frobnicate'\nsee attnlab help\n$"
            ${ATTNLAB} frobnicate)
 expect_run("help on an unknown command" 2 "^$"
-           "^attnlab: help: unknown command 'frobnicate'\nsee attnlab help\n$" ${ATTNLAB} help frobnicate)
-expect_run("attend without a sentence" 2 "^$" "^attnlab attend: expected a sentence\nsee attnlab help attend\n$"
+           "^attnlab: unknown_option: help: unknown command 'frobnicate'\nsee attnlab help\n$" ${ATTNLAB} help frobnicate)
+expect_run("attend without a sentence" 2 "^$" "^attnlab attend: invalid_argument: expected a sentence\nsee attnlab help attend\n$"
            ${ATTNLAB} attend)
-expect_run("train without a task" 2 "^$" "^attnlab train: --task: missing [^\n]*\nsee attnlab help train\n$"
+expect_run("train without a task" 2 "^$" "^attnlab train: invalid_argument: --task: missing [^\n]*\nsee attnlab help train\n$"
            ${ATTNLAB} train)
 
 expect_run("attnlab --version" 0 "^attnlab [0-9]+\\.[0-9]+\\.[0-9]+\n$" "^$" ${ATTNLAB} --version)
+
+# Issue 26: `help help` was an unknown command, `--version extra` printed the version.
+expect_run("attnlab help help" 0 "^attnlab [0-9]+\\.[0-9]+\\.[0-9]+: [^\n]*\n\nusage: attnlab COMMAND" "^$" ${ATTNLAB} help help)
+expect_run("attnlab --version with an argument" 2 "^$"
+           "^attnlab: invalid_argument: --version: expected nothing after it, got 'extra'\nsee attnlab help\n$"
+           ${ATTNLAB} --version extra)

@@ -21,11 +21,11 @@ expect_run("run on malformed JSON" 2 "^$" "^attnlab: parse_error: [^\n]*not vali
            ${ATTNLAB} run "${SCRATCH}/cli_bad_json.json")
 expect_run("run on a bad shape" 2 "^$" "^attnlab: shape_mismatch: [^\n]*\n$"
            ${ATTNLAB} run "${SCRATCH}/cli_bad_shape.json")
-expect_run("run without a case" 2 "^$" "^attnlab run: expected a case file\nsee attnlab help run\n$" ${ATTNLAB} run)
-expect_run("run with two cases" 2 "^$" "^attnlab run: expected one case file, got 2\nsee attnlab help run\n$"
+expect_run("run without a case" 2 "^$" "^attnlab run: invalid_argument: expected a case file\nsee attnlab help run\n$" ${ATTNLAB} run)
+expect_run("run with two cases" 2 "^$" "^attnlab run: invalid_argument: expected one case file, got 2\nsee attnlab help run\n$"
            ${ATTNLAB} run ${good} ${good})
 expect_run("an unknown kernel" 2 "^$"
-           "^attnlab check: --kernel: expected one of [^\n]*, got 'avx9000'\nsee attnlab help check\n$"
+           "^attnlab check: unknown_option: --kernel: expected one of [^\n]*, got 'avx9000'\nsee attnlab help check\n$"
            ${ATTNLAB} check --kernel avx9000 ${good})
 expect_run("check with one case that cannot be checked" 2
            "\nERROR [^\n]*/cli_bad_shape.json  the case lists no expected outputs\n1 passed, 0 failed, 1 error\n$" "^$"

@@ -11,16 +11,30 @@ expect_run("the README's example: recall, 2 layers, 2 heads, 3000 steps, seed 1"
 endif()
 expect_run("text output" 0 "^step +10  loss [0-9.]+  accuracy [0-9.]+\nheld-out: loss [0-9.]+, accuracy [0-9.]+ over [0-9]+ positions; [0-9]+ steps/s\nhead 1.1 "
            "^$" ${ATTNLAB} train --task copy --layers 1 --heads 1 --steps 10 --log-every 10)
-expect_run("an unknown task" 2 "^$" "^attnlab train: task: expected previous, copy, reverse, sort, recall, plusminus, got 'juggle'\nsee attnlab help train\n$"
+expect_run("an unknown task" 2 "^$" "^attnlab train: unknown_option: --task: expected previous, copy, reverse, sort, recall, plusminus, got 'juggle'\nsee attnlab help train\n$"
            ${ATTNLAB} train --task juggle)
-expect_run("no task" 2 "^$" "^attnlab train: --task: missing" ${ATTNLAB} train --steps 5)
-expect_run("heads out of range" 2 "^$" "^attnlab train: --heads: expected 1–8, got '9'\n" ${ATTNLAB} train --task copy --heads 9)
-expect_run("heads that do not divide the width" 2 "^$" "^attnlab train: transformer: d_model must be a multiple of heads"
+expect_run("no task" 2 "^$" "^attnlab train: invalid_argument: --task: missing" ${ATTNLAB} train --steps 5)
+expect_run("heads out of range" 2 "^$" "^attnlab train: out_of_range: --heads: expected 1–8, got '9'\n" ${ATTNLAB} train --task copy --heads 9)
+expect_run("heads that do not divide the width" 2 "^$" "^attnlab train: shape_mismatch: --dim 32: expected a multiple of --heads 3\n"
            ${ATTNLAB} train --task copy --heads 3)
-expect_run("a value missing" 2 "^$" "^attnlab train: --steps: missing value\n" ${ATTNLAB} train --task copy --steps)
-expect_run("an unknown flag" 2 "^$" "^attnlab train: unknown flag '--bogus'\n" ${ATTNLAB} train --task copy --bogus 1)
-expect_run("a bad learning rate" 2 "^$" "^attnlab train: --lr: expected" ${ATTNLAB} train --task copy --lr nan)
-expect_run("bad positions" 2 "^$" "^attnlab train: --positions: expected none, learned, sinusoidal or rope, got 'alibi'\n"
+expect_run("a value missing" 2 "^$" "^attnlab train: invalid_argument: --steps: missing value\n" ${ATTNLAB} train --task copy --steps)
+expect_run("an unknown flag" 2 "^$" "^attnlab train: unknown_option: unknown flag '--bogus'\n" ${ATTNLAB} train --task copy --bogus 1)
+expect_run("a bad learning rate" 2 "^$" "^attnlab train: invalid_argument: --lr: expected" ${ATTNLAB} train --task copy --lr nan)
+expect_run("bad positions" 2 "^$" "^attnlab train: unknown_option: --positions: expected none, learned, sinusoidal or rope, got 'alibi'\n"
            ${ATTNLAB} train --task copy --positions alibi)
-expect_run("a bad optimizer" 2 "^$" "^attnlab train: --optimizer: expected adam or sgd, got 'rmsprop'\nsee attnlab help train\n$"
+expect_run("a bad optimizer" 2 "^$" "^attnlab train: unknown_option: --optimizer: expected adam or sgd, got 'rmsprop'\nsee attnlab help train\n$"
            ${ATTNLAB} train --task copy --optimizer rmsprop)
+
+# Issue 26 (each failed before: "unknown flag '--steps'", no code prefix, "d_model must be a multiple
+# of heads (…), or head_dim set", and a run that allocated 2–4 GB before it failed).
+expect_run("a flag given twice" 2 "^$" "^attnlab train: invalid_argument: --steps: given twice \\('2' and '3'\\)\nsee attnlab help train\n$"
+           ${ATTNLAB} train --task copy --steps 2 --steps 3)
+expect_run("a switch given twice" 2 "^$" "^attnlab train: invalid_argument: --json: given twice\n" ${ATTNLAB} train --task copy --json --json)
+expect_run("a fraction for an integer flag" 2 "^$" "^attnlab train: invalid_argument: --dim: expected 1–512, got '2.5'\n"
+           ${ATTNLAB} train --task copy --dim 2.5)
+expect_run("a width the heads do not divide, in flags" 2 "^$"
+           "^attnlab train: shape_mismatch: --dim 7: expected a multiple of --heads 2\nsee attnlab help train\n$"
+           ${ATTNLAB} train --task copy --dim 7 --heads 2)
+expect_run("training over the memory limit is refused before it starts, naming the flags" 2 "^$"
+           "^attnlab train: resource_exhausted: --dim 512, --heads 2, --layers 3, --batch 1024: training needs an estimated [0-9.]+ GB, over the limit of [0-9.]+ GB \\(a smaller --dim or --batch\\)\nsee attnlab help train\n$"
+           ${ATTNLAB} train --task previous --dim 512 --layers 3 --batch 1024 --mlp --steps 1)

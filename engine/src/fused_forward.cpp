@@ -3,7 +3,10 @@
 // into its columns of the concatenation, the output projection. Memory O(n·d).
 #include "fused_forward.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cfloat>
+#include <cmath>
 #include <cstdint>
 #include <numeric>
 #include <utility>
@@ -77,6 +80,21 @@ void Pack(const simd::KernelTable& table, const Matrix& w, PackedProjection* p, 
   p->n = static_cast<int>(w.cols());
   p->offset = *total;
   *total += RoundUpToAlignment(table.packed_size(p->k, p->n));
+}
+
+// The largest |v| of `rows` values `stride` floats apart.
+float ColumnMaxAbs(const float* v, int rows, int stride) {
+  float most = 0;
+  for (int r = 0; r < rows; ++r) most = std::max(most, std::fabs(v[static_cast<std::size_t>(r) * stride]));
+  return most;
+}
+
+// Flash attention's weighted sum Σ_j p_j v_j (every p_j ≤ 1) reaches keys·max|v| before it is
+// divided by Σ_j p_j ≥ 1: the power of two 2^k that brings keys·max|v| of a column under FLT_MAX / 2
+// (exact scaling), 0 when it is there already.
+int ValueShift(int keys, float column_max) {
+  const double need = static_cast<double>(keys) * column_max / (FLT_MAX / 2.0);
+  return need > 1 ? std::ilogb(need) + 1 : 0;  // 2^k > need
 }
 
 }  // namespace
@@ -189,6 +207,26 @@ Status Run(const Layer& layer, const CallInputs& in, const pipeline::AttentionDi
     }
   }
 
+  // Value columns whose weighted sum would overflow float32 (n·|v| > FLT_MAX: the answer, at most
+  // |v|, is finite) are scaled down by a power of two here and their output columns back up below.
+  const int value_columns = d.kv_heads * d.d_v;
+  ws->value_shift.assign(static_cast<std::size_t>(value_columns), 0);
+  bool shifted = false;
+  for (int c = 0; c < value_columns; ++c) {
+    const float most = has_past ? ColumnMaxAbs(ws->present_value[c / d.d_v].data() + c % d.d_v, d.keys, d.d_v)
+                                : ColumnMaxAbs(v_new->data() + c, d.keys, static_cast<int>(v_new->cols()));
+    ws->value_shift[c] = ValueShift(d.keys, most);
+    shifted = shifted || ws->value_shift[c] > 0;
+  }
+  if (shifted) {
+    if (!has_past) ws->scaled_value = *v_new, v_new = &ws->scaled_value;
+    for (int c = 0; c < value_columns; ++c) {
+      const float factor = std::ldexp(1.0f, -ws->value_shift[c]);
+      if (has_past) ws->present_value[c / d.d_v].col(c % d.d_v) *= factor;
+      else ws->scaled_value.col(c) *= factor;
+    }
+  }
+
   // Heads, each straight into its columns of the concatenation (the output itself without Wo). Work
   // items: each head, split into `parts` interleaved sets of query tiles when there are fewer heads
   // than threads (lcm(h, threads) items, so the threads get equal shares); bit-identical for every
@@ -239,6 +277,11 @@ Status Run(const Layer& layer, const CallInputs& in, const pipeline::AttentionDi
     return budget::AllocationFailed("ForwardOutput");
   }
   if (first_overflow.load() < items) return validate::ScoresOverflowed(first_overflow.load() / parts);
+  if (shifted) {
+    for (int head = 0; head < d.heads; ++head)
+      for (int j = 0; j < d.d_v; ++j)
+        concat.col(head * d.d_v + j) *= std::ldexp(1.0f, ws->value_shift[(head / d.group) * d.d_v + j]);
+  }
   if (c.project_output && !Project(layer, layer.wo, ws->concat, &ws->output, threads))
     return budget::AllocationFailed("ForwardOutput");
   // The message built only now (a long name would allocate on every call). Eigen's allFinite() is a

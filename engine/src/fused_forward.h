@@ -70,6 +70,8 @@ struct Workspace {
   std::vector<Matrix> present_key, present_value;  // h_kv × (M, d_k), (M, d_v): only with a cache or RoPE
   Matrix rotated;                         // one head's query after RoPE   (n, d_k)
   Matrix concat;                          // (n, h d_v)
+  std::vector<int> value_shift;           // (h_kv d_v) per value column: the power of two it is scaled down by
+  Matrix scaled_value;                    // v_new with those columns scaled (only when one is)
   Matrix output;                          // (n, d_out), swapped into the caller's matrix
 };
 

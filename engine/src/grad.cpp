@@ -3,8 +3,12 @@
 // variants included).
 #include "attn/grad.h"
 
+#include <cfloat>
 #include <new>
+#include <string>
 
+#include "attn/attention.h"
+#include "attn/limits.h"
 #include "attn/reference/ops.h"
 #include "attn/validate.h"
 #include "call_budget.h"
@@ -15,6 +19,26 @@
 namespace attn {
 
 namespace {
+
+// A float gradient this close to FLT_MAX (or past it) sends the call to the reference loops: below
+// it, the kernels' rounding (relative n·2⁻²⁴ of the terms' magnitudes, far below the factor 4)
+// cannot carry a gradient past FLT_MAX on one kernel and not on another.
+constexpr float kNearFloatMax = FLT_MAX / 4;
+
+// One pass over every gradient: *near names the first with an entry past kNearFloatMax or not
+// finite (empty when none), and the status is kNonFinite naming the first that is not finite.
+Status CheckGradients(const AttentionGradients& g, std::string* near) {
+  Status finite = Status::Ok();
+  near->clear();
+  ForEachGradient(g, [&](const std::string& name, const Matrix& m) {
+    if (m.size() == 0 || (!near->empty() && !finite.ok())) return;
+    const bool all_finite = validate::NoInfOrNan(m);
+    if (near->empty() && (!all_finite || m.cwiseAbs().maxCoeff() > kNearFloatMax)) *near = name;
+    if (finite.ok() && !all_finite)
+      finite = validate::AllFinite(name + " (the gradients overflow float32; scale the inputs or d_output down)", m);
+  });
+  return finite;
+}
 
 Status BackwardChecked(const AttentionConfig& config, const AttentionInputs& inputs, const AttentionParameters& params,
                        const AttentionResult& forward, const Matrix& d_output, AttentionGradients* out) {
@@ -30,8 +54,30 @@ Status BackwardChecked(const AttentionConfig& config, const AttentionInputs& inp
     pipeline::BackwardPipeline<float, reference::ReferenceOps<float>>(config, inputs, complete, forward, d_output, &grad);
   } else {
     pipeline::BackwardPipeline<float, eigen::EigenOps<float>>(config, inputs, complete, forward, d_output, &grad);
+    // Near float32's limit the reference kernel decides, forward and backward, so every kernel gives
+    // its status and answer (Eigen's order of summation overflowed dWq where the reference's did not:
+    // issue 26). Its forward pass is held beside the call's: both must fit.
+    std::string near;
+    (void)CheckGradients(grad, &near);
+    if (!near.empty()) {
+      const int64_t bytes = budget::Add(budget::EstimatedBytes(budget::CallKind::kForwardBackward, config, d),
+                                        budget::EstimatedBytes(budget::CallKind::kForward, config, d));
+      if (bytes > Limits::max_call_bytes)
+        return Status(StatusCode::kResourceExhausted,
+                      near + ": a gradient came within 4× of float32's limit, and the reference kernel's check needs " +
+                          budget::Bytes(bytes) + ", over the limit of " + budget::Bytes(Limits::max_call_bytes) +
+                          " (scale the inputs or d_output down)");
+      AttentionConfig on_reference_kernel = config;
+      on_reference_kernel.kernel = KernelId::kReference;
+      AttentionResult reference_forward;
+      ATTN_RETURN_IF_ERROR(Forward(on_reference_kernel, inputs, complete, &reference_forward));
+      grad = AttentionGradients();
+      pipeline::BackwardPipeline<float, reference::ReferenceOps<float>>(config, inputs, complete, reference_forward,
+                                                                        d_output, &grad);
+    }
   }
-  ATTN_RETURN_IF_ERROR(validate::AllFinite("d_query (gradients overflowed float32)", grad.d_query));
+  std::string near;
+  ATTN_RETURN_IF_ERROR(CheckGradients(grad, &near));  // every gradient, not d_query alone
   *out = std::move(grad);
   return Status::Ok();
 }
@@ -51,6 +97,10 @@ Status Backward(const AttentionConfig& config, const AttentionInputs& inputs, co
                 const Matrix& d_output, AttentionGradients* out) {
   // Forward's result stays alive during the backward pass: both must fit at once.
   ATTN_RETURN_IF_ERROR(validate::CheckCallFits(budget::CallKind::kForwardBackward, config, inputs));
+  // d_output before the forward pass, which a wrong shape would waste (≈ 200 ms at n = 1024).
+  const pipeline::AttentionDims d = pipeline::ResolveDims(config, inputs);
+  ATTN_RETURN_IF_ERROR(validate::HasShape("d_output", d_output.rows(), d_output.cols(), d.n, d.d_out, "(n, d_out)"));
+  ATTN_RETURN_IF_ERROR(validate::AllFinite("d_output", d_output));
   AttentionResult forward;
   ATTN_RETURN_IF_ERROR(Forward(config, inputs, params, &forward));
   return Backward(config, inputs, forward.parameters, forward, d_output, out);

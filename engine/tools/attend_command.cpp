@@ -25,7 +25,7 @@ void PrintMatrix(const char* name, const attn::Matrix& m) {
 }  // namespace
 
 int Attend(int argc, char** argv) {
-  if (argc < 1) return UsageError("attend", "expected a sentence");
+  if (argc < 1) return UsageError("attend", "invalid_argument: expected a sentence");
   const std::string sentence = argv[0];
   int64_t dim = kDefaultDim;
   attn::AttentionConfig config;
@@ -34,7 +34,8 @@ int Attend(int argc, char** argv) {
     const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
     if (flag == "--dim") {
       if (!ParseInteger(value, 1, kMaxDim, &dim))
-        return BadFlag("attend", flag, "an integer 1 to " + std::to_string(kMaxDim), value);
+        return BadFlag("attend", flag, "an integer 1 to " + std::to_string(kMaxDim), value,
+                       FlagValueCode(value, true));
     } else if (flag == "--temperature") {
       if (!ParseFinite(value, &config.temperature))
         return BadFlag("attend", flag, "a finite number", value);
@@ -43,9 +44,9 @@ int Attend(int argc, char** argv) {
         return BadFlag("attend", flag, "a finite number", value);
     } else if (flag == "--kernel") {
       if (!value || !attn::ParseKernel(value, &config.kernel).ok())
-        return BadFlag("attend", flag, "one of " + attn::AvailableKernelNames(), value);
+        return BadFlag("attend", flag, "one of " + attn::AvailableKernelNames(), value, "unknown_option");
     } else {
-      return UsageError("attend", "unknown flag '" + Excerpt(argv[i]) + "'");
+      return UnknownFlag("attend", argv[i]);
     }
     ++i;
   }

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <new>
 #include <string>
 
 #include "attend_command.h"
@@ -77,22 +78,31 @@ int PrintOut(const std::string& text) {
 }
 
 int Dispatch(int argc, char** argv) {
-  if (argc < 2) return UsageError("", "expected a command");
+  if (argc < 2) return UsageError("", "invalid_argument: expected a command");
   const char* first = argv[1];
-  if (!std::strcmp(first, "--version"))
+  if (!std::strcmp(first, "--version")) {
+    if (argc > 2) return UsageError("", "invalid_argument: --version: expected nothing after it, got '" + Excerpt(argv[2]) + "'");
     return PrintOut(std::string("attnlab ") + attn::Version() + "\n");
+  }
   if (!std::strcmp(first, "help") || !std::strcmp(first, "--help") || !std::strcmp(first, "-h")) {
-    if (argc < 3) return PrintOut(Overview());
+    if (argc < 3 || (argc == 3 && !std::strcmp(argv[2], "help"))) return PrintOut(Overview());  // `help help`
     const Command* command = FindCommand(argv[2]);
-    if (!command) return UsageError("", "help: unknown command '" + Excerpt(argv[2]) + "'");
+    if (!command) return UsageError("", "unknown_option: help: unknown command '" + Excerpt(argv[2]) + "'");
     if (argc > 3)
       return UsageError("", "help: expected one command, got " + std::to_string(argc - 2));
     return PrintOut(command->help());
   }
   const Command* command = FindCommand(first);
-  if (!command) return UsageError("", "unknown command '" + Excerpt(first) + "'");
+  if (!command) return UsageError("", "unknown_option: unknown command '" + Excerpt(first) + "'");
   if (AsksForHelp(argc - 2, argv + 2)) return PrintOut(command->help());
-  return command->run(argc - 2, argv + 2);
+  try {
+    return command->run(argc - 2, argv + 2);
+  } catch (const std::bad_alloc&) {  // what no estimate foresaw: for train and datasize, a failed run
+    if (command->run != Train && command->run != DataSize) throw;
+    std::fflush(stdout);
+    std::fprintf(stderr, "attnlab %s: resource_exhausted: out of memory while training\n", command->name);
+    return kExitFailed;
+  }
 }
 
 }  // namespace

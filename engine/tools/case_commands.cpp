@@ -44,29 +44,29 @@ bool ParseCaseCommand(const char* command, int argc, char** argv, CaseCommand* o
     int64_t n = 0;
     if (arg == "--kernel") {
       if (!value || !attn::ParseKernel(value, &out->kernel).ok()) {
-        BadFlag(command, arg, "one of " + attn::AvailableKernelNames(), value);
+        BadFlag(command, arg, "one of " + attn::AvailableKernelNames(), value, "unknown_option");
         return false;
       }
     } else if (arg == "--max-input-mb") {
       if (!ParseInteger(value, 1, kMaxInputMb, &n)) {
-        BadFlag(command, arg, "an integer 1 to " + std::to_string(kMaxInputMb), value);
+        BadFlag(command, arg, "an integer 1 to " + std::to_string(kMaxInputMb), value, FlagValueCode(value, true));
         return false;
       }
       out->limits.max_input_bytes = n << 20;
     } else if (arg == "--max-elements") {
       if (!ParseInteger(value, 1, kMaxElements, &n)) {
-        BadFlag(command, arg, "an integer 1 to " + std::to_string(kMaxElements), value);
+        BadFlag(command, arg, "an integer 1 to " + std::to_string(kMaxElements), value, FlagValueCode(value, true));
         return false;
       }
       out->limits.max_elements = n;
     } else {
-      UsageError(command, "unknown flag '" + Excerpt(argv[i]) + "'");
+      UnknownFlag(command, argv[i]);
       return false;
     }
     ++i;
   }
   if (out->files.empty()) {
-    UsageError(command, "expected a case file");
+    UsageError(command, "invalid_argument: expected a case file");
     return false;
   }
   return true;
@@ -201,7 +201,7 @@ int Run(int argc, char** argv) {
   CaseCommand cmd;
   if (!ParseCaseCommand("run", argc, argv, &cmd)) return kExitBadInput;
   if (cmd.files.size() != 1)
-    return UsageError("run", "expected one case file, got " + std::to_string(cmd.files.size()));
+    return UsageError("run", "invalid_argument: expected one case file, got " + std::to_string(cmd.files.size()));
   attn::Case c;
   attn::Status status = attn::ReadCaseFile(cmd.files[0], &c, cmd.limits);
   attn::TensorMap outputs;

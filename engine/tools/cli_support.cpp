@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -22,10 +23,23 @@ int UsageError(const std::string& command, const std::string& reason) {
   return kExitBadInput;
 }
 
+const char* FlagValueCode(const char* got, bool integer) {
+  int64_t whole = 0;
+  if (integer) return ParseInteger(got, INT64_MIN, INT64_MAX, &whole) ? "out_of_range" : "invalid_argument";
+  if (!got || !*got || std::strchr(" \t\n\v\f\r", *got)) return "invalid_argument";
+  char* end = nullptr;
+  const double v = std::strtod(got, &end);
+  return end != got && *end == '\0' && std::isfinite(v) ? "out_of_range" : "invalid_argument";
+}
+
 int BadFlag(const std::string& command, const std::string& flag, const std::string& expected,
-            const char* got) {
-  return UsageError(command, flag + ": expected " + expected + ", got " +
-                                 (got ? "'" + Excerpt(got) + "'" : std::string("nothing")));
+            const char* got, const char* code) {
+  return UsageError(command, std::string(code ? code : FlagValueCode(got)) + ": " + flag + ": expected " + expected +
+                                 ", got " + (got ? "'" + Excerpt(got) + "'" : std::string("nothing")));
+}
+
+int UnknownFlag(const std::string& command, const char* arg) {
+  return UsageError(command, "unknown_option: unknown flag '" + Excerpt(arg) + "'");
 }
 
 std::string HelpFlag(const std::string& flag, const std::string& description) {

@@ -16,10 +16,18 @@ constexpr int kExitBadInput = 2;  // bad input or usage: the reason is on stderr
 // "attnlab: REASON", "see attnlab help") and returns kExitBadInput.
 int UsageError(const std::string& command, const std::string& reason);
 
-// A bad flag value: "FLAG: expected EXPECTED, got 'GOT'" (GOT an Excerpt; "got nothing" when the
-// value is missing) as a UsageError of `command`.
+// The code of a bad flag value (README's "Limits and errors"): "out_of_range" for a number of the
+// kind the flag takes (an integer when `integer`, else any finite number) outside its range,
+// "invalid_argument" for anything else (2.5 for an integer flag, "x", nothing).
+const char* FlagValueCode(const char* got, bool integer = false);
+
+// A bad flag value: "CODE: FLAG: expected EXPECTED, got 'GOT'" (GOT an Excerpt; "got nothing" when
+// the value is missing; CODE FlagValueCode(got) unless given) as a UsageError of `command`.
 int BadFlag(const std::string& command, const std::string& flag, const std::string& expected,
-            const char* got);
+            const char* got, const char* code = nullptr);
+
+// "unknown_option: unknown flag 'ARG'" as a UsageError of `command`.
+int UnknownFlag(const std::string& command, const char* arg);
 
 // One flag of a help text, "  --name ARG   what it does", the descriptions in one column and
 // wrapped at 100 columns (a flag too wide for its column puts its description on the next line).

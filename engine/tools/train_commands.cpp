@@ -4,8 +4,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attn/train/data_size.h"
@@ -83,7 +85,7 @@ class Flags {
     if (!Take(flag.name, &text)) return error_.empty();
     int64_t v = 0;
     if (!ParseInteger(text.c_str(), flag.lo, flag.hi, &v))
-      return Fail(flag.name, text, std::to_string(flag.lo) + "–" + std::to_string(flag.hi));
+      return Fail(flag.name, text, std::to_string(flag.lo) + "–" + std::to_string(flag.hi), true);
     *out = static_cast<int>(v);
     return true;
   }
@@ -108,7 +110,8 @@ class Flags {
       const std::string item = text.substr(at, comma - at);
       int64_t v = 0;
       if (!ParseInteger(item.c_str(), lo, hi, &v))
-        return Fail(name, text, "integers " + std::to_string(lo) + "–" + std::to_string(hi) + " separated by commas");
+        return Fail(name, text, "integers " + std::to_string(lo) + "–" + std::to_string(hi) + " separated by commas",
+                    ParseInteger(item.c_str(), INT64_MIN, INT64_MAX, &v));
       values.push_back(static_cast<int>(v));
       at = comma + 1;
     }
@@ -120,6 +123,8 @@ class Flags {
     for (size_t i = 0; i < args_.size(); ++i) {
       if (args_[i] == name) {
         args_.erase(args_.begin() + i);
+        if (std::find(args_.begin() + i, args_.end(), name) != args_.end() && error_.empty())
+          error_ = std::string("invalid_argument: ") + name + ": given twice";
         return true;
       }
     }
@@ -129,11 +134,13 @@ class Flags {
   bool Finish() {
     if (!error_.empty()) return false;
     if (args_.empty()) return true;
-    error_ = "unknown flag '" + args_[0].substr(0, 40) + "'";
+    error_ = "unknown_option: unknown flag '" + Excerpt(args_[0].c_str()) + "'";
     return false;
   }
-  bool Fail(const char* name, const std::string& got, const std::string& expected) {
-    error_ = std::string(name) + ": expected " + expected + ", got '" + got.substr(0, 40) + "'";
+  // `integer`: the flag takes integers (2.5 is then invalid_argument, not out_of_range).
+  bool Fail(const char* name, const std::string& got, const std::string& expected, bool integer = false) {
+    error_ = std::string(FlagValueCode(got.c_str(), integer)) + ": " + name + ": expected " + expected + ", got '" +
+             Excerpt(got.c_str()) + "'";
     return false;
   }
   const std::string& error() const { return error_; }
@@ -143,11 +150,17 @@ class Flags {
     for (size_t i = 0; i < args_.size(); ++i) {
       if (args_[i] != name) continue;
       if (i + 1 >= args_.size()) {
-        error_ = std::string(name) + ": missing value";
+        error_ = std::string("invalid_argument: ") + name + ": missing value";
         return false;
       }
       *value = args_[i + 1];
       args_.erase(args_.begin() + i, args_.begin() + i + 2);
+      for (size_t j = i; j < args_.size(); ++j) {  // "--steps 2 --steps 3": which one was meant?
+        if (args_[j] != name) continue;
+        error_ = std::string("invalid_argument: ") + name + ": given twice ('" + Excerpt(value->c_str()) + "' and '" +
+                 (j + 1 < args_.size() ? Excerpt(args_[j + 1].c_str()) : std::string()) + "')";
+        return false;
+      }
       return true;
     }
     return false;
@@ -180,16 +193,39 @@ bool ParseName(const char* const (&names)[N], const std::string& name, Enum* out
   return false;
 }
 
+// A status of the training library in the CLI's words: its fields as the flags that set them
+// ("resource_exhausted: --dim 512, --heads 2, …: training needs …").
+std::string WithFlagNames(const attn::Status& status) {
+  static constexpr std::pair<const char*, const char*> kFlags[] = {
+      {"d_model or batch_size", "--dim or --batch"},
+      {"task: ", "--task: "},         {"d_model ", "--dim "},     {"heads ", "--heads "},
+      {"layers ", "--layers "},       {"batch_size ", "--batch "}, {"train_set_size ", "--sizes "},
+      {"eval_sequences", "--eval"},   {"seeds: ", "--seeds: "},    {"steps: ", "--steps: "}};
+  std::string text = status.ToString();
+  for (const auto& [field, flag] : kFlags) {
+    for (size_t at = text.find(field); at != std::string::npos; at = text.find(field, at)) {
+      if (at == 0 || text[at - 1] == ' ' || text[at - 1] == '(') {  // a whole word
+        text.replace(at, std::strlen(field), flag);
+        at += std::strlen(flag);
+      } else {
+        at += std::strlen(field);
+      }
+    }
+  }
+  return text;
+}
+
 }  // namespace
 
 int Train(int argc, char** argv) {
   Flags flags(argc, argv);
   std::string task_name;
   if (!flags.Text("--task", &task_name)) return UsageError("train", flags.error());
-  if (task_name.empty()) return UsageError("train", "--task: missing (" + attn::train::TaskNames(", ") + ")");
+  if (task_name.empty())
+    return UsageError("train", "invalid_argument: --task: missing (" + attn::train::TaskNames(", ") + ")");
   attn::train::TaskKind task;
   const attn::Status task_status = attn::train::ParseTask(task_name, &task);
-  if (!task_status.ok()) return UsageError("train", task_status.message());
+  if (!task_status.ok()) return UsageError("train", WithFlagNames(task_status));
   TrainConfig config = attn::train::DefaultTrainConfig(task);
   std::string positions = kPositionNames[static_cast<int>(config.model.positions)];
   std::string optimizer = kOptimizerNames[static_cast<int>(config.optimizer.kind)];
@@ -207,16 +243,19 @@ int Train(int argc, char** argv) {
   const bool json = flags.Switch("--json");
   if (!flags.Finish()) return UsageError("train", flags.error());
   if (!ParseName(kPositionNames, positions, &config.model.positions))
-    return UsageError("train", "--positions: expected " + OneOf(kPositionNames) + ", got '" +
+    return UsageError("train", "unknown_option: --positions: expected " + OneOf(kPositionNames) + ", got '" +
                                    Excerpt(positions.c_str()) + "'");
   if (!ParseName(kOptimizerNames, optimizer, &config.optimizer.kind))
-    return UsageError("train", "--optimizer: expected " + OneOf(kOptimizerNames) + ", got '" +
+    return UsageError("train", "unknown_option: --optimizer: expected " + OneOf(kOptimizerNames) + ", got '" +
                                    Excerpt(optimizer.c_str()) + "'");
   config.seed = static_cast<uint32_t>(seed);
 
+  if (config.model.d_model % config.model.heads)  // the CLI has no --head-dim: the model's head_dim stays 0
+    return UsageError("train", "shape_mismatch: --dim " + std::to_string(config.model.d_model) +
+                                   ": expected a multiple of --heads " + std::to_string(config.model.heads));
   attn::train::Trainer trainer;
-  attn::Status status = trainer.Init(config);
-  if (!status.ok()) return UsageError("train", status.message());
+  attn::Status status = trainer.Init(config);  // refuses a run whose memory estimate passes the limit
+  if (!status.ok()) return UsageError("train", WithFlagNames(status));
   const auto start = std::chrono::steady_clock::now();
   double loss_sum = 0, accuracy_sum = 0;
   int in_window = 0;
@@ -278,7 +317,7 @@ int DataSize(int argc, char** argv) {
   attn::Status status = attn::train::ParseTask(task_name, &config.task);
   attn::train::DataSizeRunner runner;
   if (status.ok()) status = runner.Init(config);
-  if (!status.ok()) return UsageError("datasize", status.message());
+  if (!status.ok()) return UsageError("datasize", WithFlagNames(status));
 
   const int64_t parameters[2] = {runner.parameters(ModelKind::kTransformer), runner.parameters(ModelKind::kCnn)};
   const auto text = [](const char* format, auto... values) {

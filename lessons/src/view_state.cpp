@@ -57,6 +57,32 @@ bool PercentDecode(const std::string& s, std::string* out) {
   return true;
 }
 
+// The byte where `s` stops being text a view can show: not UTF-8 (a stray continuation byte, an
+// overlong or truncated sequence, a surrogate, past U+10FFFF) or a control character other than
+// tab and newline (a NUL, say). s.size() when it is all text.
+size_t FirstNonText(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7F) return i;
+      ++i;
+      continue;
+    }
+    const int extra = c >= 0xC2 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2 : c >= 0xF0 && c <= 0xF4 ? 3 : -1;
+    if (extra < 0 || i + extra >= s.size()) return i;  // not a lead byte, or cut short
+    unsigned cp = c & (extra == 1 ? 0x1F : extra == 2 ? 0x0F : 0x07);
+    for (int k = 1; k <= extra; ++k) {
+      const unsigned char t = static_cast<unsigned char>(s[i + k]);
+      if ((t & 0xC0) != 0x80) return i;
+      cp = cp << 6 | (t & 0x3F);
+    }
+    if ((extra == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (extra == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+      return i;
+    i += extra + 1;
+  }
+  return s.size();
+}
+
 // Shortest text that reads back as the same float.
 std::string FormatFloat(float value) {
   char buf[32];
@@ -125,6 +151,11 @@ class Reader : public FieldVisitor {
     if (!PercentDecode(*text, &decoded)) return Fail(attn::StatusCode::kParseError, f.key, "bad %-escape");
     if (decoded.size() > f.max_bytes)
       return Fail(attn::StatusCode::kOutOfRange, f.key, "longer than " + std::to_string(f.max_bytes) + " bytes");
+    const size_t bad = FirstNonText(decoded);
+    if (bad < decoded.size())
+      return Fail(attn::StatusCode::kParseError, f.key,
+                  "expected UTF-8 text, got byte " + std::to_string(static_cast<unsigned char>(decoded[bad])) + " at " +
+                      std::to_string(bad));
     value = std::move(decoded);
   }
   // A name, or the integer of a link made before the names.
@@ -254,6 +285,15 @@ attn::Status ParseState(const std::string& text, ViewState* state) {
     if (!reader.Given(f.trained.key) && std::any_of(f.keys.begin(), f.keys.end(), [&](const char* k) { return reader.Given(k); }))
       f.flag(*state) = false;
   reader.ReportUnknownKeys();
+  // A kernel this build lacks (a link from a native build: sp.k=3 is avx2) runs the fastest one, and
+  // the note says so.
+  const int kernel = state->speed.kernel;
+  if (kernel >= 0 && !attn::KernelAvailable(static_cast<attn::KernelId>(kernel))) {
+    reader.Fail(attn::StatusCode::kOutOfRange, SpeedState::kKernel.key,
+                std::string("kernel ") + attn::KernelName(static_cast<attn::KernelId>(kernel)) +
+                    " is not in this build: used the fastest one, " + attn::KernelName(attn::FastestKernel()));
+    state->speed.kernel = -1;
+  }
   return reader.status();
 }
 

@@ -223,7 +223,7 @@ test('node: the installed package computes forward, forwardOutput and backward a
     { ok: false, code: 'invalid_argument', message: 'inputs: expected an object, got undefined' },
     { ok: false, code: 'resource_exhausted', message: out.bad[10].message },
     { ok: false, code: 'shape_mismatch', message: 'numHeads: expected a divisor of query.cols() = 8, got 3' },
-    { ok: false, code: 'out_of_range', message: 'windowRight: expected at most 16777216, got 1073741824' },
+    { ok: false, code: 'out_of_range', message: 'windowRight: expected an integer in -1..16777216, got 1073741824' },
   ]);
   assert.match(out.bad[10].message, /over the limit of 512 MiB/);
   assert.match(out.bad[3].message, /^kernel: expected one of .*wasm_simd128.*, got 'cuda'$/);

@@ -65,7 +65,7 @@ test('prepare: bad options, parameters and queries are refused with the engine\'
   assert.deepEqual(bad(engine.prepare({ dModel: '8' })), {
     ok: false, code: 'invalid_argument', message: 'dModel: expected an integer, got the string "8"' });
   assert.deepEqual(bad(engine.prepare({ dModel: 0 })), {
-    ok: false, code: 'out_of_range', message: 'd_model: expected a value >= 1, got 0' });
+    ok: false, code: 'out_of_range', message: 'dModel: expected an integer in 1..16777216, got 0' });
   assert.deepEqual(bad(engine.prepare({ dModel: 8, numHeds: 2 })), {
     ok: false, code: 'unknown_option', message: 'numHeds: unknown option (did you mean numHeads?)' });
   const wrongWq = engine.prepare({ dModel: 8, projectInputs: true }, { wq: matrix(7, 8, 1) });
@@ -81,7 +81,7 @@ test('prepare: bad options, parameters and queries are refused with the engine\'
   assert.deepEqual(bad(layer.forward(nan)), bad(engine.forwardOutput({ kernel: 'wasm_simd128' }, { query: nan })));
   assert.equal(layer.forward(nan).code, 'non_finite');
   assert.deepEqual(bad(layer.forward(matrix(3, 7, 4))), {
-    ok: false, code: 'shape_mismatch', message: 'query: expected (n, 8) (the d_model the layer was prepared for), got (3, 7)' });
+    ok: false, code: 'shape_mismatch', message: 'query: expected (n, 8) (the dModel the layer was prepared for), got (3, 7)' });
   assert.deepEqual(bad(layer.forward({ rows: 2, cols: 8, data: new Float32Array(3) })), {
     ok: false, code: 'shape_mismatch', message: 'query: expected rows·cols = 16 values, got 3' });
   assert.equal(layer.forward().code, 'invalid_argument');

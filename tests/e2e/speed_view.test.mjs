@@ -143,3 +143,34 @@ test('the Speed view shows how long the engine takes to recompute view 5 (32 wor
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// Issue 26: "Sweep every kernel" after a live n = 8192 held the main thread for 1150 ms: a frame ran
+// a warm-up and three batches (and the live forward). The rule now, checked here by counting, not by
+// timing: one timing call per frame, so the sweep advances over many frames; live timing and view
+// 5's recompute wait for it.
+test('the sweep makes one timing call per frame and advances over many frames', async () => {
+  const { page, problems } = await openPage(session);
+  await page.evaluate(() => window.attnlab.setState('v=speed&sp.n=6&sp.l=1'));  // live goes on beside the sweep
+  await page.waitForTimeout(300);
+  const r = await page.evaluate(() => window.attnlab.layout()['speed.sweep']);
+  await page.mouse.click(r.x + r.width / 2, r.y + r.height / 2);
+  const frames = await page.evaluate(() => {
+    const a = window.attnlab;
+    const perFrame = [];
+    const points = () => Object.keys(a.scalars()).filter((k) => k.startsWith('speed.sweep.')).length;
+    // reference to n = 256, eigen to 1024, wasm_simd128 to 4096: 3 + 5 + 7 points
+    for (let i = 0; i < 800 && points() < 15; ++i) {
+      const before = a.view().engineRuns;
+      a.renderNow();  // one frame, synchronously: nothing else runs in between
+      perFrame.push(a.view().engineRuns - before);
+    }
+    return perFrame;
+  });
+  assert.ok(Math.max(...frames) <= 1, `timing calls per frame: ${frames.join(' ')}`);
+  const s = await scalars(page);
+  const swept = Object.keys(s).filter((k) => k.startsWith('speed.sweep.'));
+  assert.equal(swept.length, 15, `sweep points: ${swept.join(', ')}`);
+  assert.ok(frames.filter((n) => n === 1).length > swept.length, `${frames.length} frames for ${swept.length} points`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -322,6 +322,19 @@ TEST(Backward, RejectsWrongUpstreamShape) {
   EXPECT_NE(s.message().find("d_output: expected (3, 4)"), std::string::npos) << s.message();
 }
 
+// Issue 26: the shape of d_output is checked before the forward pass runs (it ran first, ≈ 200 ms
+// at n = 1024 for a call refused anyway): with scores that overflow, the answer was the forward's
+// non_finite, not the shape_mismatch of the argument the caller got wrong.
+TEST(Backward, ChecksTheUpstreamShapeBeforeTheForwardPass) {
+  AttentionConfig c;
+  AttentionInputs in;
+  in.query = Matrix::Constant(3, 4, 1e30f);  // scores of 4e60: Forward would answer non_finite
+  AttentionGradients grad;
+  const Status s = Backward(c, in, {}, Matrix::Ones(2, 4), &grad);
+  EXPECT_EQ(s.code(), StatusCode::kShapeMismatch) << s.ToString();
+  EXPECT_NE(s.message().find("d_output: expected (3, 4)"), std::string::npos) << s.message();
+}
+
 TEST(Backward, RejectsAForwardResultOfOtherArguments) {
   AttentionConfig two_heads;
   two_heads.num_heads = 2;

@@ -1,6 +1,10 @@
 // The view state round-trips through its short string; bad strings are reported, not fatal.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
+#include "attn/kernels.h"
 #include "lessons/view_state.h"
 
 namespace lessons {
@@ -104,6 +108,42 @@ TEST(ViewState, BadFieldsAreReportedAndSkippedWhileGoodOnesApply) {
   ViewState s;
   EXPECT_EQ(ParseState("s=%4", &s).code(), attn::StatusCode::kParseError);
   EXPECT_EQ(ParseState("s=" + std::string(1000, 'a'), &s).code(), attn::StatusCode::kOutOfRange);
+}
+
+// Issue 26: a link's text field holding bytes that are no UTF-8 text (%FF%FE, a NUL, a truncated
+// sequence, an encoded surrogate) was kept as given; it is skipped and the note names it.
+TEST(ViewState, TextFieldsThatAreNotUtf8AreReportedAndSkipped) {
+  for (const char* bytes : {"%FF%FE", "a%00b", "%C3%28", "%E2%82", "%ED%A0%80", "%F8%88%80%80%80", "%C0%AF"}) {
+    SCOPED_TRACE(bytes);
+    ViewState s;
+    const attn::Status status = ParseState(std::string("v=retrieval&rt.b=") + bytes + "&s=ok", &s);
+    EXPECT_EQ(status.code(), attn::StatusCode::kParseError) << status.ToString();
+    EXPECT_NE(status.message().find("'rt.b': expected UTF-8 text, got byte"), std::string::npos) << status.message();
+    EXPECT_EQ(s.retrieval.sentence_b, ViewState().retrieval.sentence_b);
+    EXPECT_EQ(s.sentence.text, "ok");
+  }
+  ViewState s;
+  EXPECT_TRUE(ParseState("s=%C3%A9t%C3%A9%09%0Aend%F0%9F%98%80", &s).ok());  // "été", tab, newline, an emoji
+  EXPECT_EQ(s.sentence.text, "\xC3\xA9t\xC3\xA9\t\nend\xF0\x9F\x98\x80");
+}
+
+// Issue 26: sp.k=3 (avx2) in a build without avx2 silently timed another kernel.
+TEST(ViewState, AKernelThisBuildLacksIsReported) {
+  const std::vector<attn::KernelId> available = attn::AvailableKernels();
+  for (int k = 0; k < static_cast<int>(attn::KernelId::kCount); ++k) {
+    if (attn::KernelAvailable(static_cast<attn::KernelId>(k))) continue;
+    SCOPED_TRACE(attn::KernelName(static_cast<attn::KernelId>(k)));
+    ViewState s;
+    const attn::Status status = ParseState("v=speed&sp.k=" + std::to_string(k), &s);
+    EXPECT_EQ(status.code(), attn::StatusCode::kOutOfRange) << status.ToString();
+    EXPECT_NE(status.message().find("'sp.k': kernel " + std::string(attn::KernelName(static_cast<attn::KernelId>(k))) +
+                                    " is not in this build"),
+              std::string::npos)
+        << status.message();
+    EXPECT_EQ(s.speed.kernel, -1);
+  }
+  ViewState s;
+  EXPECT_TRUE(ParseState("v=speed&sp.k=" + std::to_string(static_cast<int>(available.back())), &s).ok());
 }
 
 TEST(ViewState, ViewsAreNamedInLinksAndOldNumberedLinksStillOpen) {

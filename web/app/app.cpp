@@ -149,6 +149,10 @@ attn::Status App::ApplyLink(const std::string& text) {
   return status;
 }
 
+void App::NoteLinkProblem(const std::string& problem) {
+  link_note_ += (link_note_.empty() ? "Parts of this link were ignored or adjusted: " : "; ") + problem;
+}
+
 void App::DrawLinkNote() {
   if (link_note_.empty()) return;
   ImGui::PushStyleColor(ImGuiCol_Text, CurrentTheme().warning_text);

@@ -67,6 +67,8 @@ class App {
   // A link's state (the URL's hash): from the defaults, every field the link names; what was
   // ignored or clamped is said in a note at the top of the page until the reader dismisses it.
   attn::Status ApplyLink(const std::string& text);
+  // A problem with a part of the link the page reads itself (its theme): added to the link's note.
+  void NoteLinkProblem(const std::string& problem);
 
   // An embed shows one view's figure and controls: no title, presets, tabs or lesson text, and
   // the page around it scrolls (the app never does).

@@ -193,10 +193,19 @@ EM_BOOL OnContextLost(int, const void*, void*) {
   return EM_TRUE;
 }
 
+// The dead context's objects, forgotten in emscripten's GL tables: deleting them on the restored
+// context (ImGui's, the heatmaps') made Chromium warn "object does not belong to this context" for
+// each; with the entries gone those deletes find nothing and do nothing.
+EM_JS(void, attnlab_forget_lost_gl_objects, (), {
+  for (const table of [GL.textures, GL.buffers, GL.programs, GL.shaders, GL.vaos, GL.framebuffers, GL.renderbuffers])
+    if (table) table.fill(null);
+});
+
 // Every program, buffer and texture died with the context: ImGui's device objects (font texture
 // included), the heatmap program and every heatmap texture are made again, then the page redrawn.
 EM_BOOL OnContextRestored(int, const void*, void*) {
   emscripten_webgl_make_context_current(g_gl);
+  attnlab_forget_lost_gl_objects();
   ImGui_ImplOpenGL3_DestroyDeviceObjects();
   ImGui_ImplOpenGL3_CreateDeviceObjects();
   gfx::ForgetHeatmapTextures();

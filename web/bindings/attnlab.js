@@ -53,6 +53,12 @@ function describe(v) {
 function wrongType(name, expected, v) {
   return typeof v === expected ? '' : `invalid_argument: ${name}: expected a ${expected}, got ${describe(v)}`;
 }
+// A string with a lone surrogate has no UTF-8 form: the module's conversion made 'a\ud800b' "a𐁢"
+// (the surrogate swallowed the b). Refused, with where.
+function notWellFormed(name, s) {
+  const at = s.search(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+  return at < 0 ? '' : `invalid_argument: ${name}: expected well-formed text, got a lone surrogate at ${at}`;
+}
 function notBytes(name, v) {
   return v instanceof Uint8Array || v instanceof ArrayBuffer ? '' : `invalid_argument: ${name}: expected a Uint8Array, got ${describe(v)}`;
 }
@@ -80,8 +86,14 @@ export async function loadAttnlab(moduleOptions = {}) {
     ...moduleOptions,
   });
   const deadResult = () => ({ ok: false, code: 'module_died', message: `attnlab stopped working (${life.dead}); reload the page` });
-  // Engine calls never throw: a trap is the module dying, any other JS error (a BigInt among an
-  // array's numbers, say) a wrong argument.
+  // After stop() (a mount's destroy()): every engine call answers module_died, every hook nothing.
+  const stop = () => {
+    removeEventListener('error', onError);
+    if (!life.dead) m.stop();
+    life.dead ||= 'destroyed';
+  };
+  // Engine calls never throw: a trap is the module dying; the module reads every argument inside
+  // try/catch (js_options.cpp), and any JS error that still reached here is a wrong argument.
   const engine = (name, call) => (...args) => {
     if (life.dead) return deadResult();
     try {
@@ -107,7 +119,7 @@ export async function loadAttnlab(moduleOptions = {}) {
       throw e;
     }
   };
-  const text = (name, call) => page((v, ...rest) => wrongType(name, 'string', v) || call(v, ...rest));
+  const text = (name, call) => page((v, ...rest) => wrongType(name, 'string', v) || notWellFormed(name, v) || call(v, ...rest));
   return {
     // Engine
     selfAttention: engine('selfAttention', (x, n, d, options = {}) => m.selfAttention(x, n, d, options)),
@@ -146,7 +158,9 @@ export async function loadAttnlab(moduleOptions = {}) {
     setReducedMotion: page((reduced) => wrongType('reduced', 'boolean', reduced) || m.setReducedMotion(reduced)),
     // An embed asks its page to show `height` px from `top` (CSS px in the canvas): fn(top, height).
     onScrollHost: (fn) => { m.scrollHostTo = fn; },
-    stop: () => { removeEventListener('error', onError); if (!life.dead) m.stop(); },
+    stop,
+    // A problem with a part of the link the page reads itself (theme=…), for the link's note.
+    noteLinkProblem: text('problem', (t) => m.noteLinkProblem(t)),
     renderNow: page(() => m.renderNow()),
     idle: page(() => m.idle()),
     lastFrameMs: page(() => m.lastFrameMs()),

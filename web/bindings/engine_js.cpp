@@ -4,6 +4,8 @@
 // argument is checked strictly (js_options.h) and its size in 64 bits before anything is copied
 // or allocated, and every body runs inside Guarded (js_guard.h), so no exception crosses into JS.
 #include <emscripten/bind.h>
+#include <emscripten/em_js.h>
+#include <emscripten/emscripten.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -15,12 +17,37 @@
 #include "attn/attention.h"
 #include "attn/config_names.h"
 #include "attn/grad.h"
+#include "attn/limits.h"
 #include "attn/prepared_attention.h"
 #include "attn/version.h"
 #include "js_convert.h"
 #include "js_guard.h"
 #include "js_options.h"
 #include "lessons/text.h"
+
+// {tokens: a fresh array of the strings} from hashEmbeddings' argument, or {message, tooMany}: an
+// array of at most `max_tokens` strings of at most `max_units` UTF-16 units each, read in JS inside
+// try/catch (a Proxy or a getter cannot throw through C++ frames).
+EM_JS(emscripten::EM_VAL, attnjs_token_list, (emscripten::EM_VAL handle, int max_tokens, double max_units), {
+  const v = Emval.toValue(handle);
+  try {
+    if (!Array.isArray(v)) return Emval.toHandle({message: "tokens: expected an array of strings, got " + (v === null ? "null" : typeof v === "object" ? "an object" : "the " + typeof v + (typeof v === "symbol" ? "" : " " + String(v).slice(0, 40))), tooMany: false});
+    const n = v.length;
+    if (n > max_tokens) return Emval.toHandle({message: "tokens: expected at most " + max_tokens + ", got " + n, tooMany: true});
+    const tokens = new Array(n);
+    for (let i = 0; i < n; ++i) {
+      const t = v[i];
+      if (typeof t !== "string") return Emval.toHandle({message: "tokens[" + i + "]: expected a string, got " + (t === null ? "null" : typeof t === "object" ? (Array.isArray(t) ? "an array" : "an object") : typeof t === "number" || typeof t === "boolean" || typeof t === "bigint" ? "the " + typeof t + " " + String(t) : "a " + typeof t), tooMany: false});
+      if (t.length > max_units) return Emval.toHandle({message: "tokens[" + i + "]: expected at most " + max_units + " bytes, got " + t.length + " characters", tooMany: false});
+      tokens[i] = t;
+    }
+    return Emval.toHandle({tokens});
+  } catch (e) {
+    let error = "an exception";
+    try { error = String(e && e.message !== undefined ? e.message : e).slice(0, 80); } catch (e2) {}
+    return Emval.toHandle({message: "tokens: reading it threw " + error, tooMany: false});
+  }
+});
 
 using emscripten::val;
 using namespace attnjs;
@@ -44,11 +71,12 @@ std::string Integer(double x) {
 }
 
 // selfAttention(x: Float32Array|number[], n, d, {scale?, temperature?, kernel?})
-val SelfAttention(val x, val n_js, val d_js, val options) {
+val SelfAttention(val x, val n_js, val d_js, val options_js) {
   int n = -1, d = -1;
   ATTN_JS_RETURN_IF_ERROR(ReadInt(n_js, "n", &n));
   ATTN_JS_RETURN_IF_ERROR(ReadInt(d_js, "d", &d));
-  ATTN_JS_RETURN_IF_ERROR(CheckOptions(options, "options", {"scale", "temperature", "kernel"}, true));
+  val options = val::undefined();
+  ATTN_JS_RETURN_IF_ERROR(CheckOptions(options_js, "options", {"scale", "temperature", "kernel"}, true, &options));
   attn::AttentionConfig config;
   if (!IsAbsent(options)) {
     ATTN_JS_RETURN_IF_ERROR(ReadFloat(options["scale"], "scale", &config.scale));
@@ -86,24 +114,31 @@ const std::vector<const char*> kConfigKeys = {
 
 // Reads the JS options object into an AttentionConfig (camelCase keys, enum names as strings),
 // strictly: every key known, every value of its type.
-attn::Status ConfigFromJs(const val& o, attn::AttentionConfig* c, const char* what = "config",
-                          const std::vector<const char*>& known = kConfigKeys) {
-  ATTN_RETURN_IF_ERROR(CheckOptions(o, what, known, true));
+// Integers within the engine's documented ranges (attn/limits.h), so a message quotes them.
+constexpr int kMaxHeads = static_cast<int>(attn::Limits::max_heads);
+constexpr int kMaxDimension = static_cast<int>(attn::Limits::max_dimension);
+
+// *own: the options' own fields (CheckOptions), for keys the caller reads beside the config's.
+attn::Status ConfigFromJs(const val& o_js, attn::AttentionConfig* c, const char* what = "config",
+                          const std::vector<const char*>& known = kConfigKeys, val* own = nullptr) {
+  val o = val::undefined();
+  ATTN_RETURN_IF_ERROR(CheckOptions(o_js, what, known, true, &o));
+  if (own) *own = o;
   if (IsAbsent(o)) return attn::Status::Ok();
   ATTN_RETURN_IF_ERROR(ReadFloat(o["scale"], "scale", &c->scale));
   ATTN_RETURN_IF_ERROR(ReadFloat(o["temperature"], "temperature", &c->temperature));
   ATTN_RETURN_IF_ERROR(ReadFloat(o["cosineTemperature"], "cosineTemperature", &c->cosine_temperature));
-  ATTN_RETURN_IF_ERROR(ReadInt(o["additiveDim"], "additiveDim", &c->additive_dim));
-  ATTN_RETURN_IF_ERROR(ReadInt(o["numHeads"], "numHeads", &c->num_heads));
-  ATTN_RETURN_IF_ERROR(ReadInt(o["numKvHeads"], "numKvHeads", &c->num_kv_heads));
-  ATTN_RETURN_IF_ERROR(ReadInt(o["headDim"], "headDim", &c->head_dim));
-  ATTN_RETURN_IF_ERROR(ReadInt(o["valueHeadDim"], "valueHeadDim", &c->value_head_dim));
-  ATTN_RETURN_IF_ERROR(ReadInt(o["outputDim"], "outputDim", &c->output_dim));
+  ATTN_RETURN_IF_ERROR(ReadInt(o["additiveDim"], "additiveDim", &c->additive_dim, 0, kMaxDimension));
+  ATTN_RETURN_IF_ERROR(ReadInt(o["numHeads"], "numHeads", &c->num_heads, 1, kMaxHeads));
+  ATTN_RETURN_IF_ERROR(ReadInt(o["numKvHeads"], "numKvHeads", &c->num_kv_heads, 0, kMaxHeads));
+  ATTN_RETURN_IF_ERROR(ReadInt(o["headDim"], "headDim", &c->head_dim, 0, kMaxDimension));
+  ATTN_RETURN_IF_ERROR(ReadInt(o["valueHeadDim"], "valueHeadDim", &c->value_head_dim, 0, kMaxDimension));
+  ATTN_RETURN_IF_ERROR(ReadInt(o["outputDim"], "outputDim", &c->output_dim, 0, kMaxDimension));
   ATTN_RETURN_IF_ERROR(ReadFloat(o["softcap"], "softcap", &c->softcap));
-  ATTN_RETURN_IF_ERROR(ReadInt(o["windowLeft"], "windowLeft", &c->window_left));
-  ATTN_RETURN_IF_ERROR(ReadInt(o["windowRight"], "windowRight", &c->window_right));
+  ATTN_RETURN_IF_ERROR(ReadInt(o["windowLeft"], "windowLeft", &c->window_left, -1, kMaxDimension));
+  ATTN_RETURN_IF_ERROR(ReadInt(o["windowRight"], "windowRight", &c->window_right, -1, kMaxDimension));
   ATTN_RETURN_IF_ERROR(ReadFloat(o["positionBase"], "positionBase", &c->position_base));
-  ATTN_RETURN_IF_ERROR(ReadInt(o["maxPositions"], "maxPositions", &c->max_positions));
+  ATTN_RETURN_IF_ERROR(ReadInt(o["maxPositions"], "maxPositions", &c->max_positions, 1, kMaxDimension));
   ATTN_RETURN_IF_ERROR(ReadUint32(o["seed"], "seed", &c->seed));
   ATTN_RETURN_IF_ERROR(ReadBool(o["projectInputs"], "projectInputs", &c->project_inputs));
   ATTN_RETURN_IF_ERROR(ReadBool(o["projectOutput"], "projectOutput", &c->project_output));
@@ -141,9 +176,10 @@ struct JsParams {
   JsMatrixArg matrices[10];  // in kParamKeys' order
 };
 attn::Status ParamsFromJs(const val& params_js, JsParams* out) {
-  ATTN_RETURN_IF_ERROR(CheckOptions(params_js, "params", kParamKeys, true));
-  for (size_t i = 0; !IsAbsent(params_js) && i < kParamKeys.size(); ++i)
-    ATTN_RETURN_IF_ERROR(CheckJsMatrix(kParamKeys[i], params_js[kParamKeys[i]], &out->matrices[i]));
+  val params = val::undefined();
+  ATTN_RETURN_IF_ERROR(CheckOptions(params_js, "params", kParamKeys, true, &params));
+  for (size_t i = 0; !IsAbsent(params) && i < kParamKeys.size(); ++i)
+    ATTN_RETURN_IF_ERROR(CheckJsMatrix(kParamKeys[i], params[kParamKeys[i]], &out->matrices[i]));
   return attn::Status::Ok();
 }
 attn::Status CopyParams(const JsParams& params, attn::AttentionParameters* p) {
@@ -155,18 +191,26 @@ attn::Status CopyParams(const JsParams& params, attn::AttentionParameters* p) {
 
 // Checks every argument, then (when the call builds (n, m) matrices, `full`) that heads·n·m stays
 // within kMaxForwardScoreValues, and only then copies the inputs in.
+// A further matrix argument (backward's dOutput), checked with the others, before anything is copied.
+struct ExtraMatrix {
+  const char* what = nullptr;
+  val js = val::undefined();
+  JsMatrixArg arg;
+};
+
 attn::Status CallFromJs(const val& config_js, const val& inputs_js, const val& params_js, bool fused_allowed, Call* call,
-                        bool* fused) {
+                        bool* fused, ExtraMatrix* extra = nullptr) {
   ATTN_RETURN_IF_ERROR(ConfigFromJs(config_js, &call->config));
-  ATTN_RETURN_IF_ERROR(CheckOptions(inputs_js, "inputs", kInputKeys, false));
-  ATTN_RETURN_IF_ERROR(CheckOptions(params_js, "params", kParamKeys, true));
+  val inputs_own = val::undefined();
+  ATTN_RETURN_IF_ERROR(CheckOptions(inputs_js, "inputs", kInputKeys, false, &inputs_own));
   JsMatrixArg query, key, value, float_mask;
-  ATTN_RETURN_IF_ERROR(CheckJsMatrix("query", inputs_js["query"], &query));
-  ATTN_RETURN_IF_ERROR(CheckJsMatrix("key", inputs_js["key"], &key));
-  ATTN_RETURN_IF_ERROR(CheckJsMatrix("value", inputs_js["value"], &value));
-  ATTN_RETURN_IF_ERROR(CheckJsMatrix("floatMask", inputs_js["floatMask"], &float_mask));
+  ATTN_RETURN_IF_ERROR(CheckJsMatrix("query", inputs_own["query"], &query));
+  ATTN_RETURN_IF_ERROR(CheckJsMatrix("key", inputs_own["key"], &key));
+  ATTN_RETURN_IF_ERROR(CheckJsMatrix("value", inputs_own["value"], &value));
+  ATTN_RETURN_IF_ERROR(CheckJsMatrix("floatMask", inputs_own["floatMask"], &float_mask));
   JsParams params;
   ATTN_RETURN_IF_ERROR(ParamsFromJs(params_js, &params));
+  if (extra && extra->what) ATTN_RETURN_IF_ERROR(CheckJsMatrix(extra->what, extra->js, &extra->arg));
 
   attn::AttentionInputs shape_only;  // what FusedKernelCovers looks at: whether a float mask is given
   if (float_mask.given && float_mask.rows * float_mask.cols > 0) shape_only.float_mask.emplace_back(1, 1);
@@ -234,14 +278,17 @@ val Forward(val config_js, val inputs_js, val params_js) {
 // dWo, dBq, dBk, dBv, dBo, dRelativeCenter, dRelativeSharpness}: a gradient the config does not use
 // (no key given, no projections, ...) is a 0×0 matrix.
 val Backward(val config_js, val inputs_js, val d_output_js, val params_js) {
-  Call call;
-  bool fused = false;
-  ATTN_JS_RETURN_IF_ERROR(CallFromJs(config_js, inputs_js, params_js, false, &call, &fused));
   if (IsAbsent(d_output_js))
     return ErrorObject(attn::Status(attn::StatusCode::kInvalidArgument,
                                     "dOutput: expected a matrix {rows, cols, data}, got " + DescribeJsValue(d_output_js)));
-  attn::Matrix d_output;
-  ATTN_JS_RETURN_IF_ERROR(FromJsMatrix("dOutput", d_output_js, &d_output));
+  Call call;
+  bool fused = false;
+  ExtraMatrix d_output_arg;
+  d_output_arg.what = "dOutput";
+  d_output_arg.js = d_output_js;
+  ATTN_JS_RETURN_IF_ERROR(CallFromJs(config_js, inputs_js, params_js, false, &call, &fused, &d_output_arg));
+  attn::Matrix d_output;  // its shape is checked before the forward pass runs (attn::Backward)
+  ATTN_JS_RETURN_IF_ERROR(CopyJsMatrix(d_output_arg.arg, &d_output));
   attn::AttentionGradients g;
   ATTN_JS_RETURN_IF_ERROR(attn::Backward(call.config, call.inputs, call.params, d_output, &g));
   val out = val::object();
@@ -274,22 +321,19 @@ val HashEmbeddings(val tokens_js, val dim_js) {
   if (dim < 1 || dim > kMaxHashDim)
     return ErrorObject(attn::Status(attn::StatusCode::kOutOfRange,
                                     "dim: expected 1.." + std::to_string(kMaxHashDim) + ", got " + std::to_string(dim)));
-  if (!val::global("Array").call<bool>("isArray", tokens_js))
-    return ErrorObject(attn::Status(attn::StatusCode::kInvalidArgument,
-                                    "tokens: expected an array of strings, got " + DescribeJsValue(tokens_js)));
-  const double count = tokens_js["length"].as<double>();
-  if (count > kMaxTokens)
-    return ErrorObject(attn::Status(attn::StatusCode::kResourceExhausted, "tokens: expected at most " + std::to_string(kMaxTokens) +
-                                                                              ", got " + std::to_string(static_cast<int64_t>(count))));
-  const int64_t values = static_cast<int64_t>(count) * dim;
+  const val r = val::take_ownership(attnjs_token_list(tokens_js.as_handle(), kMaxTokens, static_cast<double>(kMaxTextBytes)));
+  if (!r["message"].isUndefined())
+    return ErrorObject(attn::Status(r["tooMany"].as<bool>() ? attn::StatusCode::kResourceExhausted : attn::StatusCode::kInvalidArgument,
+                                    r["message"].as<std::string>()));
+  const val list = r["tokens"];
+  const int count = list["length"].as<int>();
+  const int64_t values = int64_t{count} * dim;
   if (values > kMaxJsMatrixValues)
     return ErrorObject(attn::Status(attn::StatusCode::kResourceExhausted,
-                                    "tokens: tokens·dim = " + std::to_string(static_cast<int64_t>(count)) + "·" + std::to_string(dim) +
-                                        " = " + std::to_string(values) + " values, over the limit of " +
-                                        std::to_string(kMaxJsMatrixValues)));
+                                    "tokens: tokens·dim = " + std::to_string(count) + "·" + std::to_string(dim) + " = " +
+                                        std::to_string(values) + " values, over the limit of " + std::to_string(kMaxJsMatrixValues)));
   std::vector<std::string> tokens(static_cast<size_t>(count));
-  for (size_t i = 0; i < tokens.size(); ++i)
-    ATTN_JS_RETURN_IF_ERROR(ReadString(tokens_js[i], "tokens[" + std::to_string(i) + "]", kMaxTextBytes, &tokens[i]));
+  for (int i = 0; i < count; ++i) tokens[i] = list[i].as<std::string>();
   val out = ToJsMatrix(lessons::HashEmbeddings(tokens, dim));
   out.set("ok", true);
   return out;
@@ -320,12 +364,13 @@ val Prepare(val options_js, val params_js) {
   std::vector<const char*> keys = kConfigKeys;
   keys.push_back("dModel");
   attn::AttentionConfig config;
-  ATTN_JS_RETURN_IF_ERROR(ConfigFromJs(options_js, &config, "options", keys));
+  val options = val::undefined();
+  ATTN_JS_RETURN_IF_ERROR(ConfigFromJs(options_js, &config, "options", keys, &options));
   int d_model = 0;
-  if (IsAbsent(options_js) || options_js["dModel"].isUndefined())
+  if (IsAbsent(options) || options["dModel"].isUndefined())
     return ErrorObject(attn::Status(attn::StatusCode::kInvalidArgument,
                                     "dModel: expected an integer (the width of the rows forward() takes), got undefined"));
-  ATTN_JS_RETURN_IF_ERROR(ReadInt(options_js["dModel"], "dModel", &d_model));
+  ATTN_JS_RETURN_IF_ERROR(ReadInt(options["dModel"], "dModel", &d_model, 1, kMaxDimension));
   JsParams params;
   ATTN_JS_RETURN_IF_ERROR(ParamsFromJs(params_js, &params));
   attn::AttentionParameters p;

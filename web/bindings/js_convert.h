@@ -33,18 +33,18 @@ val ResultObject(const attn::AttentionResult& result);
 // refused with kResourceExhausted before anything is copied.
 constexpr int64_t kMaxJsMatrixValues = int64_t{1} << 24;
 
-// A matrix argument checked but not yet copied: {rows, cols, data} with integer rows and cols,
-// rows·cols (in 64 bits) at most kMaxJsMatrixValues, and data a typed array or an array of exactly
-// rows·cols numbers. Other keys are ignored, so a result's matrices can be passed back.
+// A matrix argument checked but not yet copied: {rows, cols, data} (own keys) with integer rows and
+// cols, rows·cols (in 64 bits) at most kMaxJsMatrixValues, and data a typed array or an array of
+// exactly rows·cols values of type number (data[i] of another type is kInvalidArgument naming the
+// index), an array copied into a Float32Array there. Other keys are ignored, so a result's
+// matrices can be passed back. Nothing a caller passes runs its code after this check.
 struct JsMatrixArg {
   bool given = false;  // false: undefined or null, an empty matrix
   int rows = 0, cols = 0;
   val data = val::undefined();
 };
 attn::Status CheckJsMatrix(const std::string& what, const val& m, JsMatrixArg* out);
-// Copies a checked matrix's values (a typed array's in one copy, an array's through Number()).
+// Copies a checked matrix's values (one typed-array copy).
 attn::Status CopyJsMatrix(const JsMatrixArg& arg, attn::Matrix* out);
-// Both: `m` -> Matrix, or kInvalidArgument / kShapeMismatch / kResourceExhausted naming `what`.
-attn::Status FromJsMatrix(const std::string& what, const val& m, attn::Matrix* out);
 
 }  // namespace attnjs

@@ -43,6 +43,12 @@ std::string ApplyLink(const std::string& text) {
   return status.ok() ? "" : status.ToString();
 }
 
+// A problem with a part of the link the page reads itself (theme=…): the link's note says it too.
+void NoteLinkProblem(const std::string& problem) {
+  attnlab::TheApp().NoteLinkProblem(problem.substr(0, 200));
+  attnlab::platform::MarkDirty();
+}
+
 void SetEmbedded(bool embedded) {
   attnlab::TheApp().SetEmbedded(embedded);
   attnlab::platform::SetHostScrolls(embedded);
@@ -276,6 +282,7 @@ val ReadPixels(float x, float y, float w, float h) {
 EMSCRIPTEN_BINDINGS(attnlab_page) {
   ATTNJS_FUNCTION("start", Start);
   ATTNJS_FUNCTION("applyLink", ApplyLink);
+  ATTNJS_FUNCTION("noteLinkProblem", NoteLinkProblem);
   ATTNJS_FUNCTION("setEmbedded", SetEmbedded);
   ATTNJS_FUNCTION("setLightTheme", SetLightTheme);
   ATTNJS_FUNCTION("needsWordVectors", NeedsWordVectors);

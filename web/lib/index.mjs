@@ -96,8 +96,9 @@ export async function loadEngine(options = {}) {
     onAbort: (what) => { dead ||= what ? `aborted: ${what}` : 'aborted'; },
   });
 
-  // A trap or an abort kills the instance: every later call says so. Any other JS error (a BigInt
-  // among an array's numbers, say) is a wrong argument.
+  // A trap or an abort kills the instance: every later call says so. The module reads every argument
+  // inside try/catch (a BigInt among an array's numbers, a Proxy, a getter that throws: each is
+  // invalid_argument naming the key and index); any JS error that still reached here is one too.
   const guarded = (name, call) => (...args) => {
     if (dead) return { ok: false, code: 'module_died', message: `attnlab stopped working (${dead}); load a new engine` };
     try {

@@ -54,9 +54,19 @@ function prefersLight(theme) {
   return typeof matchMedia === 'function' && matchMedia('(prefers-color-scheme: light)').matches;
 }
 
+// '' for a theme mount knows ('auto', 'light', 'dark'), else what the link's note says about it.
+const kThemes = ['auto', 'light', 'dark'];
+function themeProblem(theme) {
+  if (kThemes.includes(theme)) return '';
+  const given = String(theme).slice(0, 40);
+  return `theme: expected auto, light or dark, got '${given}': used auto`;
+}
+
 export async function mount(host, options = {}) {
   const mountedAt = performance.now();
-  const { view = null, state = '', theme = 'auto', embed = true, fullPage = false, openUrl = here('index.html') } = options;
+  const { view = null, state = '', embed = true, fullPage = false, openUrl = here('index.html') } = options;
+  const badTheme = themeProblem(options.theme ?? 'auto');
+  const theme = badTheme ? 'auto' : options.theme ?? 'auto';
   const root = document.createElement('div');
   root.className = `attnlab-root${embed ? ' attnlab-embed' : ''}${fullPage ? ' attnlab-full' : ''}`;
   const canvas = document.createElement('canvas');
@@ -262,6 +272,10 @@ export async function mount(host, options = {}) {
   }
   const linkProblem = attnlab.applyLink(withView(view, state));
   if (linkProblem) console.warn(`attnlab: ${linkProblem}`);
+  if (badTheme) {
+    attnlab.noteLinkProblem(badTheme);
+    console.warn(`attnlab: ${badTheme}`);
+  }
   const error = attnlab.start(new Uint8Array(await fontBytes), `#${canvas.id}`);
   if (error) return fail(`attnlab could not start: ${error}`);
   status.hidden = true;
@@ -273,8 +287,11 @@ export async function mount(host, options = {}) {
     canvas,
     state: () => attnlab.state(),
     // A state string from the defaults (like a link); returns '' or what was ignored.
-    setState: (text) => attnlab.applyLink(text),
-    setTheme: (t) => {
+    setState: (text) => (destroyed ? 'module_died: this attnlab was destroyed' : attnlab.applyLink(text)),
+    setTheme: (asked) => {
+      const problem = themeProblem(asked);
+      if (problem && !destroyed) attnlab.noteLinkProblem(problem);
+      const t = problem ? 'auto' : asked;
       shownTheme = t;
       const l = prefersLight(t);
       root.classList.toggle('attnlab-light', l);

@@ -3,6 +3,9 @@
 // differences in the tests.
 #pragma once
 
+#include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "attn/attention.h"
@@ -33,6 +36,40 @@ struct AttentionGradientsT {
 };
 using AttentionGradients = AttentionGradientsT<float>;
 using AttentionGradientsD = AttentionGradientsT<double>;
+
+// f(name, a_m, b_m) for every gradient of `a` ("d_query", "d_wq", "d_bilinear[1]", "d_scores[0]", …)
+// with the matching matrix of `b` (another precision: its lists are resized to a's), in one order.
+template <typename A, typename B, typename F>
+void ForEachGradientPair(A& a, B& b, F&& f) {
+  const std::pair<const char*, std::pair<decltype(&a.d_query), decltype(&b.d_query)>> single[] = {
+      {"d_query", {&a.d_query, &b.d_query}}, {"d_key", {&a.d_key, &b.d_key}}, {"d_value", {&a.d_value, &b.d_value}},
+      {"d_wq", {&a.d_wq, &b.d_wq}},          {"d_wk", {&a.d_wk, &b.d_wk}},    {"d_wv", {&a.d_wv, &b.d_wv}},
+      {"d_wo", {&a.d_wo, &b.d_wo}},          {"d_bq", {&a.d_bq, &b.d_bq}},    {"d_bk", {&a.d_bk, &b.d_bk}},
+      {"d_bv", {&a.d_bv, &b.d_bv}},          {"d_bo", {&a.d_bo, &b.d_bo}},
+      {"d_position_table", {&a.d_position_table, &b.d_position_table}},
+      {"d_relative_center", {&a.d_relative_center, &b.d_relative_center}},
+      {"d_relative_sharpness", {&a.d_relative_sharpness, &b.d_relative_sharpness}}};
+  for (const auto& [name, m] : single) f(std::string(name), *m.first, *m.second);
+  const std::pair<const char*, std::pair<decltype(&a.d_scores), decltype(&b.d_scores)>> lists[] = {
+      {"d_bilinear", {&a.d_bilinear, &b.d_bilinear}},
+      {"d_additive_wq", {&a.d_additive_wq, &b.d_additive_wq}},
+      {"d_additive_wk", {&a.d_additive_wk, &b.d_additive_wk}},
+      {"d_additive_concat", {&a.d_additive_concat, &b.d_additive_concat}},
+      {"d_additive_v", {&a.d_additive_v, &b.d_additive_v}},
+      {"d_scores", {&a.d_scores, &b.d_scores}},
+      {"d_weights", {&a.d_weights, &b.d_weights}}};
+  for (const auto& [name, list] : lists) {
+    if constexpr (!std::is_const_v<B>) list.second->resize(list.first->size());
+    for (size_t i = 0; i < list.first->size(); ++i)
+      f(std::string(name) + "[" + std::to_string(i) + "]", (*list.first)[i], (*list.second)[i]);
+  }
+}
+
+// f(name, m) for every gradient `g` holds, in ForEachGradientPair's order.
+template <typename G, typename F>
+void ForEachGradient(G& g, F&& f) {
+  ForEachGradientPair(g, g, [&](const std::string& name, auto& m, auto&) { f(name, m); });
+}
 
 // Back-propagates d_output: (n, d_out) through `forward`, which must be Forward's result on the
 // same arguments (a training loop that already ran Forward reuses it). The backward pass runs on

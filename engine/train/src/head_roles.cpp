@@ -32,8 +32,9 @@ const char* KeyKindText(KeyKind kind) {
 }
 
 Status MeasureHeadRoles(const Trainer& trainer, int sequences, std::vector<HeadRole>* roles) {
-  if (sequences < 1 || sequences > 4096)
-    return Status(StatusCode::kOutOfRange, "sequences: expected 1–4096, got " + std::to_string(sequences));
+  if (sequences < 1 || sequences > kMaxAttendSequences)
+    return Status(StatusCode::kOutOfRange, "sequences: expected 1–" + std::to_string(kMaxAttendSequences) + ", got " +
+                                               std::to_string(sequences));
   const ModelConfig& model = trainer.model();
   if (model.kind != ModelKind::kTransformer)
     return Status(StatusCode::kUnknownOption, "head roles: the model has no attention heads (it is a cnn)");

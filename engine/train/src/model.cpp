@@ -24,7 +24,12 @@ template <>
 struct EngineAttention<float> {
   static Status Forward(const AttentionConfig& c, const AttentionInputs& in, const AttentionParameters& p,
                         AttentionResult* out) {
-    return attn::Forward(c, in, p, out);
+    ATTN_RETURN_IF_ERROR(attn::Forward(c, in, p, out));
+    // Forward's copy of the parameters (4·d·h·d_k floats per sequence and layer: 4 MB at d = 512)
+    // is the model's own block parameters again: kept for every sequence of a batch it was most of
+    // a step's memory (TrainingBytes).
+    out->parameters = AttentionParameters();
+    return Status::Ok();
   }
   static Status Backward(const AttentionConfig& c, const AttentionInputs& in, const AttentionParameters& p,
                          const AttentionResult& fwd, const Matrix& d_out, AttentionGradients* grads) {

@@ -1,6 +1,10 @@
 #include "attn/train/trainer.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <string>
+
+#include "attn/limits.h"
 
 namespace attn::train {
 namespace {
@@ -17,7 +21,57 @@ void CopySequence(const Batch& set, int i, Batch* batch, int s) {
   std::copy_n(set.weights.begin() + from, seq, batch->weights.begin() + to);
 }
 
+// a·b and a + b saturated at INT64_MAX (every argument ≥ 0): sizes from a config cannot overflow.
+int64_t Mul(int64_t a, int64_t b) { return b != 0 && a > INT64_MAX / b ? INT64_MAX : a * b; }
+int64_t Add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
+
+// "1.3 GB"
+std::string Gigabytes(int64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f GB", static_cast<double>(bytes) / 1e9);
+  return text;
+}
+
 }  // namespace
+
+// Floats, counted from the shapes model.h documents (R = S·T rows of S sequences, d = d_model, h
+// heads of width d_k, C classes, V vocabulary, L layers): every term an upper bound of what the
+// code keeps, then ×1.25 and 4 MiB for the allocator's rounding, the vectors and the batches' ints.
+int64_t TrainingBytes(const TrainConfig& config) {
+  const ModelConfig& m = config.model;
+  const int64_t d = m.d_model, T = m.seq_len, C = m.classes, V = m.vocab, L = m.layers;
+  const bool transformer = m.kind == ModelKind::kTransformer;
+  const int64_t h = transformer ? m.heads : 0, dk = transformer ? HeadDim(m) : 0, hd = Mul(h, dk);
+  const int64_t hidden = m.mlp ? 4 * d : 0;
+  // Parameters: wte, wpe, per layer the attention's 4 weight matrices and biases (or a convolution),
+  // LayerNorms, the MLP, the read-out.
+  int64_t layer = transformer ? Add(Mul(4 * d, hd), Add(Mul(3, hd), 5 * d)) : Mul(Mul(m.kernel_size, d), d) + d;
+  layer = Add(layer, Add(Mul(2 * d, hidden), hidden + d));
+  const int64_t params = Add(Add(Mul(V + T, d), Mul(L, layer)), Add(Mul(d, C), C + 2 * d));
+  // The parameters, the optimizer's two moments, a step's gradients and ZerosLike's start: 5 sets.
+  int64_t floats = Mul(5, params);
+
+  // One batch of S sequences forward: the stream's (R, d) copies (x0, x, final_in, lnf and per
+  // layer x_in, ln1, x_mid, ln2), the MLP's (R, 4d) twice per layer, logits and probabilities.
+  const int64_t S = std::max({config.batch_size, kEvaluationChunk, kMaxAttendSequences});
+  const int64_t R = Mul(S, T);
+  const int64_t stream = Mul(R, Add(Mul(4 + 4 * L, d), Add(Mul(2 * L, hidden), 2 * C + 2 + 4 * L)));
+  // Per sequence and layer, Forward's result as the model keeps it: query/key/value in, output
+  // (T, d) each, the concatenation (T, h d_k), each head's q, k, v (T, d_k) and 5 (T, T) matrices.
+  const int64_t per_sequence = Add(Mul(T, 4 * d + 4 * hd), Mul(5 * h, T * T));
+  const int64_t attention = Mul(Mul(S, L), per_sequence);
+  // Beside them, one sequence's engine call at a time: Forward's or Backward's own intermediates and
+  // completed parameters, the gradients of the 4 weights (as many again while they are added up).
+  const int64_t call = Add(Mul(3, per_sequence), Mul(3, Mul(4 * d, hd)));
+  // The backward pass's (R, d) and (R, 4d) temporaries and d_logits; Attend's copies of the weights.
+  const int64_t backward = Mul(R, Add(6 * d, Add(2 * hidden, C)));
+  const int64_t attend = Mul(Mul(kMaxAttendSequences, L), Add(Mul(h, T * T), T * d));
+  floats = Add(floats, Add(Add(stream, attention), Add(call, std::max(backward, attend))));
+  // A fixed training set: ids, targets, weights per position.
+  const int64_t ints = Mul(Mul(config.train_set_size, T), 3);
+  const int64_t bytes = Add(Mul(floats, 4), Mul(ints, 4));
+  return Add(Add(bytes, bytes / 4), int64_t{4} << 20);
+}
 
 TrainConfig DefaultTrainConfig(TaskKind task) {
   TrainConfig c;
@@ -38,6 +92,15 @@ Status ResolveTrainConfig(const TrainConfig& config, TrainConfig* resolved) {
     return Status(StatusCode::kOutOfRange, "batch_size: expected 1–1024, got " + std::to_string(c.batch_size));
   if (c.train_set_size < 0 || c.train_set_size > (1 << 20))
     return Status(StatusCode::kOutOfRange, "train_set_size: expected 0–1048576, got " + std::to_string(c.train_set_size));
+  const int64_t bytes = TrainingBytes(c);
+  if (bytes > Limits::max_call_bytes)
+    return Status(StatusCode::kResourceExhausted,
+                  "d_model " + std::to_string(c.model.d_model) + ", heads " + std::to_string(c.model.heads) + ", layers " +
+                      std::to_string(c.model.layers) + ", batch_size " + std::to_string(c.batch_size) +
+                      (c.train_set_size ? ", train_set_size " + std::to_string(c.train_set_size) : std::string()) +
+                      ": training needs an estimated " +
+                      Gigabytes(bytes) + ", over the limit of " + Gigabytes(Limits::max_call_bytes) +
+                      " (a smaller d_model or batch_size)");
   *resolved = c;
   return Status::Ok();
 }
@@ -83,19 +146,29 @@ Status Trainer::Evaluate(int sequences, Evaluation* out) const {
   if (params_.out_w.size() == 0) return Status(StatusCode::kEmptyInput, "trainer: Init was not called");
   if (sequences < 1 || sequences > 65536)
     return Status(StatusCode::kOutOfRange, "sequences: expected 1–65536, got " + std::to_string(sequences));
+  // kEvaluationChunk sequences at a time from one stream: the same sequences as one batch of all.
   SeededRandom rng(config_.seed, kHeldOutStream);
-  const Batch batch = SampleBatch(config_.task, &rng, sequences);
-  Activations acts;
-  ATTN_RETURN_IF_ERROR(ModelForward(config_.model, params_, batch, &acts));
-  out->loss = acts.loss;
-  out->accuracy = acts.scored ? static_cast<float>(acts.correct) / acts.scored : 0.0f;
-  out->scored = acts.scored;
+  double loss_sum = 0;  // Σ loss·scored over the chunks: the mean over every scored position
+  int correct = 0, scored = 0;
+  for (int done = 0; done < sequences; done += kEvaluationChunk) {
+    const Batch batch = SampleBatch(config_.task, &rng, std::min(kEvaluationChunk, sequences - done));
+    Activations acts;
+    ATTN_RETURN_IF_ERROR(ModelForward(config_.model, params_, batch, &acts));
+    loss_sum += static_cast<double>(acts.loss) * acts.scored;
+    correct += acts.correct, scored += acts.scored;
+  }
+  out->loss = scored ? static_cast<float>(loss_sum / scored) : 0.0f;
+  out->accuracy = scored ? static_cast<float>(correct) / scored : 0.0f;
+  out->scored = scored;
   return Status::Ok();
 }
 
 Status Trainer::Attend(const Batch& batch, std::vector<std::vector<std::vector<Matrix>>>* weights,
                        std::vector<int>* predictions, std::vector<std::vector<Matrix>>* layer_inputs) const {
   if (params_.out_w.size() == 0) return Status(StatusCode::kEmptyInput, "trainer: Init was not called");
+  if (batch.size > kMaxAttendSequences)  // TrainingBytes counts this many
+    return Status(StatusCode::kOutOfRange, "batch: expected at most " + std::to_string(kMaxAttendSequences) +
+                                               " sequences, got " + std::to_string(batch.size));
   Activations acts;
   ATTN_RETURN_IF_ERROR(ModelForward(config_.model, params_, batch, &acts));
   weights->assign(batch.size, {});

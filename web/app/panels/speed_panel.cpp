@@ -60,6 +60,15 @@ std::string Bytes(double b) {
 
 }  // namespace
 
+bool SpeedPanel::TakeFramesCall(PanelContext& ctx) {
+  if (calls_this_frame_ > 0) {
+    if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
+    return false;
+  }
+  ++calls_this_frame_;
+  return true;
+}
+
 double SpeedPanel::TimeBatch(attn::KernelId kernel, int n, double min_ms) {
   ++EngineRuns();
   double us = 0;
@@ -93,9 +102,15 @@ void SpeedPanel::DrawControls(PanelContext& ctx, attn::KernelId kernel) {
   ctx.published.Rect("speed.sweep", LastItemRect());
   if (sweep) {
     sweep_queue_.clear();
+    sweep_batches_.clear();
     sweep_.clear();
-    for (attn::KernelId id : kernels)
-      for (int k = kSweepLo; k <= std::min(kSweepHi, SpeedLab::MaxLog2N(id)); ++k) sweep_queue_.push_back({id, k});
+    for (attn::KernelId id : kernels) {
+      for (int k = kSweepLo; k <= std::min(kSweepHi, SpeedLab::MaxLog2N(id)); ++k) {
+        // Three batches, or one when a single forward is long enough to time on its own (n ≥ 2048).
+        const int batches = k >= 11 ? 1 : 3;
+        for (int b = 0; b < batches; ++b) sweep_queue_.push_back({id, k, b + 1 == batches});
+      }
+    }
     std::reverse(sweep_queue_.begin(), sweep_queue_.end());  // popped from the back: small n first
   }
   SameLineIfFits(110);
@@ -112,22 +127,23 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
     live_us_.clear();
   }
   const bool slow = !live_us_.empty() && live_us_.back() > kLiveLimitUs;
-  if (live_us_.empty()) {
-    // A kernel's first runs compile (the browser tiers wasm up): one untimed batch per kernel.
-    // The warm-up runs at a small n: the same code gets compiled, and at n = 8192 an untimed
-    // forward would hold the page for seconds.
-    bool ok = true;
-    if (warmed_kernels_.insert(static_cast<int>(kernel)).second) ok = TimeBatch(kernel, std::min(n, kWarmUpN), 15.0) > 0;
-    for (int i = 0; ok && i < (s.live ? 1 : 3); ++i) {
+  // The first batches of a setting: 3 (1 when live, which goes on), one per frame (TakeFramesCall);
+  // a single forward over kLiveLimitUs is timed well alone and stops them.
+  const size_t first_batches = s.live ? 1 : 3;
+  const bool settling = live_us_.size() < first_batches && !slow && error_.empty();
+  if (settling || (s.live && !slow)) {
+    if (!warmed_kernels_.count(static_cast<int>(kernel))) {
+      // A kernel's first runs compile (the browser tiers wasm up): one untimed batch per kernel, in
+      // its own frame. It runs at a small n: the same code gets compiled, and at n = 8192 an
+      // untimed forward would hold the page for seconds.
+      if (TakeFramesCall(ctx) && TimeBatch(kernel, std::min(n, kWarmUpN), 15.0) > 0) warmed_kernels_.insert(static_cast<int>(kernel));
+      if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
+    } else if (TakeFramesCall(ctx)) {
       const double us = TimeBatch(kernel, n, 15.0);
-      ok = us > 0;
-      if (ok) live_us_.push_back(us);
-      if (us > kLiveLimitUs) break;  // one forward this long is timed well alone; three would freeze the page
+      if (us > 0) live_us_.push_back(us);
+      if (live_us_.size() > kLiveSamples) live_us_.erase(live_us_.begin());
+      if (live_us_.size() < first_batches && ctx.wants_another_frame) *ctx.wants_another_frame = true;
     }
-  } else if (s.live && !slow) {
-    const double us = TimeBatch(kernel, n, 15.0);
-    if (us > 0) live_us_.push_back(us);
-    if (live_us_.size() > kLiveSamples) live_us_.erase(live_us_.begin());
   }
   if (s.live && !slow && ctx.wants_another_frame) *ctx.wants_another_frame = true;
   DrawStatusLine(error_);
@@ -171,6 +187,7 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
 void SpeedPanel::DrawHeadsRecompute(PanelContext& ctx) {
   const lessons::SpeedState& s = ctx.state.speed;
   const auto time_batch = [&](double min_ms, bool keep) {
+    if (!TakeFramesCall(ctx)) return false;
     ++EngineRuns();
     lessons::HeadsRecomputeTiming t;
     const attn::Status status = lab_.TimeHeadsRecompute(kHeadsTokens, kHeadsCount, min_ms, &t);
@@ -182,12 +199,12 @@ void SpeedPanel::DrawHeadsRecompute(PanelContext& ctx) {
     if (heads_ms_.size() > kLiveSamples) heads_ms_.erase(heads_ms_.begin()), heads_runs_.erase(heads_runs_.begin());
     return true;
   };
-  if (heads_ms_.empty()) {
+  if (!heads_warmed_) {
     // The first 20 ms are not timed: they seed the projections and let the browser tier the wasm
     // up (timed from the first call, the median came out twice as high).
-    if (!time_batch(20.0, false)) return;
-    for (int i = 0; i < 3; ++i)
-      if (!time_batch(10.0, true)) return;
+    if (time_batch(20.0, false)) heads_warmed_ = true;
+  } else if (heads_ms_.size() < 3) {
+    time_batch(10.0, true);  // the first three, one a frame (the request for the next one is below)
   } else if (s.live || heads_batches_timed_ < kHeadsSettleBatches) {
     // One more batch a frame, the window keeping the last kLiveSamples, for the first second: the
     // browser installs its optimised code between frames, some 100 ms or more after the first call
@@ -210,21 +227,27 @@ void SpeedPanel::DrawHeadsRecompute(PanelContext& ctx) {
   ctx.published.Scalar("speed.heads_recompute_kernel", static_cast<int>(lessons::ViewKernel()));
 }
 
-void SpeedPanel::DrawSweep(PanelContext& ctx) {
-  if (!sweep_queue_.empty()) {
-    const auto [kernel, log2_n] = sweep_queue_.back();
-    sweep_queue_.pop_back();
-    std::vector<double> batches;
-    if (warmed_kernels_.insert(static_cast<int>(kernel)).second) TimeBatch(kernel, 1 << log2_n, 10.0);
-    // Three batches, or one when a single forward is long enough to time on its own (n ≥ 2048).
-    for (int i = 0; i < (log2_n >= 11 ? 1 : 3); ++i) batches.push_back(TimeBatch(kernel, 1 << log2_n, 10.0));
-    const double us = lessons::Median(batches);
-    if (us > 0) {
-      sweep_[{static_cast<int>(kernel), log2_n}] = lessons::SpeedTiming{us, SpeedLab::Flops(1 << log2_n) / us * 1e-3};
-      curves_ = lessons::CurvesOfSweep(sweep_, attn::AvailableKernels(), kSweepLo, kSweepHi);
-    }
-    if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
+void SpeedPanel::StepSweep(PanelContext& ctx) {
+  if (sweep_queue_.empty() || !TakeFramesCall(ctx)) return;
+  if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
+  const SweepStep step = sweep_queue_.back();
+  const int n = 1 << step.log2_n;
+  if (warmed_kernels_.insert(static_cast<int>(step.kernel)).second) {  // a cold kernel: this frame warms it up
+    TimeBatch(step.kernel, std::min(n, kWarmUpN), 10.0);
+    return;
   }
+  sweep_queue_.pop_back();
+  sweep_batches_.push_back(TimeBatch(step.kernel, n, 10.0));
+  if (!step.last) return;
+  const double us = lessons::Median(sweep_batches_);
+  sweep_batches_.clear();
+  if (us > 0) {
+    sweep_[{static_cast<int>(step.kernel), step.log2_n}] = lessons::SpeedTiming{us, SpeedLab::Flops(n) / us * 1e-3};
+    curves_ = lessons::CurvesOfSweep(sweep_, attn::AvailableKernels(), kSweepLo, kSweepHi);
+  }
+}
+
+void SpeedPanel::DrawSweep(PanelContext& ctx) {
   if (sweep_.empty()) return;
   ImGui::SeparatorText(sweep_queue_.empty() ? "Sweep: GFLOP/s (µs per forward)" : "Sweep: measuring…");
   const std::vector<attn::KernelId> kernels = attn::AvailableKernels();
@@ -297,7 +320,9 @@ void SpeedPanel::Draw(PanelContext& ctx) {
   const attn::KernelId kernel = s.kernel >= 0 && attn::KernelAvailable(static_cast<attn::KernelId>(s.kernel))
                                     ? static_cast<attn::KernelId>(s.kernel)
                                     : attn::FastestKernel();
+  calls_this_frame_ = 0;
   DrawControls(ctx, kernel);
+  StepSweep(ctx);  // first: a sweep goes on whatever else would time
   DrawLive(ctx, kernel, 1 << std::min(s.log2_n, SpeedLab::MaxLog2N(kernel)));
   DrawHeadsRecompute(ctx);
   DrawSweep(ctx);

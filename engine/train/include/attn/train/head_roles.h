@@ -33,7 +33,7 @@ struct HeadRole {
   std::string text;                      // "head 1.2 puts 0.94 of its weight on the previous token"
 };
 
-// Mean shares over `sequences` held-out sequences (their own seeded stream), over queries t ≥ 1
+// Mean shares over `sequences` (1–kMaxAttendSequences) held-out sequences (their own seeded stream), over queries t ≥ 1
 // where a kind has at least one key (causal models see keys j ≤ t only; for kAnswer, scored t only).
 // A head whose largest share is below 0.3 "spreads its weight".
 Status MeasureHeadRoles(const Trainer& trainer, int sequences, std::vector<HeadRole>* roles);

@@ -25,8 +25,23 @@ struct TrainConfig {
 
 // The config Trainer::Init would train: model fields the task's, model.seed = seed; fails on an
 // unknown task, a bad model or optimizer, a batch size outside 1–1024 or a training-set size outside
-// 0–1048576 (the message names the field, the range and the value). Nothing is sampled.
+// 0–1048576 (the message names the field, the range and the value), and with kResourceExhausted
+// when TrainingBytes passes attn::Limits::max_call_bytes (1 GiB natively, 512 MiB in WebAssembly;
+// the message names d_model, heads, layers, batch_size and train_set_size). Nothing is sampled.
 Status ResolveTrainConfig(const TrainConfig& config, TrainConfig* resolved);
+
+// An upper bound of the bytes a Trainer of `config` (as ResolveTrainConfig resolved it) holds at
+// once: the parameters, their gradients and the optimizer's moments, a fixed training set, one
+// batch's activations through a step (or an evaluation chunk, or Attend on up to
+// kMaxAttendSequences), the engine's per-sequence backward pass. From the sizes alone, nothing
+// allocated; checked against counted allocations (tests/train/train_alloc_test.cpp, train_fuzz).
+int64_t TrainingBytes(const TrainConfig& config);
+
+// Evaluate scores its held-out sequences this many at a time (the same sequences, in order), so
+// its memory does not grow with their number.
+constexpr int kEvaluationChunk = 256;
+// The most sequences TrainingBytes counts for Attend (MeasureHeadRoles asks for 64).
+constexpr int kMaxAttendSequences = 64;
 
 // The default model of the Learn view and the CLI: 2 layers, 2 heads, d = 32, learned positions,
 // LayerNorm, no MLP (attention only); Adam at 3e-3, clipping at 1, batches of 32.
