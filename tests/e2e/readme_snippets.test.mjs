@@ -52,9 +52,9 @@ async function frameFacts(page) {
   // The host sizes the frame on the next message: wait for its height to match the view's.
   await page.waitForFunction(() => {
     const f = document.querySelector('iframe.attnlab');
-    const inner = f.contentWindow.document.querySelector('.attnlab-root').getBoundingClientRect().height;
-    return Math.abs(f.getBoundingClientRect().height - Math.ceil(inner)) <= 1;
-  }).catch(() => {});
+    const root = f.contentWindow?.document?.querySelector('.attnlab-root');
+    return root && Math.abs(f.getBoundingClientRect().height - Math.ceil(root.getBoundingClientRect().height)) <= 1;
+  });
   return page.evaluate(() => {
     const f = document.querySelector('iframe.attnlab');
     const w = f.contentWindow;

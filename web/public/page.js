@@ -43,7 +43,16 @@ async function main() {
 
   // In an iframe: tell the host how tall the view is, so it can size the frame (README, "Embed it").
   if (link.embed && window.parent !== window) {
-    handle.onResize((height) => window.parent.postMessage({ type: 'attnlab:resize', height: Math.ceil(height) }, '*'));
+    let height = 0;
+    const post = () => window.parent.postMessage({ type: 'attnlab:resize', height }, '*');
+    handle.onResize((h) => {
+      height = Math.ceil(h);
+      post();
+    });
+    // The host's attnlab-embed.js, loaded after this frame last reported, asks again.
+    addEventListener('message', (e) => {
+      if (e.source === window.parent && e.data?.type === 'attnlab:measure' && height > 0) post();
+    });
   }
   document.documentElement.dataset.ready = 'true';
 }
