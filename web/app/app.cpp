@@ -394,7 +394,6 @@ void App::Frame() {
   if (embedded_) view_top = ImGui::GetWindowPos().y;  // an embed's picture is all of it
   view_rect_ = {0.0f, view_top, io.DisplaySize.x, ImGui::GetCursorScreenPos().y - view_top};
   published_.Rect("view", view_rect_);
-  PublishLoggedItems(&published_);
   ImGui::End();
   // A click changed the state while the views were drawn from the old one: draw once more, so the
   // models follow the state before the page rests (state -> compute -> model -> draw).

@@ -25,20 +25,21 @@ void BeginItemLog() {
 
 const std::vector<LoggedItem>& LoggedItems() { return g_items; }
 
-void PublishLoggedItems(Published* published) {
-  // (labels of items clipped this frame come from g_labels)
+std::vector<std::pair<std::string, LayoutRect>> NamedControls() {
+  std::vector<std::pair<std::string, LayoutRect>> named;
   std::map<std::string, int> seen;
-  for (LoggedItem& item : g_items) {
-    if (item.label.empty()) {
-      // Never seen on screen (so ImGui never said its label): still laid out, named by its ID.
+  for (const LoggedItem& item : g_items) {
+    std::string label = item.label;
+    if (label.empty()) {  // clipped this frame: the label it had when seen, or its ID
       const auto known = g_labels.find(item.id);
       char id[16];
       std::snprintf(id, sizeof(id), "#%08x", item.id);
-      item.label = known == g_labels.end() ? std::string(id) : known->second;
+      label = known == g_labels.end() ? std::string(id) : known->second;
     }
-    const int k = ++seen[item.label];
-    published->Rect("control." + item.label + (k > 1 ? "#" + std::to_string(k) : ""), item.rect);
+    const int k = ++seen[label];
+    named.emplace_back("control." + label + (k > 1 ? "#" + std::to_string(k) : ""), item.rect);
   }
+  return named;
 }
 
 }  // namespace attnlab

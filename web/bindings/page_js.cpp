@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app.h"
+#include "item_log.h"
 #include "js_convert.h"
 #include "js_guard.h"
 #include "lessons/view_kernel.h"
@@ -177,6 +178,7 @@ val PageLayout() {
   val out = val::object();
   const attnlab::Published& published = attnlab::TheApp().published();
   for (const auto& kv : published.rects()) out.set(kv.first, RectObject(kv.second));
+  for (const auto& [name, rect] : attnlab::NamedControls()) out.set(name, RectObject(rect));  // every control
   // Every line of every sentence: "text.N.L", line L of the N-th sentence of texts() (from 0).
   for (size_t n = 0; n < published.texts().size(); ++n)
     for (size_t l = 0; l < published.texts()[n].lines.size(); ++l)
