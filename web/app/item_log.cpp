@@ -55,7 +55,10 @@ void ImGuiTestEngineHook_ItemAdd(ImGuiContext*, ImGuiID id, const ImRect& bb, co
 void ImGuiTestEngineHook_ItemInfo(ImGuiContext*, ImGuiID id, const char* label, ImGuiItemStatusFlags) {
   if (!label) return;
   const std::string visible(label, ImGui::FindRenderedTextEnd(label));
-  if (!visible.empty()) attnlab::g_labels[id] = visible;
+  if (!visible.empty()) {
+    std::string& known = attnlab::g_labels[id];
+    if (known != visible) known = visible;  // most frames: the label it already had
+  }
   for (auto it = attnlab::g_items.rbegin(); it != attnlab::g_items.rend(); ++it)
     if (it->id == id) {
       it->label = visible;

@@ -1,6 +1,7 @@
 #include "widgets/prose.h"
 
 #include <cstdarg>
+#include <cfloat>
 #include <cstdio>
 #include <vector>
 
@@ -27,39 +28,47 @@ size_t FittingPrefix(std::string_view word, float width) {
 
 void SetProseSink(Published* published) { g_sink = published; }
 
+// Each word is measured once and a line's width kept as a running sum: Prose runs for every sentence
+// in every frame (ImGui's glyph advances add up; CalcTextSize only rounds the total up).
 std::string WrapAtSpaces(std::string_view text, float width) {
+  ImFont* font = ImGui::GetFont();
+  const float size = ImGui::GetFontSize();
+  const auto advance = [&](std::string_view s) { return font->CalcTextSizeA(size, FLT_MAX, 0.0f, s.data(), s.data() + s.size()).x; };
+  const float space = advance(" ");
   std::string out;
   size_t paragraph_start = 0;
   while (paragraph_start <= text.size()) {
     size_t paragraph_end = text.find('\n', paragraph_start);
     if (paragraph_end == std::string_view::npos) paragraph_end = text.size();
     std::string_view paragraph = text.substr(paragraph_start, paragraph_end - paragraph_start);
-    std::string line;
+    bool line_empty = true;
+    float line_width = 0;
     size_t at = 0;
     while (at < paragraph.size()) {
       size_t end = paragraph.find(' ', at);
       if (end == std::string_view::npos) end = paragraph.size();
       std::string_view word = paragraph.substr(at, end - at);
       at = end + 1;
-      const std::string candidate = line.empty() ? std::string(word) : line + " " + std::string(word);
-      if (Width(candidate) <= width) {
-        line = candidate;
+      const float word_width = advance(word);
+      if (line_width + (line_empty ? 0.0f : space) + word_width <= width) {
+        if (!line_empty) out += ' ';
+        out += word;
+        line_width += (line_empty ? 0.0f : space) + word_width;
+        line_empty = false;
         continue;
       }
-      if (!line.empty()) {
-        out += line + "\n";
-        line.clear();
-      }
+      if (!line_empty) out += '\n';
       while (Width(word) > width) {  // longer than a whole line: cut it
         const size_t cut = FittingPrefix(word, width);
         out += std::string(word.substr(0, cut)) + "\n";
         word.remove_prefix(cut);
       }
-      line = std::string(word);
+      out += word;
+      line_width = advance(word);
+      line_empty = false;
     }
-    out += line;
     if (paragraph_end == text.size()) break;
-    out += "\n";
+    out += '\n';
     paragraph_start = paragraph_end + 1;
   }
   return out;
@@ -71,7 +80,7 @@ void ProseText(std::string_view text) {
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImGui::TextUnformatted(wrapped.data(), wrapped.data() + wrapped.size());
   if (!g_sink) return;
-  PublishedText published{std::string(text), {}};
+  PublishedText published{std::string(text), {}, {}};
   const float line_height = ImGui::GetTextLineHeight();
   size_t start = 0;
   for (int k = 0; start <= wrapped.size(); ++k) {
