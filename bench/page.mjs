@@ -2,7 +2,7 @@
 // measurement below. The browser tests (tests/e2e) assert no duration, frame time, rate or speed
 // ratio, so that they pass on any machine; the page's speed and frame-time targets are measured
 // here instead, and bench/run.mjs reports each with its target as met or not met (pageTargets).
-//   measurePage(site, { quick }) -> { heads_recompute, saturation, learn, data_size, embed, rnn }
+//   measurePage(site, { quick }) -> { heads_recompute, saturation, learn, data_size, embed, rnn, main_thread_gap }
 // Each part is its numbers, { error } when it failed, or { skipped } (--quick leaves out view 8's
 // default experiment, about a minute).
 // `node bench/page.mjs [SITE_DIR] [--quick]` prints the JSON alone (default build/wasm/site).
@@ -22,6 +22,7 @@ export const PAGE_TARGETS = {
   dataSizeFrameP90Ms: 25,    // ... its frames meanwhile
   embedFirstFrameMs: 10000,  // an embed page's first frame after navigation
   embedExtraStartMs: 2000,   // each further <attn-lab> on the page: mount to first frame
+  mainThreadGapMs: 250,      // the longest the page's thread goes without a frame while the speed view times
 };
 
 // Median, 90th percentile and largest of frame times in ms (the CPU time attnlab.lastFrameMs() reports).
@@ -110,6 +111,29 @@ async function embed(session) {
   return { first_frame_ms: firstFrameMs, extra_start_ms: each.slice(1) };
 }
 
+// The longest the page's thread went without an animation frame (a requestAnimationFrame loop's
+// largest step) while view 13 timed a forward at n = 8192 and then swept every kernel: issue 26's
+// 1150 ms, before the timing moved to the page's Web Worker.
+async function mainThreadGap(session) {
+  const { page } = await openPage(session, { hash: '#v=speed&sp.n=6&sp.l=0', waitForVectors: false });
+  await page.evaluate(() => {
+    window.benchGaps = [];
+    let last = performance.now();
+    const step = (t) => { window.benchGaps.push(t - last); last = t; requestAnimationFrame(step); };
+    requestAnimationFrame(step);
+  });
+  await page.evaluate(() => window.attnlab.setState('v=speed&sp.n=13&sp.l=0'));
+  await settle(page);
+  await page.evaluate(() => window.attnlab.setState('v=speed&sp.n=6&sp.l=0'));
+  await settle(page);
+  await clickPublished(page, 'speed.sweep');
+  await page.waitForFunction(() => Object.keys(window.attnlab.scalars()).filter((k) => k.startsWith('speed.sweep.')).length === 15,
+                             null, { polling: 200 });
+  const { gaps, inWorker } = await page.evaluate(() => ({ gaps: window.benchGaps, inWorker: window.attnlab.scalars()['speed.in_worker'] }));
+  await page.close();
+  return { max_gap_ms: Math.max(...gaps), frames: gaps.length, in_worker: inWorker === 1 };
+}
+
 // View 9's timing sweep: time per token of an RNN layer and of attention, n = 16 … 4096.
 async function rnn(session) {
   const { page } = await openPage(session, { width: 1280, height: 800 });
@@ -123,7 +147,7 @@ async function rnn(session) {
 export async function measurePage(site, { quick = false, log = () => {} } = {}) {
   const session = await openBrowser(site);
   const out = {};
-  const parts = { heads_recompute: headsRecompute, saturation, learn, data_size: dataSize, embed, rnn };
+  const parts = { heads_recompute: headsRecompute, saturation, learn, data_size: dataSize, embed, rnn, main_thread_gap: mainThreadGap };
   try {
     for (const [name, measure] of Object.entries(parts)) {
       if (quick && name === 'data_size') {

@@ -112,9 +112,10 @@ test('the page section: each speed and frame-time target with its number, met or
     data_size: { seconds: 59.96, median: 10, p90: 14.25, max: 22, frames: 230, crossover: 256 },
     embed: { first_frame_ms: 1234.4, extra_start_ms: [150, 1999.6, 160] },
     rnn: { attention_us: 12.5, rnn_us: 1.25 },
+    main_thread_gap: { max_gap_ms: 117.4, frames: 2400, in_worker: true },
   };
   const lines = pageTargets(page);
-  assert.equal(lines.length, 10);
+  assert.equal(lines.length, 11);
   const line = (re) => lines.find((l) => re.test(l));
   assert.match(line(/recompute of view 5/), /^- \*\*met\*\*: page: .* ≤ 0\.2 ms \(0\.190 ms, median of 9 batches, headless Chromium\)$/);
   assert.match(line(/from JavaScript/), /^- \*\*met\*\*: .*\(0\.190 ms against 0\.040 ms from JavaScript, 4\.75×\)$/);
@@ -126,6 +127,9 @@ test('the page section: each speed and frame-time target with its number, met or
   assert.match(line(/first frame < 10000 ms/), /^- \*\*met\*\*: .*\(1234 ms\)$/);
   assert.match(line(/further <attn-lab>/), /^- \*\*met\*\*: .*< 2000 ms after mounting \(150 ms, 2000 ms, 160 ms\)$/);
   assert.match(line(/view 9/), /^- \*\*met\*\*: .*\(12\.50 µs against 1\.25 µs\)$/);
+  assert.match(line(/without a frame/), /^- \*\*met\*\*: .*250 ms without a frame .*\(longest gap 117 ms over 2400 frames, timing in a Web Worker\)$/);
+  assert.match(pageTargets({ main_thread_gap: { max_gap_ms: 1150, frames: 90, in_worker: false } })[0],
+               /^- \*\*not met\*\*: .*\(longest gap 1150 ms over 90 frames, timing on the page's thread\)$/);
   // Misses (0.7 ms ≥ 4 · 0.01 + 0.5), and parts not measured: an error, --quick, a number the page did
   // not show, a part not asked for.
   const other = pageTargets({ heads_recompute: { ms: 0.7, batches: 9, js_ms: 0.01 }, learn: { error: 'page.click: Timeout 300000ms exceeded.' },

@@ -28,7 +28,8 @@ double TimingSamples::Spread() const {
   return std::isfinite(median) && median > 0 ? (Max() - Min()) / median : std::numeric_limits<double>::quiet_NaN();
 }
 
-std::string DescribeTimingSpread(const std::vector<const TimingSamples*>& points, const std::vector<std::string>& labels) {
+std::string DescribeTimingSpread(const std::vector<const TimingSamples*>& points, const std::vector<std::string>& labels,
+                                 const std::string& again) {
   int widest = -1;
   size_t repeats = 0;
   for (size_t k = 0; k < points.size(); ++k) {
@@ -44,8 +45,8 @@ std::string DescribeTimingSpread(const std::vector<const TimingSamples*>& points
   } else if (w.Spread() > kNoisySpread) {
     std::snprintf(text, sizeof(text),
                   "Too noisy to read a trend: the repeats of %s range from %.3g to %.3g µs (%.0f%% of their median). "
-                  "Press \"Time again\" on a quieter machine.",
-                  labels[widest].c_str(), w.Min(), w.Max(), 100.0 * w.Spread());
+                  "Press \"%s\" on a quieter machine.",
+                  labels[widest].c_str(), w.Min(), w.Max(), 100.0 * w.Spread(), again.c_str());
   } else {
     std::snprintf(text, sizeof(text),
                   "Each time is the median of %zu repeats; they agree within %.0f%% (the widest range: %s, %.3g to %.3g µs), "

@@ -18,6 +18,7 @@
 #include "backends/imgui_impl_opengl3.h"
 #include "imgui.h"
 #include "imgui_internal.h"
+#include "offload.h"
 #include "platform_html5.h"
 #include "theme.h"
 #include "widgets/export_menu.h"
@@ -295,7 +296,7 @@ double LastFrameMs() { return g_last_frame_ms; }
 
 int FramesDrawn() { return g_frames_drawn; }
 
-bool Idle() { return !g_started || (!platform::HasDirty() && GImGui->InputEventsQueue.Size == 0); }
+bool Idle() { return !g_started || (!platform::HasDirty() && GImGui->InputEventsQueue.Size == 0 && !offload::Busy()); }
 
 bool GraphicsLost() { return g_context_lost; }
 

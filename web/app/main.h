@@ -22,7 +22,8 @@ void Stop();
 double LastFrameMs();
 // Frames drawn since the start (the tests count the frames an input costs).
 int FramesDrawn();
-// True when no input is waiting and no frame is due: what the page shows is final.
+// True when no input is waiting, no frame is due and no job is out in the worker: what the page
+// shows is final.
 bool Idle();
 // True between the canvas's webglcontextlost and webglcontextrestored: nothing is drawn meanwhile
 // (the page says "restoring graphics…"); on restoration every GL object is made again.

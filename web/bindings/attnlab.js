@@ -22,6 +22,7 @@
 // {ok: false, code: 'module_died'} and onDied(fn) listeners hear why.
 import createAttnlabModule from './attnlab.mjs';
 import { relaxedSimdAvailable } from './relaxed_simd.mjs';
+import { attachJobWorker } from './job_host.mjs';
 
 // The wasm is fetched and compiled once per page; every instance (each embed on a page has its own
 // memory, ImGui context and canvas) instantiates the same compiled module. Where the browser has
@@ -85,10 +86,12 @@ export async function loadAttnlab(moduleOptions = {}) {
     postMainLoop: () => { life.inFrame = false; },
     ...moduleOptions,
   });
+  const jobs = attachJobWorker(m, wasm);  // long work off the main thread (web/app/offload.h)
   const deadResult = () => ({ ok: false, code: 'module_died', message: `attnlab stopped working (${life.dead}); reload the page` });
   // After stop() (a mount's destroy()): every engine call answers module_died, every hook nothing.
   const stop = () => {
     removeEventListener('error', onError);
+    jobs.stop();
     if (!life.dead) m.stop();
     life.dead ||= 'destroyed';
   };
@@ -137,6 +140,8 @@ export async function loadAttnlab(moduleOptions = {}) {
     onDied: (fn) => { life.listeners.add(fn); if (life.dead) fn(life.dead); },
     // Test-only: 'abort' calls abort() in the module, 'trap' traps inside the next frame.
     crashForTesting: page((how) => m.crashForTesting(String(how))),
+    // Test-only: the page's Web Worker dies; the work it held comes back to the page (web/app/offload.h).
+    killWorkerForTesting: () => jobs.killForTesting(),
     // Page: start(fontBytes, '#canvas-id') draws on that canvas (web/public/mount.js does it all).
     start: page((fontBytes, canvasSelector = '#canvas') => m.start(fontBytes, canvasSelector)),
     // A link's state from the defaults ('v=masks&m.c=0'); returns '' or what was ignored or clamped.

@@ -11,7 +11,10 @@
 #include "item_log.h"
 #include "js_convert.h"
 #include "js_guard.h"
+#include "js_options.h"
 #include "lessons/view_kernel.h"
+#include "lessons/views/speed.h"
+#include "offload.h"
 #include "main.h"
 #include "platform_html5.h"
 #include "published.h"
@@ -261,6 +264,51 @@ void WordVectorsFailed(const std::string& why) {
   attnlab::platform::MarkDirty();
 }
 
+// ---- jobs: what a Web Worker runs for the page (web/app/offload.h) ------------------------------
+
+// In the worker (web/bindings/job_worker.mjs), on a module whose app never started:
+// runJob({kind: 'speedBatch', kernel, n, minMs, wantOutput}) -> {ok, us, output?} | {ok: false, message}.
+// The same C++ the main thread would run (lessons::SpeedLab::TimeBatch), so the numbers agree.
+val RunJob(val job) {
+  static lessons::SpeedLab lab;  // seeded once in this worker, as the panel's lab is on the page
+  val out = val::object();
+  int kernel = 0, n = 0;
+  bool want_output = false;
+  attn::Status status = job["kind"].isString() && job["kind"].as<std::string>() == "speedBatch"
+                            ? attn::Status::Ok()
+                            : attn::Status(attn::StatusCode::kInvalidArgument, "kind: expected \"speedBatch\"");
+  if (status.ok()) status = ReadInt(job["kernel"], "kernel", &kernel, 0, static_cast<int>(attn::KernelId::kCount) - 1);
+  if (status.ok()) status = ReadInt(job["n"], "n", &n, 1, 1 << lessons::SpeedLab::kMaxLog2N);
+  if (status.ok()) status = ReadBool(job["wantOutput"], "wantOutput", &want_output);
+  const double min_ms = job["minMs"].isNumber() ? job["minMs"].as<double>() : 0.0;
+  double us = 0;
+  if (status.ok()) status = lab.TimeBatch(static_cast<attn::KernelId>(kernel), n, std::min(std::max(min_ms, 0.0), 1000.0), &us);
+  out.set("ok", status.ok());
+  if (!status.ok()) {
+    out.set("message", status.ToString());
+    return out;
+  }
+  out.set("us", us);
+  if (want_output) out.set("output", ToJsMatrix(lab.output()));
+  return out;
+}
+
+// On the page: the worker's answer for `ticket` (runJob's object), or {ok: false, message,
+// workerFailed: true} when the worker itself stopped.
+void JobDone(int ticket, val result) {
+  attnlab::offload::Result r;
+  r.ok = result["ok"].isTrue();
+  r.worker_failed = result["workerFailed"].isTrue();
+  if (!r.ok) r.error = result["message"].isString() ? result["message"].as<std::string>().substr(0, 300) : "the job failed";
+  if (r.ok && result["us"].isNumber()) r.us = result["us"].as<double>();
+  const val output = result["output"];
+  if (r.ok && !output.isUndefined()) {
+    JsMatrixArg arg;
+    if (!CheckJsMatrix("output", output, &arg).ok() || !CopyJsMatrix(arg, &r.output).ok()) r.output.resize(0, 0);
+  }
+  attnlab::offload::Deliver(ticket, std::move(r));
+}
+
 val ReadPixel(float x, float y) {
   const auto rgba = attnlab::RenderAndReadPixel(x, y);
   val out = val::array();
@@ -312,6 +360,8 @@ EMSCRIPTEN_BINDINGS(attnlab_page) {
   ATTNJS_FUNCTION("pageScalars", PageScalars);
   ATTNJS_FUNCTION("pageTexts", PageTexts);
   ATTNJS_FUNCTION("pageTextLines", PageTextLines);
+  ATTNJS_FUNCTION("runJob", RunJob);
+  ATTNJS_FUNCTION("jobDone", JobDone);
   ATTNJS_FUNCTION("readPixel", ReadPixel);
   ATTNJS_FUNCTION("readPixels", ReadPixels);
   ATTNJS_FUNCTION("graphicsLost", attnlab::GraphicsLost);

@@ -25,6 +25,8 @@ constexpr double kNoisySpread = 0.5;
 
 // One sentence on a table of timings: the widest spread and where, and whether the trend can be read.
 // `labels[k]` names point k ("RNN at n = 64"); points without samples are skipped; "" when none has any.
-std::string DescribeTimingSpread(const std::vector<const TimingSamples*>& points, const std::vector<std::string>& labels);
+// `again` names the control that measures again ("Time again"), which a noisy table's sentence suggests.
+std::string DescribeTimingSpread(const std::vector<const TimingSamples*>& points, const std::vector<std::string>& labels,
+                                 const std::string& again = "Time again");
 
 }  // namespace lessons

@@ -26,10 +26,15 @@ namespace {
 
 using lessons::SpeedLab;
 constexpr int kLiveSamples = 9;
+// Batches per point of the sweep: its median and range (lessons::TimingSamples).
+constexpr int kSweepBatches = 3;
 // View 5's recompute is timed in this many batches of ≥ 10 ms, one a frame, before the number stands.
 constexpr int kHeadsSettleBatches = 60;
 constexpr int kSweepLo = 6, kSweepHi = 12;  // the sweep's n = 64 … 4096
-// Live timing repeats only while one forward is quicker than this, so the page stays responsive.
+// A timing call predicted to hold the page's thread for longer than this goes to the Web Worker.
+constexpr double kMainThreadCallMs = 50.0;
+// Live timing repeats only while one forward is quicker than this (a core kept busy for seconds at a
+// time, for a number already known, drains a battery).
 constexpr double kLiveLimitUs = 300000.0;
 constexpr int kWarmUpN = 256;
 // View 5's recompute is timed for this sentence length and head count (state h.n=8&h.tr=0).
@@ -69,12 +74,86 @@ bool SpeedPanel::TakeFramesCall(PanelContext& ctx) {
   return true;
 }
 
-double SpeedPanel::TimeBatch(attn::KernelId kernel, int n, double min_ms) {
+bool SpeedPanel::Warmed(attn::KernelId kernel, bool in_worker) const {
+  return warmed_kernels_[in_worker ? 1 : 0].count(static_cast<int>(kernel)) > 0;
+}
+
+bool SpeedPanel::InWorker(attn::KernelId kernel, int n, double min_ms) const {
+  if (!offload::Available()) return false;
+  const auto seen = slowest_gflops_.find(static_cast<int>(kernel));
+  if (seen == slowest_gflops_.end()) return n > kWarmUpN;  // a warm-up at ≤ kWarmUpN tells the speed
+  const double forward_ms = SpeedLab::Flops(n) / seen->second * 1e-6;
+  return std::max(forward_ms, min_ms) > kMainThreadCallMs;
+}
+
+bool SpeedPanel::Issue(PanelContext& ctx, const Call& call, double min_ms) {
+  if (ticket_) return false;  // the worker's call is still running: one at a time
+  if (InWorker(call.kernel, call.n, min_ms)) {
+    Call first = call;
+    if (!Warmed(call.kernel, true)) first = {call.kernel, std::min(call.n, kWarmUpN), Purpose::kWarmUp};
+    const int ticket = offload::Post({static_cast<int>(first.kernel), first.n, min_ms, first.purpose == Purpose::kLive});
+    if (ticket) {
+      ++EngineRuns();
+      ticket_ = ticket, in_flight_ = first;
+      return true;
+    }
+  }
+  if (!TakeFramesCall(ctx)) return false;
   ++EngineRuns();
-  double us = 0;
-  const attn::Status status = lab_.TimeBatch(kernel, n, min_ms, &us);
-  error_ = status.ok() ? std::string() : status.ToString();
-  return status.ok() ? us : -1;
+  offload::Result result;
+  const attn::Status status = lab_.TimeBatch(call.kernel, call.n, min_ms, &result.us);
+  result.ok = status.ok();
+  result.error = status.ok() ? std::string() : status.ToString();
+  if (result.ok && call.purpose == Purpose::kLive) result.output = lab_.output();
+  Handle(call, false, result);
+  if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
+  return true;
+}
+
+void SpeedPanel::Receive() {
+  offload::Result result;
+  if (!ticket_ || !offload::Take(ticket_, &result)) return;
+  ticket_ = 0;
+  // A call the worker died with is not lost: whoever wanted it issues it again, on the page's thread.
+  if (!result.worker_failed) Handle(in_flight_, true, result);
+}
+
+void SpeedPanel::Handle(const Call& call, bool in_worker, const offload::Result& result) {
+  error_ = result.ok ? std::string() : result.error;
+  if (result.ok && result.us > 0) {
+    const double gflops = SpeedLab::Flops(call.n) / result.us * 1e-3;
+    auto [it, fresh] = slowest_gflops_.emplace(static_cast<int>(call.kernel), gflops);
+    if (!fresh) it->second = std::min(it->second, gflops);
+  }
+  switch (call.purpose) {
+    case Purpose::kWarmUp:
+      if (result.ok) warmed_kernels_[in_worker ? 1 : 0].insert(static_cast<int>(call.kernel));
+      break;
+    case Purpose::kLive:
+      if (!result.ok || live_kernel_ != static_cast<int>(call.kernel) || live_n_ != call.n) break;
+      live_.us.push_back(result.us);
+      if (live_.us.size() > kLiveSamples) live_.us.erase(live_.us.begin());
+      live_output_ = result.output;
+      last_live_in_worker_ = in_worker;
+      break;
+    case Purpose::kSweep: {
+      if (call.sweep_generation != sweep_generation_ || sweep_queue_.empty()) break;  // from an earlier press
+      if (!result.ok) {  // the point cannot be timed: on to the next
+        sweep_batches_ = {};
+        sweep_queue_.pop_back();
+        break;
+      }
+      sweep_batches_.us.push_back(result.us);
+      if (static_cast<int>(sweep_batches_.us.size()) < kSweepBatches) break;
+      const double us = sweep_batches_.Median();
+      sweep_[{static_cast<int>(call.kernel), sweep_queue_.back().log2_n}] =
+          lessons::SpeedTiming{us, SpeedLab::Flops(call.n) / us * 1e-3, sweep_batches_};
+      curves_ = lessons::CurvesOfSweep(sweep_, attn::AvailableKernels(), kSweepLo, kSweepHi);
+      sweep_batches_ = {};
+      sweep_queue_.pop_back();
+      break;
+    }
+  }
 }
 
 void SpeedPanel::DrawControls(PanelContext& ctx, attn::KernelId kernel) {
@@ -102,19 +181,16 @@ void SpeedPanel::DrawControls(PanelContext& ctx, attn::KernelId kernel) {
   ctx.published.Rect("speed.sweep", LastItemRect());
   if (sweep) {
     sweep_queue_.clear();
-    sweep_batches_.clear();
+    sweep_batches_ = {};
     sweep_.clear();
-    for (attn::KernelId id : kernels) {
-      for (int k = kSweepLo; k <= std::min(kSweepHi, SpeedLab::MaxLog2N(id)); ++k) {
-        // Three batches, or one when a single forward is long enough to time on its own (n ≥ 2048).
-        const int batches = k >= 11 ? 1 : 3;
-        for (int b = 0; b < batches; ++b) sweep_queue_.push_back({id, k, b + 1 == batches});
-      }
-    }
-    std::reverse(sweep_queue_.begin(), sweep_queue_.end());  // popped from the back: small n first
+    ++sweep_generation_;
+    for (attn::KernelId id : kernels)
+      for (int k = kSweepLo; k <= std::min(kSweepHi, SpeedLab::MaxLog2N(id)); ++k) sweep_queue_.push_back({id, k});
+    std::reverse(sweep_queue_.begin(), sweep_queue_.end());  // taken from the back: small n first
   }
   SameLineIfFits(110);
-  if (ImGui::Button("Measure peak")) peak_gflops_ = SpeedLab::MeasurePeakGflops();
+  // 0.15 s on the page's thread: a frame that long is the most this view holds the page for.
+  if (ImGui::Button("Measure peak")) peak_gflops_ = SpeedLab::MeasurePeakGflops(0.15);
   if (SpeedLab::MaxLog2N(kernel) < SpeedLab::kMaxLog2N)
     DrawNote("%s builds every n×n intermediate: n is kept to %d here.", KernelLabel(kernel),
                         1 << SpeedLab::MaxLog2N(kernel));
@@ -124,31 +200,32 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
   const lessons::SpeedState& s = ctx.state.speed;
   if (live_kernel_ != static_cast<int>(kernel) || live_n_ != n) {
     live_kernel_ = static_cast<int>(kernel), live_n_ = n;
-    live_us_.clear();
+    live_ = {};
   }
-  const bool slow = !live_us_.empty() && live_us_.back() > kLiveLimitUs;
-  // The first batches of a setting: 3 (1 when live, which goes on), one per frame (TakeFramesCall);
-  // a single forward over kLiveLimitUs is timed well alone and stops them.
+  const bool slow = !live_.empty() && live_.us.back() > kLiveLimitUs;
+  // The first batches of a setting: 3 (1 when live, which goes on); a single forward over
+  // kLiveLimitUs is timed well alone and stops them (and live timing: a core kept busy for seconds
+  // at a time, for a number that is already known, only drains a battery).
   const size_t first_batches = s.live ? 1 : 3;
-  const bool settling = live_us_.size() < first_batches && !slow && error_.empty();
+  const bool settling = live_.us.size() < first_batches && !slow && error_.empty();
   if (settling || (s.live && !slow)) {
-    if (!warmed_kernels_.count(static_cast<int>(kernel))) {
-      // A kernel's first runs compile (the browser tiers wasm up): one untimed batch per kernel, in
-      // its own frame. It runs at a small n: the same code gets compiled, and at n = 8192 an
-      // untimed forward would hold the page for seconds.
-      if (TakeFramesCall(ctx) && TimeBatch(kernel, std::min(n, kWarmUpN), 15.0) > 0) warmed_kernels_.insert(static_cast<int>(kernel));
-      if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
-    } else if (TakeFramesCall(ctx)) {
-      const double us = TimeBatch(kernel, n, 15.0);
-      if (us > 0) live_us_.push_back(us);
-      if (live_us_.size() > kLiveSamples) live_us_.erase(live_us_.begin());
-      if (live_us_.size() < first_batches && ctx.wants_another_frame) *ctx.wants_another_frame = true;
+    if (!Warmed(kernel, false) && !Warmed(kernel, true)) {
+      // A kernel's first runs compile (the browser tiers wasm up): one untimed batch per kernel. It
+      // runs at a small n: the same code gets compiled, and at n = 8192 an untimed forward would
+      // take seconds. (The worker warms a kernel up itself before its first timed call there.)
+      Issue(ctx, {kernel, std::min(n, kWarmUpN), Purpose::kWarmUp}, 15.0);
+    } else {
+      Issue(ctx, {kernel, n, Purpose::kLive}, 15.0);
     }
   }
-  if (s.live && !slow && ctx.wants_another_frame) *ctx.wants_another_frame = true;
   DrawStatusLine(error_);
-  if (live_us_.empty()) return;
-  const double us = lessons::Median(live_us_), gflops = SpeedLab::Flops(n) / us * 1e-3;
+  if (!offload::Failure().empty())
+    DrawNote("%s: the timing runs on the page's thread, one call per frame.", offload::Failure().c_str());
+  if (live_.empty()) {
+    if (ticket_) Prose("Timing n = %d in a Web Worker, so the page stays responsive…", n);
+    return;
+  }
+  const double us = live_.Median(), gflops = SpeedLab::Flops(n) / us * 1e-3;
   const bool fused = SpeedLab::Fused(kernel);
   ImGui::SeparatorText("This browser, this core");
   Prose("n = %d, d_model = %d, %d heads:  %.0f µs per forward  ·  %.2f GFLOP/s", n, lessons::BenchLayer().d_model, lessons::BenchLayer().heads, us,
@@ -156,12 +233,19 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
   if (peak_gflops_ > 0)
     Prose("%.0f%% of this core's measured SIMD multiply-add peak (%.1f GFLOP/s)",
                        100.0 * gflops / peak_gflops_, peak_gflops_);
-  DrawNote("median of %d batch%s of ≥ 15 ms (the kernel's first batch is not timed); %.3g GFLOP per forward",
-                     static_cast<int>(live_us_.size()), live_us_.size() == 1 ? "" : "es", SpeedLab::Flops(n) * 1e-9);
-  if (s.live && live_us_.back() > kLiveLimitUs) {
+  const char* where = last_live_in_worker_ ? "a Web Worker" : "the page's thread";
+  if (live_.us.size() == 1) {
+    DrawNote("one batch of ≥ 15 ms in %s (the kernel's first batch is not timed); %.3g GFLOP per forward",
+             where, SpeedLab::Flops(n) * 1e-9);
+  } else {
+    DrawNote("median of %d batches of ≥ 15 ms in %s, from %.0f to %.0f µs (%.0f%% apart%s); %.3g GFLOP per forward",
+             static_cast<int>(live_.us.size()), where, live_.Min(), live_.Max(), 100.0 * live_.Spread(),
+             live_.Spread() > lessons::kNoisySpread ? ": too noisy to compare settings" : "", SpeedLab::Flops(n) * 1e-9);
+  }
+  if (s.live && slow) {
     DrawNote("Live timing pauses while one forward takes over %.1f s.", kLiveLimitUs * 1e-6);
     ImGui::SameLine();
-    if (ImGui::Button("Time again")) live_us_.clear();
+    if (ImGui::Button("Time again")) live_ = {};
   }
   // The (n, n) matrices a head keeps when every intermediate is returned: raw, scaled, capped, masked scores, weights.
   const double full_bytes = SpeedLab::IntermediateBytes(n);
@@ -174,6 +258,10 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
                        Bytes(full_bytes).c_str());
   }
   ctx.published.Scalar("speed.us", us);
+  ctx.published.Scalar("speed.us_min", live_.Min());
+  ctx.published.Scalar("speed.us_max", live_.Max());
+  ctx.published.Scalar("speed.batches", static_cast<int>(live_.us.size()));
+  ctx.published.Scalar("speed.in_worker", last_live_in_worker_ ? 1 : 0);
   char summary[128];
   std::snprintf(summary, sizeof(summary), "Speed: n = %d, %.4g µs per forward, %.3g GFLOP/s", n, us, gflops);
   ctx.summary = summary;
@@ -181,7 +269,7 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
   ctx.published.Scalar("speed.n", n);
   ctx.published.Scalar("speed.fused", fused ? 1 : 0);
   ctx.published.Scalar("speed.kernel", static_cast<int>(kernel));
-  ctx.published.Matrix("speed.output", lab_.output());
+  ctx.published.Matrix("speed.output", live_output_);
 }
 
 void SpeedPanel::DrawHeadsRecompute(PanelContext& ctx) {
@@ -228,28 +316,19 @@ void SpeedPanel::DrawHeadsRecompute(PanelContext& ctx) {
 }
 
 void SpeedPanel::StepSweep(PanelContext& ctx) {
-  if (sweep_queue_.empty() || !TakeFramesCall(ctx)) return;
+  if (sweep_queue_.empty()) return;
   if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
   const SweepStep step = sweep_queue_.back();
-  const int n = 1 << step.log2_n;
-  if (warmed_kernels_.insert(static_cast<int>(step.kernel)).second) {  // a cold kernel: this frame warms it up
-    TimeBatch(step.kernel, std::min(n, kWarmUpN), 10.0);
+  if (!Warmed(step.kernel, false) && !Warmed(step.kernel, true)) {  // a cold kernel: an untimed batch first
+    Issue(ctx, {step.kernel, std::min(1 << step.log2_n, kWarmUpN), Purpose::kWarmUp}, 10.0);
     return;
   }
-  sweep_queue_.pop_back();
-  sweep_batches_.push_back(TimeBatch(step.kernel, n, 10.0));
-  if (!step.last) return;
-  const double us = lessons::Median(sweep_batches_);
-  sweep_batches_.clear();
-  if (us > 0) {
-    sweep_[{static_cast<int>(step.kernel), step.log2_n}] = lessons::SpeedTiming{us, SpeedLab::Flops(n) / us * 1e-3};
-    curves_ = lessons::CurvesOfSweep(sweep_, attn::AvailableKernels(), kSweepLo, kSweepHi);
-  }
+  Issue(ctx, {step.kernel, 1 << step.log2_n, Purpose::kSweep, sweep_generation_}, 10.0);
 }
 
 void SpeedPanel::DrawSweep(PanelContext& ctx) {
   if (sweep_.empty()) return;
-  ImGui::SeparatorText(sweep_queue_.empty() ? "Sweep: GFLOP/s (µs per forward)" : "Sweep: measuring…");
+  ImGui::SeparatorText(sweep_queue_.empty() ? "Sweep: GFLOP/s (median µs per forward, range of 3 batches)" : "Sweep: measuring…");
   const std::vector<attn::KernelId> kernels = attn::AvailableKernels();
   if (ImGui::BeginTable("speed.sweep", 1 + static_cast<int>(kernels.size()),
                         ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
@@ -267,13 +346,22 @@ void SpeedPanel::DrawSweep(PanelContext& ctx) {
           ImGui::TextDisabled(k > SpeedLab::MaxLog2N(id) ? "—" : "…");
           continue;
         }
-        ImGui::Text("%.2f (%.0f µs)", it->second.gflops, it->second.us);
+        const lessons::TimingSamples& t = it->second.samples;
+        ImGui::Text("%.2f (%.0f µs, %.0f–%.0f)", it->second.gflops, it->second.us, t.Min(), t.Max());
         ctx.published.Scalar("speed.sweep." + std::string(attn::KernelName(id)) + "." + std::to_string(1 << k),
                              it->second.gflops);
       }
     }
     ImGui::EndTable();
   }
+  std::vector<const lessons::TimingSamples*> points;
+  std::vector<std::string> labels;
+  for (const auto& [point, timing] : sweep_) {
+    points.push_back(&timing.samples);
+    labels.push_back(std::string(KernelLabel(static_cast<attn::KernelId>(point.first))) + " at n = " + std::to_string(1 << point.second));
+  }
+  const std::string spread = lessons::DescribeTimingSpread(points, labels, "Sweep every kernel");
+  if (!spread.empty()) DrawNote("%s", spread.c_str());
   DrawSweepPlot(ctx);
 }
 
@@ -313,7 +401,7 @@ void SpeedPanel::Draw(PanelContext& ctx) {
       "sequences are dominated by the n² part. The fused SIMD kernel works on 4 numbers per instruction and "
       "walks the keys in tiles, keeping only a running maximum and sum per word, so the n×n weights never "
       "exist in memory. The other two kernels build every intermediate, as the other views need them to draw.",
-      "drag n up (each setting is timed once; tick live to keep timing) and watch GFLOP/s, billions of "
+      "drag n up (each setting is timed in 3 batches; tick live to keep timing) and watch GFLOP/s, billions of "
       "operations per second, climb; switch to the Eigen library or the plain loops; press Sweep to fill "
       "the table for every kernel.");
   const lessons::SpeedState& s = ctx.state.speed;
@@ -321,6 +409,7 @@ void SpeedPanel::Draw(PanelContext& ctx) {
                                     ? static_cast<attn::KernelId>(s.kernel)
                                     : attn::FastestKernel();
   calls_this_frame_ = 0;
+  Receive();
   DrawControls(ctx, kernel);
   StepSweep(ctx);  // first: a sweep goes on whatever else would time
   DrawLive(ctx, kernel, 1 << std::min(s.log2_n, SpeedLab::MaxLog2N(kernel)));

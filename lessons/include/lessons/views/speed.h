@@ -9,6 +9,7 @@
 #include "attn/attention.h"
 #include "attn/kernels.h"
 #include "lessons/common.h"
+#include "lessons/timing_samples.h"
 #include "lessons/views/heads.h"
 
 namespace lessons {
@@ -61,6 +62,7 @@ class SpeedLab {
 struct SpeedTiming {
   double us = 0;      // median µs per forward
   double gflops = 0;  // FLOPs / time
+  TimingSamples samples;  // the batches' µs per forward, whose median `us` is
 };
 using SpeedSweep = std::map<std::pair<int, int>, SpeedTiming>;
 

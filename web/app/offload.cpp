@@ -1,0 +1,71 @@
+#include "offload.h"
+
+#include <emscripten.h>
+
+#include <map>
+#include <set>
+#include <utility>
+
+#include "platform_html5.h"
+
+// Module.postJob(ticket, job) is mount.js's: it starts the worker on first use and returns false
+// when there is none (no Worker in this browser, a cross-origin embed, a worker that failed).
+EM_JS(int, attnlab_post_speed_batch, (int ticket, int kernel, int n, double min_ms, int want_output), {
+  if (!Module.postJob) return 0;
+  return Module.postJob(ticket, {kind: 'speedBatch', kernel: kernel, n: n, minMs: min_ms, wantOutput: !!want_output}) ? 1 : 0;
+});
+
+// EM_JS, not EM_ASM: an EM_ASM's glue is keyed by a data address, which differs between the SIMD128
+// and the relaxed-SIMD builds, and the two must share one glue (cmake/BuildRelaxedWasm.cmake).
+EM_JS(int, attnlab_has_job_worker, (), { return Module.postJob ? 1 : 0; });
+
+namespace attnlab::offload {
+namespace {
+
+int g_next_ticket = 1;
+bool g_failed = false;  // the worker stopped: everything runs on the page's thread from then on
+std::string g_failure;  // why
+std::set<int> g_posted;  // posted, not answered yet
+std::map<int, Result> g_done;
+
+}  // namespace
+
+bool Available() { return !g_failed && attnlab_has_job_worker() != 0; }
+
+int Post(const SpeedBatch& batch) {
+  if (g_failed) return 0;
+  const int ticket = g_next_ticket++;
+  if (!attnlab_post_speed_batch(ticket, batch.kernel, batch.n, batch.min_ms, batch.want_output)) {
+    g_failed = true;  // no worker could start here: the page does the work from now on
+    if (g_failure.empty()) g_failure = "no Web Worker could start here";
+    return 0;
+  }
+  g_posted.insert(ticket);
+  return ticket;
+}
+
+bool Take(int ticket, Result* out) {
+  const auto it = g_done.find(ticket);
+  if (it == g_done.end()) return false;
+  *out = std::move(it->second);
+  g_done.erase(it);
+  return true;
+}
+
+void Deliver(int ticket, Result result) {
+  if (result.worker_failed) {
+    g_failed = true;
+    if (g_failure.empty()) g_failure = result.error;
+    platform::MarkChanged();  // a frame to say so
+  }
+  if (!g_posted.erase(ticket)) return;  // not ours (a stale or forged ticket)
+  g_done[ticket] = std::move(result);
+  platform::MarkChanged();  // a frame to show it
+}
+
+const std::string& Failure() { return g_failure; }
+
+bool Busy() { return !g_posted.empty(); }
+
+
+}  // namespace attnlab::offload

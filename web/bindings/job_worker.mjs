@@ -1,0 +1,28 @@
+// The page's Web Worker for long work (web/app/offload.h): it runs the page's own module, compiled
+// once by the page and posted here (nothing is fetched or compiled again), without starting the app,
+// and answers each job with the same C++ the main thread would run (page_js.cpp's runJob).
+//
+//   page -> worker: {init: WebAssembly.Module}, then {ticket, job}
+//   worker -> page: {ticket, result}  (result: runJob's {ok, ...}; an output's buffer is transferred)
+import createAttnlabModule from './attnlab.mjs';
+
+let module = null;
+self.onmessage = async ({ data }) => {
+  if (data.init) {
+    module = createAttnlabModule({
+      instantiateWasm: (imports, done) => {
+        WebAssembly.instantiate(data.init, imports).then((instance) => done(instance, data.init));
+        return {};
+      },
+    });
+    return;
+  }
+  let result;
+  try {
+    result = (await module).runJob(data.job);
+  } catch (e) {
+    result = { ok: false, message: `the worker failed: ${e?.message || e}`, workerFailed: true };
+  }
+  const transfer = result.output?.data?.buffer ? [result.output.data.buffer] : [];
+  self.postMessage({ ticket: data.ticket, result }, transfer);
+};
