@@ -6,6 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openBrowser, openPage, settle, screenshot } from './browser.mjs';
+import { clickPublished } from './cells.mjs';
 
 let session;
 before(async () => { session = await openBrowser(); });
@@ -134,7 +135,7 @@ test('learn: no claim that a task cannot be learned; what positions-off reaches 
 test('prices: on every stock, with either query, the sentence under the plot says what the errors say', async () => {
   const { page, problems } = await openPage(session, { hash: '#v=prices', waitForVectors: false });
   await page.waitForFunction(() => window.attnlab.matrix('prices.plot.real') !== null);
-  let losses = 0;
+  let losses = 0, fittedLosses = 0;
   for (let stock = 0; stock < 6; ++stock)
     for (const q of [1, 0]) {
       const state = `v=prices&p.s=${stock}&p.sq=${q}`;
@@ -148,7 +149,33 @@ test('prices: on every stock, with either query, the sentence under the plot say
       assert.ok(verdict.includes(`The best moving average (${s['prices.best_window']} months)`), verdict);
       losses += s['prices.rmse.attention'] >= s['prices.rmse.average'] ? 1 : 0;
       assert.ok(!r.texts.some((t) => /always most similar to itself/.test(t)));
+      // Fitted on held-out months: the sentence's numbers and verdict are the model's.
+      const fitted = r.texts.find((t) => t.startsWith('Fitted on held-out months'));
+      assert.ok(fitted, r.texts.join('\n'));
+      assert.ok(fitted.includes(`τ = ${s['prices.fitted.temperature'].toFixed(2)}`), fitted);
+      assert.ok(fitted.includes(`(${s['prices.fitted.window']} months)`), fitted);
+      assert.ok(fitted.endsWith(s['prices.fitted.rmse.attention'] < s['prices.fitted.rmse.average'] ? 'attention wins.' : 'attention loses.'), fitted);
+      const alone = r.texts.find((t) => t.startsWith('With time alone'));
+      assert.ok(alone, r.texts.join('\n'));
+      assert.ok(alone.includes(`fitted τ = ${s['prices.fitted.time_only.temperature'].toFixed(2)}`), alone);
+      const change = (s['prices.fitted.rmse.time_only'] - s['prices.fitted.rmse.attention']) / s['prices.fitted.rmse.time_only'];
+      assert.ok(alone.includes(change >= 0.02 ? `the value feature helps here, by ${(100 * change).toFixed(0)}%`
+        : change <= -0.02 ? `costs attention here, ${(-100 * change).toFixed(0)}% more error` : 'changes it by under 2%'), alone);
+      fittedLosses += s['prices.fitted.rmse.attention'] >= s['prices.fitted.rmse.average'] ? 1 : 0;
     }
+  // "Use the fitted τ" sets the slider to it, and the errors become the fitted ones.
+  let r = await read(page, 'v=prices&p.s=3');
+  const want = r.scalars['prices.fitted.rmse.attention'];
+  await page.evaluate(() => window.attnlab.scrollBy(600));  // below the plot: a clipped button has no label yet
+  await settle(page);
+  await clickPublished(page, `control.Use the fitted τ (${r.scalars['prices.fitted.temperature'].toFixed(2)})`);
+  await settle(page);
+  r = await read(page, await page.evaluate(() => window.attnlab.state()));
+  assert.equal(r.scalars['prices.rmse.attention'], want);
+  // With time alone there is no value feature to weigh.
+  r = await read(page, 'v=prices&p.s=3&p.vw=0');
+  assert.ok(!r.texts.some((t) => t.startsWith('With time alone')));
+  console.log(`prices, fitted on held-out months: attention loses to the fitted moving average in ${fittedLosses} of 12 states`);
   console.log(`prices: attention loses to the moving average in ${losses} of 12 states (6 stocks × 2 queries)`);
   assert.deepEqual(problems, []);
   await page.close();

@@ -36,6 +36,28 @@ struct SmootherResult {
 // weights are softmax_j(−|g_i − f_j|² / τ): a Gaussian kernel in (value, time).
 Status AttentionSmoother(const Matrix& series, const SmootherConfig& config, SmootherResult* out);
 
+// Bandwidths fitted on held-out months, as kernel regression (Nadaraya–Watson) picks its bandwidth:
+// each point is predicted from the others (leave-one-out) and compared with its own noisy value; the
+// real series is never used. Computed in float64 from the smoother's formula (a reference, not the
+// engine: the view then runs the engine with the chosen value).
+struct FittedTemperature {
+  float temperature = 0;  // the candidate with the smallest leave-one-out error
+  double loo_rmse = 0;    // that error, against the noisy series
+};
+// τ on `candidates` (≥ 2) values spaced evenly in log between lo and hi (0 < lo < hi), the rest of
+// `config` as given. The held-out point is left out of its own query too: its query value is the
+// mean of the other points of its query window (of its two neighbours when the window is 1), since a
+// query that saw the point's own noise would be rewarded for matching it. series: (n ≥ 3, 1).
+Status FitSmootherTemperature(const Matrix& series, const SmootherConfig& config, float lo, float hi, int candidates,
+                              FittedTemperature* out);
+
+struct FittedWindow {
+  int radius = 0;       // the moving average over 2·radius + 1 points with the smallest error
+  double loo_rmse = 0;  // the error of the mean of the 2·radius neighbours, against the noisy series
+};
+// The window radius 1 … max_radius (≥ 1). series: (n ≥ 3, 1).
+Status FitMovingAverageWindow(const Matrix& series, int max_radius, FittedWindow* out);
+
 // sqrt(mean((a − b)²)) in float64. a, b: (n, c) of one shape.
 Status RootMeanSquareError(const Matrix& a, const Matrix& b, double* out);
 

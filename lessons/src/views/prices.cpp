@@ -37,6 +37,28 @@ Status ComputePrices(const PriceTable& table, const PricesState& state, PricesMo
     ATTN_RETURN_IF_ERROR(RootMeanSquareError(average, m.clean, &rmse));
     if (m.rmse_best_average < 0 || rmse < m.rmse_best_average) m.rmse_best_average = rmse, m.best_window_radius = r;
   }
+  // Fitted on held-out months: what a reader who does not know the real price would choose.
+  const float lo = PricesState::kTemperature.min, hi = PricesState::kTemperature.max;
+  FittedTemperature fitted;
+  ATTN_RETURN_IF_ERROR(FitSmootherTemperature(m.noisy, config, lo, hi, kTemperatureCandidates, &fitted));
+  m.fitted_temperature = fitted.temperature;
+  SmootherConfig at_fitted = config;
+  at_fitted.temperature = fitted.temperature;
+  SmootherResult fitted_result;
+  ATTN_RETURN_IF_ERROR(AttentionSmoother(m.noisy, at_fitted, &fitted_result));
+  ATTN_RETURN_IF_ERROR(RootMeanSquareError(fitted_result.smoothed, m.clean, &m.rmse_attention_fitted));
+  SmootherConfig time_only = config;
+  time_only.value_weight = 0.0f;
+  ATTN_RETURN_IF_ERROR(FitSmootherTemperature(m.noisy, time_only, lo, hi, kTemperatureCandidates, &fitted));
+  m.time_only_temperature = time_only.temperature = fitted.temperature;
+  ATTN_RETURN_IF_ERROR(AttentionSmoother(m.noisy, time_only, &fitted_result));
+  ATTN_RETURN_IF_ERROR(RootMeanSquareError(fitted_result.smoothed, m.clean, &m.rmse_time_only_fitted));
+  FittedWindow window;
+  ATTN_RETURN_IF_ERROR(FitMovingAverageWindow(m.noisy, PricesState::kWindow.max, &window));
+  m.fitted_window_radius = window.radius;
+  Matrix fitted_average;
+  ATTN_RETURN_IF_ERROR(MovingAverage(m.noisy, 2 * window.radius + 1, &fitted_average));
+  ATTN_RETURN_IF_ERROR(RootMeanSquareError(fitted_average, m.clean, &m.rmse_average_fitted));
   *out = std::move(m);
   return Status::Ok();
 }

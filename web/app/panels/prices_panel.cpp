@@ -70,8 +70,8 @@ void PricesPanel::Draw(PanelContext& ctx) {
       "moving average at all. A moving average is a convolution with a box kernel: it takes equally from a fixed "
       "window, whatever the prices. Monthly closes 2000–2010; this view needs no sentence.",
       "hover (or tap) a month to see whom it attends to; read the errors against the real price below; "
-      "then untick the query's 5-month average, change the noise or the stock, and see on which series attention "
-      "wins and where it loses.");
+      "press \"Use the fitted τ\"; set the value weight to 0; then untick the query's 5-month average, change the "
+      "noise or the stock, and see on which series attention wins and where it loses.");
   lessons::PricesState& s = ctx.state.prices;
   const lessons::PricesInputs& in = *ctx.prices;
   DrawStatusLine(in.error);  // a failed reload keeps the last good table
@@ -131,6 +131,39 @@ void PricesPanel::Draw(PanelContext& ctx) {
         "the query, attention would err by %.3g.",
         series->symbol.c_str(), vs_average, vs_noisy, 2 * model.best_window_radius + 1, model.rmse_best_average,
         s.smooth_query ? "the month's own noisy price" : "the 5-month average", model.rmse_attention_other_query);
+  // The same contest with what a reader without the real price would fit (held-out months), and
+  // what the value feature adds over time alone: where attention loses, and why, in numbers.
+  const bool fitted_wins = model.rmse_attention_fitted < model.rmse_average_fitted;
+  Prose("Fitted on held-out months (each month predicted from the others, the real price unused, as kernel regression "
+        "picks its bandwidth): τ = %.2f gives attention an error of %.3g, the fitted moving average (%d months) %.3g: "
+        "attention %s.",
+        model.fitted_temperature, model.rmse_attention_fitted, 2 * model.fitted_window_radius + 1, model.rmse_average_fitted,
+        fitted_wins ? "wins" : "loses");
+  if (s.value_weight > 0.0f) {
+    // Relative to time alone; under kSmallChange either way is the noise of one draw, not a lesson.
+    constexpr double kSmallChange = 0.02;
+    const double change = (model.rmse_time_only_fitted - model.rmse_attention_fitted) / model.rmse_time_only_fitted;
+    const char* verdict = change >= kSmallChange    ? "the value feature helps here, by %.0f%%. Months of similar price "
+                                                      "carry information on this series at this noise."
+                          : change <= -kSmallChange ? "the value feature costs attention here, %.0f%% more error. It "
+                                                      "compares noisy prices, so it also favours months whose noise agrees "
+                                                      "with this month's, not only months whose real price does."
+                                                    : "the value feature changes it by under 2%% (%.1f%%): time does the work.";
+    char said[400];
+    std::snprintf(said, sizeof(said), verdict, 100.0 * std::fabs(change));
+    Prose("With time alone (value weight 0, a Gaussian moving average; fitted τ = %.2f) the error is %.3g: %s",
+          model.time_only_temperature, model.rmse_time_only_fitted, said);
+  }
+  char use_fitted[48];
+  std::snprintf(use_fitted, sizeof(use_fitted), "Use the fitted τ (%.2f)", model.fitted_temperature);
+  if (std::fabs(s.temperature - model.fitted_temperature) > 1e-4f * model.fitted_temperature && ImGui::Button(use_fitted))
+    s.temperature = model.fitted_temperature;
+  ctx.published.Scalar("prices.fitted.temperature", model.fitted_temperature);
+  ctx.published.Scalar("prices.fitted.rmse.attention", model.rmse_attention_fitted);
+  ctx.published.Scalar("prices.fitted.window", 2 * model.fitted_window_radius + 1);
+  ctx.published.Scalar("prices.fitted.rmse.average", model.rmse_average_fitted);
+  ctx.published.Scalar("prices.fitted.time_only.temperature", model.time_only_temperature);
+  ctx.published.Scalar("prices.fitted.rmse.time_only", model.rmse_time_only_fitted);
   ctx.published.Scalar("prices.rmse.other_query", model.rmse_attention_other_query);
   ctx.published.Scalar("prices.rmse.best_average", model.rmse_best_average);
   ctx.published.Scalar("prices.best_window", 2 * model.best_window_radius + 1);

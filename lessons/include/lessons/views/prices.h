@@ -27,7 +27,20 @@ struct PricesModel {
   // the real price, and its error: what attention must beat to be worth it.
   int best_window_radius = 0;
   double rmse_best_average = 0;
+  // Fitted on held-out months (lessons/smoothing.h: leave-one-out against the noisy prices, the real
+  // price unused), as a reader without the truth would fit them: τ for this state's features and
+  // query, the moving average's window, and τ for time alone (value weight 0: a Gaussian moving
+  // average). Each with its error against the real price, the smoothers run by the engine.
+  float fitted_temperature = 0;
+  double rmse_attention_fitted = 0;
+  int fitted_window_radius = 0;
+  double rmse_average_fitted = 0;
+  float time_only_temperature = 0;
+  double rmse_time_only_fitted = 0;
 };
+
+// τ candidates of the fits: the temperature slider's range, kTemperatureCandidates values spaced in log.
+constexpr int kTemperatureCandidates = 41;
 
 // Months in the moving average that the query's value is taken from (PricesState::smooth_query).
 constexpr int kPricesQueryWindow = 5;
