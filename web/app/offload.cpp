@@ -6,13 +6,15 @@
 #include <set>
 #include <utility>
 
+#include "lessons/views/rnn.h"
+#include "lessons/views/speed.h"
 #include "platform_html5.h"
 
 // Module.postJob(ticket, job) is mount.js's: it starts the worker on first use and returns false
 // when there is none (no Worker in this browser, a cross-origin embed, a worker that failed).
-EM_JS(int, attnlab_post_speed_batch, (int ticket, int kernel, int n, double min_ms, int want_output), {
+EM_JS(int, attnlab_post_timing_batch, (int ticket, int kind, int kernel, int n, double min_ms, int want_output), {
   if (!Module.postJob) return 0;
-  return Module.postJob(ticket, {kind: 'speedBatch', kernel: kernel, n: n, minMs: min_ms, wantOutput: !!want_output}) ? 1 : 0;
+  return Module.postJob(ticket, {kind: kind, kernel: kernel, n: n, minMs: min_ms, wantOutput: !!want_output}) ? 1 : 0;
 });
 
 // EM_JS, not EM_ASM: an EM_ASM's glue is keyed by a data address, which differs between the SIMD128
@@ -32,16 +34,38 @@ std::map<int, Result> g_done;
 
 bool Available() { return !g_failed && attnlab_has_job_worker() != 0; }
 
-int Post(const SpeedBatch& batch) {
+int Post(const TimingBatch& batch) {
   if (g_failed) return 0;
   const int ticket = g_next_ticket++;
-  if (!attnlab_post_speed_batch(ticket, batch.kernel, batch.n, batch.min_ms, batch.want_output)) {
+  if (!attnlab_post_timing_batch(ticket, static_cast<int>(batch.kind), batch.kernel, batch.n, batch.min_ms, batch.want_output)) {
     g_failed = true;  // no worker could start here: the page does the work from now on
     if (g_failure.empty()) g_failure = "no Web Worker could start here";
     return 0;
   }
   g_posted.insert(ticket);
   return ticket;
+}
+
+Result RunTimingBatch(const TimingBatch& batch) {
+  static lessons::SpeedLab speed;  // seeded on first use, in this thread's module
+  static lessons::RnnSpeedLab rnn;
+  Result r;
+  attn::Status status;
+  switch (batch.kind) {
+    case TimingKind::kSpeedLayer:
+      status = speed.TimeBatch(static_cast<attn::KernelId>(batch.kernel), batch.n, batch.min_ms, &r.us);
+      if (status.ok() && batch.want_output) r.output = speed.output();
+      break;
+    case TimingKind::kRnn:
+      status = rnn.TimeRnn(batch.n, batch.min_ms, &r.us);
+      break;
+    case TimingKind::kRnnAttention:
+      status = rnn.TimeAttention(batch.n, batch.min_ms, &r.us);
+      break;
+  }
+  r.ok = status.ok();
+  if (!r.ok) r.error = status.ToString();
+  return r;
 }
 
 bool Take(int ticket, Result* out) {

@@ -12,13 +12,18 @@
 
 namespace attnlab::offload {
 
-// A speed-view timing batch: forwards of the bench layer (lessons::SpeedLab::TimeBatch) on
-// `kernel` over n words for at least min_ms.
-struct SpeedBatch {
-  int kernel = 0;
+// A timing batch: forwards of one of the timed layers for at least min_ms (RunTimingBatch).
+enum class TimingKind {
+  kSpeedLayer,     // lessons::SpeedLab::TimeBatch: the bench layer on `kernel`
+  kRnn,            // lessons::RnnSpeedLab::TimeRnn
+  kRnnAttention,   // lessons::RnnSpeedLab::TimeAttention
+};
+struct TimingBatch {
+  TimingKind kind = TimingKind::kSpeedLayer;
+  int kernel = 0;  // attn::KernelId, for kSpeedLayer
   int n = 0;
   double min_ms = 0;
-  bool want_output = false;  // send the last forward's (n, d_model) output back
+  bool want_output = false;  // send the last forward's output back (kSpeedLayer)
 };
 
 struct Result {
@@ -32,7 +37,10 @@ struct Result {
 // True while a worker can take jobs (mount.js installed one, and it has not failed).
 bool Available();
 // Posts the batch; returns its ticket (> 0), or 0 when no worker can take it.
-int Post(const SpeedBatch& batch);
+int Post(const TimingBatch& batch);
+// Runs the batch in this thread: what the worker runs for Post (page_js.cpp's runJob), and what the
+// page runs itself when there is no worker, so both give the same numbers. One lab per kind, kept.
+Result RunTimingBatch(const TimingBatch& batch);
 // The result of `ticket` once it arrived: true once, then it is forgotten.
 bool Take(int ticket, Result* out);
 // From page_js.cpp's jobDone: the worker's answer (or its failure) for `ticket`; ticket 0 with

@@ -267,29 +267,33 @@ void WordVectorsFailed(const std::string& why) {
 // ---- jobs: what a Web Worker runs for the page (web/app/offload.h) ------------------------------
 
 // In the worker (web/bindings/job_worker.mjs), on a module whose app never started:
-// runJob({kind: 'speedBatch', kernel, n, minMs, wantOutput}) -> {ok, us, output?} | {ok: false, message}.
-// The same C++ the main thread would run (lessons::SpeedLab::TimeBatch), so the numbers agree.
+// runJob({kind, kernel, n, minMs, wantOutput}) -> {ok, us, output?} | {ok: false, message}, kind an
+// offload::TimingKind. offload::RunTimingBatch is what the page runs itself without a worker.
 val RunJob(val job) {
-  static lessons::SpeedLab lab;  // seeded once in this worker, as the panel's lab is on the page
-  val out = val::object();
-  int kernel = 0, n = 0;
+  attnlab::offload::TimingBatch batch;
+  int kind = 0;
   bool want_output = false;
-  attn::Status status = job["kind"].isString() && job["kind"].as<std::string>() == "speedBatch"
-                            ? attn::Status::Ok()
-                            : attn::Status(attn::StatusCode::kInvalidArgument, "kind: expected \"speedBatch\"");
-  if (status.ok()) status = ReadInt(job["kernel"], "kernel", &kernel, 0, static_cast<int>(attn::KernelId::kCount) - 1);
-  if (status.ok()) status = ReadInt(job["n"], "n", &n, 1, 1 << lessons::SpeedLab::kMaxLog2N);
+  attn::Status status = ReadInt(job["kind"], "kind", &kind, 0, static_cast<int>(attnlab::offload::TimingKind::kRnnAttention));
+  if (status.ok()) status = ReadInt(job["kernel"], "kernel", &batch.kernel, 0, static_cast<int>(attn::KernelId::kCount) - 1);
+  if (status.ok()) status = ReadInt(job["n"], "n", &batch.n, 1, 1 << lessons::SpeedLab::kMaxLog2N);
   if (status.ok()) status = ReadBool(job["wantOutput"], "wantOutput", &want_output);
-  const double min_ms = job["minMs"].isNumber() ? job["minMs"].as<double>() : 0.0;
-  double us = 0;
-  if (status.ok()) status = lab.TimeBatch(static_cast<attn::KernelId>(kernel), n, std::min(std::max(min_ms, 0.0), 1000.0), &us);
-  out.set("ok", status.ok());
+  val out = val::object();
   if (!status.ok()) {
+    out.set("ok", false);
     out.set("message", status.ToString());
     return out;
   }
-  out.set("us", us);
-  if (want_output) out.set("output", ToJsMatrix(lab.output()));
+  batch.kind = static_cast<attnlab::offload::TimingKind>(kind);
+  batch.want_output = want_output;
+  batch.min_ms = job["minMs"].isNumber() ? std::min(std::max(job["minMs"].as<double>(), 0.0), 1000.0) : 0.0;
+  const attnlab::offload::Result r = attnlab::offload::RunTimingBatch(batch);
+  out.set("ok", r.ok);
+  if (!r.ok) {
+    out.set("message", r.error);
+    return out;
+  }
+  out.set("us", r.us);
+  if (r.output.size()) out.set("output", ToJsMatrix(r.output));
   return out;
 }
 

@@ -311,12 +311,14 @@ void RnnPanel::DrawSpeed(PanelContext& ctx) {
                      "multiply and an add count as two) in n steps, each waiting for the one before. One attention head "
                      "with Wq, Wk, Wv, Wᵒ does 2·n·d²·4 + 4·n²·d operations, all in one step: every row at once. The "
                      "times are the engine's, measured in this page on one core (the RNN: one product per step; "
-                     "attention: %s), one size per frame.",
+                     "attention: %s), one size at a time; a size that would hold the page for long runs in a Web Worker.",
                      d, attn::KernelName(RnnSpeedLab::AttentionLayer().kernel));
   const bool again = ImGui::Button("Time again");
   ctx.published.Rect("rnn.time", LastItemRect());
   if (!sweep_started_ || again) {
     sweep_started_ = true;
+    ++sweep_generation_;
+    speed_error_.clear();
     queue_.clear();
     log2_n_.resize(kPoints, 1);
     for (int k = 0; k < 2; ++k) {
@@ -338,26 +340,31 @@ void RnnPanel::DrawSpeed(PanelContext& ctx) {
         queue_.insert(queue_.begin(), {1, lo + p});
       }
   }
-  if (!queue_.empty()) {
+  runner_.NewFrame();
+  TimingRunner::Done timed;
+  const auto record = [&](const TimingRunner::Done& d) {
+    if (in_flight_generation_ != sweep_generation_ || queue_.empty()) return;  // from before "Time again"
     const int layer = queue_.back().first, log2_n = queue_.back().second;
     queue_.pop_back();
-    const int len = 1 << log2_n;
-    auto time = [&](int n_tokens, double min_ms) {
-      ++EngineRuns();
-      double us = 0;
-      const attn::Status st = layer == 0 ? lab_.TimeRnn(n_tokens, min_ms, &us) : lab_.TimeAttention(n_tokens, min_ms, &us);
-      if (!st.ok()) speed_error_ = st.ToString();
-      return st.ok() ? us : -1.0;
-    };
-    // The first runs are slow: the browser compiles wasm in tiers, the optimised code arriving after
-    // some tens of ms. One untimed 50 ms batch per layer first.
-    if (!warmed_[layer]) warmed_[layer] = time(256, 50.0) > 0;
-    // One batch of at least 8 ms per frame (one forward at n ≥ 2048 is long enough alone); the table
-    // shows the median of the repeats and the note under it their spread.
-    const double us = time(len, 8.0);
+    if (!d.result.ok) {
+      speed_error_ = d.result.error;
+      return;
+    }
     lessons::TimingSamples& samples = samples_[layer][log2_n - lo];
-    if (us > 0) samples.us.push_back(us);
-    if (!samples.empty()) us_per_token_[layer](log2_n - lo, 0) = static_cast<float>(samples.Median() / len);
+    samples.us.push_back(d.result.us);
+    us_per_token_[layer](log2_n - lo, 0) = static_cast<float>(samples.Median() / (1 << log2_n));
+  };
+  if (runner_.TakeDone(&timed)) record(timed);
+  if (!queue_.empty()) {
+    // One batch of at least 8 ms (one forward at n ≥ 2048 is long enough alone); the table shows the
+    // median of the repeats and the note under it their spread.
+    const int layer = queue_.back().first, len = 1 << queue_.back().second;
+    const offload::TimingBatch batch{layer == 0 ? offload::TimingKind::kRnn : offload::TimingKind::kRnnAttention, 0, len, 8.0};
+    bool finished = false;
+    if (runner_.Start(ctx, batch, layer == 0 ? RnnSpeedLab::RnnFlops(len) : RnnSpeedLab::AttentionFlops(len), &timed, &finished)) {
+      in_flight_generation_ = sweep_generation_;
+      if (finished) record(timed);
+    }
     if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
   }
   DrawStatusLine(speed_error_);
@@ -408,8 +415,9 @@ void RnnPanel::DrawSpeed(PanelContext& ctx) {
       labels.push_back(std::string(k ? "attention" : "the RNN") + " at n = " + std::to_string(1 << (lo + p)));
       if (!samples_[k][p].empty()) {
         const std::string suffix = std::string(kSpeedKeys[k]) + "." + std::to_string(1 << (lo + p));
-        ctx.published.Scalar("rnn.time.min." + suffix, samples_[k][p].Min() / (1 << (lo + p)));
-        ctx.published.Scalar("rnn.time.max." + suffix, samples_[k][p].Max() / (1 << (lo + p)));
+        // Rounded to float as the table's median is (us_per_token_), so min ≤ median ≤ max holds as shown.
+        ctx.published.Scalar("rnn.time.min." + suffix, static_cast<float>(samples_[k][p].Min() / (1 << (lo + p))));
+        ctx.published.Scalar("rnn.time.max." + suffix, static_cast<float>(samples_[k][p].Max() / (1 << (lo + p))));
         ctx.published.Scalar("rnn.time.repeats." + suffix, static_cast<double>(samples_[k][p].us.size()));
       }
     }

@@ -9,6 +9,7 @@
 #include "lessons/timing_samples.h"
 #include "lessons/views/rnn.h"
 #include "panels/panel.h"
+#include "timing_runner.h"
 
 namespace attnlab {
 
@@ -32,10 +33,12 @@ class RnnPanel : public Panel {
   Memo<lessons::RnnModel> model_;
   Memo<lessons::RnnCombinationModel> combination_;
 
-  // Timing: (layer 0 RNN / 1 attention, log2 n) still to measure, one per frame; µs per token.
-  lessons::RnnSpeedLab lab_;
+  // Timing: (layer 0 RNN / 1 attention, log2 n) still to measure, one batch each through runner_
+  // (here, one per frame, or in the page's Web Worker when a batch is long); µs per token.
+  TimingRunner runner_;
+  int sweep_generation_ = 0;  // bumps on "Time again": an answer in flight from before is dropped
+  int in_flight_generation_ = 0;
   bool sweep_started_ = false;
-  bool warmed_[2] = {false, false};
   std::vector<std::pair<int, int>> queue_;  // (layer, log2 n), one timed batch each, popped from the back
   attn::Matrix log2_n_, us_per_token_[2], flops_per_token_[2];  // (m, 1) each; NaN until measured
   std::vector<lessons::TimingSamples> samples_[2];  // per layer and size: every repeat, µs per forward

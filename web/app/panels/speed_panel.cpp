@@ -31,12 +31,9 @@ constexpr int kSweepBatches = 3;
 // View 5's recompute is timed in this many batches of ≥ 10 ms, one a frame, before the number stands.
 constexpr int kHeadsSettleBatches = 60;
 constexpr int kSweepLo = 6, kSweepHi = 12;  // the sweep's n = 64 … 4096
-// A timing call predicted to hold the page's thread for longer than this goes to the Web Worker.
-constexpr double kMainThreadCallMs = 100.0;
 // Live timing repeats only while one forward is quicker than this (a core kept busy for seconds at a
 // time, for a number already known, drains a battery).
 constexpr double kLiveLimitUs = 300000.0;
-constexpr int kWarmUpN = 256;
 // View 5's recompute is timed for this sentence length and head count (state h.n=8&h.tr=0).
 constexpr int kHeadsTokens = 32, kHeadsCount = 8;
 
@@ -65,97 +62,41 @@ std::string Bytes(double b) {
 
 }  // namespace
 
-bool SpeedPanel::TakeFramesCall(PanelContext& ctx) {
-  if (calls_this_frame_ > 0) {
-    if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
-    return false;
-  }
-  ++calls_this_frame_;
-  return true;
+void SpeedPanel::Start(PanelContext& ctx, Purpose purpose, attn::KernelId kernel, int n, double min_ms) {
+  offload::TimingBatch batch{offload::TimingKind::kSpeedLayer, static_cast<int>(kernel), n, min_ms, purpose == Purpose::kLive};
+  TimingRunner::Done done;
+  bool finished = false;
+  if (!runner_.Start(ctx, batch, SpeedLab::Flops(n), &done, &finished)) return;
+  in_flight_ = purpose, in_flight_generation_ = sweep_generation_;
+  if (finished) Handle(done);
 }
 
-bool SpeedPanel::Warmed(attn::KernelId kernel, bool in_worker) const {
-  return warmed_kernels_[in_worker ? 1 : 0].count(static_cast<int>(kernel)) > 0;
-}
-
-bool SpeedPanel::InWorker(attn::KernelId kernel, int n, double min_ms) const {
-  if (!offload::Available()) return false;
-  const auto seen = slowest_gflops_.find(static_cast<int>(kernel));
-  // Not measured yet: up to kWarmUpN on the page (its first timed batch tells the speed), beyond in the worker.
-  if (seen == slowest_gflops_.end()) return n > kWarmUpN;
-  const double forward_ms = SpeedLab::Flops(n) / seen->second * 1e-6;
-  return std::max(forward_ms, min_ms) > kMainThreadCallMs;
-}
-
-bool SpeedPanel::Issue(PanelContext& ctx, const Call& call, double min_ms) {
-  if (ticket_) return false;  // the worker's call is still running: one at a time
-  if (InWorker(call.kernel, call.n, min_ms)) {
-    Call first = call;
-    if (!Warmed(call.kernel, true)) first = {call.kernel, std::min(call.n, kWarmUpN), Purpose::kWarmUp};
-    const int ticket = offload::Post({static_cast<int>(first.kernel), first.n, min_ms, first.purpose == Purpose::kLive});
-    if (ticket) {
-      ++EngineRuns();
-      ticket_ = ticket, in_flight_ = first;
-      return true;
-    }
-  }
-  if (!TakeFramesCall(ctx)) return false;
-  ++EngineRuns();
-  offload::Result result;
-  const attn::Status status = lab_.TimeBatch(call.kernel, call.n, min_ms, &result.us);
-  result.ok = status.ok();
-  result.error = status.ok() ? std::string() : status.ToString();
-  if (result.ok && call.purpose == Purpose::kLive) result.output = lab_.output();
-  Handle(call, false, result);
-  if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
-  return true;
-}
-
-void SpeedPanel::Receive() {
-  offload::Result result;
-  if (!ticket_ || !offload::Take(ticket_, &result)) return;
-  ticket_ = 0;
-  // A call the worker died with is not lost: whoever wanted it issues it again, on the page's thread.
-  if (!result.worker_failed) Handle(in_flight_, true, result);
-}
-
-void SpeedPanel::Handle(const Call& call, bool in_worker, const offload::Result& result) {
+void SpeedPanel::Handle(const TimingRunner::Done& done) {
+  const offload::Result& result = done.result;
   error_ = result.ok ? std::string() : result.error;
-  // A warm-up's time includes the browser compiling the code: no measure of the kernel's speed.
-  if (result.ok && result.us > 0 && call.purpose != Purpose::kWarmUp) {
-    const double gflops = SpeedLab::Flops(call.n) / result.us * 1e-3;
-    auto [it, fresh] = slowest_gflops_.emplace(static_cast<int>(call.kernel), gflops);
-    if (!fresh) it->second = std::min(it->second, gflops);
+  const attn::KernelId kernel = static_cast<attn::KernelId>(done.batch.kernel);
+  if (in_flight_ == Purpose::kLive) {
+    if (!result.ok || live_kernel_ != done.batch.kernel || live_n_ != done.batch.n) return;
+    live_.us.push_back(result.us);
+    if (live_.us.size() > kLiveSamples) live_.us.erase(live_.us.begin());
+    live_output_ = result.output;
+    live_in_worker_ = done.in_worker;
+    return;
   }
-  switch (call.purpose) {
-    case Purpose::kWarmUp:
-      if (result.ok) warmed_kernels_[in_worker ? 1 : 0].insert(static_cast<int>(call.kernel));
-      break;
-    case Purpose::kLive:
-      if (!result.ok || live_kernel_ != static_cast<int>(call.kernel) || live_n_ != call.n) break;
-      live_.us.push_back(result.us);
-      if (live_.us.size() > kLiveSamples) live_.us.erase(live_.us.begin());
-      live_output_ = result.output;
-      last_live_in_worker_ = in_worker;
-      break;
-    case Purpose::kSweep: {
-      if (call.sweep_generation != sweep_generation_ || sweep_queue_.empty()) break;  // from an earlier press
-      if (!result.ok) {  // the point cannot be timed: on to the next
-        sweep_batches_ = {};
-        sweep_queue_.pop_back();
-        break;
-      }
-      sweep_batches_.us.push_back(result.us);
-      if (static_cast<int>(sweep_batches_.us.size()) < kSweepBatches) break;
-      const double us = sweep_batches_.Median();
-      sweep_[{static_cast<int>(call.kernel), sweep_queue_.back().log2_n}] =
-          lessons::SpeedTiming{us, SpeedLab::Flops(call.n) / us * 1e-3, sweep_batches_};
-      curves_ = lessons::CurvesOfSweep(sweep_, attn::AvailableKernels(), kSweepLo, kSweepHi);
-      sweep_batches_ = {};
-      sweep_queue_.pop_back();
-      break;
-    }
+  if (in_flight_generation_ != sweep_generation_ || sweep_queue_.empty()) return;  // from an earlier press
+  if (!result.ok) {  // the point cannot be timed: on to the next
+    sweep_batches_ = {};
+    sweep_queue_.pop_back();
+    return;
   }
+  sweep_batches_.us.push_back(result.us);
+  if (static_cast<int>(sweep_batches_.us.size()) < kSweepBatches) return;
+  const double us = sweep_batches_.Median();
+  sweep_[{static_cast<int>(kernel), sweep_queue_.back().log2_n}] =
+      lessons::SpeedTiming{us, SpeedLab::Flops(done.batch.n) / us * 1e-3, sweep_batches_};
+  curves_ = lessons::CurvesOfSweep(sweep_, attn::AvailableKernels(), kSweepLo, kSweepHi);
+  sweep_batches_ = {};
+  sweep_queue_.pop_back();
 }
 
 void SpeedPanel::DrawControls(PanelContext& ctx, attn::KernelId kernel) {
@@ -210,21 +151,12 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
   // at a time, for a number that is already known, only drains a battery).
   const size_t first_batches = s.live ? 1 : 3;
   const bool settling = live_.us.size() < first_batches && !slow && error_.empty();
-  if (settling || (s.live && !slow)) {
-    if (!Warmed(kernel, false) && !Warmed(kernel, true)) {
-      // A kernel's first runs compile (the browser tiers wasm up): one untimed batch per kernel. It
-      // runs at a small n: the same code gets compiled, and at n = 8192 an untimed forward would
-      // take seconds. (The worker warms a kernel up itself before its first timed call there.)
-      Issue(ctx, {kernel, std::min(n, kWarmUpN), Purpose::kWarmUp}, 15.0);
-    } else {
-      Issue(ctx, {kernel, n, Purpose::kLive}, 15.0);
-    }
-  }
+  if (settling || (s.live && !slow)) Start(ctx, Purpose::kLive, kernel, n, 15.0);
   DrawStatusLine(error_);
   if (!offload::Failure().empty())
     DrawNote("%s: the timing runs on the page's thread, one call per frame.", offload::Failure().c_str());
   if (live_.empty()) {
-    if (ticket_) Prose("Timing n = %d in a Web Worker, so the page stays responsive…", n);
+    if (runner_.in_flight()) Prose("Timing n = %d in a Web Worker, so the page stays responsive…", n);
     return;
   }
   const double us = live_.Median(), gflops = SpeedLab::Flops(n) / us * 1e-3;
@@ -235,7 +167,7 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
   if (peak_gflops_ > 0)
     Prose("%.0f%% of this core's measured SIMD multiply-add peak (%.1f GFLOP/s)",
                        100.0 * gflops / peak_gflops_, peak_gflops_);
-  const char* where = last_live_in_worker_ ? "a Web Worker" : "the page's thread";
+  const char* where = live_in_worker_ ? "a Web Worker" : "the page's thread";
   if (live_.us.size() == 1) {
     DrawNote("one batch of ≥ 15 ms in %s (the kernel's first batch is not timed); %.3g GFLOP per forward",
              where, SpeedLab::Flops(n) * 1e-9);
@@ -263,7 +195,7 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
   ctx.published.Scalar("speed.us_min", live_.Min());
   ctx.published.Scalar("speed.us_max", live_.Max());
   ctx.published.Scalar("speed.batches", static_cast<int>(live_.us.size()));
-  ctx.published.Scalar("speed.in_worker", last_live_in_worker_ ? 1 : 0);
+  ctx.published.Scalar("speed.in_worker", live_in_worker_ ? 1 : 0);
   char summary[128];
   std::snprintf(summary, sizeof(summary), "Speed: n = %d, %.4g µs per forward, %.3g GFLOP/s", n, us, gflops);
   ctx.summary = summary;
@@ -277,7 +209,7 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
 void SpeedPanel::DrawHeadsRecompute(PanelContext& ctx) {
   const lessons::SpeedState& s = ctx.state.speed;
   const auto time_batch = [&](double min_ms, bool keep) {
-    if (!TakeFramesCall(ctx)) return false;
+    if (!runner_.TakeFrameCall(ctx)) return false;
     ++EngineRuns();
     lessons::HeadsRecomputeTiming t;
     const attn::Status status = lab_.TimeHeadsRecompute(kHeadsTokens, kHeadsCount, min_ms, &t);
@@ -321,11 +253,7 @@ void SpeedPanel::StepSweep(PanelContext& ctx) {
   if (sweep_queue_.empty()) return;
   if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
   const SweepStep step = sweep_queue_.back();
-  if (!Warmed(step.kernel, false) && !Warmed(step.kernel, true)) {  // a cold kernel: an untimed batch first
-    Issue(ctx, {step.kernel, std::min(1 << step.log2_n, kWarmUpN), Purpose::kWarmUp}, 10.0);
-    return;
-  }
-  Issue(ctx, {step.kernel, 1 << step.log2_n, Purpose::kSweep, sweep_generation_}, 10.0);
+  Start(ctx, Purpose::kSweep, step.kernel, 1 << step.log2_n, 10.0);
 }
 
 void SpeedPanel::DrawSweep(PanelContext& ctx) {
@@ -410,8 +338,9 @@ void SpeedPanel::Draw(PanelContext& ctx) {
   const attn::KernelId kernel = s.kernel >= 0 && attn::KernelAvailable(static_cast<attn::KernelId>(s.kernel))
                                     ? static_cast<attn::KernelId>(s.kernel)
                                     : attn::FastestKernel();
-  calls_this_frame_ = 0;
-  Receive();
+  runner_.NewFrame();
+  TimingRunner::Done done;
+  if (runner_.TakeDone(&done)) Handle(done);
   DrawControls(ctx, kernel);
   StepSweep(ctx);  // first: a sweep goes on whatever else would time
   DrawLive(ctx, kernel, 1 << std::min(s.log2_n, SpeedLab::MaxLog2N(kernel)));
