@@ -253,6 +253,29 @@ test('lecture mode: the UI scale and the explanations are in the link; the view\
   // The same sentences as HTML, in the page: what a screen reader or the browser's find reaches.
   const html = await page.evaluate(() => [...document.querySelectorAll('.attnlab-prose p')].map((p) => p.textContent));
   assert.deepEqual(html, lecture.texts);
+  const hidden = await page.evaluate(() => document.querySelector('.attnlab-prose').getBoundingClientRect().height);
+  assert.ok(hidden <= 1, `without ui.t the section takes no room: ${hidden} px`);
+  // "The text as page text" (ui.t=1): the section shows under the canvas, inside the window, at the
+  // UI scale, and its text can be selected like any page text.
+  const withText = await read(page, 'v=masks&ui.s=1.5&ui.t=1');
+  assert.equal(withText.state, 'v=masks&ui.s=1.5&ui.t=1');
+  const shown = await page.evaluate(() => {
+    const section = document.querySelector('.attnlab-prose'), canvas = document.querySelector('canvas');
+    const first = section.querySelector('p');
+    const range = document.createRange();
+    range.selectNodeContents(first);
+    getSelection().removeAllRanges();
+    getSelection().addRange(range);
+    const r = section.getBoundingClientRect(), c = canvas.getBoundingClientRect();
+    return { top: r.top, bottom: r.bottom, height: r.height, canvasBottom: c.bottom, font: getComputedStyle(first).fontSize,
+             selected: getSelection().toString(), first: first.textContent, windowHeight: innerHeight,
+             userSelect: getComputedStyle(first).userSelect };
+  });
+  assert.ok(shown.height > 100 && shown.top >= shown.canvasBottom - 1 && shown.bottom <= shown.windowHeight + 1, JSON.stringify(shown));
+  assert.equal(shown.font, '24px');
+  assert.equal(shown.selected, shown.first);
+  assert.notEqual(shown.userSelect, 'none');
+  await screenshot(page, 'lecture-page-text');
   assert.deepEqual(problems, []);
   await page.close();
 });

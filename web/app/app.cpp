@@ -201,11 +201,12 @@ void App::DrawDisplayControls() {
   // Beside the title, clear of the Share button (about 70 px at the top right), or under it.
   SameLineIfFits(ButtonWidth("Aa") + 70.0f);
   if (ImGui::SmallButton("Aa")) ImGui::OpenPopup("display");
-  ImGui::SetItemTooltip("Lecture mode: larger text, explanations on or off");
+  ImGui::SetItemTooltip("Lecture mode: larger text, explanations on or off, the text as page text");
   if (ImGui::BeginPopup("display")) {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
     SliderField(d.kScale, &d.scale);
     CheckboxField(d.kProse, &d.prose);
+    CheckboxField(d.kPageText, &d.page_text);
     ImGui::EndPopup();
   }
 }

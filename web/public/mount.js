@@ -177,6 +177,12 @@ export async function mount(host, options = {}) {
       for (const fn of resizeListeners) fn(root.getBoundingClientRect().height);
     }
     scrollHostIfDue();
+    // Lecture mode's "the text as page text" (ui.t=1 in the state): the same section, shown under
+    // the canvas at the UI scale (ui.s).
+    const pageText = /(^|&)ui\.t=1(&|$)/.test(stateText);
+    if (pageText !== root.classList.contains('attnlab-with-text')) root.classList.toggle('attnlab-with-text', pageText);
+    const scale = Number((stateText.match(/(?:^|&)ui\.s=([\d.]+)/) || [])[1]) || 1;
+    prose.style.fontSize = pageText ? `${16 * scale}px` : '';
     const texts = attnlab.texts();
     const joined = texts.join('\n');
     if (joined !== proseShown) {
@@ -228,7 +234,8 @@ export async function mount(host, options = {}) {
   spoken.setAttribute('aria-live', 'polite');
   root.append(spoken);
   // Every sentence the canvas shows, also as HTML text (texts()): screen readers read it, the
-  // browser's find and translation reach it; kept in step after each frame that changed it.
+  // browser's find and translation reach it; kept in step after each frame that changed it. With
+  // ui.t=1 it is shown under the canvas (.attnlab-with-text), selectable.
   const prose = document.createElement('section');
   prose.className = 'attnlab-prose';
   prose.setAttribute('aria-label', 'The text of this view');

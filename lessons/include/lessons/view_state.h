@@ -406,13 +406,19 @@ struct SpeedState {
 struct DisplayState {
   static constexpr FloatField kScale{"ui.s", "UI scale", 1.0f, 2.0f, "%.2f×"};
   static constexpr BoolField kProse{"ui.p", "explanations"};
+  static constexpr BoolField kPageText{"ui.t", "the text as page text, under the figure"};
 
   float scale = 1.0f;  // text, controls and spacing × scale
   bool prose = true;   // false: only the figures, the controls and their numbers
+  // Every sentence of the view also shown as HTML under the canvas (mount.js): selectable, found and
+  // translated by the browser, at the reader's own text size. It is always in the page for screen
+  // readers; this shows it.
+  bool page_text = false;
 
   void Visit(FieldVisitor& v) {
     v.Float(kScale, scale);
     v.Bool(kProse, prose);
+    v.Bool(kPageText, page_text);
   }
 };
 
