@@ -58,8 +58,8 @@ test('the explorer runs from a sub-path under the strict CSP, and the pinned emb
   assert.equal(await full.page.evaluate(() => window.attnlab.state()), 'v=masks');
   assert.ok((await full.page.evaluate(() => Array.from(window.attnlab.matrix('masks.W').data))).every(Number.isFinite));
   // The speed view's timing runs in the page's Web Worker (hashed names, a sub-path, the strict CSP).
-  await full.page.evaluate(() => window.attnlab.setState('v=speed&sp.n=6&sp.l=0'));
-  await full.page.waitForFunction(() => window.attnlab.idle() && window.attnlab.scalars()['speed.n'] === 64);
+  await full.page.evaluate(() => window.attnlab.setState('v=speed&sp.n=12&sp.l=0'));
+  await full.page.waitForFunction(() => window.attnlab.idle() && window.attnlab.scalars()['speed.n'] === 4096);
   assert.equal(await full.page.evaluate(() => window.attnlab.scalars()['speed.in_worker']), 1);
   assert.deepEqual(full.problems, []);
   await full.page.close();

@@ -285,7 +285,8 @@ for (const view of ['words', 'heads']) {
 
 // The attack's sequence: a huge forward, then the speed view at n = 8192. The view's kernel is fused
 // (no n×n matrix), so memory stays O(n·d); and one forward there takes seconds, so it is timed once
-// (it was timed four times: an untimed warm-up at n = 8192 and three batches, about 9 s of frozen page).
+// (it was timed four times: an untimed warm-up at n = 8192 and three batches, about 9 s of frozen page;
+// now in the page's Web Worker, so the page is not frozen at all).
 test('after a refused huge forward, the speed view at n = 8192 times one fused forward in O(n·d) memory', async () => {
   const { page, problems } = await openPage(session, { hash: '#v=speed&sp.n=6', waitForVectors: false });
   const refused = await page.evaluate(() => window.attnlab.forward({}, { query: { rows: 16000, cols: 8, data: new Float32Array(128000) } }).code);
@@ -299,7 +300,10 @@ test('after a refused huge forward, the speed view at n = 8192 times one fused f
   console.log(`speed view n = 8192: ${Date.now() - t} ms to rest, ${after.runs - before.runs} timed batch(es), memory ${before.mb} -> ${after.mb} MB`);
   assert.equal(after.s['speed.n'], 8192);
   assert.equal(after.s['speed.fused'], 1);
-  assert.equal(after.runs - before.runs, 1, 'one batch of one forward');
+  // It runs in the page's Web Worker: an untimed warm-up at n = 256 there first, then one batch of one forward.
+  assert.equal(after.s['speed.in_worker'], 1);
+  assert.equal(after.runs - before.runs, 2, 'a warm-up and one batch');
+  assert.equal(after.s['speed.batches'], 1, 'one batch of one forward');
   assert.ok(after.mb - before.mb < 128, `memory grew by ${after.mb - before.mb} MB (the n×n weights alone would be 1024 MB)`);
   assert.deepEqual(problems, []);
   await page.close();
