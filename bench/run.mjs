@@ -444,7 +444,7 @@ export function pageTargets(page) {
        (p) => `${p.attention_us.toFixed(2)} µs against ${p.rnn_us.toFixed(2)} µs`);
   part('main_thread_gap', (p) => bool(p.max_gap_ms <= T.mainThreadGapMs, p.max_gap_ms),
        `the page's thread never goes ${T.mainThreadGapMs} ms without a frame while view 13 times n = 8192 and sweeps every kernel`,
-       (p) => `longest gap ${ms(p.max_gap_ms, 0)} over ${p.frames} frames, timing ${p.in_worker ? 'in a Web Worker' : 'on the page\'s thread'}`);
+       (p) => `longest gap ${ms(p.max_gap_ms, 0)} over ${p.frames} frames, n = 8192 timed ${p.in_worker ? 'in a Web Worker' : 'on the page\'s thread'}`);
   return lines;
 }
 
