@@ -127,9 +127,9 @@ test('the page section: each speed and frame-time target with its number, met or
   assert.match(line(/first frame < 10000 ms/), /^- \*\*met\*\*: .*\(1234 ms\)$/);
   assert.match(line(/further <attn-lab>/), /^- \*\*met\*\*: .*< 2000 ms after mounting \(150 ms, 2000 ms, 160 ms\)$/);
   assert.match(line(/view 9/), /^- \*\*met\*\*: .*\(12\.50 µs against 1\.25 µs\)$/);
-  assert.match(line(/without a frame/), /^- \*\*met\*\*: .*250 ms without a frame .*\(longest gap 117 ms over 2400 frames, timing in a Web Worker\)$/);
+  assert.match(line(/without a frame/), /^- \*\*met\*\*: .*250 ms without a frame .*\(longest gap 117 ms over 2400 frames, n = 8192 timed in a Web Worker\)$/);
   assert.match(pageTargets({ main_thread_gap: { max_gap_ms: 1150, frames: 90, in_worker: false } })[0],
-               /^- \*\*not met\*\*: .*\(longest gap 1150 ms over 90 frames, timing on the page's thread\)$/);
+               /^- \*\*not met\*\*: .*\(longest gap 1150 ms over 90 frames, n = 8192 timed on the page's thread\)$/);
   // Misses (0.7 ms ≥ 4 · 0.01 + 0.5), and parts not measured: an error, --quick, a number the page did
   // not show, a part not asked for.
   const other = pageTargets({ heads_recompute: { ms: 0.7, batches: 9, js_ms: 0.01 }, learn: { error: 'page.click: Timeout 300000ms exceeded.' },
