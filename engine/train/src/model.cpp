@@ -1,65 +1,17 @@
 // The training models' forward and backward passes (shapes: attn/train/model.h), written once for
-// float and double; the attention layer is the engine's, through EngineAttention below.
+// float and double; the attention layer is the engine's, through EngineAttention (model_support.h).
 #include "attn/train/model.h"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "attn/grad.h"
 #include "attn/positions.h"
-#include "attn/reference.h"
 #include "attn/seeded_random.h"
+#include "model_support.h"
 
 namespace attn::train {
 namespace {
-
-// [SECTION] The engine's attention layer in each precision
-// Float goes through the checked API (attn::Forward / attn::Backward, the page's own kernel); double
-// through the readable reference, which trusts its arguments (the model built them).
-template <typename T>
-struct EngineAttention;
-
-template <>
-struct EngineAttention<float> {
-  static Status Forward(const AttentionConfig& c, const AttentionInputs& in, const AttentionParameters& p,
-                        AttentionResult* out) {
-    ATTN_RETURN_IF_ERROR(attn::Forward(c, in, p, out));
-    // Forward's copy of the parameters (4·d·h·d_k floats per sequence and layer: 4 MB at d = 512)
-    // is the model's own block parameters again: kept for every sequence of a batch it was most of
-    // a step's memory (TrainingBytes).
-    out->parameters = AttentionParameters();
-    return Status::Ok();
-  }
-  static Status Backward(const AttentionConfig& c, const AttentionInputs& in, const AttentionParameters& p,
-                         const AttentionResult& fwd, const Matrix& d_out, AttentionGradients* grads) {
-    return attn::Backward(c, in, p, fwd, d_out, grads);
-  }
-};
-
-template <>
-struct EngineAttention<double> {
-  static Status Forward(const AttentionConfig& c, const AttentionInputsD& in, const AttentionParametersD& p,
-                        AttentionResultD* out) {
-    reference::Forward(c, in, p, out);
-    return Status::Ok();
-  }
-  static Status Backward(const AttentionConfig& c, const AttentionInputsD& in, const AttentionParametersD& p,
-                         const AttentionResultD& fwd, const MatrixD& d_out, AttentionGradientsD* grads) {
-    reference::Backward(c, in, p, fwd, d_out, grads);
-    return Status::Ok();
-  }
-};
-
-Status OutOfRange(const std::string& what, int value, const char* range) {
-  return Status(StatusCode::kOutOfRange, what + ": expected " + range + ", got " + std::to_string(value));
-}
-
-template <typename T>
-Status CheckFinite(const char* where, const Mat<T>& m) {
-  if (m.allFinite()) return Status::Ok();
-  return Status(StatusCode::kNonFinite, std::string(where) + ": a value is not finite (training diverged?)");
-}
 
 // [SECTION] Initialisation
 Matrix Uniform(uint32_t seed, uint32_t stream, Eigen::Index rows, Eigen::Index cols) {

@@ -1,0 +1,88 @@
+// The language model: a small decoder-only transformer over words (GPT-2's layout, pre-LN),
+// trained by attnlab's own loop. Forward and backward over a batch, in float (to train) or double
+// (gradient checks). Inference on one sentence (every head, the logit lens, ablation, the KV cache
+// and generation) is lm_inference.h; the asset lm_asset.h; training lm_trainer.h.
+//
+// Shapes: B sequences of T ≤ seq_len tokens, R = B·T rows stacked; V words (the last id is the
+// unknown word), d = d_model, h heads of width d_k = d / h, L blocks.
+//   x0     = wte[ids] + wpe[t]  (learned positions; with RoPE no table, q and k are rotated)  (R, d)
+//   block  : x += Attention(LN1(x)), causal, per sequence (the engine's attn::Forward)        (R, d)
+//            x += GELU(LN2(x) W_fc + b_fc) W_proj + b_proj                                    (R, d), hidden (R, 4d)
+//   logits = LNf(x) wteᵀ + b_out   (output tied to the input embedding)                      (R, V)
+//   loss   = Σ_r w_r CE(logits_r, target_r) / Σ_r w_r      (targets: the next word)
+//
+// Parameters are ModelParametersT (model.h) with out_w empty (the output matrix is wte), so the
+// optimizer, ForEachParameter and the gradient checks treat both models alike.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attn/status.h"
+#include "attn/train/lm_layers.h"
+#include "attn/train/model.h"
+
+namespace attn::train {
+
+struct LmConfig {
+  int vocab = 4096;    // words, the unknown word included (its id is vocab − 1): 3–65536
+  int seq_len = 64;    // context: positions 0 … seq_len − 1 (1–256)
+  int d_model = 128;   // width of the residual stream (2–1024), a multiple of heads
+  int layers = 4;      // blocks (1–12)
+  int heads = 4;       // heads per block (1–16)
+  Positions positions = Positions::kLearned;  // kLearned or kRope
+  uint32_t seed = 1;   // every parameter is seeded from it
+};
+
+// "lm: layers: expected 1–12, got 0": ok when every field is in its range.
+Status ValidateLmConfig(const LmConfig& config);
+
+// The same model as a ModelConfig (transformer, classes = vocab, pre-LN, MLP, causal): what
+// LayerAttentionConfig and ValidateBatch read.
+ModelConfig AsModelConfig(const LmConfig& config);
+
+// Seeded parameters for a valid config, each matrix from its own stream of config.seed (GPT-2's
+// rule): wte, wpe ~ N(0, 0.02²); attention as attn::InitializeParameters (uniform ±1/√d) with zero
+// biases, W_o scaled by 1/√(2L) like W_proj (the residual stream's variance then grows like 1, not
+// like L); W_fc, W_proj uniform ±1/√fan_in; LayerNorm γ = 1, β = 0; b_out = 0.
+ModelParameters InitializeLm(const LmConfig& config);
+
+template <typename T>
+struct LmBlockActivationsT {
+  Mat<T> x_in;                                 // (R, d) the residual stream entering the block
+  Mat<T> ln1;                                  // (R, d) attention input
+  std::vector<T> ln1_mean, ln1_rstd;           // (R)
+  std::vector<AttentionResultT<T>> attention;  // B entries: every head's weights, (T, T)
+  Mat<T> x_mid;                                // (R, d) after the attention's residual
+  Mat<T> ln2;                                  // (R, d) MLP input
+  std::vector<T> ln2_mean, ln2_rstd;           // (R)
+  Mat<T> fc, gelu;                             // (R, 4d) before and after the GELU
+};
+
+template <typename T>
+struct LmActivationsT {
+  std::vector<LmBlockActivationsT<T>> blocks;  // L entries
+  Mat<T> final_in;                             // (R, d) the stream after the last block
+  Mat<T> lnf;                                  // (R, d)
+  std::vector<T> lnf_mean, lnf_rstd;           // (R)
+  Mat<T> logits, probs;                        // (R, V)
+  T loss = 0;                                  // mean cross-entropy over the scored positions (nats)
+  int correct = 0, scored = 0;                 // scored positions, and those whose top word is right
+};
+using LmActivations = LmActivationsT<float>;
+using LmActivationsD = LmActivationsT<double>;
+
+// The forward pass over `batch` (ids and targets in [0, vocab), Batch's layout); fills `acts`.
+// Fails on a bad config or batch (the status names the field) or a value that is not finite.
+template <typename T>
+Status LmForward(const LmConfig& config, const ModelParametersT<T>& params, const Batch& batch,
+                 LmActivationsT<T>* acts);
+
+// The backward pass of LmForward's loss: every parameter's gradient (wte's gathers the embedding's
+// and the output's). `grads` is overwritten.
+template <typename T>
+Status LmBackward(const LmConfig& config, const ModelParametersT<T>& params, const Batch& batch,
+                  const LmActivationsT<T>& acts, ModelParametersT<T>* grads);
+
+}  // namespace attn::train
