@@ -18,21 +18,24 @@ struct GeluConstants {
   static constexpr T kSqrt2OverPi = T(0.7978845608028654);  // √(2/π)
   static constexpr T kCubic = T(0.044715);
 };
+// Written on whole arrays so Eigen vectorises tanh (a scalar std::tanh per entry was a fifth of a
+// training step).
 template <typename T>
 void GeluForward(const Mat<T>& x, Mat<T>* y) {
   using K = GeluConstants<T>;
-  *y = x.unaryExpr([](T v) { return T(0.5) * v * (T(1) + std::tanh(K::kSqrt2OverPi * (v + K::kCubic * v * v * v))); });
+  const auto v = x.array();
+  *y = (T(0.5) * v * (T(1) + (K::kSqrt2OverPi * (v + K::kCubic * v.cube())).tanh())).matrix();
 }
 // dy/dx = ½ (1 + t) + ½ x (1 − t²) √(2/π) (1 + 3·0.044715 x²), t = tanh(u)
 // x: (R, c)   d_y: (R, c) -> d_x: (R, c)
 template <typename T>
 void GeluBackward(const Mat<T>& x, const Mat<T>& d_y, Mat<T>* d_x) {
   using K = GeluConstants<T>;
-  *d_x = d_y.binaryExpr(x, [](T g, T v) {
-    const T t = std::tanh(K::kSqrt2OverPi * (v + K::kCubic * v * v * v));
-    const T du = K::kSqrt2OverPi * (T(1) + T(3) * K::kCubic * v * v);
-    return g * (T(0.5) * (T(1) + t) + T(0.5) * v * (T(1) - t * t) * du);
-  });
+  const auto v = x.array();
+  const Eigen::Array<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> t =
+      (K::kSqrt2OverPi * (v + K::kCubic * v.cube())).tanh();
+  const auto du = K::kSqrt2OverPi * (T(1) + T(3) * K::kCubic * v.square());
+  *d_x = (d_y.array() * (T(0.5) * (T(1) + t) + T(0.5) * v * (T(1) - t.square()) * du)).matrix();
 }
 
 // [SECTION] Tied unembedding: logits = x wteᵀ + b, the input embedding table read backwards (one
