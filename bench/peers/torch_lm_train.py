@@ -17,7 +17,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_mha import mapped_blas, openblas_preload  # noqa: E402
+from torch_mha import mapped_blas, reexec_with_openblas  # noqa: E402
 
 VOCAB, LAYERS, HEADS, D, T, BATCH = 4096, 4, 4, 128, 64, 16
 
@@ -61,12 +61,7 @@ def build(torch):
 def main():
     steps = int(sys.argv[sys.argv.index("--steps") + 1]) if "--steps" in sys.argv else 20
     import torch
-    preload = openblas_preload()
-    if preload:
-        env = dict(os.environ, ATTNLAB_BENCH_BLAS_REEXEC="1",
-                   LD_PRELOAD=(preload + " " + os.environ.get("LD_PRELOAD", "")).strip())
-        sys.stdout.flush()
-        os.execve(sys.executable, [sys.executable] + sys.argv, env)
+    reexec_with_openblas()
     torch.set_num_threads(1)
     torch.set_num_interop_threads(1)
     torch.manual_seed(1)

@@ -4,13 +4,14 @@
 //   attnlab_train_lm --corpus .cache/brown/brown-upos.bin --out web/assets/lm-brown.bin
 //                    [--sample tests/data/lm-brown-held-out-sample.txt] [--vocab 4096] [--layers 4]
 //                    [--heads 4] [--dim 128] [--seq 64] [--positions learned|rope] [--steps 3000]
-//                    [--warmup 200] [--batch 16] [--lr 0.003] [--seed 1] [--log-every 100]
+//                    [--warmup 200] [--batch 16] [--lr 0.003] [--seed 1] [--log-every 100] [--eval-every 0]
 //
 // The model and its training: attn/train/lm_model.h, lm_trainer.h. The data: the training split as
 // one stream of ids over a vocabulary of its most frequent words (lessons::MakeLmStreams); the
 // held-out split scored over LmWindowStarts, the same predictions for the model and the baselines.
 //
-// What it prints: the baselines, the loss every --log-every steps with tokens/s, the time, the
+// What it prints: the baselines, the loss every --log-every steps with tokens/s, the held-out
+// perplexity every --eval-every steps (0: only at the end; the curve, never a choice), the time, the
 // held-out perplexity of the float model and of the stored (int8) one read back through
 // ReadLmAsset, and the quantisation's largest |Δ logit| over the held-out predictions.
 #include <algorithm>
@@ -39,7 +40,8 @@ struct Options {
   std::string corpus = ".cache/brown/brown-upos.bin";
   std::string out = "web/assets/lm-brown.bin";
   std::string sample;  // when set: the held-out split's first kSampleTokens words, for the tests
-  int vocab = 4096, layers = 4, heads = 4, dim = 128, seq = 64, steps = 3000, warmup = 200, batch = 16, log_every = 100;
+  int vocab = 4096, layers = 4, heads = 4, dim = 128, seq = 64, steps = 3000, warmup = 200, batch = 16, log_every = 100,
+      eval_every = 0;
   std::string positions = "learned";
   float lr = 3e-3f;
   uint32_t seed = 1;
@@ -57,8 +59,10 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 bool ParseOptions(int argc, char** argv, Options* o) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i], value = argv[i + 1];
-    int* ints[] = {&o->vocab, &o->layers, &o->heads, &o->dim, &o->seq, &o->steps, &o->warmup, &o->batch, &o->log_every};
-    const char* names[] = {"--vocab", "--layers", "--heads", "--dim", "--seq", "--steps", "--warmup", "--batch", "--log-every"};
+    int* ints[] = {&o->vocab, &o->layers, &o->heads, &o->dim, &o->seq,
+                   &o->steps, &o->warmup, &o->batch, &o->log_every, &o->eval_every};
+    const char* names[] = {"--vocab", "--layers", "--heads", "--dim", "--seq",
+                           "--steps", "--warmup", "--batch", "--log-every", "--eval-every"};
     bool found = false;
     for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); ++k)
       if (key == names[k]) *ints[k] = std::stoi(value), found = true;
@@ -110,7 +114,7 @@ int main(int argc, char** argv) {
   if (!ParseOptions(argc, argv, &opt)) {
     std::fprintf(stderr, "usage: attnlab_train_lm [--corpus F] [--out F] [--sample F] [--vocab N] [--layers N] [--heads N] "
                          "[--dim N] [--seq N] [--positions learned|rope] [--steps N] [--warmup N] [--batch N] [--lr X] "
-                         "[--seed N] [--log-every N]\n");
+                         "[--seed N] [--log-every N] [--eval-every N]\n");
     return 2;
   }
   lessons::Corpus corpus;
@@ -157,6 +161,7 @@ int main(int argc, char** argv) {
 
   const auto started = std::chrono::steady_clock::now();
   auto window = started;
+  double eval_seconds = 0;  // the held-out curve's, taken out of the training time
   double loss_sum = 0;
   int in_window = 0;
   for (int step = 0; step < opt.steps; ++step) {
@@ -168,14 +173,25 @@ int main(int argc, char** argv) {
       const double tokens = static_cast<double>(in_window) * opt.batch * opt.seq;
       std::printf("step %d: loss %.4f (perplexity %.1f), lr %.2e, grad norm %.2f, %.0f tokens/s, %.0f s\n", stats.step,
                   loss_sum / in_window, std::exp(loss_sum / in_window), stats.learning_rate, stats.grad_norm,
-                  tokens / Seconds(window), Seconds(started));
+                  tokens / Seconds(window), Seconds(started) - eval_seconds);
       loss_sum = 0;
       in_window = 0;
       window = std::chrono::steady_clock::now();
     }
+    if (opt.eval_every > 0 && stats.step % opt.eval_every == 0 && stats.step < opt.steps) {
+      const auto eval_started = std::chrono::steady_clock::now();
+      train::LmScore score;
+      if (Status s = train::LmEvaluate(trainer.config().model, trainer.parameters(), streams.held_out, kEvalBatch, &score);
+          !s.ok())
+        return Fail(s);
+      std::printf("step %d: held-out perplexity %.3f (float)\n", stats.step, score.perplexity());
+      eval_seconds += Seconds(eval_started);
+      window = std::chrono::steady_clock::now();  // the evaluation is not training time
+    }
   }
-  const double train_seconds = Seconds(started);
-  std::printf("trained in %.0f s (%.0f tokens/s on one thread)\n", train_seconds,
+  const double train_seconds = Seconds(started) - eval_seconds;
+  std::printf("trained in %.0f s, not counting %.0f s of held-out evaluation (%.0f tokens/s on one thread)\n",
+              train_seconds, eval_seconds,
               static_cast<double>(opt.steps) * opt.batch * opt.seq / train_seconds);
 
   train::LmModel model;

@@ -4,28 +4,21 @@
 
 #include <string>
 
-#include "attn/seeded_random.h"
 #include "attn/train/lm_asset.h"
+#include "train/lm_test_model.h"
 
 namespace attn::train {
 namespace {
 
 LmModel Seeded(Positions positions) {
-  LmModel m;
-  m.config.vocab = 30;
-  m.config.seq_len = 8;
-  m.config.d_model = 8;
-  m.config.layers = 2;
-  m.config.heads = 2;
-  m.config.positions = positions;
-  m.params = InitializeLm(m.config);
-  SeededRandom rng(2);
-  ForEachParameter(m.params, [&](const std::string&, Matrix& p) {
-    for (Eigen::Index i = 0; i < p.size(); ++i) p.data()[i] += 0.1f * static_cast<float>(rng.Normal());
-  });
-  for (int w = 0; w + 1 < m.config.vocab; ++w) m.vocabulary.push_back("w" + std::to_string(w));
-  m.vocabulary.push_back(kLmUnknownWord);
-  return m;
+  LmConfig c;
+  c.vocab = 30;
+  c.seq_len = 8;
+  c.d_model = 8;
+  c.layers = 2;
+  c.heads = 2;
+  c.positions = positions;
+  return testing::SeededLm(c, 2, 0.1f);
 }
 
 TEST(LmAsset, ReadsBackTheQuantisedModelExactly) {

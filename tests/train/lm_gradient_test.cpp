@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -14,11 +13,13 @@
 #include "attn/train/lm_layers.h"
 #include "attn/train/lm_model.h"
 #include "support/expect_close.h"
+#include "train/gradient_checks.h"
 
 namespace attn::train {
 namespace {
 
-using testing::AllClose;
+using attn::testing::AllClose;
+using testing::NumericGradient;
 
 MatrixD Random(uint32_t stream, Eigen::Index rows, Eigen::Index cols, double scale = 1.0) {
   SeededRandom rng(21, stream);
@@ -27,24 +28,7 @@ MatrixD Random(uint32_t stream, Eigen::Index rows, Eigen::Index cols, double sca
   return m;
 }
 
-// ∂loss/∂θ by central differences, h = 1e-6: the error is O(h²·f''') + O(ε·|f|/h) ≈ 1e-10 here.
-MatrixD NumericGradient(MatrixD* theta, const std::function<double()>& loss) {
-  const double h = 1e-6;
-  MatrixD numeric(theta->rows(), theta->cols());
-  for (Eigen::Index i = 0; i < theta->size(); ++i) {
-    const double saved = theta->data()[i];
-    theta->data()[i] = saved + h;
-    const double up = loss();
-    theta->data()[i] = saved - h;
-    const double down = loss();
-    theta->data()[i] = saved;
-    numeric.data()[i] = (up - down) / (2 * h);
-  }
-  return numeric;
-}
-
-// Analytic against numeric: 1e-5 relative and 1e-7 absolute leave room for the differences' own
-// error and still catch any real mistake (those are O(gradient)).
+// Analytic against numeric (to testing::NumericGradient's tolerance), printing the largest error.
 void ExpectGradient(const std::string& what, const MatrixD& analytic, const MatrixD& numeric) {
   EXPECT_TRUE(AllClose(analytic, numeric, 1e-5, 1e-7)) << what;
   EXPECT_GT(analytic.norm(), 0) << what << " gets no gradient at all";
@@ -174,23 +158,12 @@ Batch TinyBatch(const LmConfig& c) {
   return b;
 }
 
-// Away from the initial values (LayerNorm gains not 1, biases not 0, embeddings not tiny), so no
-// gradient vanishes by symmetry.
-ModelParametersD Perturbed(const LmConfig& c) {
-  ModelParametersD p = ToDouble(InitializeLm(c));
-  SeededRandom rng(12);
-  ForEachParameter(p, [&](const std::string&, MatrixD& m) {
-    for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] += 0.3 * rng.Normal();
-  });
-  return p;
-}
-
 class LmModelGradientTest : public ::testing::TestWithParam<Positions> {};
 
 TEST_P(LmModelGradientTest, DoubleBackwardMatchesFiniteDifferencesForEveryParameter) {
   const LmConfig c = Tiny(GetParam());
   const Batch batch = TinyBatch(c);
-  ModelParametersD params = Perturbed(c);
+  ModelParametersD params = testing::Perturbed(InitializeLm(c));
   LmActivationsD acts;
   ASSERT_TRUE(LmForward(c, params, batch, &acts).ok());
   ModelParametersD grads;
@@ -226,12 +199,7 @@ TEST_P(LmModelGradientTest, FloatBackwardMatchesDouble) {
   ModelParametersD want;
   ASSERT_TRUE(LmBackward(c, params_d, batch, acts_d, &want).ok());
   EXPECT_NEAR(acts.loss, acts_d.loss, 1e-5 * (1 + acts_d.loss));
-  // Float rounding through a few layers of width ≤ 32: relative 1e-4 of the largest gradient entry
-  // is ~1000 ulps, far below any real mistake.
-  ForEachParameterPair(grads, want, [&](const std::string& name, const Matrix& got, const MatrixD& expected) {
-    const double scale = expected.cwiseAbs().maxCoeff();
-    EXPECT_TRUE(AllClose(got, expected, 1e-4, 1e-4 * scale + 1e-7)) << name;
-  });
+  testing::ExpectFloatGradientsMatch(grads, want, "lm");
 }
 
 INSTANTIATE_TEST_SUITE_P(Positions, LmModelGradientTest, ::testing::Values(Positions::kLearned, Positions::kRope),

@@ -15,31 +15,25 @@
 #include "attn/train/lm_trainer.h"
 #include "attn/train/ngram_baselines.h"
 #include "support/expect_close.h"
+#include "train/lm_test_model.h"
 
 namespace attn::train {
 namespace {
 
-using testing::AllClose;
+using attn::testing::AllClose;
 
 // A seeded model of the shipped shape but small, its parameters moved off the initial values so
 // the heads are not near-uniform.
 LmModel SmallModel(Positions positions) {
-  LmModel m;
-  m.config.vocab = 40;
-  m.config.seq_len = 16;
-  m.config.d_model = 16;
-  m.config.layers = 2;
-  m.config.heads = 4;
-  m.config.positions = positions;
-  m.config.seed = 3;
-  m.params = InitializeLm(m.config);
-  SeededRandom rng(5);
-  ForEachParameter(m.params, [&](const std::string&, Matrix& p) {
-    for (Eigen::Index i = 0; i < p.size(); ++i) p.data()[i] += 0.2f * static_cast<float>(rng.Normal());
-  });
-  for (int w = 0; w + 1 < m.config.vocab; ++w) m.vocabulary.push_back("w" + std::to_string(w));
-  m.vocabulary.push_back(kLmUnknownWord);
-  return m;
+  LmConfig c;
+  c.vocab = 40;
+  c.seq_len = 16;
+  c.d_model = 16;
+  c.layers = 2;
+  c.heads = 4;
+  c.positions = positions;
+  c.seed = 3;
+  return testing::SeededLm(c, 5, 0.2f);
 }
 
 std::vector<int> Sentence(int n, int vocab, uint32_t seed = 9) {
@@ -261,7 +255,7 @@ TEST(LmTrainer, RefusesBadConfigsAndStreams) {
   EXPECT_EQ(s.message(), "lm: tokens[17]: expected an id in [0, 40), got 40");
   const std::vector<int> short_stream(17, 1);
   EXPECT_EQ(t.Init(c, &short_stream).code(), StatusCode::kInvalidArgument);
-  c.warmup_steps = 61;
+  c.warmup_steps = c.steps + 1;
   stream[17] = 1;
   EXPECT_EQ(t.Init(c, &stream).code(), StatusCode::kOutOfRange);
 }

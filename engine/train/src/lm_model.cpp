@@ -90,20 +90,14 @@ Status LmForward(const LmConfig& c, const ModelParametersT<T>& p, const Batch& b
   a.blocks.resize(p.blocks.size());
   for (size_t l = 0; l < p.blocks.size(); ++l) {
     const BlockParametersT<T>& bp = p.blocks[l];
-    LmBlockActivationsT<T>& ba = a.blocks[l];
+    BlockActivationsT<T>& ba = a.blocks[l];
     ba.x_in = x;
     LayerNormForward<T>(x, bp.ln1_gamma, bp.ln1_beta, &ba.ln1, &ba.ln1_mean, &ba.ln1_rstd);
-    ba.attention.resize(batch.size);
-    for (int b = 0; b < batch.size; ++b) {
-      AttentionInputsT<T> in;
-      in.query = ba.ln1.middleRows(b * seq, seq);
-      ATTN_RETURN_IF_ERROR(EngineAttention<T>::Forward(attention, in, bp.attention, &ba.attention[b]));
-      x.middleRows(b * seq, seq) += ba.attention[b].output;
-    }
+    ATTN_RETURN_IF_ERROR(AttentionSublayerForward<T>(attention, bp.attention, ba.ln1, batch.size, seq, &ba.attention, &x));
     ba.x_mid = x;
     LayerNormForward<T>(x, bp.ln2_gamma, bp.ln2_beta, &ba.ln2, &ba.ln2_mean, &ba.ln2_rstd);
     Mat<T> mlp;
-    GeluMlpForward<T>(ba.ln2, bp.fc_w, bp.fc_b, bp.proj_w, bp.proj_b, &ba.fc, &ba.gelu, &mlp);
+    GeluMlpForward<T>(ba.ln2, bp.fc_w, bp.fc_b, bp.proj_w, bp.proj_b, &ba.fc, &ba.act, &mlp);
     x += mlp;
   }
   a.final_in = std::move(x);
@@ -135,25 +129,17 @@ Status LmBackward(const LmConfig& c, const ModelParametersT<T>& p, const Batch& 
   const AttentionConfig attention = LayerAttentionConfig(model);
   for (size_t l = p.blocks.size(); l-- > 0;) {
     const BlockParametersT<T>& bp = p.blocks[l];
-    const LmBlockActivationsT<T>& ba = a.blocks[l];
+    const BlockActivationsT<T>& ba = a.blocks[l];
     BlockParametersT<T>& bg = g.blocks[l];
     // x_out = x_mid + mlp(ln2(x_mid)): d flows on and into the branch
     Mat<T> d_ln2, d_mid;
-    GeluMlpBackward<T>(ba.ln2, bp.fc_w, bp.proj_w, ba.fc, ba.gelu, d, &d_ln2, &bg.fc_w, &bg.fc_b, &bg.proj_w, &bg.proj_b);
+    GeluMlpBackward<T>(ba.ln2, bp.fc_w, bp.proj_w, ba.fc, ba.act, d, &d_ln2, &bg.fc_w, &bg.fc_b, &bg.proj_w, &bg.proj_b);
     LayerNormBackward<T>(ba.x_mid, bp.ln2_gamma, ba.ln2_mean, ba.ln2_rstd, d_ln2, &d_mid, &bg.ln2_gamma, &bg.ln2_beta);
     d += d_mid;
     // x_mid = x_in + attention(ln1(x_in))
-    Mat<T> d_ln1(d.rows(), d.cols());
-    for (int b = 0; b < batch.size; ++b) {
-      AttentionInputsT<T> in;
-      in.query = ba.ln1.middleRows(b * seq, seq);
-      AttentionGradientsT<T> ag;
-      ATTN_RETURN_IF_ERROR(EngineAttention<T>::Backward(attention, in, bp.attention, ba.attention[b],
-                                                        Mat<T>(d.middleRows(b * seq, seq)), &ag));
-      d_ln1.middleRows(b * seq, seq) = ag.d_query;
-      bg.attention.wq += ag.d_wq, bg.attention.wk += ag.d_wk, bg.attention.wv += ag.d_wv, bg.attention.wo += ag.d_wo;
-      bg.attention.bq += ag.d_bq, bg.attention.bk += ag.d_bk, bg.attention.bv += ag.d_bv, bg.attention.bo += ag.d_bo;
-    }
+    Mat<T> d_ln1;
+    ATTN_RETURN_IF_ERROR(AttentionSublayerBackward<T>(attention, bp.attention, ba.ln1, batch.size, seq, ba.attention, d,
+                                                      &d_ln1, &bg.attention));
     Mat<T> d_in;
     LayerNormBackward<T>(ba.x_in, bp.ln1_gamma, ba.ln1_mean, ba.ln1_rstd, d_ln1, &d_in, &bg.ln1_gamma, &bg.ln1_beta);
     d += d_in;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "attn/attention.h"
 #include "attn/grad.h"
@@ -60,5 +61,39 @@ struct EngineAttention<double> {
     return Status::Ok();
   }
 };
+
+// The attention sublayer over a batch, one engine call per sequence (each attends only within
+// itself): x.middleRows(b·T, T) += Attention(ln.middleRows(b·T, T)).
+// ln, x: (R, d); results: B entries kept for the backward pass
+template <typename T>
+Status AttentionSublayerForward(const AttentionConfig& config, const AttentionParametersT<T>& params, const Mat<T>& ln,
+                                int batch_size, int seq_len, std::vector<AttentionResultT<T>>* results, Mat<T>* x) {
+  results->resize(static_cast<size_t>(batch_size));
+  for (int b = 0; b < batch_size; ++b) {
+    AttentionInputsT<T> in;
+    in.query = ln.middleRows(b * seq_len, seq_len);
+    ATTN_RETURN_IF_ERROR(EngineAttention<T>::Forward(config, in, params, &(*results)[static_cast<size_t>(b)]));
+    x->middleRows(b * seq_len, seq_len) += (*results)[static_cast<size_t>(b)].output;
+  }
+  return Status::Ok();
+}
+// d: (R, d) the gradient of the sublayer's output -> d_ln: (R, d); the parameters' gradients added to
+template <typename T>
+Status AttentionSublayerBackward(const AttentionConfig& config, const AttentionParametersT<T>& params, const Mat<T>& ln,
+                                 int batch_size, int seq_len, const std::vector<AttentionResultT<T>>& results,
+                                 const Mat<T>& d, Mat<T>* d_ln, AttentionParametersT<T>* grads) {
+  d_ln->resize(d.rows(), d.cols());
+  for (int b = 0; b < batch_size; ++b) {
+    AttentionInputsT<T> in;
+    in.query = ln.middleRows(b * seq_len, seq_len);
+    AttentionGradientsT<T> ag;
+    ATTN_RETURN_IF_ERROR(EngineAttention<T>::Backward(config, in, params, results[static_cast<size_t>(b)],
+                                                      Mat<T>(d.middleRows(b * seq_len, seq_len)), &ag));
+    d_ln->middleRows(b * seq_len, seq_len) = ag.d_query;
+    grads->wq += ag.d_wq, grads->wk += ag.d_wk, grads->wv += ag.d_wv, grads->wo += ag.d_wo;
+    grads->bq += ag.d_bq, grads->bk += ag.d_bk, grads->bv += ag.d_bv, grads->bo += ag.d_bo;
+  }
+  return Status::Ok();
+}
 
 }  // namespace attn::train

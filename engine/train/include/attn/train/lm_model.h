@@ -49,20 +49,8 @@ ModelConfig AsModelConfig(const LmConfig& config);
 ModelParameters InitializeLm(const LmConfig& config);
 
 template <typename T>
-struct LmBlockActivationsT {
-  Mat<T> x_in;                                 // (R, d) the residual stream entering the block
-  Mat<T> ln1;                                  // (R, d) attention input
-  std::vector<T> ln1_mean, ln1_rstd;           // (R)
-  std::vector<AttentionResultT<T>> attention;  // B entries: every head's weights, (T, T)
-  Mat<T> x_mid;                                // (R, d) after the attention's residual
-  Mat<T> ln2;                                  // (R, d) MLP input
-  std::vector<T> ln2_mean, ln2_rstd;           // (R)
-  Mat<T> fc, gelu;                             // (R, 4d) before and after the GELU
-};
-
-template <typename T>
 struct LmActivationsT {
-  std::vector<LmBlockActivationsT<T>> blocks;  // L entries
+  std::vector<BlockActivationsT<T>> blocks;    // L entries (model.h's; act is the GELU's output)
   Mat<T> final_in;                             // (R, d) the stream after the last block
   Mat<T> lnf;                                  // (R, d)
   std::vector<T> lnf_mean, lnf_rstd;           // (R)
