@@ -76,7 +76,7 @@ TEST(LmAsset, RefusesEveryTruncationAndCorruption) {
   EXPECT_EQ(WriteLmAsset(wrong, &bytes).code(), StatusCode::kInvalidArgument);
   wrong = m;
   wrong.params.blocks[0].attention.wq.resize(2, 2);
-  EXPECT_EQ(WriteLmAsset(wrong, &bytes).message(), "lm asset: block1.attention.wq: expected (8, 8), got (2, 2)");
+  EXPECT_EQ(WriteLmAsset(wrong, &bytes).message(), "lm: block1.attention.wq: expected (8, 8), got (2, 2)");
 }
 
 }  // namespace

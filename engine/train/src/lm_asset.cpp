@@ -93,19 +93,11 @@ Status WriteLmAsset(const LmModel& model, std::string* bytes) {
   Put(&out, static_cast<uint32_t>(words.size()));
   out += words;
   Pad(&out);
-  const ModelParameters expected = InitializeLm(c);
+  ATTN_RETURN_IF_ERROR(CheckLmShapes(c, model.params));
   uint32_t count = 0;
-  Status status = Status::Ok();
-  ForEachParameterPair(expected, model.params, [&](const std::string& name, const Matrix& want, const Matrix& got) {
-    ++count;
-    if (status.ok() && (want.rows() != got.rows() || want.cols() != got.cols()))
-      status = Status(StatusCode::kShapeMismatch, "lm asset: " + name + ": expected (" + std::to_string(want.rows()) +
-                                                      ", " + std::to_string(want.cols()) + "), got (" +
-                                                      std::to_string(got.rows()) + ", " + std::to_string(got.cols()) + ")");
-  });
-  ATTN_RETURN_IF_ERROR(status);
+  ForEachParameter(model.params, [&](const std::string&, const Matrix&) { ++count; });
   Put(&out, count);
-  ForEachParameterPair(model.params, expected, [&](const std::string&, const Matrix& m, const Matrix&) {
+  ForEachParameter(model.params, [&](const std::string&, const Matrix& m) {
     Put(&out, static_cast<uint32_t>(m.rows()));
     Put(&out, static_cast<uint32_t>(m.cols()));
     if (!Quantised(m)) {
@@ -158,7 +150,7 @@ Status ReadLmAsset(std::string_view bytes, LmModel* model) {
   }
   if (m.vocabulary.size() != header[0])
     return fail("vocabulary: expected " + std::to_string(header[0]) + " words, got " + std::to_string(m.vocabulary.size()));
-  m.params = InitializeLm(m.config);  // the shapes; every value is overwritten below
+  m.params = LmShapes(m.config);  // every value is read below
   uint32_t count = 0, expected_count = 0;
   ForEachParameter(m.params, [&](const std::string&, const Matrix&) { ++expected_count; });
   if (!in.U32(&count) || count != expected_count)

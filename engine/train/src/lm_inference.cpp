@@ -14,24 +14,13 @@
 namespace attn::train {
 namespace {
 
-// The model's parameters have InitializeLm's shapes (an asset read back always has; a caller may
-// hand anything).
-Status CheckShapes(const LmModel& m) {
-  ATTN_RETURN_IF_ERROR(ValidateLmConfig(m.config));
-  const ModelParameters expected = InitializeLm(m.config);
-  if (expected.blocks.size() != m.params.blocks.size())
-    return OutOfRange("lm: parameters: blocks", static_cast<int>(m.params.blocks.size()),
-                      std::to_string(m.config.layers).c_str());
-  Status status = Status::Ok();
-  ForEachParameterPair(expected, m.params, [&](const std::string& name, const Matrix& want, const Matrix& got) {
-    if (status.ok() && (want.rows() != got.rows() || want.cols() != got.cols()))
-      status = Status(StatusCode::kShapeMismatch, "lm: " + name + ": expected (" + std::to_string(want.rows()) + ", " +
-                                                      std::to_string(want.cols()) + "), got (" +
-                                                      std::to_string(got.rows()) + ", " + std::to_string(got.cols()) + ")");
-  });
-  if (status.ok() && m.vocabulary.size() != static_cast<size_t>(m.config.vocab))
-    return OutOfRange("lm: vocabulary: words", static_cast<int>(m.vocabulary.size()), "vocab");
-  return status;
+// A model a caller hands in: its shapes and its vocabulary's size (an asset read back has both).
+Status CheckModel(const LmModel& m) {
+  ATTN_RETURN_IF_ERROR(CheckLmShapes(m.config, m.params));
+  if (m.vocabulary.size() != static_cast<size_t>(m.config.vocab))
+    return OutOfRange("lm: vocabulary: words", static_cast<int>(m.vocabulary.size()),
+                      ("exactly vocab = " + std::to_string(m.config.vocab)).c_str());
+  return Status::Ok();
 }
 
 // LNf(x) wteᵀ + b: what the model would say from the stream x.   (n, d) -> (n, V)
@@ -73,7 +62,7 @@ int64_t LmCache::bytes() const {
 
 Status LmAdvance(const LmModel& model, const std::vector<int>& ids, const LmAblation& ablation, bool logit_lens,
                  LmCache* cache, LmTrace* trace) {
-  ATTN_RETURN_IF_ERROR(CheckShapes(model));
+  ATTN_RETURN_IF_ERROR(CheckModel(model));
   const LmConfig& c = model.config;
   const ModelParameters& p = model.params;
   const int past = cache->length(), n = static_cast<int>(ids.size());

@@ -71,17 +71,51 @@ ModelParameters InitializeLm(const LmConfig& c) {
   return p;
 }
 
+ModelParameters LmShapes(const LmConfig& c) {
+  ModelParameters p;
+  const int d = c.d_model;
+  p.wte = Matrix(c.vocab, d);
+  if (c.positions == Positions::kLearned) p.wpe = Matrix(c.seq_len, d);
+  for (int l = 0; l < c.layers; ++l) {
+    BlockParametersT<float> b;
+    b.ln1_gamma = b.ln1_beta = b.ln2_gamma = b.ln2_beta = b.proj_b = Matrix(1, d);
+    b.attention.wq = b.attention.wk = b.attention.wv = b.attention.wo = Matrix(d, d);
+    b.attention.bq = b.attention.bk = b.attention.bv = b.attention.bo = Matrix(1, d);
+    b.fc_w = Matrix(d, 4 * d);
+    b.fc_b = Matrix(1, 4 * d);
+    b.proj_w = Matrix(4 * d, d);
+    p.blocks.push_back(std::move(b));
+  }
+  p.lnf_gamma = p.lnf_beta = Matrix(1, d);
+  p.out_b = Matrix(1, c.vocab);
+  return p;
+}
+
+Status CheckLmShapes(const LmConfig& c, const ModelParameters& params) {
+  ATTN_RETURN_IF_ERROR(ValidateLmConfig(c));
+  const ModelParameters expected = LmShapes(c);
+  if (expected.blocks.size() != params.blocks.size())
+    return Status(StatusCode::kShapeMismatch, "lm: blocks: expected " + std::to_string(expected.blocks.size()) +
+                                                  ", got " + std::to_string(params.blocks.size()));
+  Status status = Status::Ok();
+  ForEachParameterPair(expected, params, [&](const std::string& name, const Matrix& want, const Matrix& got) {
+    if (status.ok() && (want.rows() != got.rows() || want.cols() != got.cols()))
+      status = Status(StatusCode::kShapeMismatch, "lm: " + name + ": expected (" + std::to_string(want.rows()) + ", " +
+                                                      std::to_string(want.cols()) + "), got (" +
+                                                      std::to_string(got.rows()) + ", " + std::to_string(got.cols()) + ")");
+  });
+  return status;
+}
+
 // [SECTION] Forward
 template <typename T>
 Status LmForward(const LmConfig& c, const ModelParametersT<T>& p, const Batch& batch, LmActivationsT<T>* acts) {
   ATTN_RETURN_IF_ERROR(ValidateLmConfig(c));
   const ModelConfig model = AsModelConfig(c);
   ATTN_RETURN_IF_ERROR(ValidateBatch(model, batch));
-  if (p.blocks.size() != static_cast<size_t>(c.layers) || p.wte.rows() != c.vocab || p.wte.cols() != c.d_model)
-    return Status(StatusCode::kShapeMismatch, "lm: parameters: expected " + std::to_string(c.layers) +
-                                                  " blocks and wte (vocab, d_model), got " +
-                                                  std::to_string(p.blocks.size()) + " blocks and wte (" +
-                                                  std::to_string(p.wte.rows()) + ", " + std::to_string(p.wte.cols()) + ")");
+  if (p.blocks.size() != static_cast<size_t>(c.layers))
+    return Status(StatusCode::kShapeMismatch, "lm: blocks: expected " + std::to_string(c.layers) + ", got " +
+                                                  std::to_string(p.blocks.size()));
   const int seq = batch.seq_len;
   LmActivationsT<T>& a = *acts;
   Mat<T> x;  // (R, d) the stream

@@ -9,7 +9,7 @@
 //             attn::train::Positions), MLP width (4d)
 //   u32       byte length W of the vocabulary; W bytes: the V words, '\n'-separated, ASCII, the
 //             last "<unk>"; 0–3 zero bytes of padding
-//   u32       tensor count N (ForEachParameter's order for InitializeLm's shapes: wte, wpe (learned
+//   u32       tensor count N (ForEachParameter's order for LmShapes(config): wte, wpe (learned
 //             positions), per block ln1_gamma ln1_beta attention.wq wk wv wo bq bk bv bo ln2_gamma
 //             ln2_beta fc_w fc_b proj_w proj_b, then lnf_gamma lnf_beta out_b)
 //   N × tensor:
@@ -26,12 +26,12 @@
 
 namespace attn::train {
 
-// The asset's bytes for `model` (a valid config, InitializeLm's shapes, V words without '\n').
+// The asset's bytes for `model` (a valid config, LmShapes's shapes, V words without '\n').
 // Matrices with more than one row are quantised; the rest are stored exactly.
 Status WriteLmAsset(const LmModel& model, std::string* bytes);
 
 // Parses an asset: checks the magic, the header against ValidateLmConfig, every tensor's shape
-// against InitializeLm's and every length against the bytes left, and that values are finite
+// against LmShapes's and every length against the bytes left, and that values are finite
 // (kParseError naming the part and byte offset, e.g. "lm asset: block2.fc_w: expected (128, 512),
 // got (128, 500) (at byte 40960)"). Nothing trusts the file.
 Status ReadLmAsset(std::string_view bytes, LmModel* model);

@@ -18,7 +18,7 @@ namespace attn::train {
 // A trained model with its words (what the asset holds; lm_asset.h).
 struct LmModel {
   LmConfig config;
-  ModelParameters params;               // InitializeLm's shapes
+  ModelParameters params;               // LmShapes(config)
   std::vector<std::string> vocabulary;  // (V) lower-case words, most frequent first; the last is the unknown word
 };
 
@@ -62,7 +62,7 @@ struct LmTrace {
 // values to it: with an empty cache, the whole sentence; then one word at a time to generate. Fills
 // `trace` (when given; lens_logits only with `logit_lens`). Fails when p + n > seq_len (learned
 // positions stop there), on an id or an ablated head out of range, or a model whose shapes are not
-// InitializeLm's; on error the cache is unchanged.
+// LmShapes's; on error the cache is unchanged.
 Status LmAdvance(const LmModel& model, const std::vector<int>& ids, const LmAblation& ablation, bool logit_lens,
                  LmCache* cache, LmTrace* trace);
 

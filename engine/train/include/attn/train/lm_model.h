@@ -48,6 +48,14 @@ ModelConfig AsModelConfig(const LmConfig& config);
 // like L); W_fc, W_proj uniform ±1/√fan_in; LayerNorm γ = 1, β = 0; b_out = 0.
 ModelParameters InitializeLm(const LmConfig& config);
 
+// Every matrix InitializeLm makes, with its shape and no values (nothing is drawn: what the asset
+// reader fills and what LmAdvance checks a model against).
+ModelParameters LmShapes(const LmConfig& config);
+
+// kShapeMismatch naming the first parameter of `params` whose shape is not LmShapes(config)'s
+// ("lm: block2.fc_w: expected (128, 512), got (3, 3)").
+Status CheckLmShapes(const LmConfig& config, const ModelParameters& params);
+
 template <typename T>
 struct LmActivationsT {
   std::vector<BlockActivationsT<T>> blocks;    // L entries (model.h's; act is the GELU's output)
