@@ -85,9 +85,8 @@ int Generate(int argc, char** argv) {
     std::fprintf(stderr, "attnlab generate: %s\n", status.ToString().c_str());
     return kExitFailed;
   }
-  // The cache after the last word went in: 2 (k, v) · L · h · positions · d_k floats.
-  const int64_t cache_bytes = 4LL * 2 * model.config.layers * model.config.d_model *
-                              (static_cast<int64_t>(ids.size()) + tokens - 1);
+  // The cache when the last word was chosen: 2 (k, v) · L · h · positions · d_k floats.
+  const int64_t cache_bytes = 4LL * 2 * model.config.layers * model.config.d_model * generated.back().cache_length;
   if (json) {
     std::string line = "{\"prompt\":[";
     for (size_t i = 0; i < ids.size(); ++i)
