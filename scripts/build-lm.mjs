@@ -40,7 +40,7 @@ run(tool, ['--corpus', join(root, '.cache/brown/brown-upos.bin'), '--out', asset
 const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 
 const bytes = readFileSync(asset);
-const gzip = execFileSync('gzip', ['-9', '-c', asset]).length;
+const gzip = execFileSync('gzip', ['-9', '-c', asset], { maxBuffer: 1 << 26 }).length;
 console.log(`lm-brown.bin: ${bytes.length} bytes, ${gzip} with gzip -9, sha256 ${createHash('sha256').update(bytes).digest('hex')}; ` +
   `the trainer ran ${seconds.toFixed(0)} s`);
 if (gzip > GZIP_BUDGET) throw new Error(`lm-brown.bin is ${gzip} bytes gzipped, over the ${GZIP_BUDGET} budget`);
