@@ -51,7 +51,8 @@ Status LmTrainer::Init(const LmTrainConfig& config, const std::vector<int>* toke
   ATTN_RETURN_IF_ERROR(ValidateOptimizerConfig(c.optimizer));
   if (c.batch_size < 1 || c.batch_size > 1024) return OutOfRange("lm: batch_size", c.batch_size, "1–1024");
   if (c.steps < 1) return OutOfRange("lm: steps", c.steps, "≥ 1");
-  if (c.warmup_steps < 0 || c.warmup_steps > c.steps) return OutOfRange("lm: warmup_steps", c.warmup_steps, "0 – steps");
+  if (c.warmup_steps < 0 || c.warmup_steps > c.steps)
+    return OutOfRange("lm: warmup_steps", c.warmup_steps, ("0–" + std::to_string(c.steps) + " (steps)").c_str());
   if (!(c.final_lr_fraction >= 0 && c.final_lr_fraction <= 1))
     return Status(StatusCode::kOutOfRange, "lm: final_lr_fraction: expected in [0, 1], got " +
                                                std::to_string(c.final_lr_fraction));
