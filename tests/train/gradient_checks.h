@@ -31,6 +31,21 @@ inline MatrixD NumericGradient(MatrixD* theta, const std::function<double()>& lo
   return numeric;
 }
 
+// Two sequences of seq_len random ids in [0, vocab) and targets in [0, classes) (SeededRandom(11)),
+// row r weighted weight(r) (0: not scored).
+inline Batch RandomBatch(int seq_len, int vocab, int classes, const std::function<float(int)>& weight) {
+  Batch b;
+  b.size = 2;
+  b.seq_len = seq_len;
+  SeededRandom rng(11);
+  for (int r = 0; r < b.size * b.seq_len; ++r) {
+    b.ids.push_back(static_cast<int>(rng.Below(static_cast<uint32_t>(vocab))));
+    b.targets.push_back(static_cast<int>(rng.Below(static_cast<uint32_t>(classes))));
+    b.weights.push_back(weight(r));
+  }
+  return b;
+}
+
 // `p` in double, every value moved by 0.3·N(0, 1) (LayerNorm gains not 1 and biases not 0), so no
 // gradient is zero by symmetry.
 inline ModelParametersD Perturbed(const ModelParameters& p) {

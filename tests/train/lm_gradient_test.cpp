@@ -146,16 +146,7 @@ LmConfig Tiny(Positions positions) {
 
 // Two sequences of the next word; one position unscored.
 Batch TinyBatch(const LmConfig& c) {
-  Batch b;
-  b.size = 2;
-  b.seq_len = c.seq_len;
-  SeededRandom rng(11);
-  for (int r = 0; r < b.size * b.seq_len; ++r) {
-    b.ids.push_back(static_cast<int>(rng.Below(c.vocab)));
-    b.targets.push_back(static_cast<int>(rng.Below(c.vocab)));
-    b.weights.push_back(r == 3 ? 0.0f : 1.0f);
-  }
-  return b;
+  return testing::RandomBatch(c.seq_len, c.vocab, c.vocab, [](int r) { return r == 3 ? 0.0f : 1.0f; });
 }
 
 class LmModelGradientTest : public ::testing::TestWithParam<Positions> {};

@@ -82,16 +82,7 @@ std::vector<GradientCase> Cases() {
 
 // Two sequences; some positions unscored, one weighted 2.
 Batch SmallBatch(const ModelConfig& c) {
-  Batch b;
-  b.size = 2;
-  b.seq_len = c.seq_len;
-  SeededRandom rng(11);
-  for (int r = 0; r < b.size * b.seq_len; ++r) {
-    b.ids.push_back(static_cast<int>(rng.Below(c.vocab)));
-    b.targets.push_back(static_cast<int>(rng.Below(c.classes)));
-    b.weights.push_back(r % 3 == 0 ? 0.0f : (r == 4 ? 2.0f : 1.0f));
-  }
-  return b;
+  return testing::RandomBatch(c.seq_len, c.vocab, c.classes, [](int r) { return r % 3 == 0 ? 0.0f : (r == 4 ? 2.0f : 1.0f); });
 }
 
 class ModelGradientTest : public ::testing::TestWithParam<size_t> {};

@@ -119,7 +119,8 @@ Status LmForward(const LmConfig& c, const ModelParametersT<T>& p, const Batch& b
   const int seq = batch.seq_len;
   LmActivationsT<T>& a = *acts;
   Mat<T> x;  // (R, d) the stream
-  EmbeddingForward<T>(batch.ids, seq, p.wte, p.wpe, &x);
+  EmbeddingForward<T>(batch.ids, seq, p.wte, p.wpe, &a.x0);
+  x = a.x0;
   const AttentionConfig attention = LayerAttentionConfig(model);
   a.blocks.resize(p.blocks.size());
   for (size_t l = 0; l < p.blocks.size(); ++l) {

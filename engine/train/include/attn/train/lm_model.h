@@ -56,16 +56,11 @@ ModelParameters LmShapes(const LmConfig& config);
 // ("lm: block2.fc_w: expected (128, 512), got (3, 3)").
 Status CheckLmShapes(const LmConfig& config, const ModelParameters& params);
 
+// The forward pass's intermediates are model.h's ActivationsT: x0 the embeddings, blocks (act is
+// the GELU's output), final_in, lnf, logits (R, V), probs (R, V), loss (nats), correct, scored; the
+// CNN's fields stay empty.
 template <typename T>
-struct LmActivationsT {
-  std::vector<BlockActivationsT<T>> blocks;    // L entries (model.h's; act is the GELU's output)
-  Mat<T> final_in;                             // (R, d) the stream after the last block
-  Mat<T> lnf;                                  // (R, d)
-  std::vector<T> lnf_mean, lnf_rstd;           // (R)
-  Mat<T> logits, probs;                        // (R, V)
-  T loss = 0;                                  // mean cross-entropy over the scored positions (nats)
-  int correct = 0, scored = 0;                 // scored positions, and those whose top word is right
-};
+using LmActivationsT = ActivationsT<T>;
 using LmActivations = LmActivationsT<float>;
 using LmActivationsD = LmActivationsT<double>;
 
