@@ -72,6 +72,14 @@ TEST(ShippedLm, HeldOutSamplePerplexityIsTheOneTheBuildPrinted) {
   EXPECT_NEAR(score.perplexity(), kSamplePerplexity, 1e-3 * kSamplePerplexity);
 }
 
+TEST(ShippedLm, WritingItBackGivesTheSameBytes) {
+  const std::string bytes = lessons::testing::ReadAsset("lm-brown.bin");
+  std::string again;
+  ASSERT_TRUE(WriteLmAsset(Shipped(), &again).ok());
+  EXPECT_TRUE(again == bytes) << "the writer no longer gives the shipped layout (" << again.size() << " bytes against "
+                              << bytes.size() << ")";
+}
+
 // [SECTION] Against PyTorch
 // The bound. Torch runs in float64 on the asset's values (float32 numbers, exact in double), so its
 // logits are the exact ones to ~1e-15 and the difference is attnlab's float32 rounding alone. With
