@@ -160,7 +160,7 @@ Status ReadLmAsset(std::string_view bytes, LmModel* model) {
     if (!status.ok()) return;
     uint32_t rows = 0, cols = 0, encoding = 0;
     if (!in.U32(&rows) || !in.U32(&cols) || !in.U32(&encoding)) return void(status = fail(name + ": truncated"));
-    if (rows != p.rows() || cols != p.cols())
+    if (static_cast<Eigen::Index>(rows) != p.rows() || static_cast<Eigen::Index>(cols) != p.cols())
       return void(status = fail(name + ": expected (" + std::to_string(p.rows()) + ", " + std::to_string(p.cols()) +
                                 "), got (" + std::to_string(rows) + ", " + std::to_string(cols) + ")"));
     const uint32_t want = Quantised(p) ? kInt8Rows : kFloat32;
