@@ -219,7 +219,14 @@ TEST(LmForward, RejectsBadConfigsAndBatchesWithClearMessages) {
   ModelParameters wrong = p;
   wrong.blocks.pop_back();
   s = LmForward(c, wrong, TinyBatch(c), &acts);
-  EXPECT_EQ(s.code(), StatusCode::kShapeMismatch) << s.message();
+  EXPECT_EQ(s.message(), "lm: blocks: expected 2, got 1");
+  wrong = p;
+  wrong.blocks[1].fc_w.resize(4, 3);
+  s = LmForward(c, wrong, TinyBatch(c), &acts);
+  EXPECT_EQ(s.message(), "lm: block2.fc_w: expected (4, 16), got (4, 3)");
+  ModelParameters grads;
+  ASSERT_TRUE(LmForward(c, p, TinyBatch(c), &acts).ok());
+  EXPECT_EQ(LmBackward(c, wrong, TinyBatch(c), acts, &grads).code(), StatusCode::kShapeMismatch);
 }
 
 }  // namespace

@@ -91,14 +91,15 @@ ModelParameters LmShapes(const LmConfig& c) {
   return p;
 }
 
-Status CheckLmShapes(const LmConfig& c, const ModelParameters& params) {
+template <typename T>
+Status CheckLmShapes(const LmConfig& c, const ModelParametersT<T>& params) {
   ATTN_RETURN_IF_ERROR(ValidateLmConfig(c));
   const ModelParameters expected = LmShapes(c);
   if (expected.blocks.size() != params.blocks.size())
     return Status(StatusCode::kShapeMismatch, "lm: blocks: expected " + std::to_string(expected.blocks.size()) +
                                                   ", got " + std::to_string(params.blocks.size()));
   Status status = Status::Ok();
-  ForEachParameterPair(expected, params, [&](const std::string& name, const Matrix& want, const Matrix& got) {
+  ForEachParameterPair(expected, params, [&](const std::string& name, const Matrix& want, const Mat<T>& got) {
     if (status.ok() && (want.rows() != got.rows() || want.cols() != got.cols()))
       status = Status(StatusCode::kShapeMismatch, "lm: " + name + ": expected (" + std::to_string(want.rows()) + ", " +
                                                       std::to_string(want.cols()) + "), got (" +
@@ -113,9 +114,7 @@ Status LmForward(const LmConfig& c, const ModelParametersT<T>& p, const Batch& b
   ATTN_RETURN_IF_ERROR(ValidateLmConfig(c));
   const ModelConfig model = AsModelConfig(c);
   ATTN_RETURN_IF_ERROR(ValidateBatch(model, batch));
-  if (p.blocks.size() != static_cast<size_t>(c.layers))
-    return Status(StatusCode::kShapeMismatch, "lm: blocks: expected " + std::to_string(c.layers) + ", got " +
-                                                  std::to_string(p.blocks.size()));
+  ATTN_RETURN_IF_ERROR(CheckLmShapes(c, p));
   const int seq = batch.seq_len;
   LmActivationsT<T>& a = *acts;
   Mat<T> x;  // (R, d) the stream
@@ -147,7 +146,7 @@ Status LmForward(const LmConfig& c, const ModelParametersT<T>& p, const Batch& b
 template <typename T>
 Status LmBackward(const LmConfig& c, const ModelParametersT<T>& p, const Batch& batch, const LmActivationsT<T>& a,
                   ModelParametersT<T>* grads) {
-  ATTN_RETURN_IF_ERROR(ValidateLmConfig(c));
+  ATTN_RETURN_IF_ERROR(CheckLmShapes(c, p));
   const ModelConfig model = AsModelConfig(c);
   ATTN_RETURN_IF_ERROR(ValidateBatch(model, batch));
   if (a.blocks.size() != p.blocks.size() || a.logits.rows() != static_cast<Eigen::Index>(batch.ids.size()))
@@ -184,6 +183,8 @@ Status LmBackward(const LmConfig& c, const ModelParametersT<T>& p, const Batch& 
   return Status::Ok();
 }
 
+template Status CheckLmShapes(const LmConfig&, const ModelParametersT<float>&);
+template Status CheckLmShapes(const LmConfig&, const ModelParametersT<double>&);
 template Status LmForward(const LmConfig&, const ModelParametersT<float>&, const Batch&, LmActivationsT<float>*);
 template Status LmForward(const LmConfig&, const ModelParametersT<double>&, const Batch&, LmActivationsT<double>*);
 template Status LmBackward(const LmConfig&, const ModelParametersT<float>&, const Batch&, const LmActivationsT<float>&,

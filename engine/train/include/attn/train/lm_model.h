@@ -53,8 +53,9 @@ ModelParameters InitializeLm(const LmConfig& config);
 ModelParameters LmShapes(const LmConfig& config);
 
 // kShapeMismatch naming the first parameter of `params` whose shape is not LmShapes(config)'s
-// ("lm: block2.fc_w: expected (128, 512), got (3, 3)").
-Status CheckLmShapes(const LmConfig& config, const ModelParameters& params);
+// ("lm: block2.fc_w: expected (128, 512), got (3, 3)"); float or double parameters.
+template <typename T>
+Status CheckLmShapes(const LmConfig& config, const ModelParametersT<T>& params);
 
 // The forward pass's intermediates are model.h's ActivationsT: x0 the embeddings, blocks (act is
 // the GELU's output), final_in, lnf, logits (R, V), probs (R, V), loss (nats), correct, scored; the
@@ -65,7 +66,8 @@ using LmActivations = LmActivationsT<float>;
 using LmActivationsD = LmActivationsT<double>;
 
 // The forward pass over `batch` (ids and targets in [0, vocab), Batch's layout); fills `acts`.
-// Fails on a bad config or batch (the status names the field) or a value that is not finite.
+// Fails on a bad config, parameters of other shapes or a bad batch (the status names the field),
+// or a value that is not finite.
 template <typename T>
 Status LmForward(const LmConfig& config, const ModelParametersT<T>& params, const Batch& batch,
                  LmActivationsT<T>* acts);
