@@ -7,6 +7,13 @@
 //   attnlab_bench peak [--kernel K]          this core's multiply-add peak with K's vectors
 //   attnlab_bench layer [--ns N,N...] [--d-model D] [--heads H]
 //       the benchmark layer: d_model, heads, seed and the FLOPs of one forward at each n
+//   attnlab_bench lm-train [--reps R]
+//       training steps of the language model (attn/train/lm_trainer.h: the shipped shape, 16 windows
+//       of 64 words, Adam) on seeded words, after 2 warm-up steps: tokens/s against
+//       bench/peers/torch_lm_train.py's same model and batch in PyTorch
+//   attnlab_bench lm-generate [--reps R]
+//       30 words after a 4-word prompt from a seeded model of the shipped shape, greedy: ms per word
+//       through the KV cache (attn::train::LmGenerate) and by recomputing the whole sentence
 // The same source builds natively (impl "attnlab-native") and with Emscripten for node
 // (impl "attnlab-wasm"); bench/run.mjs runs both beside the peers.
 #include <algorithm>
@@ -22,6 +29,8 @@
 #include "attn/kernels.h"
 #include "attn/prepared_attention.h"
 #include "attn/seeded_random.h"
+#include "attn/train/lm_inference.h"
+#include "attn/train/lm_trainer.h"
 #include "lessons/bench_layer.h"
 #include "peak_rss.h"
 
@@ -43,7 +52,8 @@ struct Options {
                "attnlab_bench: %s\nusage: attnlab_bench forward --n N [--warmup-ms W] [--reps R] [--kernel K] "
                "[--d-model D] [--heads H] [--threads T]\n       attnlab_bench gemm --m M --k K --n N [--warmup-ms W] [--reps R] "
                "[--kernel K]\n       attnlab_bench peak [--kernel K]\n       attnlab_bench layer [--ns N,N...] "
-               "[--d-model D] [--heads H]\nkernels here: %s\n",
+               "[--d-model D] [--heads H]\n       attnlab_bench lm-train [--reps R]\n       attnlab_bench lm-generate [--reps R]\n"
+               "kernels here: %s\n",
                why, attn::AvailableKernelNames().c_str());
   std::exit(2);
 }
@@ -203,8 +213,69 @@ int Layer(const Options& o) {
 
 }  // namespace
 
+int LmTrain(const Options& o) {
+  attn::train::LmTrainConfig config;  // the shipped model's shape and batch
+  config.steps = o.reps + 2;
+  config.warmup_steps = 0;  // the rate's schedule costs nothing; a step is a step
+  attn::SeededRandom rng(1);
+  std::vector<int> words(200000);
+  for (int& w : words) w = static_cast<int>(rng.Below(static_cast<uint32_t>(config.model.vocab)));
+  attn::train::LmTrainer trainer;
+  attn::Status status = trainer.Init(config, &words);
+  for (int i = 0; i < 2 && status.ok(); ++i) status = trainer.Step(nullptr);
+  const auto start = Clock::now();
+  for (int i = 0; i < o.reps && status.ok(); ++i) status = trainer.Step(nullptr);
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (!status.ok()) {
+    std::printf("{\"impl\":\"%s\",\"variant\":\"lm-train\",\"error\":\"%s\"}\n", ATTN_BENCH_IMPL, status.message().c_str());
+    return 1;
+  }
+  const double tokens = static_cast<double>(o.reps) * config.batch_size * config.model.seq_len;
+  std::printf("{\"impl\":\"%s\",\"variant\":\"lm-train\",\"tokens_per_s\":%.0f,\"ms_per_step\":%.1f,\"steps\":%d}\n",
+              ATTN_BENCH_IMPL, tokens / seconds, 1e3 * seconds / o.reps, o.reps);
+  return 0;
+}
+
+int LmGenerateTimes(const Options& o) {
+  attn::train::LmModel model;
+  model.config.positions = attn::train::Positions::kRope;
+  model.params = attn::train::InitializeLm(model.config);
+  for (int w = 0; w < model.config.vocab; ++w) model.vocabulary.push_back("w" + std::to_string(w));
+  const std::vector<int> prompt = {1, 2, 3, 4};
+  attn::train::LmGenerateConfig config;
+  config.tokens = 30;
+  config.temperature = 0;
+  std::vector<attn::train::LmGenerated> words;
+  attn::Status status = attn::train::LmGenerate(model, prompt, config, &words);  // warm-up
+  const auto cached_start = Clock::now();
+  for (int i = 0; i < o.reps && status.ok(); ++i) status = attn::train::LmGenerate(model, prompt, config, &words);
+  const double cached = std::chrono::duration<double, std::milli>(Clock::now() - cached_start).count();
+  // Without the cache: the whole sentence again for every word, the same words.
+  const auto full_start = Clock::now();
+  for (int i = 0; i < o.reps && status.ok(); ++i) {
+    std::vector<int> sentence = prompt;
+    for (const auto& w : words) {
+      attn::train::LmCache fresh;
+      attn::train::LmTrace trace;
+      status = attn::train::LmAdvance(model, sentence, attn::train::LmAblation(), false, &fresh, &trace);
+      sentence.push_back(w.id);
+    }
+  }
+  const double full = std::chrono::duration<double, std::milli>(Clock::now() - full_start).count();
+  if (!status.ok()) {
+    std::printf("{\"impl\":\"%s\",\"variant\":\"lm-generate\",\"error\":\"%s\"}\n", ATTN_BENCH_IMPL, status.message().c_str());
+    return 1;
+  }
+  const double per = 1.0 / (o.reps * config.tokens);
+  std::printf("{\"impl\":\"%s\",\"variant\":\"lm-generate\",\"ms_per_word_cached\":%.3f,\"ms_per_word_recomputed\":%.3f,"
+              "\"speedup\":%.2f}\n", ATTN_BENCH_IMPL, cached * per, full * per, full / cached);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const Options o = Parse(argc, argv);
+  if (o.command == "lm-train") return LmTrain(o);
+  if (o.command == "lm-generate") return LmGenerateTimes(o);
   if (o.command == "forward") return Forward(o);
   if (o.command == "gemm") return Gemm(o);
   if (o.command == "peak") return Peak(o);

@@ -6,7 +6,7 @@
 cmake_policy(VERSION 3.20)
 include(${CMAKE_CURRENT_LIST_DIR}/cli_expect_run.cmake)
 
-set(commands run check attend train datasize)
+set(commands run check attend train datasize generate lm-eval)
 # Every flag each command's parser takes: its help must name each one.
 set(flags_run --kernel --max-input-mb --max-elements --help)
 set(flags_check --json --kernel --max-input-mb --max-elements --help)
@@ -14,12 +14,16 @@ set(flags_attend --dim --temperature --scale --kernel --help)
 set(flags_train --task --layers --heads --dim --positions --steps --seed --batch --lr --optimizer
                 --no-layer-norm --mlp --log-every --eval --json --help)
 set(flags_datasize --task --sizes --seeds --steps --batch --eval --json --help)
+set(flags_generate --prompt --tokens --temperature --seed --model --json --help)
+set(flags_lm-eval --model --corpus --json --help)
 # Arguments each command accepts before a flag it does not know.
 set(args_run case.json)
 set(args_check case.json)
 set(args_attend "the cat sat")
 set(args_train --task copy)
 set(args_datasize)
+set(args_generate --prompt "the jury")
+set(args_lm-eval)
 
 # expect_lines_within(description text): no line of `text` is longer than 100 columns.
 function(expect_lines_within description text)

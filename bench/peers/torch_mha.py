@@ -41,6 +41,17 @@ def openblas_preload():
     return candidates[0] if candidates else None
 
 
+def reexec_with_openblas():
+    """Runs this script again with OpenBLAS serial preloaded when openblas_preload() names it (call
+    after `import torch`); returns when no re-exec is needed."""
+    preload = openblas_preload()
+    if preload:
+        env = dict(os.environ, ATTNLAB_BENCH_BLAS_REEXEC="1",
+                   LD_PRELOAD=(preload + " " + os.environ.get("LD_PRELOAD", "")).strip())
+        sys.stdout.flush()
+        os.execve(sys.executable, [sys.executable] + sys.argv, env)
+
+
 def mapped_blas():
     """File names of the BLAS libraries mapped into this process."""
     names = set()
@@ -142,13 +153,8 @@ def main():
     try:
         args = parse_args(sys.argv[1:])
         variant, n = args["variant"], args["n"]
-        import torch
-        preload = openblas_preload()
-        if preload:
-            env = dict(os.environ, ATTNLAB_BENCH_BLAS_REEXEC="1",
-                       LD_PRELOAD=(preload + " " + os.environ.get("LD_PRELOAD", "")).strip())
-            sys.stdout.flush()
-            os.execve(sys.executable, [sys.executable] + sys.argv, env)
+        import torch  # noqa: F401 (maps the BLAS reexec_with_openblas looks at)
+        reexec_with_openblas()
         torch.set_num_threads(1)
         torch.set_num_interop_threads(1)
         with torch.inference_mode():

@@ -6,6 +6,8 @@
 //   attend    view 1's self-attention over a sentence              (attend_command.h)
 //   train     a small transformer on a toy task                    (train_commands.h)
 //   datasize  a transformer's and a CNN's accuracy per data size   (train_commands.h)
+//   generate  the language model continues a prompt                (lm_commands.h)
+//   lm-eval   the language model's held-out perplexity             (lm_commands.h)
 // Help and --version go to stdout with exit 0. Exit codes (cli_support.h): 0 done / every case
 // passed, 1 a case failed (check) or training failed, 2 bad input or usage, with the reason on
 // stderr (a usage error adds "see attnlab help COMMAND"). Nothing escapes main: an exception
@@ -20,6 +22,7 @@
 #include "attn/version.h"
 #include "case_commands.h"
 #include "cli_support.h"
+#include "lm_commands.h"
 #include "train_commands.h"
 
 namespace attnlab_cli {
@@ -41,6 +44,9 @@ constexpr Command kCommands[] = {
      TrainHelp},
     {"datasize", "held-out accuracy of a transformer and a CNN per training-set size", DataSize,
      DataSizeHelp},
+    {"generate", "the language model trained on the Brown corpus continues a prompt", Generate, GenerateHelp},
+    {"lm-eval", "the language model's held-out perplexity against unigram and bigram baselines", LmEval,
+     LmEvalHelp},
 };
 
 const Command* FindCommand(const char* name) {

@@ -11,11 +11,12 @@
 #include "attn/seeded_random.h"
 #include "attn/train/model.h"
 #include "support/expect_close.h"
+#include "train/gradient_checks.h"
 
 namespace attn::train {
 namespace {
 
-using testing::AllClose;
+using attn::testing::AllClose;
 
 struct GradientCase {
   const char* name;
@@ -81,27 +82,7 @@ std::vector<GradientCase> Cases() {
 
 // Two sequences; some positions unscored, one weighted 2.
 Batch SmallBatch(const ModelConfig& c) {
-  Batch b;
-  b.size = 2;
-  b.seq_len = c.seq_len;
-  SeededRandom rng(11);
-  for (int r = 0; r < b.size * b.seq_len; ++r) {
-    b.ids.push_back(static_cast<int>(rng.Below(c.vocab)));
-    b.targets.push_back(static_cast<int>(rng.Below(c.classes)));
-    b.weights.push_back(r % 3 == 0 ? 0.0f : (r == 4 ? 2.0f : 1.0f));
-  }
-  return b;
-}
-
-// Parameters away from the initial ones (LayerNorm gains and biases not 1 and 0), so no
-// gradient is zero by symmetry.
-ModelParametersD Perturbed(const ModelConfig& c) {
-  ModelParametersD p = ToDouble(InitializeModel(c));
-  SeededRandom rng(12);
-  ForEachParameter(p, [&](const std::string&, MatrixD& m) {
-    for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] += 0.3 * rng.Normal();
-  });
-  return p;
+  return testing::RandomBatch(c.seq_len, c.vocab, c.classes, [](int r) { return r % 3 == 0 ? 0.0f : (r == 4 ? 2.0f : 1.0f); });
 }
 
 class ModelGradientTest : public ::testing::TestWithParam<size_t> {};
@@ -110,7 +91,7 @@ TEST_P(ModelGradientTest, DoubleBackwardMatchesFiniteDifferencesForEveryParamete
   const GradientCase gc = Cases().at(GetParam());
   const ModelConfig& c = gc.config;
   const Batch batch = SmallBatch(c);
-  ModelParametersD params = Perturbed(c);
+  ModelParametersD params = testing::Perturbed(InitializeModel(c));
   ActivationsD acts;
   ASSERT_TRUE(ModelForward(c, params, batch, &acts).ok());
   ModelParametersD grads;
@@ -126,20 +107,7 @@ TEST_P(ModelGradientTest, DoubleBackwardMatchesFiniteDifferencesForEveryParamete
       EXPECT_EQ(analytic.size(), 0) << "a fixed embedding table has no gradient";
       return;
     }
-    const double h = 1e-6;
-    MatrixD numeric(theta.rows(), theta.cols());
-    for (Eigen::Index i = 0; i < theta.size(); ++i) {
-      const double saved = theta.data()[i];
-      theta.data()[i] = saved + h;
-      const double up = loss();
-      theta.data()[i] = saved - h;
-      const double down = loss();
-      theta.data()[i] = saved;
-      numeric.data()[i] = (up - down) / (2 * h);
-    }
-    // Central differences err by O(h²·f''') + O(ε/h) ≈ 1e-10 here; 1e-6 leaves room and still
-    // catches any real mistake (they are O(gradient)).
-    EXPECT_TRUE(AllClose(analytic, numeric, 1e-5, 1e-7)) << gc.name << ": " << name;
+    EXPECT_TRUE(AllClose(analytic, testing::NumericGradient(&theta, loss), 1e-5, 1e-7)) << gc.name << ": " << name;
     EXPECT_GT(analytic.norm(), 0) << gc.name << ": " << name << " gets no gradient at all";
     ++checked;
   });
@@ -161,12 +129,7 @@ TEST_P(ModelGradientTest, FloatBackwardMatchesDouble) {
   ModelParametersD want;
   ASSERT_TRUE(ModelBackward(c, params_d, batch, acts_d, &want).ok());
   EXPECT_NEAR(acts.loss, acts_d.loss, 1e-5 * (1 + acts_d.loss));
-  // Float rounding through a handful of layers of width ≤ 16: relative 1e-4 of the largest
-  // gradient entry is ~1000 ulps, far below any real mistake.
-  ForEachParameterPair(grads, want, [&](const std::string& name, const Matrix& got, const MatrixD& expected) {
-    const double scale = expected.cwiseAbs().maxCoeff();
-    EXPECT_TRUE(AllClose(got, expected, 1e-4, 1e-4 * scale + 1e-7)) << gc.name << ": " << name;
-  });
+  testing::ExpectFloatGradientsMatch(grads, want, gc.name);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, ModelGradientTest, ::testing::Range<size_t>(0, Cases().size()),

@@ -1,65 +1,17 @@
 // The training models' forward and backward passes (shapes: attn/train/model.h), written once for
-// float and double; the attention layer is the engine's, through EngineAttention below.
+// float and double; the attention layer is the engine's, through EngineAttention (model_support.h).
 #include "attn/train/model.h"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "attn/grad.h"
 #include "attn/positions.h"
-#include "attn/reference.h"
 #include "attn/seeded_random.h"
+#include "model_support.h"
 
 namespace attn::train {
 namespace {
-
-// [SECTION] The engine's attention layer in each precision
-// Float goes through the checked API (attn::Forward / attn::Backward, the page's own kernel); double
-// through the readable reference, which trusts its arguments (the model built them).
-template <typename T>
-struct EngineAttention;
-
-template <>
-struct EngineAttention<float> {
-  static Status Forward(const AttentionConfig& c, const AttentionInputs& in, const AttentionParameters& p,
-                        AttentionResult* out) {
-    ATTN_RETURN_IF_ERROR(attn::Forward(c, in, p, out));
-    // Forward's copy of the parameters (4·d·h·d_k floats per sequence and layer: 4 MB at d = 512)
-    // is the model's own block parameters again: kept for every sequence of a batch it was most of
-    // a step's memory (TrainingBytes).
-    out->parameters = AttentionParameters();
-    return Status::Ok();
-  }
-  static Status Backward(const AttentionConfig& c, const AttentionInputs& in, const AttentionParameters& p,
-                         const AttentionResult& fwd, const Matrix& d_out, AttentionGradients* grads) {
-    return attn::Backward(c, in, p, fwd, d_out, grads);
-  }
-};
-
-template <>
-struct EngineAttention<double> {
-  static Status Forward(const AttentionConfig& c, const AttentionInputsD& in, const AttentionParametersD& p,
-                        AttentionResultD* out) {
-    reference::Forward(c, in, p, out);
-    return Status::Ok();
-  }
-  static Status Backward(const AttentionConfig& c, const AttentionInputsD& in, const AttentionParametersD& p,
-                         const AttentionResultD& fwd, const MatrixD& d_out, AttentionGradientsD* grads) {
-    reference::Backward(c, in, p, fwd, d_out, grads);
-    return Status::Ok();
-  }
-};
-
-Status OutOfRange(const std::string& what, int value, const char* range) {
-  return Status(StatusCode::kOutOfRange, what + ": expected " + range + ", got " + std::to_string(value));
-}
-
-template <typename T>
-Status CheckFinite(const char* where, const Mat<T>& m) {
-  if (m.allFinite()) return Status::Ok();
-  return Status(StatusCode::kNonFinite, std::string(where) + ": a value is not finite (training diverged?)");
-}
 
 // [SECTION] Initialisation
 Matrix Uniform(uint32_t seed, uint32_t stream, Eigen::Index rows, Eigen::Index cols) {
@@ -223,21 +175,15 @@ Status ModelForward(const ModelConfig& c, const ModelParametersT<T>& p, const Ba
       ba.x_in = x;
       if (c.layer_norm) LayerNormForward<T>(x, bp.ln1_gamma, bp.ln1_beta, &ba.ln1, &ba.ln1_mean, &ba.ln1_rstd);
       else ba.ln1 = x;
-      ba.attention.resize(batch.size);
-      for (int b = 0; b < batch.size; ++b) {
-        AttentionInputsT<T> in;
-        in.query = ba.ln1.middleRows(b * seq, seq);
-        ATTN_RETURN_IF_ERROR(EngineAttention<T>::Forward(attention, in, bp.attention, &ba.attention[b]));
-        x.middleRows(b * seq, seq) += ba.attention[b].output;
-      }
+      ATTN_RETURN_IF_ERROR(AttentionSublayerForward<T>(attention, bp.attention, ba.ln1, batch.size, seq, &ba.attention, &x));
       ba.x_mid = x;
       if (!c.mlp) continue;
       if (c.layer_norm) LayerNormForward<T>(x, bp.ln2_gamma, bp.ln2_beta, &ba.ln2, &ba.ln2_mean, &ba.ln2_rstd);
       else ba.ln2 = x;
       LinearForward<T>(ba.ln2, bp.fc_w, bp.fc_b, &ba.fc);
-      ReluForward<T>(ba.fc, &ba.relu);
+      ReluForward<T>(ba.fc, &ba.act);
       Mat<T> proj;
-      LinearForward<T>(ba.relu, bp.proj_w, bp.proj_b, &proj);
+      LinearForward<T>(ba.act, bp.proj_w, bp.proj_b, &proj);
       x += proj;
     }
   } else {
@@ -289,7 +235,7 @@ Status ModelBackward(const ModelConfig& c, const ModelParametersT<T>& p, const B
       BlockParametersT<T>& bg = g.blocks[l];
       if (c.mlp) {  // x_out = x_mid + proj(relu(fc(ln2(x_mid)))): d flows on and into the branch
         Mat<T> d_relu, d_fc, d_ln2, d_mid;
-        LinearBackward<T>(ba.relu, bp.proj_w, d, &d_relu, &bg.proj_w, &bg.proj_b);
+        LinearBackward<T>(ba.act, bp.proj_w, d, &d_relu, &bg.proj_w, &bg.proj_b);
         ReluBackward<T>(ba.fc, d_relu, &d_fc);
         LinearBackward<T>(ba.ln2, bp.fc_w, d_fc, &d_ln2, &bg.fc_w, &bg.fc_b);
         if (c.layer_norm) LayerNormBackward<T>(ba.x_mid, bp.ln2_gamma, ba.ln2_mean, ba.ln2_rstd, d_ln2, &d_mid, &bg.ln2_gamma, &bg.ln2_beta);
@@ -297,17 +243,9 @@ Status ModelBackward(const ModelConfig& c, const ModelParametersT<T>& p, const B
         d += d_mid;
       }
       // x_mid = x_in + attention(ln1(x_in))
-      Mat<T> d_ln1(d.rows(), d.cols());
-      for (int b = 0; b < batch.size; ++b) {
-        AttentionInputsT<T> in;
-        in.query = ba.ln1.middleRows(b * seq, seq);
-        AttentionGradientsT<T> ag;
-        ATTN_RETURN_IF_ERROR(EngineAttention<T>::Backward(attention, in, bp.attention, ba.attention[b],
-                                                          Mat<T>(d.middleRows(b * seq, seq)), &ag));
-        d_ln1.middleRows(b * seq, seq) = ag.d_query;
-        bg.attention.wq += ag.d_wq, bg.attention.wk += ag.d_wk, bg.attention.wv += ag.d_wv, bg.attention.wo += ag.d_wo;
-        bg.attention.bq += ag.d_bq, bg.attention.bk += ag.d_bk, bg.attention.bv += ag.d_bv, bg.attention.bo += ag.d_bo;
-      }
+      Mat<T> d_ln1;
+      ATTN_RETURN_IF_ERROR(AttentionSublayerBackward<T>(attention, bp.attention, ba.ln1, batch.size, seq, ba.attention, d,
+                                                        &d_ln1, &bg.attention));
       Mat<T> d_in;
       if (c.layer_norm) LayerNormBackward<T>(ba.x_in, bp.ln1_gamma, ba.ln1_mean, ba.ln1_rstd, d_ln1, &d_in, &bg.ln1_gamma, &bg.ln1_beta);
       else d_in = std::move(d_ln1);

@@ -178,7 +178,7 @@ struct BlockActivationsT {
   Mat<T> x_mid;                                  // (R, d) after the attention's residual
   Mat<T> ln2;                                    // (R, d) MLP input
   std::vector<T> ln2_mean, ln2_rstd;             // (R)
-  Mat<T> fc, relu;                               // (R, 4d) before and after the ReLU
+  Mat<T> fc, act;                                // (R, 4d) before and after the activation (ReLU; GELU in the LM)
 };
 
 template <typename T>

@@ -1,0 +1,90 @@
+// The language model on one sentence, for the page and the CLI: next-word probabilities at every
+// position, every layer × head's attention weights, the residual stream's norm after each block,
+// the logit lens, head ablation, and generation (greedy or sampled) through a KV cache of past keys
+// and values. Float, single-threaded, deterministic: the same model and arguments give the same
+// numbers. Shapes: n words, V vocabulary, d = d_model, L layers, h heads, p cached positions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "attn/status.h"
+#include "attn/train/lm_model.h"
+
+namespace attn::train {
+
+// A trained model with its words (what the asset holds; lm_asset.h).
+struct LmModel {
+  LmConfig config;
+  ModelParameters params;               // LmShapes(config)
+  std::vector<std::string> vocabulary;  // (V) lower-case words, most frequent first; the last is the unknown word
+};
+
+// "<unk>": the name of the unknown word's class (the vocabulary's last entry).
+extern const char* const kLmUnknownWord;
+
+// Word ids of lower-cased page tokens (lessons::NormalizeToken(Tokenize(text))); a word outside the
+// vocabulary is the unknown word, vocab − 1.
+class LmWordIndex {
+ public:
+  explicit LmWordIndex(const std::vector<std::string>& vocabulary);
+  int Id(const std::string& word) const;
+
+ private:
+  std::unordered_map<std::string, int> ids_;
+  int unknown_ = 0;
+};
+
+// Heads to knock out: their output (the head's slice of the concatenation, before W_o) set to zero.
+struct LmAblation {
+  std::vector<std::pair<int, int>> heads;  // (layer, head), 0-based
+};
+
+// The keys and values of the positions a sequence has seen, per layer and head, already projected
+// (and rotated, for RoPE): each new word then costs one row of attention, not a recomputation.
+struct LmCache {
+  std::vector<std::vector<Matrix>> key, value;  // L × h × (p, d_k)
+  int length() const { return key.empty() || key[0].empty() ? 0 : static_cast<int>(key[0][0].rows()); }
+  int64_t bytes() const;                          // 4·2·L·h·p·d_k: the floats held
+};
+
+// What the views draw about one pass over n new words (positions p … p + n − 1).
+struct LmTrace {
+  Matrix logits;                             // (n, V) the next word's scores at each position
+  std::vector<std::vector<Matrix>> weights;  // L × h × (n, p + n) attention weights (rows sum to 1)
+  std::vector<std::vector<float>> residual_norms;  // (L + 1) × n: ‖x‖₂ after the embedding, then after each block
+  std::vector<Matrix> lens_logits;           // logit lens (when asked): (L + 1) × (n, V), LNf(x_ℓ) wteᵀ + b; the last is logits
+};
+
+// Runs the model over `ids` (each in [0, vocab)) after what `cache` holds, appending their keys and
+// values to it: with an empty cache, the whole sentence; then one word at a time to generate. Fills
+// `trace` (when given; lens_logits only with `logit_lens`). Fails when p + n > seq_len (learned
+// positions stop there), on an id or an ablated head out of range, or a model whose shapes are not
+// LmShapes's; on error the cache is unchanged.
+Status LmAdvance(const LmModel& model, const std::vector<int>& ids, const LmAblation& ablation, bool logit_lens,
+                 LmCache* cache, LmTrace* trace);
+
+// softmax(logits / temperature) of one row (temperature > 0), in double for the sums.   (1, V) -> (1, V)
+Matrix LmSoftmax(const Matrix& logits_row, float temperature = 1.0f);
+
+struct LmGenerateConfig {
+  int tokens = 20;           // words to add (1 – seq_len − prompt)
+  float temperature = 0.8f;  // 0: greedy (the most probable word, lowest id on ties); > 0: sampled from softmax(logits / T)
+  uint32_t seed = 1;         // the sampler's: one uniform draw per word, inverse CDF in double
+};
+
+struct LmGenerated {
+  int id = 0;
+  float p = 0;          // the model's probability of the word (temperature 1), where it was chosen
+  int cache_length = 0;  // positions in the cache after the word was chosen (the prompt's n, then n + 1, …)
+};
+
+// Continues `prompt` (1 or more ids) through the KV cache: one LmAdvance over the prompt, then one
+// per word. The unknown word is never chosen (its class is not a word a reader can read); the others
+// keep their probabilities' ratios. The same model, prompt and config give the same words.
+Status LmGenerate(const LmModel& model, const std::vector<int>& prompt, const LmGenerateConfig& config,
+                  std::vector<LmGenerated>* out);
+
+}  // namespace attn::train

@@ -1,0 +1,183 @@
+// One sentence through the language model (shapes: attn/train/lm_inference.h). The layers are
+// lm_model.cpp's (LayerNorm, the engine's attention, the GELU MLP, the tied output) on one sequence,
+// with the engine's key/value cache in place of the whole batch.
+#include "attn/train/lm_inference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "attn/seeded_random.h"
+#include "model_support.h"
+
+namespace attn::train {
+namespace {
+
+// A model a caller hands in: its shapes and its vocabulary's size (an asset read back has both).
+Status CheckModel(const LmModel& m) {
+  ATTN_RETURN_IF_ERROR(CheckLmShapes(m.config, m.params));
+  if (m.vocabulary.size() != static_cast<size_t>(m.config.vocab))
+    return OutOfRange("lm: vocabulary: words", static_cast<int>(m.vocabulary.size()),
+                      ("exactly vocab = " + std::to_string(m.config.vocab)).c_str());
+  return Status::Ok();
+}
+
+// LNf(x) wteᵀ + b: what the model would say from the stream x.   (n, d) -> (n, V)
+Matrix Readout(const ModelParameters& p, const Matrix& x) {
+  Matrix normed, logits;
+  std::vector<float> mean, rstd;
+  LayerNormForward<float>(x, p.lnf_gamma, p.lnf_beta, &normed, &mean, &rstd);
+  TiedUnembedForward<float>(normed, p.wte, p.out_b, &logits);
+  return logits;
+}
+
+std::vector<float> RowNorms(const Matrix& x) {
+  std::vector<float> norms(static_cast<size_t>(x.rows()));
+  for (Eigen::Index r = 0; r < x.rows(); ++r) norms[static_cast<size_t>(r)] = x.row(r).norm();
+  return norms;
+}
+
+}  // namespace
+
+const char* const kLmUnknownWord = "<unk>";
+
+LmWordIndex::LmWordIndex(const std::vector<std::string>& vocabulary)
+    : unknown_(vocabulary.empty() ? 0 : static_cast<int>(vocabulary.size()) - 1) {
+  for (size_t i = 0; i + 1 < vocabulary.size(); ++i) ids_.emplace(vocabulary[i], static_cast<int>(i));
+}
+
+int LmWordIndex::Id(const std::string& word) const {
+  const auto it = ids_.find(word);
+  return it == ids_.end() ? unknown_ : it->second;
+}
+
+int64_t LmCache::bytes() const {
+  int64_t floats = 0;
+  for (const auto* side : {&key, &value})
+    for (const auto& layer : *side)
+      for (const Matrix& m : layer) floats += m.size();
+  return 4 * floats;
+}
+
+Status LmAdvance(const LmModel& model, const std::vector<int>& ids, const LmAblation& ablation, bool logit_lens,
+                 LmCache* cache, LmTrace* trace) {
+  ATTN_RETURN_IF_ERROR(CheckModel(model));
+  const LmConfig& c = model.config;
+  const ModelParameters& p = model.params;
+  const int past = cache->length(), n = static_cast<int>(ids.size());
+  if (n < 1) return Status(StatusCode::kInvalidArgument, "lm: ids: expected at least one word, got none");
+  if (past + n > c.seq_len)
+    return OutOfRange("lm: positions (cached + new)", past + n, ("1–" + std::to_string(c.seq_len) + " (the context)").c_str());
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] < 0 || ids[i] >= c.vocab)
+      return OutOfRange("lm: ids[" + std::to_string(i) + "]", ids[i], ("in [0, " + std::to_string(c.vocab) + ")").c_str());
+  std::vector<std::vector<bool>> knocked(static_cast<size_t>(c.layers), std::vector<bool>(c.heads, false));
+  for (const auto& [layer, head] : ablation.heads) {
+    if (layer < 0 || layer >= c.layers) return OutOfRange("lm: ablation: layer", layer, ("0–" + std::to_string(c.layers - 1)).c_str());
+    if (head < 0 || head >= c.heads) return OutOfRange("lm: ablation: head", head, ("0–" + std::to_string(c.heads - 1)).c_str());
+    knocked[layer][head] = true;
+  }
+
+  // x0 = wte[id] + wpe[p + i]
+  Matrix x(n, c.d_model);
+  for (int i = 0; i < n; ++i) {
+    x.row(i) = p.wte.row(ids[i]);
+    if (p.wpe.size()) x.row(i) += p.wpe.row(past + i);
+  }
+  LmTrace t;
+  t.residual_norms.push_back(RowNorms(x));
+  if (logit_lens) t.lens_logits.push_back(Readout(p, x));
+  const AttentionConfig attention = LayerAttentionConfig(AsModelConfig(c));
+  const int d_k = c.d_model / c.heads;
+  LmCache next;
+  for (int l = 0; l < c.layers; ++l) {
+    const BlockParametersT<float>& bp = p.blocks[static_cast<size_t>(l)];
+    Matrix ln, fc, gelu, mlp;
+    std::vector<float> mean, rstd;
+    LayerNormForward<float>(x, bp.ln1_gamma, bp.ln1_beta, &ln, &mean, &rstd);
+    AttentionInputs in;
+    in.query = ln;
+    if (past > 0) in.past_key = cache->key[l], in.past_value = cache->value[l];
+    AttentionResult r;
+    ATTN_RETURN_IF_ERROR(EngineAttention<float>::Forward(attention, in, bp.attention, &r));
+    bool any_knocked = false;
+    for (int h = 0; h < c.heads; ++h)
+      if (knocked[l][h]) r.concat.middleCols(h * d_k, d_k).setZero(), any_knocked = true;
+    if (any_knocked) LinearForward<float>(r.concat, bp.attention.wo, bp.attention.bo, &r.output);
+    x += r.output;
+    LayerNormForward<float>(x, bp.ln2_gamma, bp.ln2_beta, &ln, &mean, &rstd);
+    GeluMlpForward<float>(ln, bp.fc_w, bp.fc_b, bp.proj_w, bp.proj_b, &fc, &gelu, &mlp);
+    x += mlp;
+    next.key.push_back(std::move(r.present_key));
+    next.value.push_back(std::move(r.present_value));
+    std::vector<Matrix> weights;
+    for (const HeadIntermediates& head : r.heads) weights.push_back(head.weights);
+    t.weights.push_back(std::move(weights));
+    t.residual_norms.push_back(RowNorms(x));
+    if (logit_lens && l + 1 < c.layers) t.lens_logits.push_back(Readout(p, x));
+  }
+  t.logits = Readout(p, x);
+  ATTN_RETURN_IF_ERROR(CheckFinite("lm: logits", t.logits));
+  if (logit_lens) t.lens_logits.push_back(t.logits);
+  *cache = std::move(next);
+  if (trace) *trace = std::move(t);
+  return Status::Ok();
+}
+
+Matrix LmSoftmax(const Matrix& logits_row, float temperature) {
+  const Eigen::RowVectorXd z = logits_row.row(0).cast<double>() / static_cast<double>(temperature);
+  const Eigen::RowVectorXd e = (z.array() - z.maxCoeff()).exp().matrix();
+  return (e / e.sum()).cast<float>();
+}
+
+Status LmGenerate(const LmModel& model, const std::vector<int>& prompt, const LmGenerateConfig& g,
+                  std::vector<LmGenerated>* out) {
+  const LmConfig& c = model.config;
+  if (prompt.empty()) return Status(StatusCode::kInvalidArgument, "lm: prompt: expected at least one word, got none");
+  const int room = c.seq_len - static_cast<int>(prompt.size());
+  if (room < 1)
+    return OutOfRange("lm: prompt: words", static_cast<int>(prompt.size()),
+                      ("1–" + std::to_string(c.seq_len - 1) + " (the context less one)").c_str());
+  if (g.tokens < 1 || g.tokens > room)
+    return OutOfRange("lm: tokens", g.tokens, ("1–" + std::to_string(room) + " (the context less the prompt)").c_str());
+  if (!(std::isfinite(g.temperature) && g.temperature >= 0))
+    return Status(StatusCode::kOutOfRange,
+                  "lm: temperature: expected finite and ≥ 0 (0: greedy), got " + std::to_string(g.temperature));
+  SeededRandom rng(g.seed);
+  LmCache cache;
+  LmTrace trace;
+  std::vector<LmGenerated> words;
+  std::vector<int> next = prompt;
+  const int unknown = c.vocab - 1;
+  for (int k = 0; k < g.tokens; ++k) {
+    ATTN_RETURN_IF_ERROR(LmAdvance(model, next, LmAblation(), false, &cache, &trace));
+    Matrix last = trace.logits.bottomRows(1);
+    const Matrix probs = LmSoftmax(last);
+    last(0, unknown) = -std::numeric_limits<float>::infinity();
+    int chosen = 0;
+    if (g.temperature == 0) {
+      Eigen::Index best = 0;
+      last.row(0).maxCoeff(&best);  // the first maximum: lowest id on ties
+      chosen = static_cast<int>(best);
+    } else {
+      const Matrix q = LmSoftmax(last, g.temperature);
+      const double u = rng.Unit();
+      double cumulative = 0;
+      chosen = unknown - 1;  // where rounding leaves the sum just under u
+      for (int w = 0; w < unknown; ++w) {
+        cumulative += q(0, w);
+        if (u < cumulative) {
+          chosen = w;
+          break;
+        }
+      }
+    }
+    words.push_back({chosen, probs(0, chosen), cache.length()});
+    next.assign(1, chosen);
+  }
+  *out = std::move(words);
+  return Status::Ok();
+}
+
+}  // namespace attn::train

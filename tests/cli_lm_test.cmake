@@ -1,0 +1,73 @@
+# `attnlab generate` and `attnlab lm-eval` (the language model, web/assets/lm-brown.bin): the JSON
+# contract, the same seed giving the same words, bad flags exiting 2 with the reason; lm-eval's
+# held-out numbers when the prepared corpus is there (node scripts/prepare-brown.mjs; the test says
+# "lm-eval skipped" otherwise, and ctest reports it skipped).
+#   cmake -DATTNLAB=path/to/attnlab -DMODEL=web/assets/lm-brown.bin -DPART=generate -P cli_lm_test.cmake
+#   cmake -DATTNLAB=path/to/attnlab -DMODEL=web/assets/lm-brown.bin -DPART=eval
+#         -DCORPUS=.cache/brown/brown-upos.bin -P cli_lm_test.cmake
+include(${CMAKE_CURRENT_LIST_DIR}/cli_expect_run.cmake)
+
+if(PART STREQUAL "generate")
+
+# A JSON string may hold \" (the model writes the quote mark).
+set(word "{\"word\":\"([^\"\\\\]|\\\\.)+\",\"p\":[0-9.e-]+}")
+set(json "^{\"prompt\":\\[\"the\",\"jury\",\"said\"\\],\"generated\":\\[${word}(,${word})*\\],\"cache_bytes\":[0-9]+}\n$")
+expect_run("the issue's example" 0 "${json}" "^$"
+           ${ATTNLAB} generate --prompt "the jury said" --tokens 20 --temperature 0.8 --seed 1 --model ${MODEL} --json)
+foreach(run 1 2)
+  execute_process(COMMAND ${ATTNLAB} generate --prompt "The jury said" --tokens 20 --temperature 0.8 --seed 1
+                          --model ${MODEL} --json OUTPUT_VARIABLE out_${run})
+endforeach()
+if(NOT out_1 STREQUAL out_2)
+  message(FATAL_ERROR "the same seed gave other words:\n${out_1}${out_2}")
+endif()
+string(REGEX MATCHALL "\"word\"" words "${out_1}")
+list(LENGTH words count)
+if(NOT count EQUAL 20)
+  message(FATAL_ERROR "--tokens 20 gave ${count} words:\n${out_1}")
+endif()
+execute_process(COMMAND ${ATTNLAB} generate --prompt "the jury said" --tokens 20 --temperature 0.8 --seed 2
+                        --model ${MODEL} --json OUTPUT_VARIABLE other)
+if(other STREQUAL out_1)
+  message(FATAL_ERROR "another seed gave the same 20 words:\n${other}")
+endif()
+# (CMake's regular expressions have no {n}: the five words and lines are spelled out.)
+set(w " [^ \n]+")
+set(line "[^\n]+ p = [0-9.]+  \\(cache: [0-9]+ positions\\)\n")
+expect_run("greedy, text" 0 "^the jury said \\|${w}${w}${w}${w}${w}\n\n${line}${line}${line}${line}${line}$" "^$"
+           ${ATTNLAB} generate --prompt "the jury said" --tokens 5 --temperature 0 --model ${MODEL})
+expect_run("an unknown word is <unk>" 0 "^{\"prompt\":\\[\"the\",\"<unk>\"\\]" "^$"
+           ${ATTNLAB} generate --prompt "the zyzzyva" --tokens 1 --model ${MODEL} --json)
+
+expect_run("no prompt" 2 "^$" "^attnlab generate: invalid_argument: --prompt: expected at least one word\nsee attnlab help generate\n$"
+           ${ATTNLAB} generate --model ${MODEL})
+expect_run("tokens out of range" 2 "^$" "^attnlab generate: out_of_range: --tokens: expected 1–255, got '0'\n"
+           ${ATTNLAB} generate --prompt "the" --tokens 0 --model ${MODEL})
+expect_run("a negative temperature" 2 "^$" "^attnlab generate: out_of_range: --temperature: expected 0 to 10, got '-1'\n"
+           ${ATTNLAB} generate --prompt "the" --temperature -1 --model ${MODEL})
+expect_run("a seed given twice" 2 "^$" "^attnlab generate: invalid_argument: --seed: given twice \\('1' and '2'\\)\n"
+           ${ATTNLAB} generate --prompt "the" --seed 1 --seed 2 --model ${MODEL})
+expect_run("more than the context" 2 "^$"
+           "^attnlab generate: out_of_range: --prompt and --tokens: expected at most 64 words together \\(the context\\), got 3 \\+ 62\n"
+           ${ATTNLAB} generate --prompt "the jury said" --tokens 62 --model ${MODEL})
+expect_run("a missing model" 2 "^$" "^attnlab generate: parse_error: --model: cannot read 'no/such/model.bin'\n"
+           ${ATTNLAB} generate --prompt "the" --model no/such/model.bin)
+expect_run("a model that is not one" 2 "^$" "^attnlab generate: --model '.*': parse_error: lm asset: expected the magic"
+           ${ATTNLAB} generate --prompt "the" --model ${CMAKE_CURRENT_LIST_FILE})
+endif()
+
+if(PART STREQUAL "eval")
+expect_run("lm-eval: an unknown flag" 2 "^$" "^attnlab lm-eval: unknown_option: unknown flag '--bogus'\n"
+           ${ATTNLAB} lm-eval --bogus)
+expect_run("lm-eval: a missing corpus" 2 "^$" "^attnlab lm-eval: parse_error: --corpus: cannot read 'no/such/corpus.bin'"
+           ${ATTNLAB} lm-eval --model ${MODEL} --corpus no/such/corpus.bin)
+
+if(EXISTS "${CORPUS}")
+  # The numbers web/assets/README.md states for the shipped model.
+  expect_run("lm-eval on the held-out split" 0
+             "^{\"tokens\":119230,\"perplexity\":69\\.59[0-9]*,\"baselines\":{\"unigram\":251\\.06[0-9]*,\"bigram\":112\\.7[0-9]*}}\n$" "^$"
+             ${ATTNLAB} lm-eval --model ${MODEL} --corpus ${CORPUS} --json)
+else()
+  message("lm-eval skipped: no ${CORPUS} (node scripts/prepare-brown.mjs writes it)")
+endif()
+endif()
