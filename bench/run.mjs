@@ -256,6 +256,44 @@ function measurePeaks(o, layer) {
   return out;
 }
 
+// The language model's workload (issue 27): one training step of the shipped shape natively against
+// the same model and batch in PyTorch (one thread each), and a generated word with the KV cache
+// against recomputing the sentence. {train: {attnlab, pytorch}, generate} rows, each its result line
+// or {error}.
+function measureLm(o) {
+  const { native: nativeBin } = benchBinaries(o.buildDir);
+  const reps = String(o.quick ? 3 : 10);
+  const run = (cmd, label) => (fs.existsSync(cmd[0]) || cmd[0] === PYTHON ? runChild(cmd, label).row : { error: 'not built' });
+  const out = {
+    train: {
+      attnlab: run([nativeBin, 'lm-train', '--reps', reps], 'attnlab-native lm-train'),
+      pytorch: run([PYTHON, path.join(BENCH, 'peers', 'torch_lm_train.py'), '--steps', reps], 'pytorch lm-train'),
+    },
+    generate: run([nativeBin, 'lm-generate', '--reps', reps], 'attnlab-native lm-generate'),
+  };
+  process.stderr.write(`bench: lm ${JSON.stringify(out)}\n`);
+  return out;
+}
+
+// Issue 27's targets for the language model, from measureLm's rows (pure: bench/run.test.mjs).
+export function lmTargets(lm) {
+  if (!lm) return [];
+  const lines = [];
+  const verdict = (ok, text) => lines.push(`- ${ok === null ? 'not measured' : ok ? '**met**' : '**not met**'}: ${text}`);
+  const a = lm.train?.attnlab, p = lm.train?.pytorch, g = lm.generate;
+  const trained = Number.isFinite(a?.tokens_per_s) && Number.isFinite(p?.tokens_per_s);
+  verdict(trained ? a.tokens_per_s / p.tokens_per_s >= 1.0 : null,
+          `language model: a training step natively at least as fast as PyTorch (tokens/s, one thread, batch 16 × 64) (${trained
+            ? `${fmt(a.tokens_per_s, 0)} against ${fmt(p.tokens_per_s, 0)} tokens/s, ${(a.tokens_per_s / p.tokens_per_s).toFixed(2)}×`
+            : shortError(a?.error ?? p?.error ?? 'no tokens_per_s')})`);
+  const generated = Number.isFinite(g?.ms_per_word_cached) && Number.isFinite(g?.ms_per_word_recomputed);
+  verdict(generated ? g.ms_per_word_recomputed / g.ms_per_word_cached >= 5 : null,
+          `language model: a generated word ≥ 5× faster with the KV cache than recomputing the sentence (${generated
+            ? `${g.ms_per_word_cached.toFixed(3)} against ${g.ms_per_word_recomputed.toFixed(3)} ms per word, ` +
+              `${(g.ms_per_word_recomputed / g.ms_per_word_cached).toFixed(2)}×` : shortError(g?.error ?? 'no ms_per_word')})`);
+  return lines;
+}
+
 function pageSize(buildDir) {
   const site = path.resolve(ROOT, buildDir, 'wasm/site');
   const files = ['attnlab.wasm', 'attnlab.mjs'].map((f) => path.join(site, f));
@@ -387,6 +425,7 @@ export function targets(rows, peaks, page, o) {
             `${impl} completes n = 16384 (${r?.ms != null ? `${fmtMs(r.ms)} ms, peak RSS ${fmt(r.peak_rss_mb, 0)} MB` : r?.not_built ? 'not built' : shortError(r?.error ?? 'not run')})`);
   }
   lines.push(...pageTargets(page));
+  lines.push(...lmTargets(o.lm));
   verdict(page == null ? null : page.gzip_bytes <= 400 * 1024,
           `page wasm + js ≤ 400 KB gzipped (${page == null ? 'build/wasm/site/attnlab.wasm + attnlab.mjs not built' :
             `${fmt(page.gzip_bytes / 1024)} KB: ${page.parts.map((p) => `${path.basename(p.file)} ${fmt(p.gzip_bytes / 1024)} KB`).join(' + ')}`})`);
@@ -536,6 +575,7 @@ async function main() {
   const env = environment();
   const peaks = measurePeaks(o, layer);
   const rows = measure(o, layer);
+  if (!o.only) o.lm = measureLm(o);
   const page = pageSize(o.buildDir);
   if (page && !o.only) {
     Object.assign(page, await measurePage(path.resolve(ROOT, o.buildDir, 'wasm/site'),

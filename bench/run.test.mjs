@@ -10,7 +10,7 @@ import path from 'node:path';
 import test from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { frameStats } from './page.mjs';
-import { benchLayer, bestRows, pageTargets, runChild, shortError, table, targets, variantsTable } from './run.mjs';
+import { benchLayer, bestRows, lmTargets, pageTargets, runChild, shortError, table, targets, variantsTable } from './run.mjs';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const row = (impl, n, ms, extra = {}) => ({ impl, n, ms, gflops: ms == null ? null : 1e3 / ms, peak_rss_mb: 100,
@@ -195,4 +195,19 @@ test('--quick --only tfjs-wasm runs and writes its rows', () => {
     assert.ok(x.ms > 0 && x.gflops > 0 && x.peak_rss_mb > 0, JSON.stringify(x));
   }
   assert.match(r.stdout, /\| 64 \| tfjs-wasm \(simd\) \|/);
+});
+
+test('the language model\'s targets: training against PyTorch, the KV cache against recomputing; not measured says why', () => {
+  const lines = lmTargets({ train: { attnlab: { tokens_per_s: 1800 }, pytorch: { tokens_per_s: 2400 } },
+                            generate: { ms_per_word_cached: 1.1, ms_per_word_recomputed: 3.63 } });
+  assert.equal(lines.length, 2);
+  assert.match(lines[0], /^- \*\*not met\*\*: language model: a training step .*\(1800 against 2400 tokens\/s, 0\.75×\)$/);
+  assert.match(lines[1], /^- \*\*not met\*\*: .*\(1\.100 against 3\.630 ms per word, 3\.30×\)$/);
+  const met = lmTargets({ train: { attnlab: { tokens_per_s: 5000 }, pytorch: { tokens_per_s: 2400 } },
+                          generate: { ms_per_word_cached: 0.5, ms_per_word_recomputed: 3 } });
+  assert.deepEqual(met.map((l) => l.split(':')[0]), ['- **met**', '- **met**']);
+  const none = lmTargets({ train: { attnlab: { error: 'not built' }, pytorch: { tokens_per_s: 1 } }, generate: { error: 'exit 1' } });
+  assert.match(none[0], /^- not measured: .*\(not built\)$/);
+  assert.match(none[1], /^- not measured: .*\(exit 1\)$/);
+  assert.deepEqual(lmTargets(undefined), []);
 });
