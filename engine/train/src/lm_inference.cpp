@@ -60,9 +60,12 @@ int64_t LmCache::bytes() const {
   return 4 * floats;
 }
 
-Status LmAdvance(const LmModel& model, const std::vector<int>& ids, const LmAblation& ablation, bool logit_lens,
-                 LmCache* cache, LmTrace* trace) {
-  ATTN_RETURN_IF_ERROR(CheckModel(model));
+namespace {
+
+// LmAdvance on a model CheckModel accepted: generation checks the model once, not once a word (the
+// shape check builds every shape, 5 MB for the shipped model: most of a cached word's time).
+Status AdvanceCheckedModel(const LmModel& model, const std::vector<int>& ids, const LmAblation& ablation, bool logit_lens,
+                           LmCache* cache, LmTrace* trace) {
   const LmConfig& c = model.config;
   const ModelParameters& p = model.params;
   const int past = cache->length(), n = static_cast<int>(ids.size());
@@ -125,6 +128,14 @@ Status LmAdvance(const LmModel& model, const std::vector<int>& ids, const LmAbla
   return Status::Ok();
 }
 
+}  // namespace
+
+Status LmAdvance(const LmModel& model, const std::vector<int>& ids, const LmAblation& ablation, bool logit_lens,
+                 LmCache* cache, LmTrace* trace) {
+  ATTN_RETURN_IF_ERROR(CheckModel(model));
+  return AdvanceCheckedModel(model, ids, ablation, logit_lens, cache, trace);
+}
+
 Matrix LmSoftmax(const Matrix& logits_row, float temperature) {
   const Eigen::RowVectorXd z = logits_row.row(0).cast<double>() / static_cast<double>(temperature);
   const Eigen::RowVectorXd e = (z.array() - z.maxCoeff()).exp().matrix();
@@ -144,6 +155,7 @@ Status LmGenerate(const LmModel& model, const std::vector<int>& prompt, const Lm
   if (!(std::isfinite(g.temperature) && g.temperature >= 0))
     return Status(StatusCode::kOutOfRange,
                   "lm: temperature: expected finite and ≥ 0 (0: greedy), got " + std::to_string(g.temperature));
+  ATTN_RETURN_IF_ERROR(CheckModel(model));
   SeededRandom rng(g.seed);
   LmCache cache;
   LmTrace trace;
@@ -151,7 +163,7 @@ Status LmGenerate(const LmModel& model, const std::vector<int>& prompt, const Lm
   std::vector<int> next = prompt;
   const int unknown = c.vocab - 1;
   for (int k = 0; k < g.tokens; ++k) {
-    ATTN_RETURN_IF_ERROR(LmAdvance(model, next, LmAblation(), false, &cache, &trace));
+    ATTN_RETURN_IF_ERROR(AdvanceCheckedModel(model, next, LmAblation(), false, &cache, &trace));
     Matrix last = trace.logits.bottomRows(1);
     const Matrix probs = LmSoftmax(last);
     last(0, unknown) = -std::numeric_limits<float>::infinity();
