@@ -10,7 +10,7 @@
 #include "lessons/views/speed.h"
 #include "platform_html5.h"
 
-// Module.postJob(ticket, job) is mount.js's: it starts the worker on first use and returns false
+// Module.postJob(ticket, job) is web/bindings/job_host.mjs's: it starts the worker on first use and returns false
 // when there is none (no Worker in this browser, a cross-origin embed, a worker that failed).
 EM_JS(int, attnlab_post_timing_batch, (int ticket, int kind, int kernel, int n, double min_ms, int want_output), {
   if (!Module.postJob) return 0;

@@ -2,7 +2,7 @@
 // n = 8192 held the main thread for over a second). The worker (web/bindings/job_worker.mjs)
 // instantiates the page's own compiled module without starting the app and answers one job at a
 // time with the same C++ (page_js.cpp's runJob), so its numbers are the ones the main thread would
-// get. mount.js installs Module.postJob; where there is no Worker (or it failed), Available() is false
+// get. job_host.mjs installs Module.postJob; where there is no Worker (or it failed), Available() is false
 // and the caller runs the work on the main thread, one call per frame.
 #pragma once
 
