@@ -311,8 +311,10 @@ void RnnPanel::DrawSpeed(PanelContext& ctx) {
                      "multiply and an add count as two) in n steps, each waiting for the one before. One attention head "
                      "with Wq, Wk, Wv, Wᵒ does 2·n·d²·4 + 4·n²·d operations, all in one step: every row at once. The "
                      "times are the engine's, measured in this page on one core (the RNN: one product per step; "
-                     "attention: %s), one size at a time; a size that would hold the page for long runs in a Web Worker.",
-                     d, attn::KernelName(RnnSpeedLab::AttentionLayer().kernel));
+                     "attention: %s), one size at a time%s.",
+                     d, attn::KernelName(RnnSpeedLab::AttentionLayer().kernel),
+                     offload::Available() ? "; a size that would hold the page for long runs in a Web Worker"
+                                          : ", one per frame (no Web Worker here)");
   const bool again = ImGui::Button("Time again");
   ctx.published.Rect("rnn.time", LastItemRect());
   if (!sweep_started_ || again) {

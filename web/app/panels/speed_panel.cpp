@@ -258,12 +258,15 @@ void SpeedPanel::StepSweep(PanelContext& ctx) {
 
 void SpeedPanel::DrawSweep(PanelContext& ctx) {
   if (sweep_.empty()) return;
-  ImGui::SeparatorText(sweep_queue_.empty() ? "Sweep: GFLOP/s (median µs per forward, range of 3 batches)" : "Sweep: measuring…");
+  ImGui::SeparatorText(sweep_queue_.empty() ? "Sweep: GFLOP/s and time per forward" : "Sweep: measuring…");
+  // A phone has no room for three kernels' cells on one line each: each cell takes three lines there.
+  const bool narrow = ImGui::GetContentRegionAvail().x < 600.0f;
+  DrawNote("Each cell: GFLOP/s, the median time per forward of %d batches, and their range.", kSweepBatches);
   const std::vector<attn::KernelId> kernels = attn::AvailableKernels();
   if (ImGui::BeginTable("speed.sweep", 1 + static_cast<int>(kernels.size()),
                         ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("n");
-    for (attn::KernelId id : kernels) ImGui::TableSetupColumn(KernelLabel(id));
+    for (attn::KernelId id : kernels) ImGui::TableSetupColumn(narrow ? attn::KernelBuildName(id) : KernelLabel(id));
     ImGui::TableHeadersRow();
     for (int k = kSweepLo; k <= kSweepHi; ++k) {
       ImGui::TableNextRow();
@@ -277,7 +280,15 @@ void SpeedPanel::DrawSweep(PanelContext& ctx) {
           continue;
         }
         const lessons::TimingSamples& t = it->second.samples;
-        ImGui::Text("%.2f (%.0f µs, %.0f–%.0f)", it->second.gflops, it->second.us, t.Min(), t.Max());
+        if (narrow) {  // in ms from 10 ms on, so the column stays narrow
+          const bool ms = it->second.us >= 1e4;
+          const double unit = ms ? 1e-3 : 1.0;
+          ImGui::Text("%.2f", it->second.gflops);
+          ImGui::Text("%.0f %s", it->second.us * unit, ms ? "ms" : "µs");
+          ImGui::TextDisabled("%.0f–%.0f", t.Min() * unit, t.Max() * unit);
+        } else {
+          ImGui::Text("%.2f (%.0f µs, %.0f–%.0f)", it->second.gflops, it->second.us, t.Min(), t.Max());
+        }
         ctx.published.Scalar("speed.sweep." + std::string(attn::KernelName(id)) + "." + std::to_string(1 << k),
                              it->second.gflops);
       }
@@ -297,7 +308,8 @@ void SpeedPanel::DrawSweep(PanelContext& ctx) {
 
 void SpeedPanel::DrawSweepPlot(PanelContext& ctx) {
   if (curves_.us.empty()) return;
-  ImGui::SeparatorText("Time against n (log-log): the slope becomes n² once the scores dominate");
+  ImGui::SeparatorText("Time against n (log-log)");
+  Prose("The slope becomes n² once the scores dominate.");
   std::vector<PlotSeries> series;
   const std::vector<attn::KernelId> kernels = attn::AvailableKernels();
   for (size_t k = 0; k < kernels.size() && k < curves_.us.size(); ++k)
@@ -331,7 +343,7 @@ void SpeedPanel::Draw(PanelContext& ctx) {
       "sequences are dominated by the n² part. The fused SIMD kernel works on 4 numbers per instruction and "
       "walks the keys in tiles, keeping only a running maximum and sum per word, so the n×n weights never "
       "exist in memory. The other two kernels build every intermediate, as the other views need them to draw.",
-      "drag n up (each setting is timed in 3 batches; tick live to keep timing) and watch GFLOP/s, billions of "
+      "drag n up (each setting is timed in 3 batches, or 1 when a forward takes over 0.3 s; tick live to keep timing) and watch GFLOP/s, billions of "
       "operations per second, climb; switch to the Eigen library or the plain loops; press Sweep to fill "
       "the table for every kernel.");
   const lessons::SpeedState& s = ctx.state.speed;
