@@ -7,7 +7,8 @@
 //
 // A test is one <testcase>. ctest gives each a status: "run" passed; "fail" and "notrun" (its
 // command could not start, e.g. a test binary that failed to build) failed, as ctest counts them;
-// "disabled" is not counted. Node's testcases have no status: a <failure> or <error> child failed,
+// "disabled", and "notrun" with a <skipped> child (SKIP_REGULAR_EXPRESSION or SKIP_RETURN_CODE
+// matched: e.g. the PyTorch check on a machine without torch), are not counted. Node's testcases have no status: a <failure> or <error> child failed,
 // a <skipped> child (skip, todo) is not counted, anything else passed. A node test with subtests
 // becomes a <testsuite> holding them: its subtests are counted, and a <failure> of its own counts
 // as one more failed test. A file that is missing, empty or not XML counts as one failed test: the
@@ -55,6 +56,7 @@ export function countTests(root) {
     if (node.name === 'testcase') {
       const status = node.attrs.status;
       if (status === 'run') ++counts.passed;
+      else if (status === 'notrun' && has(node, 'skipped')) ++counts.skipped;
       else if (status === 'fail' || status === 'notrun') ++counts.failed;
       else if (status === 'disabled') ++counts.skipped;
       else if (has(node, 'failure', 'error')) ++counts.failed;
