@@ -42,7 +42,7 @@ async function framesUntil(page, done, everyMs) {
   }
 }
 
-// View 13's number for view 5, and the same layer called through forward() from JavaScript (which
+// View 14's number for view 5, and the same layer called through forward() from JavaScript (which
 // also copies every matrix out): the engine alone should be no slower.
 async function headsRecompute(session) {
   const { page } = await openPage(session, { waitForVectors: false });
@@ -112,7 +112,7 @@ async function embed(session) {
 }
 
 // The longest the page's thread went without an animation frame (a requestAnimationFrame loop's
-// largest step) while view 13 timed a forward at n = 8192 and then swept every kernel: issue 26's
+// largest step) while view 14 timed a forward at n = 8192 and then swept every kernel: issue 26's
 // 1150 ms, before the timing moved to the page's Web Worker.
 async function mainThreadGap(session) {
   const { page } = await openPage(session, { hash: '#v=speed&sp.n=6&sp.l=0', waitForVectors: false });

@@ -482,7 +482,7 @@ export function pageTargets(page) {
        'view 9 at n = 4096: attention\'s measured time per token above the RNN\'s (4·n·d against 4·d² operations)',
        (p) => `${p.attention_us.toFixed(2)} µs against ${p.rnn_us.toFixed(2)} µs`);
   part('main_thread_gap', (p) => bool(p.max_gap_ms <= T.mainThreadGapMs, p.max_gap_ms),
-       `the page's thread never goes ${T.mainThreadGapMs} ms without a frame while view 13 times n = 8192 and sweeps every kernel`,
+       `the page's thread never goes ${T.mainThreadGapMs} ms without a frame while view 14 times n = 8192 and sweeps every kernel`,
        (p) => `longest gap ${ms(p.max_gap_ms, 0)} over ${p.frames} frames, n = 8192 timed ${p.in_worker ? 'in a Web Worker' : 'on the page\'s thread'}`);
   return lines;
 }

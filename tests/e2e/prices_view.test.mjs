@@ -1,4 +1,4 @@
-// View 12: smoothing a noisy price series. The real prices are the asset's, the moving average is a
+// View 13: smoothing a noisy price series. The real prices are the asset's, the moving average is a
 // box average, the attention smoother is forward() on query/key built from (value, time) features.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// View 13: the forward timed in the browser; and forwardOutput(), the fused path, from JavaScript.
+// View 14: the forward timed in the browser; and forwardOutput(), the fused path, from JavaScript.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newPage, openBrowser, openPage, screenshot, settle } from './browser.mjs';

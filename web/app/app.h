@@ -52,7 +52,7 @@ class App {
   // draw seeded heads. Returns the parse status.
   attn::Status LoadTrainedHeads(const uint8_t* bytes, size_t size);
   void TrainedHeadsFailed(const std::string& why);
-  // prices.csv's text for view 12, or why it could not be fetched.
+  // prices.csv's text for view 13, or why it could not be fetched.
   attn::Status LoadPrices(const std::string& csv);
   void PricesFailed(const std::string& why);
   const lessons::PricesInputs& prices() const { return prices_; }
@@ -96,7 +96,7 @@ class App {
   const std::string& sentence_error() const { return sentence_.status().message(); }
   const Published& published() const { return published_; }
   int engine_runs() const { return EngineRuns(); }
-  // A panel asked for the next frame although no input came (view 13 keeps timing).
+  // A panel asked for the next frame although no input came (view 14 keeps timing).
   bool wants_another_frame() const { return wants_another_frame_; }
 
  private:

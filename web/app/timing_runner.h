@@ -1,4 +1,4 @@
-// Timing batches for the views that time the engine (13 Speed, 9 RNN), written once: where each batch
+// Timing batches for the views that time the engine (14 Speed, 9 RNN), written once: where each batch
 // runs, warm-ups, one call in flight. A batch predicted to hold the page's thread for longer than
 // kMainThreadCallMs goes to the page's Web Worker (offload.h); shorter ones run here, at most one
 // timing call per frame, so no frame holds the page for more than one short call. Before the first

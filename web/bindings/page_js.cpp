@@ -240,7 +240,7 @@ void TrainedHeadsFailed(const std::string& why) {
 
 bool NeedsTrainedHeads() { return attnlab::TheApp().NeedsTrainedHeads(); }
 
-// Parses prices.csv's text for view 12; returns "" or what is wrong (the view then says so).
+// Parses prices.csv's text for view 13; returns "" or what is wrong (the view then says so).
 std::string LoadPrices(const std::string& text) {
   const attn::Status status = attnlab::TheApp().LoadPrices(text);
   attnlab::platform::MarkDirty();

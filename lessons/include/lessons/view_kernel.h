@@ -7,7 +7,7 @@
 //   - training (views 8 and 11, and the tagger that labels view 3's and 5's trained heads) runs
 //     through attn::train, whose forward and backward are Eigen's: the SIMD variants have no
 //     backward kernels (attn/grad.h);
-//   - view 13 times the kernel the reader picks.
+//   - view 14 times the kernel the reader picks.
 #pragma once
 
 #include "attn/config.h"

@@ -12,8 +12,8 @@
 namespace lessons {
 
 // The views, in the order of the tabs (and of docs/concepts.md), and their names in links.
-enum class ViewId { kWords, kOrder, kQkv, kRelevance, kHeads, kMasks, kCnn, kDataSize, kRnn, kRetrieval, kLearn, kPrices, kSpeed, kCount };
-inline constexpr const char* kViewNames[] = {"words", "order", "qkv", "relevance", "heads", "masks", "cnn", "datasize", "rnn", "retrieval", "learn", "prices", "speed"};
+enum class ViewId { kWords, kOrder, kQkv, kRelevance, kHeads, kMasks, kCnn, kDataSize, kRnn, kRetrieval, kLearn, kLm, kPrices, kSpeed, kCount };
+inline constexpr const char* kViewNames[] = {"words", "order", "qkv", "relevance", "heads", "masks", "cnn", "datasize", "rnn", "retrieval", "learn", "lm", "prices", "speed"};
 static_assert(sizeof(kViewNames) / sizeof(kViewNames[0]) == static_cast<size_t>(ViewId::kCount));
 
 // Where the word vectors come from.
@@ -348,7 +348,42 @@ struct LearnState {
   }
 };
 
-// View 12: smoothing a noisy price series, attention re-weighting vs a moving average.
+// View 12: the language model (web/assets/lm-brown.bin) on the shared sentence: the next word after
+// each word, every layer × head, the logit lens, knocking heads out, and a continuation.
+inline constexpr const char* kLmAblationNames[] = {"zero", "mean"};
+struct LmState {
+  static constexpr FloatField kTemperature{"lm.t", "temperature", 0.0f, 2.0f, "%.2f"};
+  static constexpr IntField kWords{"lm.n", "words to generate", 1, 30};
+  static constexpr BoolField kGenerate{"lm.g", "continue the sentence"};
+  static constexpr IntField kSeed{"lm.sd", "seed", 1, 9999};
+  static constexpr IntField kWord{"lm.w", "word", -1, 63};
+  static constexpr IntField kHead{"lm.e", "head", -1, 255};
+  static constexpr IntField kAblated{"lm.x", "heads knocked out", 0, 65535};
+  static constexpr ChoiceField kAblation{"lm.am", 2, kLmAblationNames};
+  static constexpr int kMaxAblatable = 16;  // kAblated is a bit per head, layer-major
+
+  float temperature = 0.8f;  // the continuation's sampling: softmax(logits / T); 0: greedy
+  int words = 20;            // how many words the continuation adds
+  bool generate = false;     // the continuation is shown (a link reproduces it from the seed)
+  int seed = 1;
+  int word = -1;             // the word whose next-word distribution is detailed; -1: the last
+  int head = -1;             // the head enlarged (layer · heads + head); -1: none
+  int ablated = 0;           // bit layer · heads + head: that head is knocked out
+  int ablation = 0;          // 0: its output set to zero; 1: to its mean over held-out text
+
+  void Visit(FieldVisitor& v) {
+    v.Float(kTemperature, temperature);
+    v.Int(kWords, words);
+    v.Bool(kGenerate, generate);
+    v.Int(kSeed, seed);
+    v.Int(kWord, word);
+    v.Int(kHead, head);
+    v.Int(kAblated, ablated);
+    v.ChoiceIndex(kAblation, ablation);
+  }
+};
+
+// View 13: smoothing a noisy price series, attention re-weighting vs a moving average.
 struct PricesState {
   static constexpr IntField kStock{"p.s", "stock", 0, 15};
   static constexpr FloatField kNoise{"p.n", "noise × price", 0.0f, 0.5f};
@@ -383,7 +418,7 @@ struct PricesState {
   }
 };
 
-// View 13: the engine's speed in this browser.
+// View 14: the engine's speed in this browser.
 struct SpeedState {
   static constexpr IntField kLog2N{"sp.n", "sequence length", 4, 13};
   // attn::KernelId; -1: the fastest this page has
@@ -440,6 +475,7 @@ struct ViewState {
   RnnState rnn;
   RetrievalState retrieval;
   LearnState learn;
+  LmState lm;
   PricesState prices;
   SpeedState speed;
   DisplayState display;
@@ -458,6 +494,7 @@ struct ViewState {
     rnn.Visit(v);
     retrieval.Visit(v);
     learn.Visit(v);
+    lm.Visit(v);
     prices.Visit(v);
     speed.Visit(v);
     display.Visit(v);

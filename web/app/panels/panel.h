@@ -24,7 +24,7 @@ struct PanelContext {
   const lessons::Sentence& sentence;
   int sentence_version;
   Published& published;
-  // web/assets/prices.csv, loaded after the first frame (view 12).
+  // web/assets/prices.csv, loaded after the first frame (view 13).
   const lessons::PricesInputs* prices = nullptr;
   // Set by a panel that needs the next frame drawn although nothing changed (a running timer).
   bool* wants_another_frame = nullptr;

@@ -1,4 +1,4 @@
-// View 12. What the reader sees: a real monthly price series with seeded noise; a moving average
+// View 13. What the reader sees: a real monthly price series with seeded noise; a moving average
 // and attention re-weighting smoothing it; hovering a month shows whom it attends to.
 #include "panels/prices_panel.h"
 

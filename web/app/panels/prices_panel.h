@@ -1,4 +1,4 @@
-// View 12: smoothing a noisy price series. Attention re-weighting with features of value and time
+// View 13: smoothing a noisy price series. Attention re-weighting with features of value and time
 // against a moving average (a convolution with a box kernel), both over the real prices.
 #pragma once
 
@@ -10,7 +10,7 @@ namespace attnlab {
 class PricesPanel : public Panel {
  public:
   lessons::ViewId id() const override { return lessons::ViewId::kPrices; }
-  const char* title() const override { return "12 Prices"; }
+  const char* title() const override { return "13 Prices"; }
   void Draw(PanelContext& ctx) override;
   const char* takeaway() const override {
     return "Attention smooths by similarity of value and time, a moving average by position alone; the error against the real price says which did better here.";

@@ -1,4 +1,4 @@
-// View 13. Times attn::ForwardOutput in the browser on the multi-head layer of `npm run bench`
+// View 14. Times attn::ForwardOutput in the browser on the multi-head layer of `npm run bench`
 // (d_model 256, 4 heads, Wq Wk Wv Wo with biases). FLOPs = 2·n·d²·4 + 4·n²·d: the four projections
 // and, per head, QKᵀ and the weighted sum. The timer is the browser's, so small n are timed in
 // batches of several forwards. Below it, view 5's recompute (32 words, 8 heads) as the views run it.

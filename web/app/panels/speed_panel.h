@@ -1,4 +1,4 @@
-// View 13: the engine's forward pass timed in the reader's browser — µs, GFLOP/s and the share of
+// View 14: the engine's forward pass timed in the reader's browser — µs, GFLOP/s and the share of
 // this core's measured SIMD peak, for the fused kernel and the ones that build every intermediate.
 #pragma once
 
@@ -17,7 +17,7 @@ namespace attnlab {
 class SpeedPanel : public Panel {
  public:
   lessons::ViewId id() const override { return lessons::ViewId::kSpeed; }
-  const char* title() const override { return "13 Speed"; }
+  const char* title() const override { return "14 Speed"; }
   bool uses_sentence() const override { return false; }
   void Draw(PanelContext& ctx) override;
   const char* takeaway() const override {

@@ -1,4 +1,4 @@
-// View 12: smoothing a noisy price series. Attention re-weighting with features of value and time
+// View 13: smoothing a noisy price series. Attention re-weighting with features of value and time
 // against a moving average (a convolution with a box kernel), both over the real prices.
 #pragma once
 

@@ -1,4 +1,4 @@
-// View 13: the engine's forward pass timed where it runs — the layer of `npm run bench`
+// View 14: the engine's forward pass timed where it runs — the layer of `npm run bench`
 // (lessons/bench_layer.h) through attn::ForwardOutput — and view 5's recompute on the views' kernel.
 #pragma once
 

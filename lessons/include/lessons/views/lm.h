@@ -1,0 +1,76 @@
+// View 12: the language model (attn::train, web/assets/lm-brown.bin) on the shared sentence. The
+// next word after every word, every layer × head's weights, the residual stream's norms, the logit
+// lens, heads knocked out and what that changes, and a continuation through the KV cache.
+//
+// The page runs this in the language model's own module (web/bindings/lm_js.cpp, in a Web Worker):
+// the page's module holds only LmViewModel and its wire format (lessons/lm_wire.h), so views that
+// do not use the model do not pay for its code. Shapes: n words read (n ≤ seq_len), L layers,
+// h heads, V words in the vocabulary.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lessons/common.h"
+#include "lessons/view_state.h"
+
+namespace attn::train {
+struct LmModel;
+}
+
+namespace lessons {
+
+// A word the model may say next, with its probability at temperature 1 and at the state's
+// temperature (what the continuation samples from; at T = 0, greedy, 1 for the top word).
+struct LmNextWord {
+  std::string word;
+  float p = 0;
+  float p_t = 0;
+};
+
+// A word of the continuation.
+struct LmContinuationWord {
+  std::string word;
+  float p = 0;            // the model's probability of it (temperature 1) where it was chosen
+  int cache_length = 0;   // positions in the KV cache after it was chosen
+  int64_t cache_bytes = 0;  // the cache's floats then, in bytes: 4·2·L·h·positions·d_k
+};
+
+struct LmViewModel {
+  // The model.
+  int layers = 0, heads = 0, d_model = 0, seq_len = 0, vocab = 0;
+  int64_t parameters = 0;
+  // The sentence as the model reads it.
+  std::vector<std::string> words;     // (n) lower-cased page tokens; "<unk>" is shown as the word typed
+  std::vector<uint8_t> known;         // (n) 1 when the word is in the vocabulary
+  int dropped = 0;                    // words past the context (seq_len), not read
+  // The next word after each position, with the heads of `ablated` knocked out when any.
+  std::vector<std::vector<LmNextWord>> top;  // n × 5, most probable first
+  std::vector<float> p_next;          // (n − 1) the probability of the sentence's own next word (−1: it is <unk>)
+  float perplexity = 0;               // exp(mean −log p_next) over the known next words (0: none)
+  std::vector<Matrix> weights;        // L·h, layer-major: (n, n) causal attention weights, rows sum to 1
+  std::vector<std::vector<float>> residual_norms;  // (L + 1) × n: ‖x‖₂ after the embedding, then each block
+  std::vector<std::vector<LmNextWord>> lens;       // (L + 1) × n: the top word of LNf(x_ℓ) wteᵀ + b (p_t = p)
+  // Knocking heads out (state.ablated): what the unablated model said, and the change.
+  std::vector<int> ablated;                   // layer · h + head, ascending
+  int ablation = 0;                           // LmState::ablation: 0 zero, 1 mean
+  std::vector<std::vector<LmNextWord>> base_top;  // n × 5 without ablation (empty when none is knocked out)
+  std::vector<float> kl;                      // (n) KL(unablated ‖ ablated) in nats
+  std::vector<float> delta_logp;              // (n) Δ log p of the unablated top word (ablated − unablated)
+  // The continuation (state.generate): from the last words that leave room for it.
+  int prompt_words = 0;                       // words of the sentence it continues (≤ seq_len − words)
+  std::vector<LmContinuationWord> continuation;
+  // Timings of this model in the place it ran (filled by the caller that timed them; −1: not timed).
+  double forward_ms = -1;       // one forward of the n words
+  double cached_word_ms = -1;   // one more word through the KV cache
+  double recompute_word_ms = -1;  // the same word by recomputing all n + 1 words
+  std::string note;             // "" or what the model could not do with this sentence (said in the view)
+};
+
+// The words of `tokens` the model reads: the first seq_len (n) lower-cased tokens.
+// kEmptyInput when there is none; ablated heads and the selected word are clamped into range.
+Status ComputeLm(const attn::train::LmModel& model, const std::vector<std::string>& tokens, const LmState& state,
+                 LmViewModel* out);
+
+}  // namespace lessons

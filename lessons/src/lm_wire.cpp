@@ -1,0 +1,275 @@
+#include "lessons/lm_wire.h"
+
+#include <cstdint>
+#include <cstring>
+
+namespace lessons {
+namespace {
+
+constexpr uint32_t kRequestMagic = 0x514d4c41;  // "ALMQ"
+constexpr uint32_t kAnswerMagic = 0x414d4c41;   // "ALMA"
+
+// Little-endian on every target attnlab builds for (x86-64, wasm32): memcpy of the native bytes.
+class Writer {
+ public:
+  template <typename T>
+  void Put(T value) {
+    char bytes[sizeof(T)];
+    std::memcpy(bytes, &value, sizeof(T));
+    out.append(bytes, sizeof(T));
+  }
+  void String(const std::string& s) {
+    Put<uint32_t>(static_cast<uint32_t>(s.size()));
+    out += s;
+  }
+  void Floats(const std::vector<float>& v) {
+    Put<uint32_t>(static_cast<uint32_t>(v.size()));
+    out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+  }
+  void MatrixValues(const Matrix& m) {
+    Put<uint32_t>(static_cast<uint32_t>(m.rows()));
+    Put<uint32_t>(static_cast<uint32_t>(m.cols()));
+    out.append(reinterpret_cast<const char*>(m.data()), static_cast<size_t>(m.size()) * sizeof(float));
+  }
+  void Words(const std::vector<LmNextWord>& words) {
+    Put<uint32_t>(static_cast<uint32_t>(words.size()));
+    for (const LmNextWord& w : words) {
+      String(w.word);
+      Put<float>(w.p);
+      Put<float>(w.p_t);
+    }
+  }
+  std::string out;
+};
+
+// Every read checks the bytes left; a count is checked against them before anything is allocated.
+class Reader {
+ public:
+  explicit Reader(std::string_view bytes) : bytes_(bytes) {}
+  template <typename T>
+  bool Get(const char* what, T* value) {
+    if (!Need(what, sizeof(T))) return false;
+    std::memcpy(value, bytes_.data() + at_, sizeof(T));
+    at_ += sizeof(T);
+    return true;
+  }
+  // A count of items of at least `min_bytes` each.
+  bool Count(const char* what, size_t min_bytes, uint32_t* count) {
+    if (!Get(what, count)) return false;
+    return Need(what, static_cast<size_t>(*count) * min_bytes);
+  }
+  bool String(const char* what, std::string* s) {
+    uint32_t size = 0;
+    if (!Count(what, 1, &size)) return false;
+    s->assign(bytes_.data() + at_, size);
+    at_ += size;
+    return true;
+  }
+  bool Floats(const char* what, std::vector<float>* v) {
+    uint32_t size = 0;
+    if (!Count(what, sizeof(float), &size)) return false;
+    v->resize(size);
+    std::memcpy(v->data(), bytes_.data() + at_, size * sizeof(float));
+    at_ += size * sizeof(float);
+    return true;
+  }
+  bool MatrixValues(const char* what, Matrix* m) {
+    uint32_t rows = 0, cols = 0;
+    if (!Get(what, &rows) || !Get(what, &cols)) return false;
+    if (!Need(what, static_cast<size_t>(rows) * cols * sizeof(float))) return false;
+    m->resize(rows, cols);
+    std::memcpy(m->data(), bytes_.data() + at_, static_cast<size_t>(rows) * cols * sizeof(float));
+    at_ += static_cast<size_t>(rows) * cols * sizeof(float);
+    return true;
+  }
+  bool Words(const char* what, std::vector<LmNextWord>* words) {
+    uint32_t count = 0;
+    if (!Count(what, 12, &count)) return false;
+    words->resize(count);
+    for (LmNextWord& w : *words)
+      if (!String(what, &w.word) || !Get(what, &w.p) || !Get(what, &w.p_t)) return false;
+    return true;
+  }
+  bool AtEnd(const char* what) {
+    if (at_ == bytes_.size()) return true;
+    Fail(what, "the end", std::to_string(bytes_.size() - at_) + " more bytes");
+    return false;
+  }
+  Status status() const { return status_; }
+
+ private:
+  bool Need(const char* what, size_t n) {
+    if (bytes_.size() - at_ >= n) return true;
+    Fail(what, std::to_string(n) + " bytes", std::to_string(bytes_.size() - at_));
+    return false;
+  }
+  void Fail(const char* what, const std::string& expected, const std::string& got) {
+    if (status_.ok())
+      status_ = Status(StatusCode::kParseError, std::string("lm message: ") + what + ": expected " + expected +
+                                                    ", got " + got + " (at byte " + std::to_string(at_) + ")");
+  }
+  std::string_view bytes_;
+  size_t at_ = 0;
+  Status status_;
+};
+
+}  // namespace
+
+std::string WriteLmRequest(const LmRequest& request) {
+  Writer w;
+  w.Put<uint32_t>(kRequestMagic);
+  w.Put<uint32_t>(static_cast<uint32_t>(request.tokens.size()));
+  for (const std::string& t : request.tokens) w.String(t);
+  w.String(FieldsKey(request.state));
+  return w.out;
+}
+
+Status ReadLmRequest(std::string_view bytes, LmRequest* request) {
+  Reader r(bytes);
+  uint32_t magic = 0, count = 0;
+  LmRequest q;
+  std::string fields;
+  if (r.Get("magic", &magic) && magic != kRequestMagic)
+    return Status(StatusCode::kParseError, "lm message: magic: expected a request, got " + std::to_string(magic));
+  if (r.Count("tokens", 4, &count)) {
+    q.tokens.resize(count);
+    for (std::string& t : q.tokens)
+      if (!r.String("token", &t)) break;
+  }
+  if (r.status().ok() && r.String("state", &fields)) r.AtEnd("request");
+  if (!r.status().ok()) return r.status();
+  // The state as its fields' text ("lm.t=0.8&…"): read back as a link is, so a bad value is clamped.
+  ViewState view;
+  ParseState(fields, &view);
+  q.state = view.lm;
+  *request = std::move(q);
+  return Status::Ok();
+}
+
+std::string WriteLmAnswer(const Status& status, const LmViewModel& m) {
+  Writer w;
+  w.Put<uint32_t>(kAnswerMagic);
+  w.Put<int32_t>(static_cast<int32_t>(status.code()));
+  w.String(status.message());
+  if (!status.ok()) return w.out;
+  for (int v : {m.layers, m.heads, m.d_model, m.seq_len, m.vocab, m.dropped, m.ablation, m.prompt_words})
+    w.Put<int32_t>(v);
+  w.Put<int64_t>(m.parameters);
+  w.Put<uint32_t>(static_cast<uint32_t>(m.words.size()));
+  for (size_t i = 0; i < m.words.size(); ++i) {
+    w.String(m.words[i]);
+    w.Put<uint8_t>(m.known[i]);
+  }
+  for (const auto* rows : {&m.top, &m.lens, &m.base_top}) {
+    w.Put<uint32_t>(static_cast<uint32_t>(rows->size()));
+    for (const auto& row : *rows) w.Words(row);
+  }
+  w.Floats(m.p_next);
+  w.Put<float>(m.perplexity);
+  w.Put<uint32_t>(static_cast<uint32_t>(m.weights.size()));
+  for (const Matrix& x : m.weights) w.MatrixValues(x);
+  w.Put<uint32_t>(static_cast<uint32_t>(m.residual_norms.size()));
+  for (const auto& row : m.residual_norms) w.Floats(row);
+  w.Put<uint32_t>(static_cast<uint32_t>(m.ablated.size()));
+  for (int a : m.ablated) w.Put<int32_t>(a);
+  w.Floats(m.kl);
+  w.Floats(m.delta_logp);
+  w.Put<uint32_t>(static_cast<uint32_t>(m.continuation.size()));
+  for (const LmContinuationWord& c : m.continuation) {
+    w.String(c.word);
+    w.Put<float>(c.p);
+    w.Put<int32_t>(c.cache_length);
+    w.Put<int64_t>(c.cache_bytes);
+  }
+  for (double t : {m.forward_ms, m.cached_word_ms, m.recompute_word_ms}) w.Put<double>(t);
+  w.String(m.note);
+  return w.out;
+}
+
+Status ReadLmAnswer(std::string_view bytes, LmViewModel* out) {
+  Reader r(bytes);
+  uint32_t magic = 0;
+  int32_t code = 0;
+  std::string message;
+  if (r.Get("magic", &magic) && magic != kAnswerMagic)
+    return Status(StatusCode::kParseError, "lm message: magic: expected an answer, got " + std::to_string(magic));
+  if (!r.Get("status", &code) || !r.String("message", &message)) return r.status();
+  if (code != 0) {
+    if (code < 0 || code > static_cast<int32_t>(StatusCode::kResourceExhausted))
+      return Status(StatusCode::kParseError, "lm message: status: expected a status code, got " + std::to_string(code));
+    r.AtEnd("error");
+    if (!r.status().ok()) return r.status();
+    return Status(static_cast<StatusCode>(code), message);
+  }
+  LmViewModel m;
+  int32_t ints[8] = {};
+  for (int32_t& v : ints) r.Get("shape", &v);
+  m.layers = ints[0], m.heads = ints[1], m.d_model = ints[2], m.seq_len = ints[3], m.vocab = ints[4];
+  m.dropped = ints[5], m.ablation = ints[6], m.prompt_words = ints[7];
+  r.Get("parameters", &m.parameters);
+  uint32_t count = 0;
+  if (r.Count("words", 5, &count)) {
+    m.words.resize(count);
+    m.known.resize(count);
+    for (uint32_t i = 0; i < count && r.String("word", &m.words[i]) && r.Get("known", &m.known[i]); ++i) {
+    }
+  }
+  for (auto* rows : {&m.top, &m.lens, &m.base_top}) {
+    if (!r.Count("next words", 4, &count)) break;
+    rows->resize(count);
+    for (auto& row : *rows)
+      if (!r.Words("next word", &row)) break;
+  }
+  r.Floats("p_next", &m.p_next);
+  r.Get("perplexity", &m.perplexity);
+  if (r.Count("weights", 8, &count)) {
+    m.weights.resize(count);
+    for (Matrix& x : m.weights)
+      if (!r.MatrixValues("weights", &x)) break;
+  }
+  if (r.Count("residual norms", 4, &count)) {
+    m.residual_norms.resize(count);
+    for (auto& row : m.residual_norms)
+      if (!r.Floats("residual norms", &row)) break;
+  }
+  if (r.Count("ablated", 4, &count)) {
+    m.ablated.resize(count);
+    for (int& a : m.ablated) {
+      int32_t v = 0;
+      r.Get("ablated", &v);
+      a = v;
+    }
+  }
+  r.Floats("kl", &m.kl);
+  r.Floats("delta_logp", &m.delta_logp);
+  if (r.Count("continuation", 20, &count)) {
+    m.continuation.resize(count);
+    for (LmContinuationWord& c : m.continuation) {
+      int32_t length = 0;
+      if (!r.String("continuation", &c.word) || !r.Get("continuation", &c.p) || !r.Get("continuation", &length) ||
+          !r.Get("continuation", &c.cache_bytes))
+        break;
+      c.cache_length = length;
+    }
+  }
+  for (double* t : {&m.forward_ms, &m.cached_word_ms, &m.recompute_word_ms}) r.Get("timing", t);
+  r.String("note", &m.note);
+  r.AtEnd("answer");
+  if (!r.status().ok()) return r.status();
+  // What the page indexes by: the shapes agree with each other.
+  const size_t n = m.words.size(), heads = static_cast<size_t>(m.layers) * static_cast<size_t>(m.heads);
+  bool shapes = m.layers > 0 && m.heads > 0 && m.top.size() == n && m.weights.size() == heads &&
+                m.residual_norms.size() == static_cast<size_t>(m.layers) + 1 && m.lens.size() == m.residual_norms.size() &&
+                (n == 0 || m.p_next.size() == n - 1);
+  for (const Matrix& x : m.weights) shapes = shapes && x.rows() == static_cast<Eigen::Index>(n) && x.cols() == x.rows();
+  for (const auto& row : m.residual_norms) shapes = shapes && row.size() == n;
+  for (const auto& row : m.lens) shapes = shapes && row.size() == n;
+  if (!m.ablated.empty()) shapes = shapes && m.base_top.size() == n && m.kl.size() == n && m.delta_logp.size() == n;
+  if (!shapes)
+    return Status(StatusCode::kParseError, "lm message: shapes: expected the words' count in every part, got " +
+                                               std::to_string(n) + " words and parts of other sizes");
+  *out = std::move(m);
+  return Status::Ok();
+}
+
+}  // namespace lessons

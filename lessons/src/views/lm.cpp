@@ -1,0 +1,157 @@
+#include "lessons/views/lm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "attn/train/lm_inference.h"
+#include "attn/train/model.h"
+#include "lessons/text.h"
+
+namespace lessons {
+namespace {
+
+using attn::train::LmModel;
+
+constexpr int kTop = 5;
+
+// The k most probable words of one row of logits (lowest id first on ties), at T = 1 and at T.
+std::vector<LmNextWord> TopWords(const LmModel& model, const Matrix& logits_row, float temperature, int k) {
+  const Matrix p = attn::train::LmSoftmax(logits_row);
+  const Matrix pt = temperature > 0 ? attn::train::LmSoftmax(logits_row, temperature) : Matrix();
+  std::vector<int> order(static_cast<size_t>(p.cols()));
+  std::iota(order.begin(), order.end(), 0);
+  const int shown = std::min<int>(k, static_cast<int>(order.size()));
+  std::partial_sort(order.begin(), order.begin() + shown, order.end(),
+                    [&](int a, int b) { return p(0, a) > p(0, b) || (p(0, a) == p(0, b) && a < b); });
+  std::vector<LmNextWord> top;
+  for (int i = 0; i < shown; ++i) {
+    const int id = order[static_cast<size_t>(i)];
+    // Greedy (T = 0) takes the most probable word that is not <unk> with certainty.
+    float p_t = 0;
+    if (temperature > 0) p_t = pt(0, id);
+    top.push_back({model.vocabulary[static_cast<size_t>(id)], p(0, id), p_t});
+  }
+  if (temperature == 0) {
+    for (LmNextWord& w : top)
+      if (w.word != attn::train::kLmUnknownWord) {
+        w.p_t = 1;
+        break;
+      }
+  }
+  return top;
+}
+
+int64_t ParameterCount(const LmModel& model) {
+  int64_t count = 0;
+  attn::train::ForEachParameter(model.params, [&](const std::string&, const auto& m) { count += m.size(); });
+  return count;
+}
+
+}  // namespace
+
+Status ComputeLm(const LmModel& model, const std::vector<std::string>& tokens, const LmState& state, LmViewModel* out) {
+  if (tokens.empty()) return Status(StatusCode::kEmptyInput, "lm: sentence: expected at least one word, got none");
+  const attn::train::LmConfig& c = model.config;
+  LmViewModel m;
+  m.layers = c.layers, m.heads = c.heads, m.d_model = c.d_model, m.seq_len = c.seq_len, m.vocab = c.vocab;
+  m.parameters = ParameterCount(model);
+  const int n = std::min<int>(static_cast<int>(tokens.size()), c.seq_len);
+  m.dropped = static_cast<int>(tokens.size()) - n;
+  const attn::train::LmWordIndex index(model.vocabulary);
+  std::vector<int> ids;
+  const int unknown = c.vocab - 1;
+  for (int i = 0; i < n; ++i) {
+    const std::string word = NormalizeToken(tokens[static_cast<size_t>(i)]);
+    ids.push_back(index.Id(word));
+    m.words.push_back(word);
+    m.known.push_back(ids.back() != unknown ? 1 : 0);
+  }
+
+  // The model as trained, with the logit lens.
+  attn::train::LmCache cache;
+  attn::train::LmTrace trace;
+  ATTN_RETURN_IF_ERROR(attn::train::LmAdvance(model, ids, {}, true, &cache, &trace));
+  for (const auto& layer : trace.weights)
+    for (const Matrix& w : layer) m.weights.push_back(w);
+  m.residual_norms = trace.residual_norms;
+  for (const Matrix& lens : trace.lens_logits) {
+    std::vector<LmNextWord> row;
+    for (int i = 0; i < n; ++i) {
+      LmNextWord w = TopWords(model, lens.row(i), 1.0f, 1)[0];
+      w.p_t = w.p;
+      row.push_back(w);
+    }
+    m.lens.push_back(std::move(row));
+  }
+  double nll = 0;
+  int scored = 0;
+  for (int i = 0; i + 1 < n; ++i) {
+    const int next = ids[static_cast<size_t>(i + 1)];
+    if (next == unknown) {
+      m.p_next.push_back(-1);
+      continue;
+    }
+    const Matrix p = attn::train::LmSoftmax(trace.logits.row(i));
+    m.p_next.push_back(p(0, next));
+    nll -= std::log(static_cast<double>(p(0, next)));
+    ++scored;
+  }
+  m.perplexity = scored ? static_cast<float>(std::exp(nll / scored)) : 0.0f;
+
+  // Knocked-out heads: the same pass with their outputs replaced.
+  attn::train::LmAblation ablation;
+  for (int bit = 0; bit < c.layers * c.heads && bit < LmState::kMaxAblatable; ++bit)
+    if (state.ablated & (1 << bit)) {
+      ablation.heads.push_back({bit / c.heads, bit % c.heads});
+      m.ablated.push_back(bit);
+    }
+  m.ablation = state.ablation;
+  Matrix logits = trace.logits;
+  if (!m.ablated.empty()) {
+    if (state.ablation != 0) {
+      m.note = "knocking a head out with its mean needs the heads' held-out means, which this model file does not "
+               "carry: the heads are zeroed";
+      m.ablation = 0;
+    }
+    attn::train::LmCache ablated_cache;
+    attn::train::LmTrace ablated;
+    ATTN_RETURN_IF_ERROR(attn::train::LmAdvance(model, ids, ablation, false, &ablated_cache, &ablated));
+    for (int i = 0; i < n; ++i) {
+      m.base_top.push_back(TopWords(model, trace.logits.row(i), state.temperature, kTop));
+      const Matrix p = attn::train::LmSoftmax(trace.logits.row(i));
+      const Matrix q = attn::train::LmSoftmax(ablated.logits.row(i));
+      double kl = 0;
+      for (int v = 0; v < c.vocab; ++v)
+        if (p(0, v) > 0) kl += p(0, v) * (std::log(static_cast<double>(p(0, v))) - std::log(static_cast<double>(q(0, v))));
+      m.kl.push_back(static_cast<float>(std::max(0.0, kl)));
+      Eigen::Index best = 0;
+      p.row(0).maxCoeff(&best);
+      m.delta_logp.push_back(static_cast<float>(std::log(static_cast<double>(q(0, best))) -
+                                                std::log(static_cast<double>(p(0, best)))));
+    }
+    logits = ablated.logits;
+  }
+  for (int i = 0; i < n; ++i) m.top.push_back(TopWords(model, logits.row(i), state.temperature, kTop));
+
+  // The continuation, through the KV cache, from the last words that leave it room.
+  if (state.generate) {
+    const int words = std::clamp(state.words, 1, c.seq_len - 1);
+    const int prompt = std::min(n, c.seq_len - words);
+    m.prompt_words = prompt;
+    attn::train::LmGenerateConfig g;
+    g.tokens = words;
+    g.temperature = state.temperature;
+    g.seed = static_cast<uint32_t>(state.seed);
+    std::vector<attn::train::LmGenerated> generated;
+    ATTN_RETURN_IF_ERROR(attn::train::LmGenerate(model, std::vector<int>(ids.end() - prompt, ids.end()), g, &generated));
+    const int64_t bytes_per_position = int64_t{4} * 2 * c.layers * c.d_model;  // h · d_k = d_model
+    for (const attn::train::LmGenerated& w : generated)
+      m.continuation.push_back({model.vocabulary[static_cast<size_t>(w.id)], w.p, w.cache_length,
+                                bytes_per_position * w.cache_length});
+  }
+  *out = std::move(m);
+  return Status::Ok();
+}
+
+}  // namespace lessons

@@ -1,0 +1,217 @@
+// View 12's model (lessons/views/lm.h) on the shipped language model, against the engine's own
+// calls (attn::train::LmAdvance, LmGenerate), and its wire format (lessons/lm_wire.h): what the page
+// reads is what the model module wrote, and no bytes can crash the reader.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "attn/seeded_random.h"
+#include "attn/train/lm_asset.h"
+#include "attn/train/lm_inference.h"
+#include "lessons/asset.h"
+#include "lessons/lm_wire.h"
+#include "lessons/text.h"
+#include "lessons/views/lm.h"
+
+namespace lessons {
+namespace {
+
+using attn::train::LmModel;
+
+const LmModel& Shipped() {
+  static const LmModel model = [] {
+    LmModel m;
+    EXPECT_TRUE(attn::train::ReadLmAsset(testing::ReadAsset("lm-brown.bin"), &m).ok());
+    return m;
+  }();
+  return model;
+}
+
+std::vector<int> Ids(const std::vector<std::string>& tokens) {
+  const attn::train::LmWordIndex index(Shipped().vocabulary);
+  std::vector<int> ids;
+  for (const std::string& t : tokens) ids.push_back(index.Id(NormalizeToken(t)));
+  return ids;
+}
+
+const std::vector<std::string> kTokens = Tokenize("The jury said it did find that many of the city's problems");
+
+TEST(LmView, EveryNumberIsTheEngines) {
+  LmViewModel m;
+  ASSERT_TRUE(ComputeLm(Shipped(), kTokens, LmState(), &m).ok());
+  const int n = static_cast<int>(kTokens.size());
+  ASSERT_EQ(static_cast<int>(m.words.size()), n);
+  EXPECT_EQ(m.layers, 4);
+  EXPECT_EQ(m.heads, 4);
+  EXPECT_EQ(m.parameters, 1321728);
+  attn::train::LmCache cache;
+  attn::train::LmTrace trace;
+  ASSERT_TRUE(attn::train::LmAdvance(Shipped(), Ids(kTokens), {}, true, &cache, &trace).ok());
+  ASSERT_EQ(m.weights.size(), 16u);
+  for (int l = 0; l < 4; ++l)
+    for (int h = 0; h < 4; ++h) EXPECT_EQ(m.weights[static_cast<size_t>(l * 4 + h)], trace.weights[l][h]);
+  for (int i = 0; i < n; ++i) {
+    const attn::Matrix p = attn::train::LmSoftmax(trace.logits.row(i));
+    Eigen::Index best = 0;
+    p.row(0).maxCoeff(&best);
+    ASSERT_EQ(m.top[static_cast<size_t>(i)].size(), 5u);
+    EXPECT_EQ(m.top[i][0].word, Shipped().vocabulary[static_cast<size_t>(best)]);
+    EXPECT_EQ(m.top[i][0].p, p(0, best));
+    for (int k = 1; k < 5; ++k) EXPECT_LE(m.top[i][k].p, m.top[i][k - 1].p);
+    // At T = 0.8 the top word's share grows.
+    EXPECT_GT(m.top[i][0].p_t, m.top[i][0].p);
+    // The last layer of the lens is the model's own prediction.
+    EXPECT_EQ(m.lens[4][static_cast<size_t>(i)].word, m.top[i][0].word);
+  }
+  for (int i = 0; i + 1 < n; ++i) {
+    const int next = Ids(kTokens)[static_cast<size_t>(i + 1)];
+    if (next == Shipped().config.vocab - 1) {
+      EXPECT_EQ(m.p_next[static_cast<size_t>(i)], -1.0f);
+    } else {
+      EXPECT_EQ(m.p_next[static_cast<size_t>(i)], attn::train::LmSoftmax(trace.logits.row(i))(0, next));
+    }
+  }
+  EXPECT_GT(m.perplexity, 1.0f);
+  EXPECT_EQ(m.residual_norms, trace.residual_norms);
+  EXPECT_TRUE(m.ablated.empty());
+  EXPECT_TRUE(m.base_top.empty());
+  EXPECT_TRUE(m.continuation.empty());
+}
+
+TEST(LmView, KnockingHeadsOutIsTheEnginesAblation) {
+  LmState s;
+  s.ablated = (1 << 0) | (1 << 6);  // heads 1.1 and 2.3
+  LmViewModel m;
+  ASSERT_TRUE(ComputeLm(Shipped(), kTokens, s, &m).ok());
+  EXPECT_EQ(m.ablated, (std::vector<int>{0, 6}));
+  attn::train::LmAblation ablation;
+  ablation.heads = {{0, 0}, {1, 2}};
+  attn::train::LmCache cache, base_cache;
+  attn::train::LmTrace trace, base;
+  ASSERT_TRUE(attn::train::LmAdvance(Shipped(), Ids(kTokens), ablation, false, &cache, &trace).ok());
+  ASSERT_TRUE(attn::train::LmAdvance(Shipped(), Ids(kTokens), {}, false, &base_cache, &base).ok());
+  double largest_kl = 0;
+  for (size_t i = 0; i < kTokens.size(); ++i) {
+    const attn::Matrix q = attn::train::LmSoftmax(trace.logits.row(static_cast<Eigen::Index>(i)));
+    const attn::Matrix p = attn::train::LmSoftmax(base.logits.row(static_cast<Eigen::Index>(i)));
+    Eigen::Index best = 0, base_best = 0;
+    q.row(0).maxCoeff(&best);
+    p.row(0).maxCoeff(&base_best);
+    EXPECT_EQ(m.top[i][0].word, Shipped().vocabulary[static_cast<size_t>(best)]);
+    EXPECT_EQ(m.base_top[i][0].word, Shipped().vocabulary[static_cast<size_t>(base_best)]);
+    EXPECT_NEAR(m.delta_logp[i], std::log(q(0, base_best)) - std::log(p(0, base_best)), 1e-4);
+    EXPECT_GE(m.kl[i], 0.0f);
+    largest_kl = std::max<double>(largest_kl, m.kl[i]);
+  }
+  EXPECT_GT(largest_kl, 1e-3) << "knocking two heads out changed nothing";
+  // Mean ablation needs the heads' held-out means: said, and zeroed instead.
+  s.ablation = 1;
+  ASSERT_TRUE(ComputeLm(Shipped(), kTokens, s, &m).ok());
+  EXPECT_EQ(m.ablation, 0);
+  EXPECT_NE(m.note.find("zeroed"), std::string::npos);
+}
+
+TEST(LmView, TheContinuationIsLmGeneratesThroughTheCache) {
+  LmState s;
+  s.generate = true;
+  s.words = 12;
+  s.seed = 7;
+  LmViewModel m;
+  ASSERT_TRUE(ComputeLm(Shipped(), kTokens, s, &m).ok());
+  ASSERT_EQ(m.continuation.size(), 12u);
+  std::vector<attn::train::LmGenerated> expected;
+  attn::train::LmGenerateConfig g;
+  g.tokens = 12, g.temperature = 0.8f, g.seed = 7;
+  ASSERT_TRUE(attn::train::LmGenerate(Shipped(), Ids(kTokens), g, &expected).ok());
+  for (size_t k = 0; k < 12; ++k) {
+    EXPECT_EQ(m.continuation[k].word, Shipped().vocabulary[static_cast<size_t>(expected[k].id)]);
+    EXPECT_EQ(m.continuation[k].p, expected[k].p);
+    EXPECT_EQ(m.continuation[k].cache_length, static_cast<int>(kTokens.size() + k));
+    EXPECT_EQ(m.continuation[k].cache_bytes, int64_t{4} * 2 * 4 * 128 * m.continuation[k].cache_length);
+  }
+  // A sentence as long as the context: the continuation starts from its last 64 − 12 words.
+  std::vector<std::string> long_sentence;
+  for (int i = 0; i < 80; ++i) long_sentence.push_back(i % 2 ? "the" : "man");
+  ASSERT_TRUE(ComputeLm(Shipped(), long_sentence, s, &m).ok());
+  EXPECT_EQ(m.words.size(), 64u);
+  EXPECT_EQ(m.dropped, 16);
+  EXPECT_EQ(m.prompt_words, 52);
+  EXPECT_EQ(m.continuation.size(), 12u);
+  EXPECT_EQ(ComputeLm(Shipped(), {}, s, &m).code(), attn::StatusCode::kEmptyInput);
+}
+
+TEST(LmWire, AnAnswerReadsBackAsWritten) {
+  LmState s;
+  s.generate = true;
+  s.ablated = 1 << 3;
+  LmViewModel m;
+  ASSERT_TRUE(ComputeLm(Shipped(), kTokens, s, &m).ok());
+  m.forward_ms = 1.5, m.cached_word_ms = 0.25, m.recompute_word_ms = 2;
+  LmViewModel back;
+  ASSERT_TRUE(ReadLmAnswer(WriteLmAnswer(attn::Status::Ok(), m), &back).ok());
+  EXPECT_EQ(back.words, m.words);
+  EXPECT_EQ(back.known, m.known);
+  EXPECT_EQ(back.weights, m.weights);
+  EXPECT_EQ(back.residual_norms, m.residual_norms);
+  EXPECT_EQ(back.p_next, m.p_next);
+  EXPECT_EQ(back.kl, m.kl);
+  EXPECT_EQ(back.delta_logp, m.delta_logp);
+  EXPECT_EQ(back.ablated, m.ablated);
+  EXPECT_EQ(back.parameters, m.parameters);
+  ASSERT_EQ(back.top.size(), m.top.size());
+  EXPECT_EQ(back.top[2][4].word, m.top[2][4].word);
+  EXPECT_EQ(back.top[2][4].p_t, m.top[2][4].p_t);
+  EXPECT_EQ(back.base_top[1][0].word, m.base_top[1][0].word);
+  EXPECT_EQ(back.lens[2][3].word, m.lens[2][3].word);
+  ASSERT_EQ(back.continuation.size(), m.continuation.size());
+  EXPECT_EQ(back.continuation[5].word, m.continuation[5].word);
+  EXPECT_EQ(back.continuation[5].cache_bytes, m.continuation[5].cache_bytes);
+  EXPECT_EQ(back.recompute_word_ms, 2);
+  // An error travels as one.
+  const attn::Status error(attn::StatusCode::kOutOfRange, "lm: tokens: expected 1–63, got 99");
+  const attn::Status read = ReadLmAnswer(WriteLmAnswer(error, LmViewModel()), &back);
+  EXPECT_EQ(read.code(), attn::StatusCode::kOutOfRange);
+  EXPECT_EQ(read.message(), error.message());
+}
+
+TEST(LmWire, ARequestCarriesTheTokensAndTheState) {
+  LmRequest q;
+  q.tokens = kTokens;
+  q.state.temperature = 1.25f, q.state.words = 9, q.state.generate = true, q.state.seed = 42, q.state.ablated = 5;
+  q.state.ablation = 1;
+  LmRequest back;
+  ASSERT_TRUE(ReadLmRequest(WriteLmRequest(q), &back).ok());
+  EXPECT_EQ(back.tokens, q.tokens);
+  EXPECT_EQ(FieldsKey(back.state), FieldsKey(q.state));
+}
+
+TEST(LmWire, CutOrCorruptBytesAreAParseErrorNeverACrash) {
+  LmState s;
+  s.generate = true;
+  s.words = 3;
+  s.ablated = 1;
+  LmViewModel m;
+  ASSERT_TRUE(ComputeLm(Shipped(), Tokenize("the city said"), s, &m).ok());
+  const std::string answer = WriteLmAnswer(attn::Status::Ok(), m);
+  LmViewModel back;
+  for (size_t cut = 0; cut < answer.size(); cut += cut < 64 ? 1 : 37)
+    ASSERT_EQ(ReadLmAnswer(answer.substr(0, cut), &back).code(), attn::StatusCode::kParseError) << cut;
+  EXPECT_EQ(ReadLmAnswer(answer + "x", &back).code(), attn::StatusCode::kParseError);
+  attn::SeededRandom rng(3);
+  for (int trial = 0; trial < 300; ++trial) {
+    std::string bytes = answer;
+    for (int k = 0; k < 4; ++k)
+      bytes[static_cast<size_t>(rng.Unit() * static_cast<double>(bytes.size()))] = static_cast<char>(rng.Unit() * 256);
+    const attn::Status status = ReadLmAnswer(bytes, &back);  // ok (a value changed) or a parse error
+    if (status.ok()) EXPECT_EQ(back.words.size(), back.top.size());
+  }
+  const std::string request = WriteLmRequest({Tokenize("the city said"), s});
+  LmRequest q;
+  for (size_t cut = 0; cut < request.size(); ++cut)
+    ASSERT_EQ(ReadLmRequest(request.substr(0, cut), &q).code(), attn::StatusCode::kParseError) << cut;
+}
+
+}  // namespace
+}  // namespace lessons

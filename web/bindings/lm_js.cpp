@@ -1,0 +1,89 @@
+// The language model's module (attnlab-lm.mjs / .wasm): the model of view 12 and nothing of the
+// page, run in a Web Worker (web/bindings/lm_worker.mjs) or, where none can start, on the page's
+// thread (web/bindings/lm_host.mjs). The page's own module never links the model's code, so a view
+// or an embed that does not show the model does not download it.
+//
+//   loadModel(bytes: Uint8Array) -> "" | the asset's error (web/assets/lm-brown.bin, ReadLmAsset)
+//   computeView(request: Uint8Array) -> Uint8Array   (lessons/lm_wire.h: a request in, an answer out;
+//                                                      an error is an answer too)
+#include <emscripten/bind.h>
+#include <emscripten/emscripten.h>
+#include <emscripten/val.h>
+
+#include <algorithm>
+#include <string>
+
+#include "attn/train/lm_asset.h"
+#include "attn/train/lm_inference.h"
+#include "js_guard.h"
+#include "lessons/lm_wire.h"
+#include "lessons/text.h"
+#include "lessons/views/lm.h"
+
+namespace {
+
+using emscripten::val;
+
+struct Loaded {
+  attn::train::LmModel model;
+  bool ok = false;
+  std::string error = "no model was loaded";
+};
+Loaded& TheModel() {
+  static Loaded loaded;
+  return loaded;
+}
+
+std::string LoadModel(const std::string& bytes) {
+  Loaded& l = TheModel();
+  const attn::Status status = attn::train::ReadLmAsset(bytes, &l.model);
+  l.ok = status.ok();
+  l.error = status.ok() ? "" : status.ToString();
+  return l.error;
+}
+
+// How long the view's passes take here: a forward of the n words, one more word through the KV
+// cache, and the same word by recomputing all n + 1 (what the cache saves). The model's numbers do
+// not depend on it. Best of 3 runs each, so a first call's warm-up is not what the reader reads.
+void Time(const attn::train::LmModel& model, const std::vector<std::string>& tokens, lessons::LmViewModel* m) {
+  const attn::train::LmWordIndex index(model.vocabulary);
+  std::vector<int> ids;
+  const int n = std::min<int>(static_cast<int>(tokens.size()), model.config.seq_len - 1);
+  for (int i = 0; i < n; ++i) ids.push_back(index.Id(lessons::NormalizeToken(tokens[static_cast<size_t>(i)])));
+  if (ids.empty()) return;
+  std::vector<int> longer = ids;
+  longer.push_back(ids.back());
+  double forward = 1e30, cached = 1e30, recompute = 1e30;
+  for (int run = 0; run < 3; ++run) {
+    attn::train::LmCache cache, fresh;
+    double t0 = emscripten_get_now();
+    if (!attn::train::LmAdvance(model, ids, {}, false, &cache, nullptr).ok()) return;
+    double t1 = emscripten_get_now();
+    if (!attn::train::LmAdvance(model, {ids.back()}, {}, false, &cache, nullptr).ok()) return;
+    double t2 = emscripten_get_now();
+    if (!attn::train::LmAdvance(model, longer, {}, false, &fresh, nullptr).ok()) return;
+    double t3 = emscripten_get_now();
+    forward = std::min(forward, t1 - t0), cached = std::min(cached, t2 - t1), recompute = std::min(recompute, t3 - t2);
+  }
+  m->forward_ms = forward, m->cached_word_ms = cached, m->recompute_word_ms = recompute;
+}
+
+val ComputeView(const std::string& request_bytes) {
+  lessons::LmRequest request;
+  lessons::LmViewModel model;
+  attn::Status status = lessons::ReadLmRequest(request_bytes, &request);
+  const Loaded& l = TheModel();
+  if (status.ok() && !l.ok) status = attn::Status(attn::StatusCode::kInvalidArgument, "lm: model: " + l.error);
+  if (status.ok()) status = lessons::ComputeLm(l.model, request.tokens, request.state, &model);
+  if (status.ok()) Time(l.model, request.tokens, &model);
+  const std::string answer = lessons::WriteLmAnswer(status, model);
+  return val(emscripten::typed_memory_view(answer.size(), reinterpret_cast<const uint8_t*>(answer.data())))
+      .call<val>("slice");
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attnlab_lm) {
+  ATTNJS_FUNCTION("loadModel", LoadModel);
+  ATTNJS_FUNCTION("computeView", ComputeView);
+}
