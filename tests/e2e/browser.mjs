@@ -75,6 +75,19 @@ export async function openPage(session, { width = 1200, height = 800, dpr = 1, h
   return { page, problems };
 }
 
+// The page as it opens where there is no Web Worker (an older browser, or an <attn-lab> whose files
+// are on another origin than its page: the browser refuses such a worker script).
+export async function openWithoutWorker(session, hash) {
+  const page = await newPage(session.browser, { viewport: { width: 1200, height: 800 } });
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  await page.addInitScript(() => { delete window.Worker; });
+  await page.goto(session.url + hash);
+  await page.waitForSelector('html[data-ready=true]');
+  return { page, problems };
+}
+
 // Makes `page` receive `csp` as a real Content-Security-Policy header on every HTML response and
 // records every problem in `problems`, CSP violations included (they are reported as events, not
 // always as console errors). Returns { page, problems }.

@@ -1,7 +1,7 @@
 // View 14: the forward timed in the browser; and forwardOutput(), the fused path, from JavaScript.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { newPage, openBrowser, openPage, screenshot, settle } from './browser.mjs';
+import { openBrowser, openPage, openWithoutWorker, screenshot, settle } from './browser.mjs';
 
 let session;
 before(async () => { session = await openBrowser(); });
@@ -143,19 +143,6 @@ test('the Speed view shows how long the engine takes to recompute view 5 (32 wor
   assert.deepEqual(problems, []);
   await page.close();
 });
-
-// The page as it opens where there is no Web Worker (an older browser, or an <attn-lab> whose files
-// are on another origin than its page: the browser refuses such a worker script).
-async function openWithoutWorker(session, hash) {
-  const page = await newPage(session.browser, { viewport: { width: 1200, height: 800 } });
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
-  await page.addInitScript(() => { delete window.Worker; });
-  await page.goto(session.url + hash);
-  await page.waitForSelector('html[data-ready=true]');
-  return { page, problems };
-}
 
 const sweepPoints = (s) => Object.keys(s).filter((k) => k.startsWith('speed.sweep.'));
 async function pressSweep(page) {

@@ -16,6 +16,7 @@
 #include "panels/data_size_panel.h"
 #include "panels/heads_panel.h"
 #include "panels/learn_panel.h"
+#include "panels/lm_panel.h"
 #include "panels/masks_panel.h"
 #include "panels/order_panel.h"
 #include "panels/prices_panel.h"
@@ -59,6 +60,7 @@ App::App() {
   panels_.push_back(std::make_unique<RnnPanel>());
   panels_.push_back(std::make_unique<RetrievalPanel>());
   panels_.push_back(std::make_unique<LearnPanel>());
+  panels_.push_back(std::make_unique<LmPanel>());
   panels_.push_back(std::make_unique<PricesPanel>());
   panels_.push_back(std::make_unique<SpeedPanel>());
 }

@@ -18,6 +18,7 @@
 #include "backends/imgui_impl_opengl3.h"
 #include "imgui.h"
 #include "imgui_internal.h"
+#include "lm_client.h"
 #include "offload.h"
 #include "platform_html5.h"
 #include "theme.h"
@@ -296,7 +297,10 @@ double LastFrameMs() { return g_last_frame_ms; }
 
 int FramesDrawn() { return g_frames_drawn; }
 
-bool Idle() { return !g_started || (!platform::HasDirty() && GImGui->InputEventsQueue.Size == 0 && !offload::Busy()); }
+bool Idle() {
+  return !g_started || (!platform::HasDirty() && GImGui->InputEventsQueue.Size == 0 && !offload::Busy() &&
+                        !TheLmClient().busy());
+}
 
 bool GraphicsLost() { return g_context_lost; }
 

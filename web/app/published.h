@@ -36,12 +36,15 @@ class Published {
     rects_.clear();
     scalars_.clear();
     texts_.clear();
+    labels_.clear();
     hovered_ = HoveredCell{};
   }
   // `m` must stay alive until the next Clear(): panels publish matrices they own.
   void Matrix(const std::string& name, const attn::Matrix& m) { matrices_[name] = &m; }
   void Rect(const std::string& name, LayoutRect r) { rects_[name] = r; }
   void Scalar(const std::string& name, double v) { scalars_[name] = v; }
+  // A word drawn outside prose (a table cell, a tile's word), by name: view 12's next words.
+  void Label(const std::string& name, std::string text) { labels_[name] = std::move(text); }
   void Hover(HoveredCell cell) { hovered_ = std::move(cell); }
   // Every sentence drawn this frame, in drawing order (widgets/prose.h publishes them).
   void Text(PublishedText text) { texts_.push_back(std::move(text)); }
@@ -52,6 +55,7 @@ class Published {
   }
   const std::map<std::string, LayoutRect>& rects() const { return rects_; }
   const std::map<std::string, double>& scalars() const { return scalars_; }
+  const std::map<std::string, std::string>& labels() const { return labels_; }
   const std::map<std::string, const attn::Matrix*>& matrices() const { return matrices_; }
   const HoveredCell& hovered() const { return hovered_; }
   const std::vector<PublishedText>& texts() const { return texts_; }
@@ -60,6 +64,7 @@ class Published {
   std::map<std::string, const attn::Matrix*> matrices_;
   std::map<std::string, LayoutRect> rects_;
   std::map<std::string, double> scalars_;
+  std::map<std::string, std::string> labels_;
   std::vector<PublishedText> texts_;
   HoveredCell hovered_;
 };

@@ -23,6 +23,7 @@
 import createAttnlabModule from './attnlab.mjs';
 import { relaxedSimdAvailable } from './relaxed_simd.mjs';
 import { attachJobWorker } from './job_host.mjs';
+import { attachLmHost } from './lm_host.mjs';
 
 // The wasm is fetched and compiled once per page; every instance (each embed on a page has its own
 // memory, ImGui context and canvas) instantiates the same compiled module. Where the browser has
@@ -87,11 +88,13 @@ export async function loadAttnlab(moduleOptions = {}) {
     ...moduleOptions,
   });
   const jobs = attachJobWorker(m, wasm);  // long work off the main thread (web/app/offload.h)
+  const lm = attachLmHost(m);  // view 12's language model, in its own module and worker (web/app/lm_client.h)
   const deadResult = () => ({ ok: false, code: 'module_died', message: `attnlab stopped working (${life.dead}); reload the page` });
   // After stop() (a mount's destroy()): every engine call answers module_died, every hook nothing.
   const stop = () => {
     removeEventListener('error', onError);
     jobs.stop();
+    lm.stop();
     if (!life.dead) m.stop();
     life.dead ||= 'destroyed';
   };
@@ -187,6 +190,8 @@ export async function loadAttnlab(moduleOptions = {}) {
     matrixNames: page(() => m.pageMatrixNames()),
     layout: page(() => m.pageLayout()),
     scalars: page(() => m.pageScalars()),
+    // {name: word} drawn outside prose (view 12's next words and continuation)
+    labels: page(() => m.pageLabels()),
     // Every sentence the view shows, as drawn this frame (their lines are layout()'s "text.N.L").
     texts: page(() => m.pageTexts()),
     // For each of texts(), its drawn lines' text: tests check that no number is split across lines.

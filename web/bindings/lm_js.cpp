@@ -6,6 +6,10 @@
 //   loadModel(bytes: Uint8Array) -> "" | the asset's error (web/assets/lm-brown.bin, ReadLmAsset)
 //   computeView(request: Uint8Array) -> Uint8Array   (lessons/lm_wire.h: a request in, an answer out;
 //                                                      an error is an answer too)
+// and the model called directly, for JavaScript (the browser tests check the view against these):
+//   run(text, knockedOut = [layer · heads + head, …]) -> {ok, words: [..], ids: [..], next: [(n, V) probabilities as {rows, cols, data}],
+//                 weights: [{layer, head, rows, cols, data}]} | {ok: false, code, message}
+//   generate(text, tokens, temperature, seed) -> {ok, generated: [{word, p}], cacheBytes}
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
 #include <emscripten/val.h>
@@ -81,9 +85,91 @@ val ComputeView(const std::string& request_bytes) {
       .call<val>("slice");
 }
 
+std::vector<int> IdsOf(const attn::train::LmModel& model, const std::string& text, val* words) {
+  const attn::train::LmWordIndex index(model.vocabulary);
+  std::vector<int> ids;
+  for (const std::string& token : lessons::Tokenize(text)) {
+    if (static_cast<int>(ids.size()) == model.config.seq_len) break;
+    const std::string word = lessons::NormalizeToken(token);
+    words->call<void>("push", word);
+    ids.push_back(index.Id(word));
+  }
+  return ids;
+}
+
+val Failure(const attn::Status& status) { return attnjs::ErrorObject(status); }
+
+val Run(const std::string& text, val knocked_out) {
+  const Loaded& l = TheModel();
+  if (!l.ok) return Failure(attn::Status(attn::StatusCode::kInvalidArgument, "lm: model: " + l.error));
+  val words = val::array();
+  const std::vector<int> ids = IdsOf(l.model, text, &words);
+  attn::train::LmAblation ablation;
+  const int heads = l.model.config.heads;
+  if (knocked_out.isArray()) {
+    const int count = knocked_out["length"].as<int>();
+    for (int k = 0; k < count && k < 256; ++k) {
+      const val v = knocked_out[k];
+      if (!v.isNumber()) return Failure(attn::Status(attn::StatusCode::kInvalidArgument, "knockedOut: expected head numbers"));
+      const int head = v.as<int>();
+      ablation.heads.push_back({head / heads, head % heads});
+    }
+  }
+  attn::train::LmCache cache;
+  attn::train::LmTrace trace;
+  const attn::Status status = attn::train::LmAdvance(l.model, ids, ablation, false, &cache, &trace);
+  if (!status.ok()) return Failure(status);
+  attn::Matrix probs(trace.logits.rows(), trace.logits.cols());
+  for (Eigen::Index i = 0; i < probs.rows(); ++i) probs.row(i) = attn::train::LmSoftmax(trace.logits.row(i));
+  val weights = val::array();
+  for (size_t layer = 0; layer < trace.weights.size(); ++layer)
+    for (size_t head = 0; head < trace.weights[layer].size(); ++head) {
+      val w = attnjs::ToJsMatrix(trace.weights[layer][head]);
+      w.set("layer", static_cast<int>(layer));
+      w.set("head", static_cast<int>(head));
+      weights.call<void>("push", w);
+    }
+  val out = val::object();
+  out.set("ok", true);
+  out.set("words", words);
+  out.set("next", attnjs::ToJsMatrix(probs));
+  out.set("weights", weights);
+  out.set("vocabulary", static_cast<int>(l.model.vocabulary.size()));
+  return out;
+}
+
+val Generate(const std::string& text, int tokens, double temperature, int seed) {
+  const Loaded& l = TheModel();
+  if (!l.ok) return Failure(attn::Status(attn::StatusCode::kInvalidArgument, "lm: model: " + l.error));
+  val words = val::array();
+  const std::vector<int> ids = IdsOf(l.model, text, &words);
+  attn::train::LmGenerateConfig g;
+  g.tokens = tokens;
+  g.temperature = static_cast<float>(temperature);
+  g.seed = static_cast<uint32_t>(seed);
+  std::vector<attn::train::LmGenerated> generated;
+  const attn::Status status = attn::train::LmGenerate(l.model, ids, g, &generated);
+  if (!status.ok()) return Failure(status);
+  val list = val::array();
+  for (const attn::train::LmGenerated& w : generated) {
+    val item = val::object();
+    item.set("word", l.model.vocabulary[static_cast<size_t>(w.id)]);
+    item.set("p", w.p);
+    list.call<void>("push", item);
+  }
+  val out = val::object();
+  out.set("ok", true);
+  out.set("prompt", words);
+  out.set("generated", list);
+  out.set("cacheBytes", 4.0 * 2 * l.model.config.layers * l.model.config.d_model * generated.back().cache_length);
+  return out;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab_lm) {
   ATTNJS_FUNCTION("loadModel", LoadModel);
   ATTNJS_FUNCTION("computeView", ComputeView);
+  ATTNJS_FUNCTION("run", Run);
+  ATTNJS_FUNCTION("generate", Generate);
 }

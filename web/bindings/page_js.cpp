@@ -14,6 +14,7 @@
 #include "js_options.h"
 #include "lessons/view_kernel.h"
 #include "lessons/views/speed.h"
+#include "lm_client.h"
 #include "offload.h"
 #include "main.h"
 #include "platform_html5.h"
@@ -216,6 +217,13 @@ val PageScalars() {
   return out;
 }
 
+// {name: text} of the words drawn outside prose (Published::Label).
+val PageLabels() {
+  val out = val::object();
+  for (const auto& kv : attnlab::TheApp().published().labels()) out.set(kv.first, kv.second);
+  return out;
+}
+
 // Parses the GloVe asset's bytes and gives them to the page; returns "" or what is wrong.
 std::string LoadWordVectors(const std::string& bytes) {
   const attn::Status status =
@@ -313,6 +321,20 @@ void JobDone(int ticket, val result) {
   attnlab::offload::Deliver(ticket, std::move(r));
 }
 
+// ---- view 12's language model (web/app/lm_client.h, web/bindings/lm_host.mjs) ------------------
+
+// The model module's answer for `ticket` (lessons/lm_wire.h's bytes).
+void LmDone(int ticket, const std::string& bytes) {
+  attnlab::TheLmClient().Deliver(ticket, bytes);
+  attnlab::platform::MarkDirty();
+}
+
+// The model could not load or run (`why`).
+void LmFailed(int ticket, const std::string& why) {
+  attnlab::TheLmClient().Failed(ticket, why);
+  attnlab::platform::MarkDirty();
+}
+
 val ReadPixel(float x, float y) {
   const auto rgba = attnlab::RenderAndReadPixel(x, y);
   val out = val::array();
@@ -362,10 +384,13 @@ EMSCRIPTEN_BINDINGS(attnlab_page) {
   ATTNJS_FUNCTION("pageMatrixNames", PageMatrixNames);
   ATTNJS_FUNCTION("pageLayout", PageLayout);
   ATTNJS_FUNCTION("pageScalars", PageScalars);
+  ATTNJS_FUNCTION("pageLabels", PageLabels);
   ATTNJS_FUNCTION("pageTexts", PageTexts);
   ATTNJS_FUNCTION("pageTextLines", PageTextLines);
   ATTNJS_FUNCTION("runJob", RunJob);
   ATTNJS_FUNCTION("jobDone", JobDone);
+  ATTNJS_FUNCTION("lmDone", LmDone);
+  ATTNJS_FUNCTION("lmFailed", LmFailed);
   ATTNJS_FUNCTION("readPixel", ReadPixel);
   ATTNJS_FUNCTION("readPixels", ReadPixels);
   ATTNJS_FUNCTION("graphicsLost", attnlab::GraphicsLost);

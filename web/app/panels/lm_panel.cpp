@@ -1,0 +1,439 @@
+// View 12. What the reader sees: the small GPT's next words after every word of the sentence, a
+// continuation through the KV cache, every layer × head (one enlarged), heads knocked out and what
+// that changes, the residual stream's norms and the logit lens. Every number is the model module's
+// (lessons::ComputeLm in the worker); this file lays them out.
+#include "panels/lm_panel.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "imgui.h"
+#include "lessons/explain.h"
+#include "lm_client.h"
+#include "theme.h"
+#include "widgets/field_widgets.h"
+#include "widgets/flow_layout.h"
+#include "widgets/heatmap_grid.h"
+#include "widgets/matrix_view.h"
+#include "widgets/prose.h"
+#include "widgets/scroll_into_view.h"
+
+namespace attnlab {
+namespace {
+
+// [SECTION] Text helpers
+
+// "1.3": layer and head, 1-based, as every sentence of the view names a head.
+std::string HeadName(int index, int heads) {
+  return std::to_string(index / heads + 1) + "." + std::to_string(index % heads + 1);
+}
+
+// “that” 0.21, “the” 0.11, … (p at T = 1, or p_t).
+std::string ListWords(const std::vector<lessons::LmNextWord>& words, bool at_t, size_t count) {
+  std::string text;
+  char buffer[96];
+  for (size_t k = 0; k < std::min(count, words.size()); ++k) {
+    std::snprintf(buffer, sizeof(buffer), "%s“%s” %.2f", k ? ", " : "", words[k].word.c_str(), at_t ? words[k].p_t : words[k].p);
+    text += buffer;
+  }
+  return text;
+}
+
+std::string Thousands(int64_t v) {
+  std::string digits = std::to_string(v), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string KnockedOutList(const lessons::LmViewModel& m) {
+  std::string names;
+  for (size_t i = 0; i < m.ablated.size(); ++i)
+    names += (i ? (i + 1 == m.ablated.size() ? " and " : ", ") : "") + HeadName(m.ablated[i], m.heads);
+  return names;
+}
+
+}  // namespace
+
+// [SECTION] The view
+
+void LmPanel::Draw(PanelContext& ctx) {
+  DrawExplanation(ctx,
+      "A language model predicts the next word. This one is a small GPT — token embeddings, 4 blocks of causal "
+      "multi-head attention (the engine's own forward pass) each followed by an MLP, a final LayerNorm and an "
+      "output tied to the embeddings — trained by attnlab's own engine on the Brown corpus (a million words of "
+      "1960s American English), word by word with the page's tokenizer. It runs on your sentence in a Web Worker. "
+      "Under each word: the five words it considers likeliest next. Below: every head's weights (each row "
+      "attends only to earlier words), what knocking heads out changes, and what each layer would already "
+      "predict (the logit lens).",
+      "type the start of a sentence and read the next words under its last word; press Generate and raise the "
+      "temperature; knock out a head and see which words change.");
+  if (ctx.sentence_version == 0) return;
+  lessons::LmState& s = ctx.state.lm;
+  LmClient& client = TheLmClient();
+  // What is only shown (the word detailed, the head enlarged) is not sent: a click on them redraws.
+  lessons::LmState computed = s;
+  computed.word = lessons::LmState().word;
+  computed.head = lessons::LmState().head;
+  const std::string key = lessons::FieldsKey(computed) + "#" + std::to_string(ctx.sentence_version);
+  client.Want(key, {ctx.sentence.tokens, computed});
+  DrawStatusLine(client.error());
+  ctx.published.Scalar("lm.error", client.error().empty() ? 0 : 1);
+  ctx.published.Scalar("lm.answers", client.answers());
+  ctx.published.Scalar("lm.version", client.version());
+  if (!client.has_model()) {
+    if (client.busy()) DrawNote("Loading the language model (1.4 MB of weights) into a Web Worker and running it…");
+    DrawControls(ctx);
+    return;
+  }
+  Refresh();
+  const lessons::LmViewModel& m = client.model();
+  ctx.published.Scalar("lm.current", client.shown_key() == key ? 1 : 0);
+  if (client.shown_key() != key) DrawNote("Computing the model for the new settings; below, the last result.");
+  const int n = static_cast<int>(m.words.size());
+  ctx.published.Scalar("lm.n", n);
+  char size[160];
+  std::snprintf(size, sizeof(size), "%d layers × %d heads, d_model %d, a context of %d words, %s parameters", m.layers,
+                m.heads, m.d_model, m.seq_len, Thousands(m.parameters).c_str());
+  if (m.dropped > 0)
+    Prose("The model (%s) reads the first %d of your %d words: its context ends there.", size, n, n + m.dropped);
+  else
+    Prose("The model: %s.", size);
+  int known_next = 0;
+  for (float p : m.p_next) known_next += p >= 0 ? 1 : 0;
+  if (known_next > 0)
+    Prose("On your sentence its perplexity is %.1f: on average it gave the word that came next a probability of "
+          "1/%.1f (over the %d next words in its vocabulary of %s).",
+          m.perplexity, m.perplexity, known_next, Thousands(m.vocab).c_str());
+  else if (n > 1)
+    Prose("None of your sentence's next words is among its %s words, so it has no perplexity here.", Thousands(m.vocab).c_str());
+  ctx.published.Scalar("lm.perplexity", m.perplexity);
+  if (!m.note.empty()) DrawNote("%s", m.note.c_str());
+  DrawNextWords(ctx);
+  DrawControls(ctx);
+  DrawContinuation(ctx);
+  DrawHeads(ctx);
+  DrawAblation(ctx);
+  DrawResidualAndLens(ctx);
+}
+
+void LmPanel::Refresh() {
+  const LmClient& client = TheLmClient();
+  if (refreshed_ == client.version()) return;
+  refreshed_ = client.version();
+  const lessons::LmViewModel& m = client.model();
+  const int n = static_cast<int>(m.words.size());
+  known_.assign(m.known.begin(), m.known.end());
+  norms_.resize(n, static_cast<int>(m.residual_norms.size()));
+  for (size_t l = 0; l < m.residual_norms.size(); ++l)
+    for (int i = 0; i < n; ++i) norms_(i, static_cast<int>(l)) = m.residual_norms[l][static_cast<size_t>(i)];
+  norm_columns_.clear();
+  for (size_t l = 0; l < m.residual_norms.size(); ++l)
+    norm_columns_.push_back(l == 0 ? "embedding" : "block " + std::to_string(l));
+}
+
+void LmPanel::DrawControls(PanelContext& ctx) {
+  lessons::LmState& s = ctx.state.lm;
+  ImGui::SeparatorText("Continue the sentence");
+  const float w = std::min(220.0f, ImGui::GetContentRegionAvail().x * 0.6f);
+  ImGui::SetNextItemWidth(w);
+  SliderField(s.kTemperature, &s.temperature);
+  SameLineIfFits(w + 150.0f);
+  ImGui::SetNextItemWidth(w);
+  SliderField(s.kWords, &s.words);
+  ImGui::SetNextItemWidth(110.0f);
+  // − and + step the seed; the number is not typed (a phone's keyboard cannot reach an ImGui field).
+  if (ImGui::InputInt(s.kSeed.label, &s.seed, 1, 10, ImGuiInputTextFlags_ReadOnly)) s.seed = s.kSeed.Clamp(s.seed);
+  SameLineIfFits(ButtonWidth("Generate"));
+  if (ImGui::Button(s.generate ? "Generate another" : "Generate")) {
+    if (s.generate) s.seed = s.seed % s.kSeed.max + 1;
+    s.generate = true;
+  }
+  ctx.published.Rect("lm.generate", LastItemRect());
+  if (s.generate) {
+    SameLineIfFits(ButtonWidth("Hide"));
+    if (ImGui::Button("Hide")) s.generate = false;
+  }
+}
+
+// [SECTION] Next words
+
+void LmPanel::DrawNextWords(PanelContext& ctx) {
+  lessons::LmState& s = ctx.state.lm;
+  const lessons::LmViewModel& m = TheLmClient().model();
+  const int n = static_cast<int>(m.words.size());
+  const bool knocked = !m.ablated.empty();
+  ImGui::SeparatorText(knocked ? "The next word after each word, with heads knocked out" : "The next word after each word");
+  const int shown = s.word < 0 ? n - 1 : std::min(s.word, n - 1);
+  const Theme& theme = CurrentTheme();
+  const float tile = 124.0f;
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  for (int i = 0; i < n; ++i) {
+    if (i) SameLineIfFits(tile);
+    ImGui::PushID(i);
+    ImGui::BeginGroup();
+    const std::string word = m.words[static_cast<size_t>(i)] + (m.known[static_cast<size_t>(i)] ? "" : "?");
+    if (!m.known[static_cast<size_t>(i)]) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.unknown_word));
+    if (ImGui::Selectable(word.c_str(), i == shown, 0, ImVec2(tile - 8.0f, 0))) s.word = i == n - 1 ? -1 : i;
+    if (!m.known[static_cast<size_t>(i)]) ImGui::PopStyleColor();
+    const auto& top = m.top[static_cast<size_t>(i)];
+    for (size_t k = 0; k < top.size(); ++k) {
+      const ImVec2 at = ImGui::GetCursorScreenPos();
+      ImGui::GetWindowDrawList()->AddRectFilled(at, ImVec2(at.x + (tile - 8.0f) * top[k].p, at.y + line - 2.0f),
+                                                theme.highlight_faint);
+      ImGui::Text("%s %.2f", top[k].word.c_str(), top[k].p);
+      const std::string name = "lm.top." + std::to_string(i) + "." + std::to_string(k);
+      ctx.published.Label(name, top[k].word);
+      ctx.published.Scalar(name, top[k].p);
+      ctx.published.Scalar(name + ".t", top[k].p_t);
+    }
+    ImGui::EndGroup();
+    ctx.published.Rect("lm.word." + std::to_string(i), LastItemRect());
+    ctx.published.Label("lm.word." + std::to_string(i), m.words[static_cast<size_t>(i)]);
+    if (i + 1 < n) ctx.published.Scalar("lm.pnext." + std::to_string(i), m.p_next[static_cast<size_t>(i)]);
+    ImGui::PopID();
+  }
+  ctx.published.Scalar("lm.word", shown);
+  const auto& top = m.top[static_cast<size_t>(shown)];
+  const std::string& after = m.words[static_cast<size_t>(shown)];
+  Prose("After “%s” (word %d) the model's likeliest next words%s: %s.", after.c_str(), shown + 1,
+        knocked ? " with those heads knocked out" : "", ListWords(top, false, 5).c_str());
+  if (shown + 1 < n) {
+    const std::string& next = m.words[static_cast<size_t>(shown + 1)];
+    const float p = m.p_next[static_cast<size_t>(shown)];
+    if (p >= 0)
+      Prose("Your sentence goes on with “%s”: the model gave it %.3f%s.", next.c_str(), p,
+            knocked ? " (with every head in place)" : "");
+    else
+      Prose("Your sentence goes on with “%s”, which is not among its words (it would be <unk>).", next.c_str());
+  }
+  const float t = s.temperature;
+  if (t > 0)
+    Prose("A continuation samples from softmax(logits / %.2f): here %s%s.", t, ListWords(top, true, 5).c_str(),
+          t < 1 ? " (sharper than at T = 1)" : t > 1 ? " (flatter than at T = 1)" : "");
+  else
+    Prose("At temperature 0 a continuation is greedy: it always takes the likeliest word that is not <unk>.");
+  ctx.summary = "next word after '" + after + "': " + ListWords(top, false, 3);
+}
+
+// [SECTION] The continuation, through the KV cache
+
+void LmPanel::DrawContinuation(PanelContext& ctx) {
+  const lessons::LmState& s = ctx.state.lm;
+  const lessons::LmViewModel& m = TheLmClient().model();
+  const int n = static_cast<int>(m.words.size());
+  if (s.generate && !m.continuation.empty()) {
+    std::string prompt, added;
+    for (int i = n - m.prompt_words; i < n; ++i) prompt += (prompt.empty() ? "" : " ") + m.words[static_cast<size_t>(i)];
+    for (size_t k = 0; k < m.continuation.size(); ++k) added += (k ? " " : "") + m.continuation[k].word;
+    if (m.prompt_words < n)
+      Prose("From its last %d words (a continuation of %d words needs room in its %d-word context): … %s → %s",
+            m.prompt_words, static_cast<int>(m.continuation.size()), m.seq_len, prompt.c_str(), added.c_str());
+    else
+      Prose("%s → %s", prompt.c_str(), added.c_str());
+    Prose("%s at temperature %.2f, seed %d: the same link gives the same words. Each word is one row of attention over "
+          "the keys and values cached for the words before it.",
+          s.temperature > 0 ? "Sampled" : "Greedy", s.temperature, s.seed);
+    if (ImGui::BeginTable("lm.continuation", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+      ImGui::TableSetupColumn("word");
+      ImGui::TableSetupColumn("p (T = 1)");
+      ImGui::TableSetupColumn("KV cache after it");
+      ImGui::TableHeadersRow();
+      for (size_t k = 0; k < m.continuation.size(); ++k) {
+        const lessons::LmContinuationWord& c = m.continuation[k];
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(c.word.c_str());
+        ImGui::TableNextColumn();
+        ImGui::Text("%.3f", c.p);
+        ImGui::TableNextColumn();
+        ImGui::Text("%d positions, %.1f KB", c.cache_length, static_cast<double>(c.cache_bytes) / 1024.0);
+        const std::string name = "lm.gen." + std::to_string(k);
+        ctx.published.Label(name, c.word);
+        ctx.published.Scalar(name + ".p", c.p);
+        ctx.published.Scalar(name + ".cache", static_cast<double>(c.cache_bytes));
+      }
+      ImGui::EndTable();
+    }
+  }
+  ctx.published.Scalar("lm.generated", s.generate ? static_cast<double>(m.continuation.size()) : 0.0);
+  if (m.forward_ms >= 0 && m.cached_word_ms > 0) {
+    const double ratio = m.recompute_word_ms / m.cached_word_ms;
+    char saving[96];
+    if (ratio >= 1.05)
+      std::snprintf(saving, sizeof(saving), ": the cache makes a word %.1f× faster", ratio);
+    else
+      std::snprintf(saving, sizeof(saving), ": at this length the cache saves nothing measurable");
+    const int timed = std::min(n, m.seq_len - 1);
+    DrawNote("Timed in this browser (best of 3): a forward of %d words %.2f ms; one more word through the KV cache "
+             "%.2f ms, against %.2f ms recomputing all %d words%s.",
+             timed, m.forward_ms, m.cached_word_ms, m.recompute_word_ms, timed + 1, saving);
+  }
+}
+
+// [SECTION] Heads
+
+void LmPanel::DrawHeads(PanelContext& ctx) {
+  lessons::LmState& s = ctx.state.lm;
+  const LmClient& client = TheLmClient();
+  const lessons::LmViewModel& m = client.model();
+  const int total = m.layers * m.heads;
+  ImGui::SeparatorText("Every head on your sentence (layer.head)");
+  std::vector<GridTile> tiles;
+  for (int i = 0; i < total; ++i) {
+    const bool out = std::find(m.ablated.begin(), m.ablated.end(), i) != m.ablated.end();
+    const attn::Matrix& w = m.weights[static_cast<size_t>(i)];
+    tiles.push_back({"lm.W" + std::to_string(i), HeadName(i, m.heads) + (out ? " (out)" : ""), &w, nullptr, &m.words,
+                     client.version(), WeightsStyle(w), HeadColor(i % m.heads)});
+  }
+  const int clicked = DrawHeatmapGrid(tiles, s.head, 84.0f, ctx.published);
+  if (clicked >= 0) {
+    s.head = clicked;
+    RequestScrollToSection("lm.head");
+  }
+  const int n = static_cast<int>(m.words.size());
+  const int word = s.word < 0 ? n - 1 : std::min(s.word, n - 1);
+  // Where each head sends the word detailed above: the key of its largest weight (the earlier on ties).
+  std::string where;
+  char item[96];
+  for (int i = 0; i < total; ++i) {
+    const attn::Matrix& w = m.weights[static_cast<size_t>(i)];
+    Eigen::Index key = 0;
+    w.row(word).maxCoeff(&key);
+    std::snprintf(item, sizeof(item), "%s%s → “%s” %.2f", i ? "; " : "", HeadName(i, m.heads).c_str(),
+                  m.words[static_cast<size_t>(key)].c_str(), w(word, key));
+    where += item;
+  }
+  Prose("Where each head sends “%s” (its largest weight): %s.", m.words[static_cast<size_t>(word)].c_str(), where.c_str());
+  if (s.head < 0 || s.head >= total) {
+    DrawNote("Click a head to enlarge it and to knock it out.");
+    return;
+  }
+  MarkSection("lm.head");
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(HeadColor(s.head % m.heads)));
+  ImGui::SeparatorText(("Head " + HeadName(s.head, m.heads) + ", enlarged").c_str());
+  ImGui::PopStyleColor();
+  const attn::Matrix& w = m.weights[static_cast<size_t>(s.head)];
+  MatrixViewOptions o = TokenGridOptions("w", WeightsStyle(w), MatrixLabels{&m.words, &known_});
+  o.highlight_row = word;
+  o.on_click = [&s, n](int i, int) { s.word = i == n - 1 ? -1 : i; };
+  DrawMatrix("lm.big", w, client.version(), o, ctx.published);
+  bool out = (s.ablated >> s.head) & 1;
+  if (s.head < lessons::LmState::kMaxAblatable &&
+      ImGui::Checkbox(("knock head " + HeadName(s.head, m.heads) + " out").c_str(), &out))
+    s.ablated = out ? (s.ablated | (1 << s.head)) : (s.ablated & ~(1 << s.head));
+}
+
+// [SECTION] Knocking heads out
+
+void LmPanel::DrawAblation(PanelContext& ctx) {
+  lessons::LmState& s = ctx.state.lm;
+  const lessons::LmViewModel& m = TheLmClient().model();
+  ImGui::SeparatorText("Knock heads out");
+  if (ImGui::BeginTable("lm.knock", m.heads + 1, ImGuiTableFlags_SizingFixedFit)) {
+    for (int l = 0; l < m.layers; ++l) {
+      ImGui::TableNextColumn();
+      ImGui::Text("layer %d", l + 1);
+      for (int h = 0; h < m.heads; ++h) {
+        const int i = l * m.heads + h;
+        ImGui::TableNextColumn();
+        bool out = (s.ablated >> i) & 1;
+        if (i < lessons::LmState::kMaxAblatable && ImGui::Checkbox(HeadName(i, m.heads).c_str(), &out))
+          s.ablated = out ? (s.ablated | (1 << i)) : (s.ablated & ~(1 << i));
+      }
+    }
+    ImGui::EndTable();
+  }
+  ChoiceCombo("a knocked-out head's output", lessons::kLmAblationNames, 2, &s.ablation);
+  if (m.ablated.empty()) {
+    DrawNote("Tick a head: its output (its slice of the concatenation, before Wᵒ) is replaced, and the words above "
+             "are the model's without it.");
+    return;
+  }
+  // The position where the knocked-out heads changed the prediction most.
+  const int n = static_cast<int>(m.words.size());
+  int most = 0;
+  double mean_kl = 0;
+  for (int i = 0; i < n; ++i) {
+    mean_kl += m.kl[static_cast<size_t>(i)] / n;
+    if (m.kl[static_cast<size_t>(i)] > m.kl[static_cast<size_t>(most)]) most = i;
+  }
+  const std::string names = KnockedOutList(m);
+  Prose("With head%s %s %s, the next-word distribution moves by %.3f nats on average (KL divergence from the "
+        "full model's), most after “%s”: %.3f nats, where the full model's top word “%s” changes log-probability "
+        "by %+.2f.",
+        m.ablated.size() > 1 ? "s" : "", names.c_str(), m.ablation == 1 ? "replaced by their held-out mean" : "zeroed",
+        mean_kl, m.words[static_cast<size_t>(most)].c_str(), m.kl[static_cast<size_t>(most)],
+        m.base_top[static_cast<size_t>(most)][0].word.c_str(), m.delta_logp[static_cast<size_t>(most)]);
+  ctx.published.Scalar("lm.kl.mean", mean_kl);
+  ctx.published.Scalar("lm.kl.most", most);
+  if (ImGui::BeginTable("lm.effects", 4, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+    ImGui::TableSetupColumn("after");
+    ImGui::TableSetupColumn("full model → knocked out");
+    ImGui::TableSetupColumn("Δ log p");
+    ImGui::TableSetupColumn("KL");
+    ImGui::TableHeadersRow();
+    for (int i = 0; i < n; ++i) {
+      const auto& base = m.base_top[static_cast<size_t>(i)][0];
+      const auto& now = m.top[static_cast<size_t>(i)][0];
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(m.words[static_cast<size_t>(i)].c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%s %.2f → %s %.2f", base.word.c_str(), base.p, now.word.c_str(), now.p);
+      ImGui::TableNextColumn();
+      ImGui::Text("%+.2f", m.delta_logp[static_cast<size_t>(i)]);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3f", m.kl[static_cast<size_t>(i)]);
+      ctx.published.Scalar("lm.kl." + std::to_string(i), m.kl[static_cast<size_t>(i)]);
+      ctx.published.Scalar("lm.dlogp." + std::to_string(i), m.delta_logp[static_cast<size_t>(i)]);
+    }
+    ImGui::EndTable();
+  }
+}
+
+// [SECTION] The residual stream and the logit lens
+
+void LmPanel::DrawResidualAndLens(PanelContext& ctx) {
+  const LmClient& client = TheLmClient();
+  const lessons::LmViewModel& m = client.model();
+  const int n = static_cast<int>(m.words.size());
+  ImGui::SeparatorText("The residual stream's size ‖x‖ after each block");
+  gfx::HeatmapStyle style;
+  style.vmin = 0;
+  style.vmax = std::max(1e-6f, norms_.size() ? norms_.maxCoeff() : 1.0f);
+  MatrixViewOptions o = TokenRowsOptions("‖x‖", style, MatrixLabels{&m.words, &known_});
+  o.cols = MatrixLabels{&norm_columns_, nullptr};
+  o.square = false;
+  o.max_width = 420.0f;
+  o.max_height = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(n);
+  DrawMatrix("lm.norms", norms_, client.version(), o, ctx.published);
+  ImGui::SeparatorText("Logit lens: what each layer would already predict");
+  Prose("Each column reads the residual stream after a block through the final LayerNorm and the output, as if the "
+        "model stopped there: the likeliest next word and its probability.");
+  // Scrolls sideways on a phone: the table is as tall as its rows, plus the scrollbar.
+  const float height = ImGui::GetFrameHeightWithSpacing() * static_cast<float>(n + 1) + ImGui::GetStyle().ScrollbarSize;
+  if (ImGui::BeginTable("lm.lens", static_cast<int>(m.lens.size()) + 1,
+                        ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollX,
+                        ImVec2(ImGui::GetContentRegionAvail().x, height))) {
+    ImGui::TableSetupColumn("after");
+    for (size_t l = 0; l < m.lens.size(); ++l) ImGui::TableSetupColumn(norm_columns_[l].c_str());
+    ImGui::TableHeadersRow();
+    for (int i = 0; i < n; ++i) {
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(m.words[static_cast<size_t>(i)].c_str());
+      for (size_t l = 0; l < m.lens.size(); ++l) {
+        const lessons::LmNextWord& w = m.lens[l][static_cast<size_t>(i)];
+        ImGui::TableNextColumn();
+        ImGui::Text("%s %.2f", w.word.c_str(), w.p);
+        const std::string name = "lm.lens." + std::to_string(l) + "." + std::to_string(i);
+        ctx.published.Label(name, w.word);
+        ctx.published.Scalar(name, w.p);
+      }
+    }
+    ImGui::EndTable();
+  }
+}
+
+}  // namespace attnlab
