@@ -11,12 +11,10 @@
 // compiler or CPU may round differently in the last bits of a float).
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildLmTool, root, run } from './lm-tools.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const build = process.env.ATTN_LM_BUILD_DIR ? resolve(process.env.ATTN_LM_BUILD_DIR) : join(root, 'build/lm');
 const asset = join(root, 'web/assets/lm-brown.bin');
 const sample = join(root, 'tests/data/lm-brown-held-out-sample.txt');
 const GZIP_BUDGET = 1500000;  // bytes, gzip -9 (the 1.5 MB)
@@ -24,15 +22,7 @@ const GZIP_BUDGET = 1500000;  // bytes, gzip -9 (the issue's 1.5 MB)
 const SETTINGS = { seed: 1, vocab: 4096, layers: 4, heads: 4, dim: 128, seq: 64, positions: 'rope', steps: 10000,
   warmup: 300, batch: 16, lr: 0.003, 'log-every': 500, 'eval-every': 2000 };
 
-const run = (command, args) => execFileSync(command, args, { cwd: root, stdio: 'inherit' });
-
-run(process.execPath, [join(root, 'scripts/prepare-brown.mjs')]);
-
-if (!existsSync(join(build, 'CMakeCache.txt')))
-  run('cmake', ['-S', root, '-B', build, '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release', '-DCMAKE_CXX_FLAGS=-march=native -Wno-maybe-uninitialized',
-    '-DATTN_BUILD_TOOLS=ON', '-DATTN_BUILD_WEB=OFF', '-DATTN_BUILD_TESTS=OFF']);
-run('cmake', ['--build', build, '--target', 'attnlab_train_lm', '--parallel', '2']);
-const tool = join(build, 'lessons/attnlab_train_lm');
+const tool = buildLmTool('attnlab_train_lm');
 
 const started = process.hrtime.bigint();
 run(tool, ['--corpus', join(root, '.cache/brown/brown-upos.bin'), '--out', asset, '--sample', sample,

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "lessons/format.h"
+
 namespace lessons {
 namespace {
 
@@ -197,21 +199,15 @@ const char* Plural(const std::string& tag) {
 
 std::string TagText(const std::vector<std::string>& names, int tag) {
   if (tag < 0 || tag >= static_cast<int>(names.size())) return "?";
-  const char* plural = Plural(names[static_cast<size_t>(tag)]);
-  return plural ? plural : names[static_cast<size_t>(tag)];
-}
-
-std::string Format(const char* format, ...) __attribute__((format(printf, 1, 2)));
-std::string Format(const char* format, ...) {
-  char text[256];
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(text, sizeof(text), format, args);
-  va_end(args);
-  return text;
+  return TagPlural(names[static_cast<size_t>(tag)]);
 }
 
 }  // namespace
+
+std::string TagPlural(const std::string& tag) {
+  const char* plural = Plural(tag);
+  return plural ? plural : tag;
+}
 
 // [SECTION] Head roles
 HeadRoleCounter::HeadRoleCounter(int heads, int tags)

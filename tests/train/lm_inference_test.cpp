@@ -123,6 +123,89 @@ TEST(LmAblation, ZeroingAHeadChangesOnlyWhatComesAfterIt) {
   EXPECT_EQ(LmAdvance(m, ids, ablation, false, &b, &knocked).code(), StatusCode::kOutOfRange);
 }
 
+// Means L × h × d_k, every float `value`.
+std::vector<std::vector<std::vector<float>>> Means(const LmConfig& c, float value) {
+  return std::vector<std::vector<std::vector<float>>>(
+      static_cast<size_t>(c.layers),
+      std::vector<std::vector<float>>(static_cast<size_t>(c.heads), std::vector<float>(static_cast<size_t>(c.d_model / c.heads), value)));
+}
+
+TEST(LmAblation, MeanAblationPutsTheGivenVectorInTheHeadsPlace) {
+  const LmModel m = SmallModel(Positions::kRope);
+  const std::vector<int> ids = Sentence(8, m.config.vocab);
+  LmCache cache;
+  LmTrace base, zero, zero_with_means, mean;
+  ASSERT_TRUE(LmAdvance(m, ids, LmAblation(), false, &cache, &base).ok());
+  LmAblation ablation;
+  ablation.heads = {{1, 2}};
+  cache = LmCache();
+  ASSERT_TRUE(LmAdvance(m, ids, ablation, false, &cache, &zero).ok());
+  ablation.means = Means(m.config, 0.5f);
+  cache = LmCache();
+  ASSERT_TRUE(LmAdvance(m, ids, ablation, false, &cache, &zero_with_means).ok());
+  EXPECT_EQ(zero_with_means.logits, zero.logits) << "mode zero ignores the means";
+  ablation.mode = LmAblationMode::kMean;
+  cache = LmCache();
+  ASSERT_TRUE(LmAdvance(m, ids, ablation, false, &cache, &mean).ok());
+  EXPECT_FALSE(AllClose(mean.logits, zero.logits, 0, 1e-4)) << "a mean of 0.5 is not zero";
+  EXPECT_FALSE(AllClose(mean.logits, base.logits, 0, 1e-4));
+  ablation.means = Means(m.config, 0.0f);
+  cache = LmCache();
+  ASSERT_TRUE(LmAdvance(m, ids, ablation, false, &cache, &mean).ok());
+  EXPECT_EQ(mean.logits, zero.logits) << "a zero mean is zero ablation";
+}
+
+// A head whose values are its bias alone outputs that bias at every position (its weights sum to
+// 1): replacing it by that vector changes nothing but rounding.
+TEST(LmAblation, MeanAblationByTheHeadsOwnConstantOutputChangesNothing) {
+  LmModel m = SmallModel(Positions::kLearned);
+  const int d_k = m.config.d_model / m.config.heads;
+  AttentionParameters& a = m.params.blocks[1].attention;
+  a.wv.middleCols(2 * d_k, d_k).setZero();
+  const std::vector<int> ids = Sentence(8, m.config.vocab);
+  LmCache cache;
+  LmTrace base, mean;
+  ASSERT_TRUE(LmAdvance(m, ids, LmAblation(), false, &cache, &base).ok());
+  LmAblation ablation;
+  ablation.heads = {{1, 2}};
+  ablation.mode = LmAblationMode::kMean;
+  ablation.means = Means(m.config, 0.0f);
+  for (int k = 0; k < d_k; ++k) ablation.means[1][2][static_cast<size_t>(k)] = a.bv(0, 2 * d_k + k);
+  cache = LmCache();
+  ASSERT_TRUE(LmAdvance(m, ids, ablation, false, &cache, &mean).ok());
+  EXPECT_TRUE(AllClose(mean.logits, base.logits, 0, 1e-5));
+  ablation.mode = LmAblationMode::kZero;
+  cache = LmCache();
+  ASSERT_TRUE(LmAdvance(m, ids, ablation, false, &cache, &mean).ok());
+  EXPECT_FALSE(AllClose(mean.logits, base.logits, 0, 1e-4)) << "zeroing the same head does change the output";
+}
+
+TEST(LmAblation, MeanAblationRefusesMeansOfTheWrongShape) {
+  const LmModel m = SmallModel(Positions::kLearned);
+  const std::vector<int> ids = Sentence(8, m.config.vocab);
+  LmAblation ablation;
+  ablation.heads = {{1, 2}};
+  ablation.mode = LmAblationMode::kMean;
+  LmCache cache;
+  LmTrace t;
+  const auto message = [&](StatusCode code) {
+    const Status s = LmAdvance(m, ids, ablation, false, &cache, &t);
+    EXPECT_EQ(s.code(), code) << s.message();
+    EXPECT_EQ(cache.length(), 0) << "a refused call leaves the cache as it was";
+    return s.message();
+  };
+  EXPECT_NE(message(StatusCode::kShapeMismatch).find("means: expected 2 layers"), std::string::npos);
+  ablation.means = Means(m.config, 0.1f);
+  ablation.means[1].pop_back();
+  EXPECT_NE(message(StatusCode::kShapeMismatch).find("means[1]: expected 4 heads, got 3"), std::string::npos);
+  ablation.means = Means(m.config, 0.1f);
+  ablation.means[0][3].pop_back();
+  EXPECT_NE(message(StatusCode::kShapeMismatch).find("means[0][3]: expected 4 floats (d_k), got 3"), std::string::npos);
+  ablation.means = Means(m.config, 0.1f);
+  ablation.means[1][0][2] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_NE(message(StatusCode::kOutOfRange).find("means[1][0][2]: expected a finite float"), std::string::npos);
+}
+
 TEST(LmGenerate, SameSeedSameWordsThroughTheCache) {
   const LmModel m = SmallModel(Positions::kLearned);
   LmGenerateConfig g;

@@ -32,6 +32,31 @@ Matrix Readout(const ModelParameters& p, const Matrix& x) {
   return logits;
 }
 
+// Mean ablation's vectors: L × h × d_k finite floats.
+Status CheckAblationMeans(const LmConfig& c, const std::vector<std::vector<std::vector<float>>>& means) {
+  const int d_k = c.d_model / c.heads;
+  if (static_cast<int>(means.size()) != c.layers)
+    return Status(StatusCode::kShapeMismatch, "lm: ablation: means: expected " + std::to_string(c.layers) +
+                                                  " layers (mean ablation), got " + std::to_string(means.size()));
+  for (size_t l = 0; l < means.size(); ++l) {
+    const std::string layer = "lm: ablation: means[" + std::to_string(l) + "]";
+    if (static_cast<int>(means[l].size()) != c.heads)
+      return Status(StatusCode::kShapeMismatch,
+                    layer + ": expected " + std::to_string(c.heads) + " heads, got " + std::to_string(means[l].size()));
+    for (size_t h = 0; h < means[l].size(); ++h) {
+      const std::string name = layer + "[" + std::to_string(h) + "]";
+      if (static_cast<int>(means[l][h].size()) != d_k)
+        return Status(StatusCode::kShapeMismatch,
+                      name + ": expected " + std::to_string(d_k) + " floats (d_k), got " + std::to_string(means[l][h].size()));
+      for (size_t k = 0; k < means[l][h].size(); ++k)
+        if (!std::isfinite(means[l][h][k]))
+          return Status(StatusCode::kOutOfRange, name + "[" + std::to_string(k) + "]: expected a finite float, got " +
+                                                     std::to_string(means[l][h][k]));
+    }
+  }
+  return Status::Ok();
+}
+
 std::vector<float> RowNorms(const Matrix& x) {
   std::vector<float> norms(static_cast<size_t>(x.rows()));
   for (Eigen::Index r = 0; r < x.rows(); ++r) norms[static_cast<size_t>(r)] = x.row(r).norm();
@@ -81,6 +106,8 @@ Status AdvanceCheckedModel(const LmModel& model, const std::vector<int>& ids, co
     if (head < 0 || head >= c.heads) return OutOfRange("lm: ablation: head", head, ("0–" + std::to_string(c.heads - 1)).c_str());
     knocked[layer][head] = true;
   }
+  const bool mean_mode = ablation.mode == LmAblationMode::kMean;
+  if (mean_mode && !ablation.heads.empty()) ATTN_RETURN_IF_ERROR(CheckAblationMeans(c, ablation.means));
 
   // x0 = wte[id] + wpe[p + i]
   Matrix x(n, c.d_model);
@@ -106,7 +133,16 @@ Status AdvanceCheckedModel(const LmModel& model, const std::vector<int>& ids, co
     ATTN_RETURN_IF_ERROR(EngineAttention<float>::Forward(attention, in, bp.attention, &r));
     bool any_knocked = false;
     for (int h = 0; h < c.heads; ++h)
-      if (knocked[l][h]) r.concat.middleCols(h * d_k, d_k).setZero(), any_knocked = true;
+      if (knocked[l][h]) {
+        any_knocked = true;
+        if (!mean_mode) {
+          r.concat.middleCols(h * d_k, d_k).setZero();
+          continue;
+        }
+        const std::vector<float>& m = ablation.means[l][h];
+        for (int i = 0; i < n; ++i)
+          for (int k = 0; k < d_k; ++k) r.concat(i, h * d_k + k) = m[static_cast<size_t>(k)];
+      }
     if (any_knocked) LinearForward<float>(r.concat, bp.attention.wo, bp.attention.bo, &r.output);
     x += r.output;
     LayerNormForward<float>(x, bp.ln2_gamma, bp.ln2_beta, &ln, &mean, &rstd);

@@ -78,6 +78,9 @@ Status MeasureHeadRoles(const std::vector<Matrix>& weights, const std::vector<in
 // "ADP" → "prepositions", "." → "punctuation"), other tag names as given.
 std::string DescribeHeadRole(int head, const HeadRole& role, const std::vector<std::string>& tag_names);
 
+// A universal tag as those plural words ("DET" → "determiners", "." → "punctuation"); another name as given.
+std::string TagPlural(const std::string& tag);
+
 // [SECTION] The trained tagger and its asset
 struct HeldOutScores {
   uint32_t tokens = 0;            // held-out tokens scored

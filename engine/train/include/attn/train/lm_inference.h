@@ -37,9 +37,19 @@ class LmWordIndex {
   int unknown_ = 0;
 };
 
-// Heads to knock out: their output (the head's slice of the concatenation, before W_o) set to zero.
+// How a knocked-out head's output is replaced.
+enum class LmAblationMode {
+  kZero,  // set to zero
+  kMean,  // set to the head's mean output on held-out text (means[layer][head]), whatever the input
+};
+
+// Heads to knock out: their output (the head's slice of the concatenation, before W_o) set to zero,
+// or to a given mean vector (mean ablation: what the rest of the model sees from the head when it
+// carries no information about this input, without the shift zeroing adds).
 struct LmAblation {
-  std::vector<std::pair<int, int>> heads;  // (layer, head), 0-based
+  std::vector<std::pair<int, int>> heads;      // (layer, head), 0-based
+  LmAblationMode mode = LmAblationMode::kZero;
+  std::vector<std::vector<std::vector<float>>> means;  // kMean: L × h × (d_k), finite; unused with kZero
 };
 
 // The keys and values of the positions a sequence has seen, per layer and head, already projected
@@ -61,8 +71,9 @@ struct LmTrace {
 // Runs the model over `ids` (each in [0, vocab)) after what `cache` holds, appending their keys and
 // values to it: with an empty cache, the whole sentence; then one word at a time to generate. Fills
 // `trace` (when given; lens_logits only with `logit_lens`). Fails when p + n > seq_len (learned
-// positions stop there), on an id or an ablated head out of range, or a model whose shapes are not
-// LmShapes's; on error the cache is unchanged.
+// positions stop there), on an id or an ablated head out of range, mean ablation whose means are
+// not L × h × d_k finite floats ("lm: ablation: means[1][2]: expected 32 floats, got 31"), or a model
+// whose shapes are not LmShapes's; on error the cache is unchanged.
 Status LmAdvance(const LmModel& model, const std::vector<int>& ids, const LmAblation& ablation, bool logit_lens,
                  LmCache* cache, LmTrace* trace);
 
