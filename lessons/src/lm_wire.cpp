@@ -181,6 +181,19 @@ std::string WriteLmAnswer(const Status& status, const LmViewModel& m) {
     w.Put<int32_t>(c.cache_length);
     w.Put<int64_t>(c.cache_bytes);
   }
+  w.Put<uint32_t>(static_cast<uint32_t>(m.head_texts.size()));
+  for (const std::string& t : m.head_texts) w.String(t);
+  w.Floats(m.zero_perplexity);
+  w.Floats(m.mean_perplexity);
+  w.Put<float>(m.held_out_perplexity);
+  w.Put<int64_t>(m.held_out_tokens);
+  w.Put<uint32_t>(static_cast<uint32_t>(m.induction_words.size()));
+  for (const std::string& t : m.induction_words) w.String(t);
+  w.Floats(m.induction_loss);
+  w.Put<float>(m.induction_first);
+  w.Put<float>(m.induction_second);
+  w.Floats(m.induction_scores);
+  w.String(m.induction_text);
   for (double t : {m.forward_ms, m.cached_word_ms, m.recompute_word_ms}) w.Put<double>(t);
   w.String(m.note);
   return w.out;
@@ -252,6 +265,25 @@ Status ReadLmAnswer(std::string_view bytes, LmViewModel* out) {
       c.cache_length = length;
     }
   }
+  if (r.Count("head texts", 4, &count)) {
+    m.head_texts.resize(count);
+    for (std::string& t : m.head_texts)
+      if (!r.String("head texts", &t)) break;
+  }
+  r.Floats("zero perplexity", &m.zero_perplexity);
+  r.Floats("mean perplexity", &m.mean_perplexity);
+  r.Get("held-out perplexity", &m.held_out_perplexity);
+  r.Get("held-out tokens", &m.held_out_tokens);
+  if (r.Count("induction words", 4, &count)) {
+    m.induction_words.resize(count);
+    for (std::string& t : m.induction_words)
+      if (!r.String("induction words", &t)) break;
+  }
+  r.Floats("induction loss", &m.induction_loss);
+  r.Get("induction", &m.induction_first);
+  r.Get("induction", &m.induction_second);
+  r.Floats("induction scores", &m.induction_scores);
+  r.String("induction text", &m.induction_text);
   for (double* t : {&m.forward_ms, &m.cached_word_ms, &m.recompute_word_ms}) r.Get("timing", t);
   r.String("note", &m.note);
   r.AtEnd("answer");
@@ -265,6 +297,10 @@ Status ReadLmAnswer(std::string_view bytes, LmViewModel* out) {
   for (const auto& row : m.residual_norms) shapes = shapes && row.size() == n;
   for (const auto& row : m.lens) shapes = shapes && row.size() == n;
   if (!m.ablated.empty()) shapes = shapes && m.base_top.size() == n && m.kl.size() == n && m.delta_logp.size() == n;
+  if (!m.head_texts.empty())
+    shapes = shapes && m.head_texts.size() == heads && m.zero_perplexity.size() == heads && m.mean_perplexity.size() == heads;
+  shapes = shapes && m.induction_scores.size() == heads &&
+           (m.induction_words.empty() ? m.induction_loss.empty() : m.induction_loss.size() + 1 == m.induction_words.size());
   if (!shapes)
     return Status(StatusCode::kParseError, "lm message: shapes: expected the words' count in every part, got " +
                                                std::to_string(n) + " words and parts of other sizes");

@@ -11,6 +11,7 @@
 #include "attn/train/lm_asset.h"
 #include "attn/train/lm_inference.h"
 #include "lessons/asset.h"
+#include "lessons/lm_heads.h"
 #include "lessons/lm_wire.h"
 #include "lessons/text.h"
 #include "lessons/views/lm.h"
@@ -29,6 +30,15 @@ const LmModel& Shipped() {
   return model;
 }
 
+const LmHeadTable& Heads() {
+  static const LmHeadTable table = [] {
+    LmHeadTable t;
+    EXPECT_TRUE(ReadLmHeads(testing::ReadAsset("lm-brown-heads.txt"), &t).ok());
+    return t;
+  }();
+  return table;
+}
+
 std::vector<int> Ids(const std::vector<std::string>& tokens) {
   const attn::train::LmWordIndex index(Shipped().vocabulary);
   std::vector<int> ids;
@@ -40,7 +50,7 @@ const std::vector<std::string> kTokens = Tokenize("The jury said it did find tha
 
 TEST(LmView, EveryNumberIsTheEngines) {
   LmViewModel m;
-  ASSERT_TRUE(ComputeLm(Shipped(), kTokens, LmState(), &m).ok());
+  ASSERT_TRUE(ComputeLm(Shipped(), nullptr, kTokens, LmState(), &m).ok());
   const int n = static_cast<int>(kTokens.size());
   ASSERT_EQ(static_cast<int>(m.words.size()), n);
   EXPECT_EQ(m.layers, 4);
@@ -84,7 +94,7 @@ TEST(LmView, KnockingHeadsOutIsTheEnginesAblation) {
   LmState s;
   s.ablated = (1 << 0) | (1 << 6);  // heads 1.1 and 2.3
   LmViewModel m;
-  ASSERT_TRUE(ComputeLm(Shipped(), kTokens, s, &m).ok());
+  ASSERT_TRUE(ComputeLm(Shipped(), nullptr, kTokens, s, &m).ok());
   EXPECT_EQ(m.ablated, (std::vector<int>{0, 6}));
   attn::train::LmAblation ablation;
   ablation.heads = {{0, 0}, {1, 2}};
@@ -108,9 +118,48 @@ TEST(LmView, KnockingHeadsOutIsTheEnginesAblation) {
   EXPECT_GT(largest_kl, 1e-3) << "knocking two heads out changed nothing";
   // Mean ablation needs the heads' held-out means: said, and zeroed instead.
   s.ablation = 1;
-  ASSERT_TRUE(ComputeLm(Shipped(), kTokens, s, &m).ok());
+  ASSERT_TRUE(ComputeLm(Shipped(), nullptr, kTokens, s, &m).ok());
   EXPECT_EQ(m.ablation, 0);
   EXPECT_NE(m.note.find("zeroed"), std::string::npos);
+}
+
+TEST(LmView, WithTheHeldOutTableEachHeadHasItsLineAndMeanAblationUsesItsMeans) {
+  LmState s;
+  s.ablated = 1 << 5;  // head 2.2
+  s.ablation = 1;
+  LmViewModel m;
+  ASSERT_TRUE(ComputeLm(Shipped(), &Heads(), kTokens, s, &m).ok());
+  EXPECT_EQ(m.ablation, 1);
+  EXPECT_TRUE(m.note.empty());
+  ASSERT_EQ(m.head_texts.size(), 16u);
+  for (size_t i = 0; i < 16; ++i) {
+    EXPECT_EQ(m.head_texts[i], Heads().stats[i].text);
+    EXPECT_NEAR(m.zero_perplexity[i], std::exp(Heads().nll + Heads().stats[i].zero_delta_nll), 1e-3);
+  }
+  EXPECT_NEAR(m.held_out_perplexity, std::exp(Heads().nll), 1e-4);
+  attn::train::LmAblation mean;
+  mean.heads = {{1, 1}};
+  mean.mode = attn::train::LmAblationMode::kMean;
+  mean.means = LmHeadMeans(Heads());
+  attn::train::LmCache cache;
+  attn::train::LmTrace trace;
+  ASSERT_TRUE(attn::train::LmAdvance(Shipped(), Ids(kTokens), mean, false, &cache, &trace).ok());
+  const attn::Matrix q = attn::train::LmSoftmax(trace.logits.row(3));
+  Eigen::Index best = 0;
+  q.row(0).maxCoeff(&best);
+  EXPECT_EQ(m.top[3][0].p, q(0, best));
+  LmViewModel zeroed;
+  s.ablation = 0;
+  ASSERT_TRUE(ComputeLm(Shipped(), &Heads(), kTokens, s, &zeroed).ok());
+  EXPECT_NE(zeroed.kl, m.kl) << "the mean and zero ablations gave the same distributions";
+  // The induction demo is ComputeLmInduction's on the state's seed.
+  LmInduction induction;
+  ASSERT_TRUE(ComputeLmInduction(Shipped(), kLmInductionWords, static_cast<uint32_t>(s.seed), &induction).ok());
+  EXPECT_EQ(m.induction_loss, induction.loss);
+  EXPECT_EQ(m.induction_scores, induction.scores);
+  EXPECT_EQ(m.induction_text, induction.text);
+  ASSERT_EQ(m.induction_words.size(), 2u * kLmInductionWords);
+  EXPECT_EQ(m.induction_words[0], m.induction_words[kLmInductionWords]);
 }
 
 TEST(LmView, TheContinuationIsLmGeneratesThroughTheCache) {
@@ -119,7 +168,7 @@ TEST(LmView, TheContinuationIsLmGeneratesThroughTheCache) {
   s.words = 12;
   s.seed = 7;
   LmViewModel m;
-  ASSERT_TRUE(ComputeLm(Shipped(), kTokens, s, &m).ok());
+  ASSERT_TRUE(ComputeLm(Shipped(), nullptr, kTokens, s, &m).ok());
   ASSERT_EQ(m.continuation.size(), 12u);
   std::vector<attn::train::LmGenerated> expected;
   attn::train::LmGenerateConfig g;
@@ -134,12 +183,12 @@ TEST(LmView, TheContinuationIsLmGeneratesThroughTheCache) {
   // A sentence as long as the context: the continuation starts from its last 64 − 12 words.
   std::vector<std::string> long_sentence;
   for (int i = 0; i < 80; ++i) long_sentence.push_back(i % 2 ? "the" : "man");
-  ASSERT_TRUE(ComputeLm(Shipped(), long_sentence, s, &m).ok());
+  ASSERT_TRUE(ComputeLm(Shipped(), nullptr, long_sentence, s, &m).ok());
   EXPECT_EQ(m.words.size(), 64u);
   EXPECT_EQ(m.dropped, 16);
   EXPECT_EQ(m.prompt_words, 52);
   EXPECT_EQ(m.continuation.size(), 12u);
-  EXPECT_EQ(ComputeLm(Shipped(), {}, s, &m).code(), attn::StatusCode::kEmptyInput);
+  EXPECT_EQ(ComputeLm(Shipped(), nullptr, {}, s, &m).code(), attn::StatusCode::kEmptyInput);
 }
 
 TEST(LmWire, AnAnswerReadsBackAsWritten) {
@@ -147,7 +196,7 @@ TEST(LmWire, AnAnswerReadsBackAsWritten) {
   s.generate = true;
   s.ablated = 1 << 3;
   LmViewModel m;
-  ASSERT_TRUE(ComputeLm(Shipped(), kTokens, s, &m).ok());
+  ASSERT_TRUE(ComputeLm(Shipped(), &Heads(), kTokens, s, &m).ok());
   m.forward_ms = 1.5, m.cached_word_ms = 0.25, m.recompute_word_ms = 2;
   LmViewModel back;
   ASSERT_TRUE(ReadLmAnswer(WriteLmAnswer(attn::Status::Ok(), m), &back).ok());
@@ -169,6 +218,11 @@ TEST(LmWire, AnAnswerReadsBackAsWritten) {
   EXPECT_EQ(back.continuation[5].word, m.continuation[5].word);
   EXPECT_EQ(back.continuation[5].cache_bytes, m.continuation[5].cache_bytes);
   EXPECT_EQ(back.recompute_word_ms, 2);
+  EXPECT_EQ(back.head_texts, m.head_texts);
+  EXPECT_EQ(back.mean_perplexity, m.mean_perplexity);
+  EXPECT_EQ(back.induction_words, m.induction_words);
+  EXPECT_EQ(back.induction_loss, m.induction_loss);
+  EXPECT_EQ(back.induction_text, m.induction_text);
   // An error travels as one.
   const attn::Status error(attn::StatusCode::kOutOfRange, "lm: tokens: expected 1–63, got 99");
   const attn::Status read = ReadLmAnswer(WriteLmAnswer(error, LmViewModel()), &back);
@@ -193,7 +247,7 @@ TEST(LmWire, CutOrCorruptBytesAreAParseErrorNeverACrash) {
   s.words = 3;
   s.ablated = 1;
   LmViewModel m;
-  ASSERT_TRUE(ComputeLm(Shipped(), Tokenize("the city said"), s, &m).ok());
+  ASSERT_TRUE(ComputeLm(Shipped(), nullptr, Tokenize("the city said"), s, &m).ok());
   const std::string answer = WriteLmAnswer(attn::Status::Ok(), m);
   LmViewModel back;
   for (size_t cut = 0; cut < answer.size(); cut += cut < 64 ? 1 : 37)

@@ -4,6 +4,7 @@
 // or an embed that does not show the model does not download it.
 //
 //   loadModel(bytes: Uint8Array) -> "" | the asset's error (web/assets/lm-brown.bin, ReadLmAsset)
+//   loadHeads(text) -> "" | the table's error (web/assets/lm-brown-heads.txt, ReadLmHeads)
 //   computeView(request: Uint8Array) -> Uint8Array   (lessons/lm_wire.h: a request in, an answer out;
 //                                                      an error is an answer too)
 // and the model called directly, for JavaScript (the browser tests check the view against these):
@@ -20,6 +21,7 @@
 #include "attn/train/lm_asset.h"
 #include "attn/train/lm_inference.h"
 #include "js_guard.h"
+#include "lessons/lm_heads.h"
 #include "lessons/lm_wire.h"
 #include "lessons/text.h"
 #include "lessons/views/lm.h"
@@ -32,6 +34,8 @@ struct Loaded {
   attn::train::LmModel model;
   bool ok = false;
   std::string error = "no model was loaded";
+  lessons::LmHeadTable heads;  // web/assets/lm-brown-heads.txt, when it loaded
+  bool heads_ok = false;
 };
 Loaded& TheModel() {
   static Loaded loaded;
@@ -44,6 +48,13 @@ std::string LoadModel(const std::string& bytes) {
   l.ok = status.ok();
   l.error = status.ok() ? "" : status.ToString();
   return l.error;
+}
+
+std::string LoadHeads(const std::string& text) {
+  Loaded& l = TheModel();
+  const attn::Status status = lessons::ReadLmHeads(text, &l.heads);
+  l.heads_ok = status.ok();
+  return status.ok() ? "" : status.ToString();
 }
 
 // How long the view's passes take here: a forward of the n words, one more word through the KV
@@ -78,7 +89,7 @@ val ComputeView(const std::string& request_bytes) {
   attn::Status status = lessons::ReadLmRequest(request_bytes, &request);
   const Loaded& l = TheModel();
   if (status.ok() && !l.ok) status = attn::Status(attn::StatusCode::kInvalidArgument, "lm: model: " + l.error);
-  if (status.ok()) status = lessons::ComputeLm(l.model, request.tokens, request.state, &model);
+  if (status.ok()) status = lessons::ComputeLm(l.model, l.heads_ok ? &l.heads : nullptr, request.tokens, request.state, &model);
   if (status.ok()) Time(l.model, request.tokens, &model);
   const std::string answer = lessons::WriteLmAnswer(status, model);
   return val(emscripten::typed_memory_view(answer.size(), reinterpret_cast<const uint8_t*>(answer.data())))
@@ -169,6 +180,7 @@ val Generate(const std::string& text, int tokens, double temperature, int seed) 
 
 EMSCRIPTEN_BINDINGS(attnlab_lm) {
   ATTNJS_FUNCTION("loadModel", LoadModel);
+  ATTNJS_FUNCTION("loadHeads", LoadHeads);
   ATTNJS_FUNCTION("computeView", ComputeView);
   ATTNJS_FUNCTION("run", Run);
   ATTNJS_FUNCTION("generate", Generate);

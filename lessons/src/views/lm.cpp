@@ -6,6 +6,7 @@
 
 #include "attn/train/lm_inference.h"
 #include "attn/train/model.h"
+#include "lessons/lm_heads.h"
 #include "lessons/text.h"
 
 namespace lessons {
@@ -50,7 +51,8 @@ int64_t ParameterCount(const LmModel& model) {
 
 }  // namespace
 
-Status ComputeLm(const LmModel& model, const std::vector<std::string>& tokens, const LmState& state, LmViewModel* out) {
+Status ComputeLm(const LmModel& model, const LmHeadTable* heads, const std::vector<std::string>& tokens, const LmState& state,
+                 LmViewModel* out) {
   if (tokens.empty()) return Status(StatusCode::kEmptyInput, "lm: sentence: expected at least one word, got none");
   const attn::train::LmConfig& c = model.config;
   LmViewModel m;
@@ -108,10 +110,14 @@ Status ComputeLm(const LmModel& model, const std::vector<std::string>& tokens, c
     }
   m.ablation = state.ablation;
   Matrix logits = trace.logits;
+  const bool have_heads = heads && heads->layers == c.layers && heads->heads == c.heads;
   if (!m.ablated.empty()) {
-    if (state.ablation != 0) {
-      m.note = "knocking a head out with its mean needs the heads' held-out means, which this model file does not "
-               "carry: the heads are zeroed";
+    if (state.ablation != 0 && have_heads) {
+      ablation.mode = attn::train::LmAblationMode::kMean;
+      ablation.means = LmHeadMeans(*heads);
+    } else if (state.ablation != 0) {
+      m.note = "replacing a head by its mean needs the heads' held-out means (lm-brown-heads.txt), which have not "
+               "loaded: the heads are zeroed";
       m.ablation = 0;
     }
     attn::train::LmCache ablated_cache;
@@ -150,6 +156,22 @@ Status ComputeLm(const LmModel& model, const std::vector<std::string>& tokens, c
       m.continuation.push_back({model.vocabulary[static_cast<size_t>(w.id)], w.p, w.cache_length,
                                 bytes_per_position * w.cache_length});
   }
+  if (have_heads) {
+    m.held_out_perplexity = static_cast<float>(std::exp(heads->nll));
+    m.held_out_tokens = heads->tokens;
+    for (const LmHeadStats& h : heads->stats) {
+      m.head_texts.push_back(h.text);
+      m.zero_perplexity.push_back(static_cast<float>(std::exp(heads->nll + h.zero_delta_nll)));
+      m.mean_perplexity.push_back(static_cast<float>(std::exp(heads->nll + h.mean_delta_nll)));
+    }
+  }
+  LmInduction induction;
+  ATTN_RETURN_IF_ERROR(ComputeLmInduction(model, kLmInductionWords, static_cast<uint32_t>(state.seed), &induction));
+  for (int id : induction.ids) m.induction_words.push_back(model.vocabulary[static_cast<size_t>(id)]);
+  m.induction_loss = induction.loss;
+  m.induction_first = induction.first_half, m.induction_second = induction.second_half;
+  m.induction_scores = induction.scores;
+  m.induction_text = induction.text;
   *out = std::move(m);
   return Status::Ok();
 }

@@ -118,6 +118,7 @@ void LmPanel::Draw(PanelContext& ctx) {
   DrawHeads(ctx);
   DrawAblation(ctx);
   DrawResidualAndLens(ctx);
+  DrawInduction(ctx);
 }
 
 void LmPanel::Refresh() {
@@ -130,6 +131,9 @@ void LmPanel::Refresh() {
   norms_.resize(n, static_cast<int>(m.residual_norms.size()));
   for (size_t l = 0; l < m.residual_norms.size(); ++l)
     for (int i = 0; i < n; ++i) norms_(i, static_cast<int>(l)) = m.residual_norms[l][static_cast<size_t>(i)];
+  induction_loss_.resize(1, static_cast<int>(m.induction_loss.size()));
+  for (size_t t = 0; t < m.induction_loss.size(); ++t) induction_loss_(0, static_cast<int>(t)) = m.induction_loss[t];
+  induction_predicted_.assign(m.induction_words.begin() + (m.induction_words.empty() ? 0 : 1), m.induction_words.end());
   norm_columns_.clear();
   for (size_t l = 0; l < m.residual_norms.size(); ++l)
     norm_columns_.push_back(l == 0 ? "embedding" : "block " + std::to_string(l));
@@ -307,6 +311,19 @@ void LmPanel::DrawHeads(PanelContext& ctx) {
     where += item;
   }
   Prose("Where each head sends “%s” (its largest weight): %s.", m.words[static_cast<size_t>(word)].c_str(), where.c_str());
+  if (m.head_texts.empty()) {
+    DrawNote("What each head does on held-out text is measured in lm-brown-heads.txt, which has not loaded.");
+  } else {
+    Prose("What each head does on held-out Brown text (%s predictions, where the model's perplexity is %.1f):",
+          Thousands(m.held_out_tokens).c_str(), m.held_out_perplexity);
+    for (int i = 0; i < total; ++i) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(HeadColor(i % m.heads)));
+      ImGui::Bullet();
+      ImGui::PopStyleColor();
+      ImGui::SameLine();
+      DrawNote("%s", m.head_texts[static_cast<size_t>(i)].c_str());
+    }
+  }
   if (s.head < 0 || s.head >= total) {
     DrawNote("Click a head to enlarge it and to knock it out.");
     return;
@@ -391,6 +408,34 @@ void LmPanel::DrawAblation(PanelContext& ctx) {
     }
     ImGui::EndTable();
   }
+}
+
+// [SECTION] Induction
+
+void LmPanel::DrawInduction(PanelContext& ctx) {
+  const LmClient& client = TheLmClient();
+  const lessons::LmViewModel& m = client.model();
+  if (m.induction_words.empty()) return;
+  const int r = static_cast<int>(m.induction_words.size()) / 2;
+  ImGui::SeparatorText("Induction: random words, then the same words again");
+  std::string first;
+  for (int i = 0; i < r; ++i) first += (i ? " " : "") + m.induction_words[static_cast<size_t>(i)];
+  Prose("%d random words from its vocabulary (seed %d), then the same %d again: “%s …”. A model with an induction "
+        "head copies the second time round (the word after the earlier copy), so its loss drops in the second half.",
+        r, ctx.state.lm.seed, r, first.c_str());
+  gfx::HeatmapStyle style;
+  style.vmin = 0;
+  style.vmax = std::max(1e-6f, induction_loss_.size() ? induction_loss_.maxCoeff() : 1.0f);
+  MatrixViewOptions o;
+  o.symbol = "−log p";
+  o.style = style;
+  o.cols = MatrixLabels{&induction_predicted_, nullptr};
+  o.square = false;
+  o.max_width = 640.0f;
+  DrawMatrix("lm.induction", induction_loss_, client.version(), o, ctx.published);
+  Prose("%s", m.induction_text.c_str());
+  ctx.published.Scalar("lm.induction.first", m.induction_first);
+  ctx.published.Scalar("lm.induction.second", m.induction_second);
 }
 
 // [SECTION] The residual stream and the logit lens

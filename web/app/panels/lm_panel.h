@@ -29,6 +29,7 @@ class LmPanel : public Panel {
   void DrawHeads(PanelContext& ctx);
   void DrawAblation(PanelContext& ctx);
   void DrawResidualAndLens(PanelContext& ctx);
+  void DrawInduction(PanelContext& ctx);
   // The arrays the widgets want, rebuilt when a new model arrives.
   void Refresh();
 
@@ -36,6 +37,8 @@ class LmPanel : public Panel {
   std::vector<bool> known_;       // (n) the words' known flags as MatrixLabels wants them
   attn::Matrix norms_;            // (n, L + 1) the residual stream's norms
   std::vector<std::string> norm_columns_;  // "embedding", "block 1", …
+  attn::Matrix induction_loss_;           // (1, 2R − 1) −log p of each next word of the induction demo
+  std::vector<std::string> induction_predicted_;  // (2R − 1) the word each position predicts
 };
 
 }  // namespace attnlab

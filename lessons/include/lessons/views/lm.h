@@ -21,6 +21,8 @@ struct LmModel;
 
 namespace lessons {
 
+struct LmHeadTable;
+
 // A word the model may say next, with its probability at temperature 1 and at the state's
 // temperature (what the continuation samples from; at T = 0, greedy, 1 for the top word).
 struct LmNextWord {
@@ -61,6 +63,18 @@ struct LmViewModel {
   // The continuation (state.generate): from the last words that leave room for it.
   int prompt_words = 0;                       // words of the sentence it continues (≤ seq_len − words)
   std::vector<LmContinuationWord> continuation;
+  // What each head does on held-out Brown text (web/assets/lm-brown-heads.txt; empty when not loaded).
+  std::vector<std::string> head_texts;        // (L·h) one measured sentence per head
+  std::vector<float> zero_perplexity;         // (L·h) held-out perplexity with the head zeroed
+  std::vector<float> mean_perplexity;         // (L·h) … with its held-out mean output in its place
+  float held_out_perplexity = 0;              // the model's, on the same text
+  int64_t held_out_tokens = 0;
+  // Induction, shown: R random words (from state.seed), then the same R again, in one forward pass.
+  std::vector<std::string> induction_words;   // (2R)
+  std::vector<float> induction_loss;          // (2R − 1) −log p of the next word at each position, nats
+  float induction_first = 0, induction_second = 0;  // mean loss in the first and the second half
+  std::vector<float> induction_scores;        // (L·h) prefix-matching score of each head on it
+  std::string induction_text;                 // what those numbers say
   // Timings of this model in the place it ran (filled by the caller that timed them; −1: not timed).
   double forward_ms = -1;       // one forward of the n words
   double cached_word_ms = -1;   // one more word through the KV cache
@@ -70,7 +84,13 @@ struct LmViewModel {
 
 // The words of `tokens` the model reads: the first seq_len (n) lower-cased tokens.
 // kEmptyInput when there is none; ablated heads and the selected word are clamped into range.
-Status ComputeLm(const attn::train::LmModel& model, const std::vector<std::string>& tokens, const LmState& state,
-                 LmViewModel* out);
+// `heads` (the held-out table, lessons/lm_heads.h; null before it loads) gives each head's measured
+// line and the means a head is replaced by in mean ablation (without it a mean ablation zeroes, and
+// the note says so).
+Status ComputeLm(const attn::train::LmModel& model, const LmHeadTable* heads, const std::vector<std::string>& tokens,
+                 const LmState& state, LmViewModel* out);
+
+// Words of each half of the induction demo.
+inline constexpr int kLmInductionWords = 16;
 
 }  // namespace lessons
