@@ -23,7 +23,6 @@
 import createAttnlabModule from './attnlab.mjs';
 import { relaxedSimdAvailable } from './relaxed_simd.mjs';
 import { attachJobWorker } from './job_host.mjs';
-import { attachLmHost } from './lm_host.mjs';
 
 // The wasm is fetched and compiled once per page; every instance (each embed on a page has its own
 // memory, ImGui context and canvas) instantiates the same compiled module. Where the browser has
@@ -88,13 +87,20 @@ export async function loadAttnlab(moduleOptions = {}) {
     ...moduleOptions,
   });
   const jobs = attachJobWorker(m, wasm);  // long work off the main thread (web/app/offload.h)
-  const lm = attachLmHost(m);  // view 12's language model, in its own module and worker (web/app/lm_client.h)
+  // View 12's language model, in its own module and worker (web/app/lm_client.h): its host script
+  // loads with the first request, so an embed of another view never fetches it.
+  let lm = null;
+  m.lmPost = (ticket, request) => {
+    const host = (lm ||= import('./lm_host.mjs').then(({ attachLmHost }) => attachLmHost(m)));
+    host.then((h) => h.post(ticket, request), (e) => m.lmFailed(ticket, `the model's script could not load (${e?.message || e})`));
+    return true;
+  };
   const deadResult = () => ({ ok: false, code: 'module_died', message: `attnlab stopped working (${life.dead}); reload the page` });
   // After stop() (a mount's destroy()): every engine call answers module_died, every hook nothing.
   const stop = () => {
     removeEventListener('error', onError);
     jobs.stop();
-    lm.stop();
+    lm?.then((h) => h.stop());
     if (!life.dead) m.stop();
     life.dead ||= 'destroyed';
   };

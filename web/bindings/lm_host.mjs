@@ -1,7 +1,7 @@
-// The page's side of the language model (view 12, web/app/lm_client.h): Module.lmPost(ticket, bytes)
-// hands a request to the model's Web Worker (lm_worker.mjs), started on the first request; the
-// answer comes back through Module.lmDone(ticket, bytes), a failure through Module.lmFailed(ticket,
-// why). Where no worker can start (no Worker; a page on another origin than attnlab's files) the
+// The page's side of the language model (view 12, web/app/lm_client.h): attnlab.js loads this file on
+// the first Module.lmPost(ticket, bytes), and post() hands each request to the model's Web Worker
+// (lm_worker.mjs), started on the first request; the answer comes back through Module.lmDone(ticket,
+// bytes), a failure through Module.lmFailed(ticket, why). Where no worker can start (no Worker; a page on another origin than attnlab's files) the
 // model is loaded on the page's thread and each request runs after the current frame.
 export function attachLmHost(m) {
   let worker = null, local = null;
@@ -18,7 +18,7 @@ export function attachLmHost(m) {
       answer(bytes instanceof Uint8Array ? { ticket, answer: bytes } : { ticket, failed: bytes?.message || 'the model failed' });
     }, (e) => answer({ ticket, failed: String(e?.message || e) }));
   };
-  m.lmPost = (ticket, request) => {
+  const post = (ticket, request) => {
     pending.add(ticket);
     if (!worker && !local) {
       try {
@@ -37,7 +37,6 @@ export function attachLmHost(m) {
     }
     if (worker) worker.postMessage({ ticket, request }, [request.buffer]);
     else runLocally(ticket, request);
-    return true;
   };
-  return { stop: () => { worker?.terminate(); worker = null; pending.clear(); } };
+  return { post, stop: () => { worker?.terminate(); worker = null; pending.clear(); } };
 }

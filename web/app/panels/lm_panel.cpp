@@ -381,7 +381,8 @@ void LmPanel::DrawAblation(PanelContext& ctx) {
   Prose("With head%s %s %s, the next-word distribution moves by %.3f nats on average (KL divergence from the "
         "full model's), most after “%s”: %.3f nats, where the full model's top word “%s” changes log-probability "
         "by %+.2f.",
-        m.ablated.size() > 1 ? "s" : "", names.c_str(), m.ablation == 1 ? "replaced by their held-out mean" : "zeroed",
+        m.ablated.size() > 1 ? "s" : "", names.c_str(),
+        m.ablation == 1 ? (m.ablated.size() > 1 ? "replaced by their held-out means" : "replaced by its held-out mean") : "zeroed",
         mean_kl, m.words[static_cast<size_t>(most)].c_str(), m.kl[static_cast<size_t>(most)],
         m.base_top[static_cast<size_t>(most)][0].word.c_str(), m.delta_logp[static_cast<size_t>(most)]);
   ctx.published.Scalar("lm.kl.mean", mean_kl);
