@@ -53,10 +53,10 @@ class Reader {
     at_ += sizeof(T);
     return true;
   }
-  // A count of items of at least `min_bytes` each.
-  bool Count(const char* what, size_t min_bytes, uint32_t* count) {
+  // A count of items of at least `min_bytes` each (in 64 bits: wasm32's size_t would wrap).
+  bool Count(const char* what, uint64_t min_bytes, uint32_t* count) {
     if (!Get(what, count)) return false;
-    return Need(what, static_cast<size_t>(*count) * min_bytes);
+    return Need(what, uint64_t{*count} * min_bytes);
   }
   bool String(const char* what, std::string* s) {
     uint32_t size = 0;
@@ -76,7 +76,7 @@ class Reader {
   bool MatrixValues(const char* what, Matrix* m) {
     uint32_t rows = 0, cols = 0;
     if (!Get(what, &rows) || !Get(what, &cols)) return false;
-    if (!Need(what, static_cast<size_t>(rows) * cols * sizeof(float))) return false;
+    if (!Need(what, uint64_t{rows} * cols * sizeof(float))) return false;
     m->resize(rows, cols);
     std::memcpy(m->data(), bytes_.data() + at_, static_cast<size_t>(rows) * cols * sizeof(float));
     at_ += static_cast<size_t>(rows) * cols * sizeof(float);
@@ -98,8 +98,8 @@ class Reader {
   Status status() const { return status_; }
 
  private:
-  bool Need(const char* what, size_t n) {
-    if (bytes_.size() - at_ >= n) return true;
+  bool Need(const char* what, uint64_t n) {
+    if (uint64_t{bytes_.size() - at_} >= n) return true;
     Fail(what, std::to_string(n) + " bytes", std::to_string(bytes_.size() - at_));
     return false;
   }
@@ -289,13 +289,17 @@ Status ReadLmAnswer(std::string_view bytes, LmViewModel* out) {
   r.AtEnd("answer");
   if (!r.status().ok()) return r.status();
   // What the page indexes by: the shapes agree with each other.
-  const size_t n = m.words.size(), heads = static_cast<size_t>(m.layers) * static_cast<size_t>(m.heads);
-  bool shapes = m.layers > 0 && m.heads > 0 && m.top.size() == n && m.weights.size() == heads &&
+  const size_t n = m.words.size();
+  const uint64_t heads = m.layers > 0 && m.heads > 0 ? uint64_t(m.layers) * uint64_t(m.heads) : 0;
+  bool shapes = n > 0 && heads > 0 && m.top.size() == n && m.weights.size() == heads &&
+                m.prompt_words >= 0 && static_cast<size_t>(m.prompt_words) <= n &&
                 m.residual_norms.size() == static_cast<size_t>(m.layers) + 1 && m.lens.size() == m.residual_norms.size() &&
                 (n == 0 || m.p_next.size() == n - 1);
   for (const Matrix& x : m.weights) shapes = shapes && x.rows() == static_cast<Eigen::Index>(n) && x.cols() == x.rows();
   for (const auto& row : m.residual_norms) shapes = shapes && row.size() == n;
   for (const auto& row : m.lens) shapes = shapes && row.size() == n;
+  for (const auto* rows : {&m.top, &m.base_top})
+    for (const auto& row : *rows) shapes = shapes && !row.empty();  // the view reads each row's top word
   if (!m.ablated.empty()) shapes = shapes && m.base_top.size() == n && m.kl.size() == n && m.delta_logp.size() == n;
   if (!m.head_texts.empty())
     shapes = shapes && m.head_texts.size() == heads && m.zero_perplexity.size() == heads && m.mean_perplexity.size() == heads;
