@@ -62,13 +62,11 @@ std::string KnockedOutList(const lessons::LmViewModel& m) {
 
 void LmPanel::Draw(PanelContext& ctx) {
   DrawExplanation(ctx,
-      "A language model predicts the next word. This one is a small GPT — token embeddings, 4 blocks of causal "
-      "multi-head attention (the engine's own forward pass) each followed by an MLP, a final LayerNorm and an "
-      "output tied to the embeddings — trained by attnlab's own engine on the Brown corpus (a million words of "
-      "1960s American English), word by word with the page's tokenizer. It runs on your sentence in a Web Worker. "
-      "Under each word: the five words it considers likeliest next. Below: every head's weights (each row "
-      "attends only to earlier words), what knocking heads out changes, and what each layer would already "
-      "predict (the logit lens).",
+      "A language model predicts the next word. This small GPT (embeddings, 4 blocks of causal multi-head "
+      "attention, each by the engine's own forward pass, then an MLP) was trained by attnlab's engine on the Brown "
+      "corpus, word by word with the page's tokenizer, and runs on your sentence in a Web Worker. Under each word: "
+      "its five likeliest next words. Below: every head, what knocking heads out changes, and what each layer "
+      "would already predict (the logit lens).",
       "type the start of a sentence and read the next words under its last word; press Generate and raise the "
       "temperature; knock out a head and see which words change.");
   if (ctx.sentence_version == 0) return;
