@@ -22,6 +22,10 @@ const kFiles = (buildLibDir) => ({
   // The relaxed-SIMD build (CMake target attnlab_relaxed_lib), loaded where the engine has relaxed SIMD.
   'attnlab-engine-relaxed.wasm': join(buildLibDir, 'attnlab-engine-relaxed.wasm'),
   'relaxed_simd.mjs': join(root, 'web/bindings/relaxed_simd.mjs'),
+  // The language model's module (CMake target attnlab_lm, built beside the page) and its weights.
+  'attnlab-lm.mjs': join(buildLibDir, '../site/attnlab-lm.mjs'),
+  'attnlab-lm.wasm': join(buildLibDir, '../site/attnlab-lm.wasm'),
+  'lm-brown.bin': join(root, 'web/assets/lm-brown.bin'),
   'index.mjs': join(root, 'web/lib/index.mjs'),
   'index.d.ts': join(root, 'web/lib/index.d.ts'),
   'README.md': join(root, 'web/lib/README.md'),
@@ -46,6 +50,8 @@ export async function buildLib(buildLibDir, outDir) {
       '.': { types: './index.d.ts', import: './index.mjs', default: './index.mjs' },
       './attnlab-engine.wasm': './attnlab-engine.wasm',
       './attnlab-engine-relaxed.wasm': './attnlab-engine-relaxed.wasm',
+      './attnlab-lm.wasm': './attnlab-lm.wasm',
+      './lm-brown.bin': './lm-brown.bin',
       './package.json': './package.json',
     },
     files: Object.keys(files),

@@ -6,5 +6,5 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 cmake --preset wasm-release >/dev/null
-cmake --build --preset wasm-release --target attnlab_lib attnlab_relaxed_lib
+cmake --build --preset wasm-release --target attnlab_lib attnlab_relaxed_lib attnlab_lm
 node scripts/build-lib.mjs "$@"

@@ -1,5 +1,5 @@
 // The npm package as a user gets it: scripts/build-lib.mjs assembles it from the wasm-release
-// build (target attnlab_lib), `npm pack` makes the tarball, and a consumer project in a temp folder
+// build (targets attnlab_lib and attnlab_lm), `npm pack` makes the tarball, and a consumer project in a temp folder
 // installs it with `npm install --offline` (the package has no dependencies, so no registry is
 // asked). Then (a) an ES module under node runs forward / forwardOutput / backward through
 // `import 'attnlab'` and its numbers are checked against a float64 reference computed here, bad
@@ -239,7 +239,7 @@ test('node: the installed package computes forward, forwardOutput and backward a
 
 // ---- (b) TypeScript --------------------------------------------------------------------------
 
-const kExample = `import { loadEngine, type Engine, type ErrorCode, type Matrix, type AttentionConfig, type PreparedLayer } from 'attnlab';
+const kExample = `import { loadEngine, loadLanguageModel, type LanguageModel, type Engine, type ErrorCode, type Matrix, type AttentionConfig, type PreparedLayer } from 'attnlab';
 
 const engine: Engine = await loadEngine();
 const version: string = engine.version;
@@ -274,6 +274,13 @@ if (tokens.ok) {
   if (e.ok) console.log(e.rows, e.data);
 }
 console.log(version, await loadEngine({ wasm: new URL('./node_modules/attnlab/attnlab-engine.wasm', import.meta.url) }));
+const lm: LanguageModel = await loadLanguageModel();
+const next = lm.nextWords('the jury said', { top: 3 });
+if (next.ok) console.log(next.words[0], next.next[2][0].word, next.next[2][0].p, lm.info.heads);
+const ran = lm.run('the jury', { knockedOut: [0, 5] });
+if (ran.ok) console.log(ran.next.cols, ran.weights[3].layer, ran.weights[3].data);
+const more = lm.generate('the jury said', { tokens: 5, temperature: 0, seed: 2 });
+if (more.ok) console.log(more.generated.map((w) => w.word), more.cacheBytes);
 `;
 
 const kWrong = `import { loadEngine } from 'attnlab';
@@ -289,6 +296,59 @@ async function typeCheck(name, text) {
   const args = [tsc, '--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', name];
   return run(process.execPath, args, { cwd: consumer }).then(() => ({ code: 0, stdout: '' }), (e) => ({ code: e.code, stdout: e.stdout }));
 }
+
+// The language model in the package (loadLanguageModel): its next words, every head, a
+// continuation equal to the native CLI's (same words; p within the float32 bound of
+// tests/e2e/lm_view.test.mjs), and refused arguments that leave it working.
+const kLmScript = `import { loadLanguageModel } from 'attnlab';
+const lm = await loadLanguageModel();
+const out = { info: lm.info };
+out.next = lm.nextWords('The jury said it', { top: 3 });
+out.run = lm.run('the jury said', { knockedOut: [0] });
+out.gen = lm.generate('the jury said', { tokens: 20, temperature: 0.8, seed: 1 });
+out.bad = [lm.generate('x', { tokens: 0 }), lm.generate(5), lm.run('x', { knockedOut: [99] }), lm.nextWords('x', { tops: 3 }),
+  lm.generate('x', { temperature: -1 })];
+out.after = lm.nextWords('the', { top: 1 });
+try { await loadLanguageModel({ model: new Uint8Array([1, 2, 3]) }); } catch (e) { out.badModel = e.message; }
+console.log(JSON.stringify(out, (k, v) => (v instanceof Float32Array ? Array.from(v) : v)));
+`;
+
+test('node: the installed package runs the language model: next words, every head, the CLI\'s continuation; bad calls refused', async () => {
+  await writeFile(join(consumer, 'lm.mjs'), kLmScript);
+  const { stdout } = await run(process.execPath, ['lm.mjs'], { cwd: consumer, maxBuffer: 1 << 28 });
+  const out = JSON.parse(stdout);
+  assert.deepEqual(out.info, { layers: 4, heads: 4, dModel: 128, context: 64, vocabulary: 4096 });
+  assert.equal(out.next.ok, true, JSON.stringify(out.next));
+  assert.deepEqual(out.next.words, ['the', 'jury', 'said', 'it']);
+  for (const row of out.next.next) {
+    assert.equal(row.length, 3);
+    assert.ok(row[0].p >= row[1].p && row[1].p >= row[2].p && row[2].p > 0);
+  }
+  assert.equal(out.run.ok, true, JSON.stringify(out.run));
+  assert.deepEqual([out.run.next.rows, out.run.next.cols], [3, 4096]);
+  for (let i = 0; i < 3; ++i) {
+    const sum = out.run.next.data.slice(i * 4096, (i + 1) * 4096).reduce((a, b) => a + b, 0);
+    assert.ok(Math.abs(sum - 1) < 1e-4, `row ${i} sums to ${sum}`);
+  }
+  assert.equal(out.run.weights.length, 16);
+  for (const w of out.run.weights) assert.deepEqual([w.rows, w.cols], [3, 3]);
+  assert.equal(out.gen.ok, true, JSON.stringify(out.gen));
+  assert.equal(out.gen.generated.length, 20);
+  assert.equal(out.gen.cacheBytes, 4 * 2 * 4 * 128 * 22);
+  const cli = join(root, 'build/native/engine/attnlab');
+  const native = JSON.parse((await run(cli, ['generate', '--prompt', 'the jury said', '--tokens', '20', '--temperature', '0.8', '--seed', '1',
+    '--model', join(root, 'web/assets/lm-brown.bin'), '--json'])).stdout.trim().split('\n').pop());
+  assert.deepEqual(out.gen.generated.map((w) => w.word), native.generated.map((w) => w.word));
+  out.gen.generated.forEach((w, k) => assert.ok(Math.abs(Math.log(w.p) - Math.log(native.generated[k].p)) <= 2 * 4224 * 2 ** -24 * 64, `word ${k}`));
+  for (const bad of out.bad) assert.equal(bad.ok, false, JSON.stringify(bad));
+  assert.match(out.bad[0].message, /tokens: expected 1–63, got 0/);
+  assert.match(out.bad[1].message, /text: expected a string/);
+  assert.match(out.bad[2].message, /knockedOut: expected 0–15, got 99/);
+  assert.match(out.bad[3].message, /tops: unknown option of nextWords/);
+  assert.match(out.bad[4].message, /temperature: expected a finite number ≥ 0/);
+  assert.equal(out.after.ok, true, 'the model keeps working');
+  assert.match(out.badModel, /^attnlab: model: .*lm asset/);
+});
 
 test('TypeScript: tsc --strict accepts an example using every entry point and refuses wrong options', async () => {
   const good = await typeCheck('example.ts', kExample);

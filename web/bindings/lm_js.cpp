@@ -11,6 +11,7 @@
 //   run(text, knockedOut = [layer · heads + head, …]) -> {ok, words: [..], ids: [..], next: [(n, V) probabilities as {rows, cols, data}],
 //                 weights: [{layer, head, rows, cols, data}]} | {ok: false, code, message}
 //   generate(text, tokens, temperature, seed) -> {ok, generated: [{word, p}], cacheBytes}
+//   info() -> {layers, heads, dModel, context, vocabulary}; vocabulary() -> [words by id]
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
 #include <emscripten/val.h>
@@ -176,6 +177,27 @@ val Generate(const std::string& text, int tokens, double temperature, int seed) 
   return out;
 }
 
+// {layers, heads, dModel, context, vocabulary: V, parameters} of the loaded model.
+val Info() {
+  const Loaded& l = TheModel();
+  val out = val::object();
+  if (!l.ok) return out;
+  const attn::train::LmConfig& c = l.model.config;
+  out.set("layers", c.layers);
+  out.set("heads", c.heads);
+  out.set("dModel", c.d_model);
+  out.set("context", c.seq_len);
+  out.set("vocabulary", c.vocab);
+  return out;
+}
+
+// The model's words, by id (the last is "<unk>").
+val Vocabulary() {
+  val out = val::array();
+  for (const std::string& w : TheModel().model.vocabulary) out.call<void>("push", w);
+  return out;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab_lm) {
@@ -184,4 +206,6 @@ EMSCRIPTEN_BINDINGS(attnlab_lm) {
   ATTNJS_FUNCTION("computeView", ComputeView);
   ATTNJS_FUNCTION("run", Run);
   ATTNJS_FUNCTION("generate", Generate);
+  ATTNJS_FUNCTION("info", Info);
+  ATTNJS_FUNCTION("vocabulary", Vocabulary);
 }

@@ -225,3 +225,60 @@ export interface LoadOptions {
 
 /** A new engine with its own WebAssembly memory. Rejects only if the wasm cannot be loaded (or relaxedSimd: true has no relaxed SIMD). */
 export function loadEngine(options?: LoadOptions): Promise<Engine>;
+
+// [SECTION] The language model (the page's view 12)
+
+/** The model's shape. */
+export interface LanguageModelInfo {
+  readonly layers: number;
+  readonly heads: number;
+  readonly dModel: number;
+  /** Words it reads at most (later ones are not read). */
+  readonly context: number;
+  /** Words it knows, the last being "<unk>". */
+  readonly vocabulary: number;
+}
+
+export interface LanguageModelHead extends Matrix {
+  /** 0-based. */
+  layer: number;
+  head: number;
+}
+
+export interface LanguageModelRun {
+  /** The words read: lower-cased page tokens, at most `context`. */
+  words: string[];
+  /** (n, vocabulary): the next word's probabilities after each word, row-major. */
+  next: Matrix;
+  /** Every layer × head's causal attention weights (n, n), layer-major. */
+  weights: LanguageModelHead[];
+}
+
+export interface NextWord {
+  word: string;
+  p: number;
+}
+
+export interface LanguageModel {
+  readonly info: LanguageModelInfo;
+  /** The model on `text`; knockedOut: heads (layer · heads + head) whose output is set to zero. */
+  run(text: string, options?: { knockedOut?: number[] }): Result<LanguageModelRun>;
+  /** The `top` (1–100, default 5) likeliest next words after each word. */
+  nextWords(text: string, options?: { top?: number }): Result<{ words: string[]; next: NextWord[][] }>;
+  /**
+   * Continues `text` through the KV cache: tokens 1 – context − words (default 20), temperature ≥ 0
+   * (0: greedy; default 0.8), seed (default 1). The same arguments give the same words.
+   */
+  generate(text: string, options?: { tokens?: number; temperature?: number; seed?: number }):
+    Result<{ prompt: string[]; generated: NextWord[]; cacheBytes: number }>;
+}
+
+export interface LanguageModelLoadOptions {
+  /** The model: the bundled lm-brown.bin by default; a path/URL (relative to index.mjs) or an asset's bytes. */
+  model?: string | URL | ArrayBuffer | ArrayBufferView;
+  /** Where attnlab-lm.wasm is, its bytes, or a compiled module. */
+  wasm?: string | URL | ArrayBuffer | ArrayBufferView | WebAssembly.Module;
+}
+
+/** Loads the language model into its own WebAssembly instance. Rejects on a bad option or a model file that does not parse (the reason). */
+export function loadLanguageModel(options?: LanguageModelLoadOptions): Promise<LanguageModel>;

@@ -12,6 +12,7 @@
 // never throws. Results are plain objects of copied arrays: there is nothing to free, except a layer
 // from prepare(), which holds its weights in wasm memory until its delete().
 import createAttnlabEngine from './attnlab-engine.mjs';
+import createAttnlabLm from './attnlab-lm.mjs';
 import { relaxedSimdAvailable } from './relaxed_simd.mjs';
 
 const kWasmFile = 'attnlab-engine.wasm';
@@ -145,5 +146,103 @@ export async function loadEngine(options = {}) {
     selfAttention: guarded('selfAttention', (x, n, d, options) => m.selfAttention(x, n, d, options)),
     tokenize: guarded('tokenize', (text) => m.tokenize(text)),
     hashEmbeddings: guarded('hashEmbeddings', (tokens, dim) => m.hashEmbeddings(tokens, dim)),
+  });
+}
+
+// [SECTION] The language model (the page's view 12): a small GPT trained by attnlab's engine on the
+// Brown corpus (lm-brown.bin, bundled), in its own module (attnlab-lm.wasm, web/bindings/lm_js.cpp).
+
+const kLmWasmFile = 'attnlab-lm.wasm';
+const kLmModelFile = 'lm-brown.bin';
+const kLmLoadOptions = ['model', 'wasm'];
+
+const isBytes = (v) => v instanceof ArrayBuffer || ArrayBuffer.isView(v);
+function wrongKeys(name, options, known) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) return `${name}: expected an object`;
+  const unknown = Object.keys(options).find((k) => !known.includes(k));
+  return unknown ? `${unknown}: unknown option of ${name} (known: ${known.join(', ')})` : '';
+}
+const refused = (message) => ({ ok: false, code: 'invalid_argument', message });
+function checkInteger(name, v, min, max) {
+  if (typeof v !== 'number' || !Number.isInteger(v)) return `${name}: expected an integer, got ${typeof v === 'number' ? v : typeof v}`;
+  return v < min || v > max ? `${name}: expected ${min}–${max}, got ${v}` : '';
+}
+
+/**
+ * Loads the language model: its own WebAssembly instance, with the bundled lm-brown.bin or `model`'s
+ * bytes (an asset in the same format, e.g. one scripts/build-lm.mjs trained).
+ * @param {{model?: string | URL | ArrayBuffer | ArrayBufferView, wasm?: string | URL | ArrayBuffer | ArrayBufferView | WebAssembly.Module}} [options]
+ */
+export async function loadLanguageModel(options = {}) {
+  const problem = wrongKeys('loadLanguageModel', options, kLmLoadOptions);
+  if (problem) throw new TypeError(`attnlab: ${problem}`);
+  const compiled = await compileWasm(options.wasm ?? kLmWasmFile);
+  const bytes = new Uint8Array(isBytes(options.model)
+    ? (ArrayBuffer.isView(options.model) ? options.model.buffer.slice(options.model.byteOffset, options.model.byteOffset + options.model.byteLength) : options.model)
+    : await readWasm(new URL(options.model ?? kLmModelFile, import.meta.url)));
+  let dead = '';
+  const m = await createAttnlabLm({
+    instantiateWasm(imports, receive) {
+      WebAssembly.instantiate(compiled, imports).then((instance) => receive(instance, compiled));
+      return {};
+    },
+    onAbort: (what) => { dead ||= what ? `aborted: ${what}` : 'aborted'; },
+  });
+  const error = m.loadModel(bytes);
+  if (error) throw new Error(`attnlab: model: ${error}`);
+  const guarded = (name, call) => (...args) => {
+    if (dead) return { ok: false, code: 'module_died', message: `attnlab stopped working (${dead}); load the model again` };
+    try {
+      return call(...args);
+    } catch (e) {
+      if (e instanceof WebAssembly.RuntimeError || typeof e === 'number') {
+        dead ||= String(e?.message ?? e);
+        return { ok: false, code: 'module_died', message: `attnlab stopped working (${dead}); load the model again` };
+      }
+      return refused(`${name}: ${e?.message ?? e}`);
+    }
+  };
+  const text = (name, v) => (typeof v === 'string' ? '' : `${name}: expected a string, got ${typeof v}`);
+  const info = Object.freeze(m.info());
+  const vocabulary = m.vocabulary();
+  const run = (t, knockedOut) => {
+    const r = m.run(t, knockedOut);
+    return r.ok ? { ok: true, words: r.words, next: r.next, weights: r.weights } : r;
+  };
+  return Object.freeze({
+    info,
+    run: guarded('run', (t, options = {}) => {
+      const bad = text('text', t) || wrongKeys('run', options, ['knockedOut']);
+      if (bad) return refused(bad);
+      const knockedOut = options.knockedOut ?? [];
+      if (!Array.isArray(knockedOut)) return refused('knockedOut: expected an array of head numbers (layer · heads + head)');
+      for (const h of knockedOut) {
+        const why = checkInteger('knockedOut', h, 0, info.layers * info.heads - 1);
+        if (why) return refused(why);
+      }
+      return run(t, knockedOut);
+    }),
+    nextWords: guarded('nextWords', (t, options = {}) => {
+      const bad = text('text', t) || wrongKeys('nextWords', options, ['top']) || checkInteger('top', options.top ?? 5, 1, 100);
+      if (bad) return refused(bad);
+      const top = options.top ?? 5;
+      const r = m.run(t, []);
+      if (!r.ok) return r;
+      const next = [];
+      for (let i = 0; i < r.next.rows; ++i) {
+        const row = r.next.data.subarray(i * r.next.cols, (i + 1) * r.next.cols);
+        const ids = Array.from(row.keys()).sort((a, b) => row[b] - row[a] || a - b).slice(0, top);
+        next.push(ids.map((id) => ({ word: vocabulary[id], p: row[id] })));
+      }
+      return { ok: true, words: r.words, next };
+    }),
+    generate: guarded('generate', (t, options = {}) => {
+      const { tokens = 20, temperature = 0.8, seed = 1 } = options;
+      const bad = text('text', t) || wrongKeys('generate', options, ['tokens', 'temperature', 'seed']) ||
+        checkInteger('tokens', tokens, 1, info.context - 1) || checkInteger('seed', seed, 0, 2 ** 31 - 1) ||
+        (typeof temperature === 'number' && Number.isFinite(temperature) && temperature >= 0 ? '' : `temperature: expected a finite number ≥ 0, got ${temperature}`);
+      if (bad) return refused(bad);
+      return m.generate(t, tokens, temperature, seed);
+    }),
   });
 }
