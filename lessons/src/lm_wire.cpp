@@ -69,16 +69,21 @@ class Reader {
     uint32_t size = 0;
     if (!Count(what, sizeof(float), &size)) return false;
     v->resize(size);
-    std::memcpy(v->data(), bytes_.data() + at_, size * sizeof(float));
+    if (size) std::memcpy(v->data(), bytes_.data() + at_, size * sizeof(float));  // data() may be null when empty
     at_ += size * sizeof(float);
     return true;
   }
   bool MatrixValues(const char* what, Matrix* m) {
     uint32_t rows = 0, cols = 0;
     if (!Get(what, &rows) || !Get(what, &cols)) return false;
+    // A side past 65,536 is no map the view draws (and would overflow wasm32's Eigen::Index with the other 0).
+    if (rows > 65536 || cols > 65536) {
+      Fail(what, "at most 65536 rows and columns", std::to_string(rows) + " × " + std::to_string(cols));
+      return false;
+    }
     if (!Need(what, uint64_t{rows} * cols * sizeof(float))) return false;
     m->resize(rows, cols);
-    std::memcpy(m->data(), bytes_.data() + at_, static_cast<size_t>(rows) * cols * sizeof(float));
+    if (m->size()) std::memcpy(m->data(), bytes_.data() + at_, static_cast<size_t>(rows) * cols * sizeof(float));
     at_ += static_cast<size_t>(rows) * cols * sizeof(float);
     return true;
   }

@@ -103,9 +103,8 @@ void LmPanel::Draw(PanelContext& ctx) {
   int known_next = 0;
   for (float p : m.p_next) known_next += p >= 0 ? 1 : 0;
   if (known_next > 0)
-    Prose("On your sentence its perplexity is %.1f: on average it gave the word that came next a probability of "
-          "1/%.1f (over the %d next words in its vocabulary of %s).",
-          m.perplexity, m.perplexity, known_next, Thousands(m.vocab).c_str());
+    Prose("On your sentence its perplexity is %.1f (over the %d next words among its %s).", m.perplexity, known_next,
+          Thousands(m.vocab).c_str());
   else if (n > 1)
     Prose("None of your sentence's next words is among its %s words, so it has no perplexity here.", Thousands(m.vocab).c_str());
   ctx.published.Scalar("lm.perplexity", m.perplexity);
@@ -236,8 +235,8 @@ void LmPanel::DrawContinuation(PanelContext& ctx) {
             m.prompt_words, static_cast<int>(m.continuation.size()), m.seq_len, prompt.c_str(), added.c_str());
     else
       Prose("%s → %s", prompt.c_str(), added.c_str());
-    Prose("%s at temperature %.2f, seed %d: the same link gives the same words. Each word is one row of attention over "
-          "the keys and values cached for the words before it.",
+    Prose("%s at temperature %.2f, seed %d (the link gives the same words); each word is one row of attention over "
+          "the cached keys and values.",
           s.temperature > 0 ? "Sampled" : "Greedy", s.temperature, s.seed);
     if (ImGui::BeginTable("lm.continuation", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
       ImGui::TableSetupColumn("word");
@@ -363,8 +362,7 @@ void LmPanel::DrawAblation(PanelContext& ctx) {
   }
   ChoiceCombo("a knocked-out head's output", lessons::kLmAblationNames, 2, &s.ablation);
   if (m.ablated.empty()) {
-    DrawNote("Tick a head: its output (its slice of the concatenation, before Wᵒ) is replaced, and the words above "
-             "are the model's without it.");
+    DrawNote("Tick a head: its output (before Wᵒ) is replaced, and the words above change.");
     return;
   }
   // The position where the knocked-out heads changed the prediction most.
@@ -419,9 +417,8 @@ void LmPanel::DrawInduction(PanelContext& ctx) {
   ImGui::SeparatorText("Induction: random words, then the same words again");
   std::string first;
   for (int i = 0; i < r; ++i) first += (i ? " " : "") + m.induction_words[static_cast<size_t>(i)];
-  Prose("%d random words from its vocabulary (seed %d), then the same %d again: “%s …”. A model with an induction "
-        "head copies the second time round (the word after the earlier copy), so its loss drops in the second half.",
-        r, ctx.state.lm.seed, r, first.c_str());
+  Prose("Seed %d: “%s …”, twice. An induction head would copy the second time, and the loss would drop.",
+        ctx.state.lm.seed, first.c_str());
   gfx::HeatmapStyle style;
   style.vmin = 0;
   style.vmax = std::max(1e-6f, induction_loss_.size() ? induction_loss_.maxCoeff() : 1.0f);
@@ -454,8 +451,7 @@ void LmPanel::DrawResidualAndLens(PanelContext& ctx) {
   o.max_height = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(n);
   DrawMatrix("lm.norms", norms_, client.version(), o, ctx.published);
   ImGui::SeparatorText("Logit lens: what each layer would already predict");
-  Prose("Each column reads the residual stream after a block through the final LayerNorm and the output, as if the "
-        "model stopped there: the likeliest next word and its probability.");
+  Prose("Each column reads the stream after a block through the final LayerNorm and the output.");
   // Scrolls sideways on a phone: the table is as tall as its rows, plus the scrollbar.
   const float height = ImGui::GetFrameHeightWithSpacing() * static_cast<float>(n + 1) + ImGui::GetStyle().ScrollbarSize;
   if (ImGui::BeginTable("lm.lens", static_cast<int>(m.lens.size()) + 1,
