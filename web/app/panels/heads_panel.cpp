@@ -101,8 +101,7 @@ void HeadsPanel::DrawControls(PanelContext& ctx) {
   SliderField(s.kHeads, &s.heads);
   SameLineIfFits(150.0f);
   ImGui::SetNextItemWidth(110.0f);
-  // − and + step the seed; the number is not typed (a phone's keyboard cannot reach an ImGui field).
-  if (ImGui::InputInt(s.kSeed.label, &s.seed, 1, 10, ImGuiInputTextFlags_ReadOnly)) s.seed = s.kSeed.Clamp(s.seed);
+  StepperField(s.kSeed, &s.seed);
   bool grouped = s.kv_heads > 0 && s.kv_heads < s.heads;
   if (ImGui::Checkbox("grouped-query", &grouped)) s.kv_heads = grouped ? 1 : 0;
   if (grouped) {

@@ -71,8 +71,7 @@ void LearnPanel::DrawControls(PanelContext& ctx) {
   SliderField(s.kLearningRate, &s.learning_rate);
   SameLineIfFits(150.0f);
   ImGui::SetNextItemWidth(110.0f);
-  // − and + step the seed; the number is not typed (a phone's keyboard cannot reach an ImGui field).
-  if (ImGui::InputInt(s.kSeed.label, &s.seed, 1, 10, ImGuiInputTextFlags_ReadOnly)) s.seed = s.kSeed.Clamp(s.seed);
+  StepperField(s.kSeed, &s.seed);
 
   const std::string settings = SettingsKey(s);
   if (settings != settings_ || lab_.steps() > s.steps) {  // new settings, or a link asks for an earlier step

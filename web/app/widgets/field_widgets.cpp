@@ -24,6 +24,12 @@ bool SliderField(const lessons::IntField& f, int* value) { return SliderField(f,
 
 bool CheckboxField(const lessons::BoolField& f, bool* value) { return ImGui::Checkbox(f.label, value); }
 
+bool StepperField(const lessons::IntField& f, int* value) {
+  const bool changed = ImGui::InputInt(f.label, value, 1, 10, ImGuiInputTextFlags_ReadOnly);
+  *value = f.Clamp(*value);
+  return changed;
+}
+
 bool ChoiceCombo(const char* label, const char* const* names, int count, int* index) {
   bool changed = false;
   ImGui::SetNextItemWidth(std::min(220.0f, ImGui::GetContentRegionAvail().x * 0.6f));

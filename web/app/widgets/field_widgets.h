@@ -13,6 +13,8 @@ bool SliderField(const lessons::FloatField& field, float* value);
 bool SliderField(const lessons::IntField& field, int* value, int max, const char* format = nullptr);
 bool SliderField(const lessons::IntField& field, int* value);
 bool CheckboxField(const lessons::BoolField& field, bool* value);
+// A number stepped by − and + (a seed), not typed: a phone's keyboard cannot reach an ImGui field.
+bool StepperField(const lessons::IntField& field, int* value);
 // A combo box over `count` choices shown by `names` (the reader's words, not the link's).
 bool ChoiceCombo(const char* label, const char* const* names, int count, int* index);
 
