@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -70,8 +71,20 @@ TEST(LmView, EveryNumberIsTheEngines) {
     EXPECT_EQ(m.top[i][0].word, Shipped().vocabulary[static_cast<size_t>(best)]);
     EXPECT_EQ(m.top[i][0].p, p(0, best));
     for (int k = 1; k < 5; ++k) EXPECT_LE(m.top[i][k].p, m.top[i][k - 1].p);
-    // At T = 0.8 the top word's share grows.
-    EXPECT_GT(m.top[i][0].p_t, m.top[i][0].p);
+    // The continuation's distribution at T = 0.8, over every word but <unk>: the top such word's share grows.
+    attn::Matrix sampled = trace.logits.row(i);
+    sampled(0, Shipped().config.vocab - 1) = -std::numeric_limits<float>::infinity();
+    const attn::Matrix q = attn::train::LmSoftmax(sampled, 0.8f);
+    for (const LmNextWord& w : m.top[static_cast<size_t>(i)]) {
+      if (w.word == attn::train::kLmUnknownWord) {
+        EXPECT_EQ(w.p_t, 0.0f);
+      } else {
+        const int id = Ids({w.word})[0];
+        EXPECT_EQ(w.p_t, q(0, id));
+      }
+    }
+    const LmNextWord& first_word = m.top[i][0].word == attn::train::kLmUnknownWord ? m.top[i][1] : m.top[i][0];
+    EXPECT_GT(first_word.p_t, first_word.p);
     // The last layer of the lens is the model's own prediction.
     EXPECT_EQ(m.lens[4][static_cast<size_t>(i)].word, m.top[i][0].word);
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "attn/train/lm_inference.h"
@@ -19,7 +20,10 @@ constexpr int kTop = 5;
 // The k most probable words of one row of logits (lowest id first on ties), at T = 1 and at T.
 std::vector<LmNextWord> TopWords(const LmModel& model, const Matrix& logits_row, float temperature, int k) {
   const Matrix p = attn::train::LmSoftmax(logits_row);
-  const Matrix pt = temperature > 0 ? attn::train::LmSoftmax(logits_row, temperature) : Matrix();
+  // What LmGenerate samples from: softmax(logits / T) over every word but <unk>, which it never says.
+  Matrix sampled = logits_row;
+  sampled(0, sampled.cols() - 1) = -std::numeric_limits<float>::infinity();
+  const Matrix pt = temperature > 0 ? attn::train::LmSoftmax(sampled, temperature) : Matrix();
   std::vector<int> order(static_cast<size_t>(p.cols()));
   std::iota(order.begin(), order.end(), 0);
   const int shown = std::min<int>(k, static_cast<int>(order.size()));

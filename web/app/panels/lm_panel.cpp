@@ -34,7 +34,9 @@ std::string ListWords(const std::vector<lessons::LmNextWord>& words, bool at_t, 
   std::string text;
   char buffer[96];
   for (size_t k = 0; k < std::min(count, words.size()); ++k) {
-    std::snprintf(buffer, sizeof(buffer), "%s“%s” %.2f", k ? ", " : "", words[k].word.c_str(), at_t ? words[k].p_t : words[k].p);
+    if (at_t && words[k].word == "<unk>") continue;  // the continuation never says it (p_t is 0)
+    std::snprintf(buffer, sizeof(buffer), "%s“%s” %.2f", text.empty() ? "" : ", ", words[k].word.c_str(),
+                  at_t ? words[k].p_t : words[k].p);
     text += buffer;
   }
   return text;
@@ -103,7 +105,7 @@ void LmPanel::Draw(PanelContext& ctx) {
   int known_next = 0;
   for (float p : m.p_next) known_next += p >= 0 ? 1 : 0;
   if (known_next > 0)
-    Prose("On your sentence its perplexity is %.1f (over the %d next words among its %s).", m.perplexity, known_next,
+    Prose("On your sentence its perplexity is %.1f (over the %d next words among its %s words).", m.perplexity, known_next,
           Thousands(m.vocab).c_str());
   else if (n > 1)
     Prose("None of your sentence's next words is among its %s words, so it has no perplexity here.", Thousands(m.vocab).c_str());
@@ -146,8 +148,7 @@ void LmPanel::DrawControls(PanelContext& ctx) {
   ImGui::SetNextItemWidth(w);
   SliderField(s.kWords, &s.words);
   ImGui::SetNextItemWidth(110.0f);
-  // − and + step the seed; the number is not typed (a phone's keyboard cannot reach an ImGui field).
-  if (ImGui::InputInt(s.kSeed.label, &s.seed, 1, 10, ImGuiInputTextFlags_ReadOnly)) s.seed = s.kSeed.Clamp(s.seed);
+  StepperField(s.kSeed, &s.seed);
   SameLineIfFits(ButtonWidth("Generate"));
   if (ImGui::Button(s.generate ? "Generate another" : "Generate")) {
     if (s.generate) s.seed = s.seed % s.kSeed.max + 1;
@@ -213,7 +214,8 @@ void LmPanel::DrawNextWords(PanelContext& ctx) {
   }
   const float t = s.temperature;
   if (t > 0)
-    Prose("A continuation samples from softmax(logits / %.2f): here %s%s.", t, ListWords(top, true, 5).c_str(),
+    Prose("A continuation samples from softmax(logits / %.2f) over every word but <unk>: here %s%s.", t,
+          ListWords(top, true, 5).c_str(),
           t < 1 ? " (sharper than at T = 1)" : t > 1 ? " (flatter than at T = 1)" : "");
   else
     Prose("At temperature 0 a continuation is greedy: it always takes the likeliest word that is not <unk>.");

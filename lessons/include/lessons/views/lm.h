@@ -24,7 +24,8 @@ namespace lessons {
 struct LmHeadTable;
 
 // A word the model may say next, with its probability at temperature 1 and at the state's
-// temperature (what the continuation samples from; at T = 0, greedy, 1 for the top word).
+// temperature (what the continuation samples from: <unk> excluded, so 0 for it; at T = 0, greedy, 1
+// for the top word that is not <unk>).
 struct LmNextWord {
   std::string word;
   float p = 0;
