@@ -7,7 +7,7 @@
 //   attnlab_bench peak [--kernel K]          this core's multiply-add peak with K's vectors
 //   attnlab_bench layer [--ns N,N...] [--d-model D] [--heads H]
 //       the benchmark layer: d_model, heads, seed and the FLOPs of one forward at each n
-//   attnlab_bench lm-train [--reps R]
+//   attnlab_bench lm-train [--reps R] [--kernel K]
 //       training steps of the language model (attn/train/lm_trainer.h: the shipped shape, 16 windows
 //       of 64 words, Adam) on seeded words, after 2 warm-up steps: tokens/s against
 //       bench/peers/torch_lm_train.py's same model and batch in PyTorch
@@ -217,6 +217,7 @@ int LmTrain(const Options& o) {
   attn::train::LmTrainConfig config;  // the shipped model's shape and batch
   config.steps = o.reps + 2;
   config.warmup_steps = 0;  // the rate's schedule costs nothing; a step is a step
+  config.model.kernel = o.kernel;  // FastestKernel() unless --kernel: PyTorch runs its BLAS on the CPU's best ISA too
   attn::SeededRandom rng(1);
   std::vector<int> words(200000);
   for (int& w : words) w = static_cast<int>(rng.Below(static_cast<uint32_t>(config.model.vocab)));
@@ -231,8 +232,9 @@ int LmTrain(const Options& o) {
     return 1;
   }
   const double tokens = static_cast<double>(o.reps) * config.batch_size * config.model.seq_len;
-  std::printf("{\"impl\":\"%s\",\"variant\":\"lm-train\",\"tokens_per_s\":%.0f,\"ms_per_step\":%.1f,\"steps\":%d}\n",
-              ATTN_BENCH_IMPL, tokens / seconds, 1e3 * seconds / o.reps, o.reps);
+  std::printf("{\"impl\":\"%s\",\"variant\":\"lm-train\",\"kernel\":\"%s\",\"tokens_per_s\":%.0f,"
+              "\"ms_per_step\":%.1f,\"steps\":%d}\n",
+              ATTN_BENCH_IMPL, attn::KernelBuildName(config.model.kernel), tokens / seconds, 1e3 * seconds / o.reps, o.reps);
   return 0;
 }
 

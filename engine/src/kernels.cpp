@@ -1,8 +1,10 @@
 #include "attn/kernels.h"
 
+#include <algorithm>
 #include <chrono>
 #include <iterator>
 #include <new>
+#include <vector>
 
 #include "attn/limits.h"
 #include "attn/reference/ops.h"
@@ -60,34 +62,117 @@ Status CheckKernelAvailable(KernelId id) {
 }
 
 Status MatMul(KernelId kernel, const Matrix& a, const Matrix& b, Matrix* out) {
+  return MatMul(kernel, a, b, out, MatMulOptions());
+}
+
+namespace {
+
+// A per-thread buffer that only grows: a training step's transposed operands and accumulated
+// products (up to R × V floats, 16 MB for the language model's batch) would otherwise be a fresh
+// allocation, and its page faults, on every call.
+float* ThreadScratch(int slot, Eigen::Index floats) {
+  thread_local std::vector<float> buffers[2];
+  std::vector<float>& buffer = buffers[slot];
+  if (buffer.size() < static_cast<size_t>(floats)) buffer.resize(static_cast<size_t>(floats));
+  return buffer.data();
+}
+
+// out (a.cols(), a.rows()) = aᵀ, 32 × 32 tiles at a time: a whole-matrix transpose reads a's
+// columns, one cache line per float once a row is wider than the cache's ways can hold (the
+// unembedding's dlogits: rows of 4,096 floats; copying it column by column was 10% of a step).
+void TransposeTiled(const Matrix& a, float* out) {
+  constexpr Eigen::Index kTile = 32;
+  Eigen::Map<Matrix> target(out, a.cols(), a.rows());
+  for (Eigen::Index i = 0; i < a.rows(); i += kTile)
+    for (Eigen::Index j = 0; j < a.cols(); j += kTile) {
+      const Eigen::Index rows = std::min(kTile, a.rows() - i), cols = std::min(kTile, a.cols() - j);
+      target.block(j, i, cols, rows) = a.block(i, j, rows, cols).transpose();
+    }
+}
+
+// product = op(a) op(b) on the reference loops or Eigen, as the expression reads.
+void ProductOnReference(const Matrix& a, const Matrix& b, const MatMulOptions& o, Matrix* product) {
+  if (o.transpose_a && o.transpose_b) {
+    reference::MatMulTransposedB(Matrix(a.transpose()), b, product);
+  } else if (o.transpose_a) {
+    reference::MatMulTransposedA(a, b, product);
+  } else if (o.transpose_b) {
+    reference::MatMulTransposedB(a, b, product);
+  } else {
+    reference::MatMul(a, b, product);
+  }
+}
+
+template <typename Put>
+void ProductOnEigen(const Matrix& a, const Matrix& b, const MatMulOptions& o, Put put) {
+  if (o.transpose_a && o.transpose_b) put(a.transpose() * b.transpose());
+  else if (o.transpose_a) put(a.transpose() * b);
+  else if (o.transpose_b) put(a * b.transpose());
+  else put(a * b);
+}
+
+}  // namespace
+
+Status MatMul(KernelId kernel, const Matrix& a, const Matrix& b, Matrix* out, const MatMulOptions& o) {
   ATTN_RETURN_IF_ERROR(CheckKernelAvailable(kernel));
-  if (a.cols() != b.rows()) {
-    return Status(StatusCode::kShapeMismatch, "matmul: a is (" + std::to_string(a.rows()) + ", " +
-                                                  std::to_string(a.cols()) + ") but b has " + std::to_string(b.rows()) +
-                                                  " rows");
+  const Eigen::Index m = o.transpose_a ? a.cols() : a.rows(), k = o.transpose_a ? a.rows() : a.cols();
+  const Eigen::Index b_k = o.transpose_b ? b.cols() : b.rows(), n = o.transpose_b ? b.rows() : b.cols();
+  if (k != b_k) {
+    return Status(StatusCode::kShapeMismatch, std::string("matmul: a") + (o.transpose_a ? "ᵀ" : "") + " is (" +
+                                                  std::to_string(m) + ", " + std::to_string(k) + ") but b" +
+                                                  (o.transpose_b ? "ᵀ" : "") + " has " + std::to_string(b_k) + " rows");
   }
   // Sizes within attn::Limits before the int arithmetic of the kernels and before allocating.
   ATTN_RETURN_IF_ERROR(validate::AtMost("matmul: a.rows()", static_cast<long long>(a.rows()), Limits::max_dimension));
   ATTN_RETURN_IF_ERROR(validate::AtMost("matmul: a.cols()", static_cast<long long>(a.cols()), Limits::max_dimension));
+  ATTN_RETURN_IF_ERROR(validate::AtMost("matmul: b.rows()", static_cast<long long>(b.rows()), Limits::max_dimension));
   ATTN_RETURN_IF_ERROR(validate::AtMost("matmul: b.cols()", static_cast<long long>(b.cols()), Limits::max_dimension));
-  ATTN_RETURN_IF_ERROR(budget::MatrixFits("matmul", a.rows(), b.cols()));
+  if (o.accumulate && (out->rows() != m || out->cols() != n)) {
+    return Status(StatusCode::kShapeMismatch, "matmul: out: accumulating needs (" + std::to_string(m) + ", " +
+                                                  std::to_string(n) + "), got (" + std::to_string(out->rows()) + ", " +
+                                                  std::to_string(out->cols()) + ")");
+  }
+  ATTN_RETURN_IF_ERROR(budget::MatrixFits("matmul", m, n));
+  if (o.transpose_a) ATTN_RETURN_IF_ERROR(budget::MatrixFits("matmul: aᵀ", m, k));
   try {
     Matrix product;
-    if (kernel == KernelId::kReference) {
-      reference::MatMul(a, b, &product);
-    } else if (kernel == KernelId::kEigen) {
-      eigen::EigenOps<float>::Product(a, b, &product);
+    if (kernel == KernelId::kReference || kernel == KernelId::kEigen) {
+      const bool operand = out == &a || out == &b;
+      if (kernel == KernelId::kEigen && o.accumulate && !operand) {
+        ProductOnEigen(a, b, o, [&](const auto& p) { out->noalias() += p; });
+        return Status::Ok();
+      }
+      if (kernel == KernelId::kEigen) ProductOnEigen(a, b, o, [&](const auto& p) { product.noalias() = p; });
+      else ProductOnReference(a, b, o, &product);
+      if (o.accumulate) {
+        *out += product;
+        return Status::Ok();
+      }
     } else {
+      const simd::KernelTable& t = *simd::FindKernelTable(kernel);
+      const float* a_rows = a.data();
+      if (o.transpose_a) {  // the GEMM reads A's rows in place: aᵀ's rows are a's columns, so copy once
+        float* copy = ThreadScratch(0, m * k);
+        TransposeTiled(a, copy);
+        a_rows = copy;
+      }
+      const auto gemm = [&](float* c) {
+        t.gemm(static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), a_rows, static_cast<int>(k), b.data(),
+               static_cast<int>(b.cols()), o.transpose_b, nullptr, c, static_cast<int>(n));
+      };
+      if (o.accumulate) {
+        float* sum = ThreadScratch(1, m * n);
+        gemm(sum);
+        out->noalias() += Eigen::Map<const Matrix>(sum, m, n);
+        return Status::Ok();
+      }
       // The SIMD GEMM writes straight into a caller's matrix of the right shape that is neither
       // operand: a repeated call allocates nothing (a fresh 4 MB product per call at 4096 × 256
       // page-faulted on some runs and not others: the bench's GEMM read 215 or 280 GFLOP/s).
-      const bool in_place = out->rows() == a.rows() && out->cols() == b.cols() && out != &a && out != &b;
+      const bool in_place = out->rows() == m && out->cols() == n && out != &a && out != &b;
       Matrix& target = in_place ? *out : product;
-      const simd::KernelTable& t = *simd::FindKernelTable(kernel);
-      target.resize(a.rows(), b.cols());
-      t.gemm(static_cast<int>(a.rows()), static_cast<int>(b.cols()), static_cast<int>(a.cols()), a.data(),
-             static_cast<int>(a.cols()), b.data(), static_cast<int>(b.cols()), false, nullptr, target.data(),
-             static_cast<int>(b.cols()));
+      target.resize(m, n);
+      gemm(target.data());
       if (in_place) return Status::Ok();
     }
     *out = std::move(product);

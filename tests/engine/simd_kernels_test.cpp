@@ -111,6 +111,72 @@ TEST(SimdKernels, MatMulChecksShapes) {
   EXPECT_EQ(status.code(), StatusCode::kShapeMismatch);
 }
 
+// MatMul's options (a training step's products: xᵀ·dy, dy·Wᵀ, added into a gradient) on every
+// available kernel against double loops, each size once as m, n and k; accumulating adds to what
+// the output held. Bound: γ_k Σ|a b| for the product, plus one rounding of the sum when adding.
+TEST(SimdKernels, MatMulOptionsMatchDoubleLoopsOnEveryKernel) {
+  int cases = 0;
+  for (KernelId kernel : AvailableKernels()) {
+    for (int i = 0; i < 36; ++i) {
+      const int m = i < 12 ? kSizes[i] : Pick(i, 1), n = (i >= 12 && i < 24) ? kSizes[i - 12] : Pick(i, 2),
+                k = i >= 24 ? kSizes[i - 24] : Pick(i, 3);
+      for (int variant = 0; variant < 8; ++variant) {
+        MatMulOptions o;
+        o.transpose_a = variant & 1, o.transpose_b = variant & 2, o.accumulate = variant & 4;
+        const Matrix a = o.transpose_a ? RandomMatrix(k, m, 10 + i) : RandomMatrix(m, k, 10 + i);
+        const Matrix b = o.transpose_b ? RandomMatrix(n, k, 20 + i) : RandomMatrix(k, n, 20 + i);
+        const Matrix before = RandomMatrix(m, n, 30 + i);
+        Matrix out = o.accumulate ? before : Matrix::Constant(2, 3, 7.0f);
+        const Status status = MatMul(kernel, a, b, &out, o);
+        ASSERT_TRUE(status.ok()) << KernelName(kernel) << ": " << status.message();
+        ASSERT_EQ(out.rows(), m);
+        ASSERT_EQ(out.cols(), n);
+        for (int r = 0; r < m; ++r) {
+          for (int c = 0; c < n; ++c) {
+            double want = 0, magnitude = 0;
+            for (int p = 0; p < k; ++p) {
+              const double prod = double(o.transpose_a ? a(p, r) : a(r, p)) * (o.transpose_b ? b(c, p) : b(p, c));
+              want += prod, magnitude += std::fabs(prod);
+            }
+            double bound = (k + 2) * 1.2e-7 * magnitude + 1e-30;
+            if (o.accumulate) want += before(r, c), bound += 1.2e-7 * std::fabs(want);
+            ASSERT_NEAR(out(r, c), want, bound) << KernelName(kernel) << " m=" << m << " n=" << n << " k=" << k
+                                                << " options " << variant << " at (" << r << ", " << c << ")";
+          }
+        }
+        ++cases;
+      }
+    }
+  }
+  EXPECT_EQ(cases, 36 * 8 * static_cast<int>(AvailableKernels().size()));
+}
+
+// The options' shapes are checked (named with the transpose), an accumulated output must have the
+// product's shape, and an output that is also an operand still gets the operands as they were.
+TEST(SimdKernels, MatMulOptionsCheckShapesAndAliasing) {
+  for (KernelId kernel : AvailableKernels()) {
+    MatMulOptions transposed;
+    transposed.transpose_a = true;
+    Matrix out;
+    Status status = MatMul(kernel, Matrix::Ones(3, 2), Matrix::Ones(4, 5), &out, transposed);
+    EXPECT_EQ(status.code(), StatusCode::kShapeMismatch);
+    EXPECT_EQ(status.message(), "matmul: aᵀ is (2, 3) but b has 4 rows") << KernelName(kernel);
+    MatMulOptions add;
+    add.accumulate = true;
+    out = Matrix::Ones(2, 2);
+    status = MatMul(kernel, Matrix::Ones(2, 3), Matrix::Ones(3, 4), &out, add);
+    EXPECT_EQ(status.message(), "matmul: out: accumulating needs (2, 4), got (2, 2)") << KernelName(kernel);
+    EXPECT_TRUE(out == Matrix::Ones(2, 2)) << "a refused call changed the output";
+    Matrix square = RandomMatrix(9, 9, 4), expected = square;
+    add.transpose_b = true;
+    Matrix product;
+    ASSERT_TRUE(MatMul(kernel, square, square, &product, MatMulOptions{false, true, false}).ok());
+    expected += product;
+    ASSERT_TRUE(MatMul(kernel, square, square, &square, add).ok());
+    EXPECT_TRUE(square.isApprox(expected, 1e-6f)) << KernelName(kernel) << ": out aliased a and b";
+  }
+}
+
 // MulAdd(a, b, c) is a·b + c on every variant. The relaxed wasm build's MulAdd is clang 14's
 // prototype fma builtin rewritten after the link into f32x4.relaxed_madd (scripts/
 // wasm_relaxed_opcodes.mjs): were the operands passed in another order (the prototype's a + b·c),

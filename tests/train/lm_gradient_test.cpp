@@ -174,23 +174,34 @@ TEST_P(LmModelGradientTest, DoubleBackwardMatchesFiniteDifferencesForEveryParame
   EXPECT_EQ(grads.out_w.size(), 0) << "the output is wte: no matrix of its own";
 }
 
-TEST_P(LmModelGradientTest, FloatBackwardMatchesDouble) {
-  LmConfig c = Tiny(GetParam());
-  c.d_model = 8;
-  c.vocab = 50;
-  const Batch batch = TinyBatch(c);
-  const ModelParameters params = InitializeLm(c);
-  LmActivations acts;
-  ASSERT_TRUE(LmForward(c, params, batch, &acts).ok());
-  ModelParameters grads;
-  ASSERT_TRUE(LmBackward(c, params, batch, acts, &grads).ok());
-  const ModelParametersD params_d = ToDouble(params);
-  LmActivationsD acts_d;
-  ASSERT_TRUE(LmForward(c, params_d, batch, &acts_d).ok());
-  ModelParametersD want;
-  ASSERT_TRUE(LmBackward(c, params_d, batch, acts_d, &want).ok());
-  EXPECT_NEAR(acts.loss, acts_d.loss, 1e-5 * (1 + acts_d.loss));
-  testing::ExpectFloatGradientsMatch(grads, want, "lm");
+// Float on every kernel the training can run its products and attention on (LmConfig::kernel), at a
+// width and vocabulary below and above every SIMD width, against the double pass.
+TEST_P(LmModelGradientTest, FloatBackwardMatchesDoubleOnEveryKernel) {
+  int checked = 0;
+  for (KernelId kernel : AvailableKernels()) {
+    for (int width : {8, 40}) {
+      LmConfig c = Tiny(GetParam());
+      c.d_model = width;
+      c.vocab = 50;
+      c.kernel = kernel;
+      const Batch batch = TinyBatch(c);
+      const ModelParameters params = InitializeLm(c);
+      LmActivations acts;
+      ASSERT_TRUE(LmForward(c, params, batch, &acts).ok()) << KernelName(kernel);
+      ModelParameters grads;
+      ASSERT_TRUE(LmBackward(c, params, batch, acts, &grads).ok()) << KernelName(kernel);
+      const ModelParametersD params_d = ToDouble(params);
+      LmActivationsD acts_d;
+      ASSERT_TRUE(LmForward(c, params_d, batch, &acts_d).ok());
+      ModelParametersD want;
+      ASSERT_TRUE(LmBackward(c, params_d, batch, acts_d, &want).ok());
+      EXPECT_NEAR(acts.loss, acts_d.loss, 1e-5 * (1 + acts_d.loss)) << KernelName(kernel);
+      testing::ExpectFloatGradientsMatch(grads, want, std::string("lm on ") + KernelName(kernel) + ", d_model " +
+                                                          std::to_string(width));
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 2 * static_cast<int>(AvailableKernels().size()));
 }
 
 INSTANTIATE_TEST_SUITE_P(Positions, LmModelGradientTest, ::testing::Values(Positions::kLearned, Positions::kRope),
@@ -215,6 +226,10 @@ TEST(LmForward, RejectsBadConfigsAndBatchesWithClearMessages) {
   c = Tiny(Positions::kLearned);
   c.heads = 3;
   EXPECT_EQ(ValidateLmConfig(c).code(), StatusCode::kShapeMismatch);
+  c = Tiny(Positions::kLearned);
+  c.kernel = KernelId::kCount;
+  EXPECT_EQ(ValidateLmConfig(c).code(), StatusCode::kUnknownOption);
+  EXPECT_NE(ValidateLmConfig(c).message().find("is not available"), std::string::npos);
   c = Tiny(Positions::kLearned);
   ModelParameters wrong = p;
   wrong.blocks.pop_back();

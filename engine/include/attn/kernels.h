@@ -39,6 +39,19 @@ Status CheckKernelAvailable(KernelId id);
 // out = a b on the variant's GEMM (reference: plain loops; eigen: Eigen's).   a: (m, k), b: (k, n)
 Status MatMul(KernelId kernel, const Matrix& a, const Matrix& b, Matrix* out);
 
+// What MatMul's second form does with its operands and its output (a training step's products:
+// a layer's backward needs xᵀ·dy and dy·Wᵀ and adds into the parameter gradients).
+struct MatMulOptions {
+  bool transpose_a = false;  // use aᵀ: a is given as (k, m)
+  bool transpose_b = false;  // use bᵀ: b is given as (n, k)
+  bool accumulate = false;   // out += the product: out must already be (m, n)
+};
+// out (+)= op(a) op(b) on the variant's GEMM, op(x) = xᵀ when the option says so. A SIMD variant
+// copies a transposed a once (its GEMM reads B either way) and adds an accumulated product after
+// computing it; the reference and Eigen compute the expression as written.
+// op(a): (m, k)   op(b): (k, n)   -> out: (m, n)
+Status MatMul(KernelId kernel, const Matrix& a, const Matrix& b, Matrix* out, const MatMulOptions& options);
+
 // This core's measured multiply-add throughput with the variant's vectors (12 independent chains,
 // no memory traffic), in GFLOP/s counting a multiply and an add as 2 flops; runs ≥ min_seconds.
 // 0 for reference / eigen, which have no probe.

@@ -24,7 +24,7 @@ Status ValidateLmConfig(const LmConfig& c) {
   if (c.positions == Positions::kRope && (c.d_model / c.heads) % 2)
     return Status(StatusCode::kShapeMismatch,
                   "lm: RoPE needs an even head width (got " + std::to_string(c.d_model / c.heads) + ")");
-  return Status::Ok();
+  return CheckKernelAvailable(c.kernel);
 }
 
 ModelConfig AsModelConfig(const LmConfig& c) {
@@ -120,7 +120,8 @@ Status LmForward(const LmConfig& c, const ModelParametersT<T>& p, const Batch& b
   Mat<T> x;  // (R, d) the stream
   EmbeddingForward<T>(batch.ids, seq, p.wte, p.wpe, &a.x0);
   x = a.x0;
-  const AttentionConfig attention = LayerAttentionConfig(model);
+  AttentionConfig attention = LayerAttentionConfig(model);
+  attention.kernel = c.kernel;
   a.blocks.resize(p.blocks.size());
   for (size_t l = 0; l < p.blocks.size(); ++l) {
     const BlockParametersT<T>& bp = p.blocks[l];
@@ -131,12 +132,12 @@ Status LmForward(const LmConfig& c, const ModelParametersT<T>& p, const Batch& b
     ba.x_mid = x;
     LayerNormForward<T>(x, bp.ln2_gamma, bp.ln2_beta, &ba.ln2, &ba.ln2_mean, &ba.ln2_rstd);
     Mat<T> mlp;
-    GeluMlpForward<T>(ba.ln2, bp.fc_w, bp.fc_b, bp.proj_w, bp.proj_b, &ba.fc, &ba.act, &mlp);
+    GeluMlpForward<T>(ba.ln2, bp.fc_w, bp.fc_b, bp.proj_w, bp.proj_b, &ba.fc, &ba.act, &mlp, c.kernel);
     x += mlp;
   }
   a.final_in = std::move(x);
   LayerNormForward<T>(a.final_in, p.lnf_gamma, p.lnf_beta, &a.lnf, &a.lnf_mean, &a.lnf_rstd);
-  TiedUnembedForward<T>(a.lnf, p.wte, p.out_b, &a.logits);
+  TiedUnembedForward<T>(a.lnf, p.wte, p.out_b, &a.logits, c.kernel);
   ATTN_RETURN_IF_ERROR(CheckFinite("lm: logits", a.logits));
   a.loss = CrossEntropyForward<T>(a.logits, batch.targets, batch.weights, &a.probs, &a.correct, &a.scored);
   return Status::Ok();
@@ -157,17 +158,19 @@ Status LmBackward(const LmConfig& c, const ModelParametersT<T>& p, const Batch& 
 
   Mat<T> d_logits, d_lnf, d;
   CrossEntropyBackward<T>(a.probs, batch.targets, batch.weights, &d_logits);
-  TiedUnembedBackward<T>(a.lnf, p.wte, d_logits, &d_lnf, &g.wte, &g.out_b);
+  TiedUnembedBackward<T>(a.lnf, p.wte, d_logits, &d_lnf, &g.wte, &g.out_b, c.kernel);
   LayerNormBackward<T>(a.final_in, p.lnf_gamma, a.lnf_mean, a.lnf_rstd, d_lnf, &d, &g.lnf_gamma, &g.lnf_beta);
 
-  const AttentionConfig attention = LayerAttentionConfig(model);
+  AttentionConfig attention = LayerAttentionConfig(model);
+  attention.kernel = c.kernel;
   for (size_t l = p.blocks.size(); l-- > 0;) {
     const BlockParametersT<T>& bp = p.blocks[l];
     const BlockActivationsT<T>& ba = a.blocks[l];
     BlockParametersT<T>& bg = g.blocks[l];
     // x_out = x_mid + mlp(ln2(x_mid)): d flows on and into the branch
     Mat<T> d_ln2, d_mid;
-    GeluMlpBackward<T>(ba.ln2, bp.fc_w, bp.proj_w, ba.fc, ba.act, d, &d_ln2, &bg.fc_w, &bg.fc_b, &bg.proj_w, &bg.proj_b);
+    GeluMlpBackward<T>(ba.ln2, bp.fc_w, bp.proj_w, ba.fc, ba.act, d, &d_ln2, &bg.fc_w, &bg.fc_b, &bg.proj_w, &bg.proj_b,
+                       c.kernel);
     LayerNormBackward<T>(ba.x_mid, bp.ln2_gamma, ba.ln2_mean, ba.ln2_rstd, d_ln2, &d_mid, &bg.ln2_gamma, &bg.ln2_beta);
     d += d_mid;
     // x_mid = x_in + attention(ln1(x_in))

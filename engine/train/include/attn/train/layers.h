@@ -8,12 +8,37 @@
 #include <cmath>
 #include <vector>
 
+#include <type_traits>
+
+#include "attn/kernels.h"
 #include "attn/matrix.h"
 
 namespace attn::train {
 
 template <typename T>
 using Mat = MatrixT<T>;
+
+// [SECTION] Products: out = op(a) op(b), or out += … when accumulating (op(x) = xᵀ when asked).
+// Float on a SIMD kernel runs on the engine's GEMM (attn::MatMul); double, and every product on the
+// Eigen kernel (the default: the Learn view's models, the same bytes on every CPU), are Eigen's
+// expression. The engine refuses only sizes past attn::Limits or memory it cannot get; Eigen's
+// expression then computes the same product (or throws bad_alloc, as every matrix here may).
+template <typename T>
+void Product(KernelId kernel, const Mat<T>& a, bool transpose_a, const Mat<T>& b, bool transpose_b, bool accumulate,
+             Mat<T>* out) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (kernel != KernelId::kEigen && MatMul(kernel, a, b, out, MatMulOptions{transpose_a, transpose_b, accumulate}).ok())
+      return;
+  }
+  const auto put = [&](const auto& product) {
+    if (accumulate) out->noalias() += product;
+    else out->noalias() = product;
+  };
+  if (transpose_a && transpose_b) put(a.transpose() * b.transpose());
+  else if (transpose_a) put(a.transpose() * b);
+  else if (transpose_b) put(a * b.transpose());
+  else put(a * b);
+}
 
 // [SECTION] Embedding: x_r = wte[id_r] (+ wpe[r mod T] with a learned position table)
 // ids: R entries in [0, V)   wte: (V, d)   wpe: (P ≥ T, d) or empty   -> x: (R, d)
@@ -35,18 +60,19 @@ void EmbeddingBackward(const std::vector<int>& ids, int seq_len, const Mat<T>& d
   }
 }
 
-// [SECTION] Linear: y = x W + b
+// [SECTION] Linear: y = x W + b (the products on `kernel`, see Product)
 // x: (R, in)   w: (in, out)   b: (1, out)   -> y: (R, out)
 template <typename T>
-void LinearForward(const Mat<T>& x, const Mat<T>& w, const Mat<T>& b, Mat<T>* y) {
-  y->noalias() = x * w;
+void LinearForward(const Mat<T>& x, const Mat<T>& w, const Mat<T>& b, Mat<T>* y, KernelId kernel = KernelId::kEigen) {
+  Product<T>(kernel, x, false, w, false, false, y);
   y->rowwise() += b.row(0);
 }
 // d_y: (R, out) -> d_x: (R, in) (skipped when d_x is null), d_w += xᵀ d_y, d_b += Σ_r d_y
 template <typename T>
-void LinearBackward(const Mat<T>& x, const Mat<T>& w, const Mat<T>& d_y, Mat<T>* d_x, Mat<T>* d_w, Mat<T>* d_b) {
-  if (d_x) d_x->noalias() = d_y * w.transpose();
-  d_w->noalias() += x.transpose() * d_y;
+void LinearBackward(const Mat<T>& x, const Mat<T>& w, const Mat<T>& d_y, Mat<T>* d_x, Mat<T>* d_w, Mat<T>* d_b,
+                    KernelId kernel = KernelId::kEigen) {
+  if (d_x) Product<T>(kernel, d_y, false, w, true, false, d_x);
+  Product<T>(kernel, x, true, d_y, false, true, d_w);
   *d_b += d_y.colwise().sum();
 }
 

@@ -42,17 +42,18 @@ void GeluBackward(const Mat<T>& x, const Mat<T>& d_y, Mat<T>* d_x) {
 // matrix, so a word's input vector and its output direction are the same row)
 // x: (R, d)   wte: (V, d)   b: (1, V) -> logits: (R, V)
 template <typename T>
-void TiedUnembedForward(const Mat<T>& x, const Mat<T>& wte, const Mat<T>& b, Mat<T>* logits) {
-  logits->noalias() = x * wte.transpose();
+void TiedUnembedForward(const Mat<T>& x, const Mat<T>& wte, const Mat<T>& b, Mat<T>* logits,
+                        KernelId kernel = KernelId::kEigen) {
+  Product<T>(kernel, x, false, wte, true, false, logits);
   logits->rowwise() += b.row(0);
 }
 // d_logits: (R, V) -> d_x = d_logits wte: (R, d), d_wte += d_logitsᵀ x (the embedding's own
 // gradient is added to the same matrix by EmbeddingBackward), d_b += Σ_r d_logits
 template <typename T>
 void TiedUnembedBackward(const Mat<T>& x, const Mat<T>& wte, const Mat<T>& d_logits, Mat<T>* d_x, Mat<T>* d_wte,
-                         Mat<T>* d_b) {
-  d_x->noalias() = d_logits * wte;
-  d_wte->noalias() += d_logits.transpose() * x;
+                         Mat<T>* d_b, KernelId kernel = KernelId::kEigen) {
+  Product<T>(kernel, d_logits, false, wte, false, false, d_x);
+  Product<T>(kernel, d_logits, true, x, false, true, d_wte);
   *d_b += d_logits.colwise().sum();
 }
 
@@ -61,20 +62,20 @@ void TiedUnembedBackward(const Mat<T>& x, const Mat<T>& wte, const Mat<T>& d_log
 // -> y: (R, d); fc, gelu: (R, 4d) kept for backward
 template <typename T>
 void GeluMlpForward(const Mat<T>& x, const Mat<T>& fc_w, const Mat<T>& fc_b, const Mat<T>& proj_w,
-                    const Mat<T>& proj_b, Mat<T>* fc, Mat<T>* gelu, Mat<T>* y) {
-  LinearForward<T>(x, fc_w, fc_b, fc);
+                    const Mat<T>& proj_b, Mat<T>* fc, Mat<T>* gelu, Mat<T>* y, KernelId kernel = KernelId::kEigen) {
+  LinearForward<T>(x, fc_w, fc_b, fc, kernel);
   GeluForward<T>(*fc, gelu);
-  LinearForward<T>(*gelu, proj_w, proj_b, y);
+  LinearForward<T>(*gelu, proj_w, proj_b, y, kernel);
 }
 // d_y: (R, d) -> d_x: (R, d); the four parameter gradients added to
 template <typename T>
 void GeluMlpBackward(const Mat<T>& x, const Mat<T>& fc_w, const Mat<T>& proj_w, const Mat<T>& fc,
                      const Mat<T>& gelu, const Mat<T>& d_y, Mat<T>* d_x, Mat<T>* d_fc_w, Mat<T>* d_fc_b,
-                     Mat<T>* d_proj_w, Mat<T>* d_proj_b) {
+                     Mat<T>* d_proj_w, Mat<T>* d_proj_b, KernelId kernel = KernelId::kEigen) {
   Mat<T> d_gelu, d_fc;
-  LinearBackward<T>(gelu, proj_w, d_y, &d_gelu, d_proj_w, d_proj_b);
+  LinearBackward<T>(gelu, proj_w, d_y, &d_gelu, d_proj_w, d_proj_b, kernel);
   GeluBackward<T>(fc, d_gelu, &d_fc);
-  LinearBackward<T>(x, fc_w, d_fc, d_x, d_fc_w, d_fc_b);
+  LinearBackward<T>(x, fc_w, d_fc, d_x, d_fc_w, d_fc_b, kernel);
 }
 
 }  // namespace attn::train

@@ -33,6 +33,10 @@ struct LmConfig {
   int heads = 4;       // heads per block (1–16)
   Positions positions = Positions::kLearned;  // kLearned or kRope
   uint32_t seed = 1;   // every parameter is seeded from it
+  // The kernel of the training passes' products and attention (LmForward / LmBackward). kEigen, the
+  // default, gives the same bytes on every CPU of a build; a SIMD kernel (FastestKernel(): AVX-512 or
+  // AVX2 where the CPU has it) is 2–4 times as fast and rounds in its own order. Must be available.
+  KernelId kernel = KernelId::kEigen;
 };
 
 // "lm: layers: expected 1–12, got 0": ok when every field is in its range.
