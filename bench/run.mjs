@@ -284,7 +284,8 @@ export function lmTargets(lm) {
   const trained = Number.isFinite(a?.tokens_per_s) && Number.isFinite(p?.tokens_per_s);
   verdict(trained ? a.tokens_per_s / p.tokens_per_s >= 1.0 : null,
           `language model: a training step natively at least as fast as PyTorch (tokens/s, one thread, batch 16 × 64) (${trained
-            ? `${fmt(a.tokens_per_s, 0)} against ${fmt(p.tokens_per_s, 0)} tokens/s, ${(a.tokens_per_s / p.tokens_per_s).toFixed(2)}×`
+            ? `${fmt(a.tokens_per_s, 0)} against ${fmt(p.tokens_per_s, 0)} tokens/s, ${(a.tokens_per_s / p.tokens_per_s).toFixed(2)}×` +
+              (a.kernel ? `, attnlab on its ${a.kernel} kernel` : '')
             : shortError(a?.error ?? p?.error ?? 'no tokens_per_s')})`);
   const generated = Number.isFinite(g?.ms_per_word_cached) && Number.isFinite(g?.ms_per_word_recomputed);
   verdict(generated ? g.ms_per_word_recomputed / g.ms_per_word_cached >= 5 : null,

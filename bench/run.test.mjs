@@ -203,9 +203,10 @@ test('the language model\'s targets: training against PyTorch, the KV cache agai
   assert.equal(lines.length, 2);
   assert.match(lines[0], /^- \*\*not met\*\*: language model: a training step .*\(1800 against 2400 tokens\/s, 0\.75×\)$/);
   assert.match(lines[1], /^- \*\*not met\*\*: .*\(1\.100 against 3\.630 ms per word, 3\.30×\)$/);
-  const met = lmTargets({ train: { attnlab: { tokens_per_s: 5000 }, pytorch: { tokens_per_s: 2400 } },
+  const met = lmTargets({ train: { attnlab: { tokens_per_s: 5000, kernel: 'avx2' }, pytorch: { tokens_per_s: 2400 } },
                           generate: { ms_per_word_cached: 0.5, ms_per_word_recomputed: 3 } });
   assert.deepEqual(met.map((l) => l.split(':')[0]), ['- **met**', '- **met**']);
+  assert.match(met[0], /\(5000 against 2400 tokens\/s, 2\.08×, attnlab on its avx2 kernel\)$/);
   const none = lmTargets({ train: { attnlab: { error: 'not built' }, pytorch: { tokens_per_s: 1 } }, generate: { error: 'exit 1' } });
   assert.match(none[0], /^- not measured: .*\(not built\)$/);
   assert.match(none[1], /^- not measured: .*\(exit 1\)$/);

@@ -103,12 +103,18 @@ void ProductOnReference(const Matrix& a, const Matrix& b, const MatMulOptions& o
   }
 }
 
-template <typename Put>
-void ProductOnEigen(const Matrix& a, const Matrix& b, const MatMulOptions& o, Put put) {
-  if (o.transpose_a && o.transpose_b) put(a.transpose() * b.transpose());
-  else if (o.transpose_a) put(a.transpose() * b);
-  else if (o.transpose_b) put(a * b.transpose());
-  else put(a * b);
+// The same with Eigen's products the engine already has (EigenOps; both operands transposed: aᵀ
+// copied first): no new GEMM instantiation in the page's WebAssembly.
+void ProductOnEigen(const Matrix& a, const Matrix& b, const MatMulOptions& o, Matrix* product) {
+  if (o.transpose_a && o.transpose_b) {
+    eigen::EigenOps<float>::ProductTransposedB(Matrix(a.transpose()), b, product);
+  } else if (o.transpose_a) {
+    eigen::EigenOps<float>::TransposedProduct(a, b, product);
+  } else if (o.transpose_b) {
+    eigen::EigenOps<float>::ProductTransposedB(a, b, product);
+  } else {
+    eigen::EigenOps<float>::Product(a, b, product);
+  }
 }
 
 }  // namespace
@@ -137,12 +143,7 @@ Status MatMul(KernelId kernel, const Matrix& a, const Matrix& b, Matrix* out, co
   try {
     Matrix product;
     if (kernel == KernelId::kReference || kernel == KernelId::kEigen) {
-      const bool operand = out == &a || out == &b;
-      if (kernel == KernelId::kEigen && o.accumulate && !operand) {
-        ProductOnEigen(a, b, o, [&](const auto& p) { out->noalias() += p; });
-        return Status::Ok();
-      }
-      if (kernel == KernelId::kEigen) ProductOnEigen(a, b, o, [&](const auto& p) { product.noalias() = p; });
+      if (kernel == KernelId::kEigen) ProductOnEigen(a, b, o, &product);
       else ProductOnReference(a, b, o, &product);
       if (o.accumulate) {
         *out += product;

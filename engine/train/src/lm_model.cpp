@@ -132,12 +132,12 @@ Status LmForward(const LmConfig& c, const ModelParametersT<T>& p, const Batch& b
     ba.x_mid = x;
     LayerNormForward<T>(x, bp.ln2_gamma, bp.ln2_beta, &ba.ln2, &ba.ln2_mean, &ba.ln2_rstd);
     Mat<T> mlp;
-    GeluMlpForward<T>(ba.ln2, bp.fc_w, bp.fc_b, bp.proj_w, bp.proj_b, &ba.fc, &ba.act, &mlp, c.kernel);
+    GeluMlpForward<T>(ba.ln2, bp.fc_w, bp.fc_b, bp.proj_w, bp.proj_b, &ba.fc, &ba.act, &mlp, KernelProducts{c.kernel});
     x += mlp;
   }
   a.final_in = std::move(x);
   LayerNormForward<T>(a.final_in, p.lnf_gamma, p.lnf_beta, &a.lnf, &a.lnf_mean, &a.lnf_rstd);
-  TiedUnembedForward<T>(a.lnf, p.wte, p.out_b, &a.logits, c.kernel);
+  TiedUnembedForward<T>(a.lnf, p.wte, p.out_b, &a.logits, KernelProducts{c.kernel});
   ATTN_RETURN_IF_ERROR(CheckFinite("lm: logits", a.logits));
   a.loss = CrossEntropyForward<T>(a.logits, batch.targets, batch.weights, &a.probs, &a.correct, &a.scored);
   return Status::Ok();
@@ -158,7 +158,7 @@ Status LmBackward(const LmConfig& c, const ModelParametersT<T>& p, const Batch& 
 
   Mat<T> d_logits, d_lnf, d;
   CrossEntropyBackward<T>(a.probs, batch.targets, batch.weights, &d_logits);
-  TiedUnembedBackward<T>(a.lnf, p.wte, d_logits, &d_lnf, &g.wte, &g.out_b, c.kernel);
+  TiedUnembedBackward<T>(a.lnf, p.wte, d_logits, &d_lnf, &g.wte, &g.out_b, KernelProducts{c.kernel});
   LayerNormBackward<T>(a.final_in, p.lnf_gamma, a.lnf_mean, a.lnf_rstd, d_lnf, &d, &g.lnf_gamma, &g.lnf_beta);
 
   AttentionConfig attention = LayerAttentionConfig(model);
@@ -170,7 +170,7 @@ Status LmBackward(const LmConfig& c, const ModelParametersT<T>& p, const Batch& 
     // x_out = x_mid + mlp(ln2(x_mid)): d flows on and into the branch
     Mat<T> d_ln2, d_mid;
     GeluMlpBackward<T>(ba.ln2, bp.fc_w, bp.proj_w, ba.fc, ba.act, d, &d_ln2, &bg.fc_w, &bg.fc_b, &bg.proj_w, &bg.proj_b,
-                       c.kernel);
+                       KernelProducts{c.kernel});
     LayerNormBackward<T>(ba.x_mid, bp.ln2_gamma, ba.ln2_mean, ba.ln2_rstd, d_ln2, &d_mid, &bg.ln2_gamma, &bg.ln2_beta);
     d += d_mid;
     // x_mid = x_in + attention(ln1(x_in))

@@ -18,26 +18,38 @@ namespace attn::train {
 template <typename T>
 using Mat = MatrixT<T>;
 
-// [SECTION] Products: out = op(a) op(b), or out += … when accumulating (op(x) = xᵀ when asked).
-// Float on a SIMD kernel runs on the engine's GEMM (attn::MatMul); double, and every product on the
-// Eigen kernel (the default: the Learn view's models, the same bytes on every CPU), are Eigen's
-// expression. The engine refuses only sizes past attn::Limits or memory it cannot get; Eigen's
-// expression then computes the same product (or throws bad_alloc, as every matrix here may).
-template <typename T>
-void Product(KernelId kernel, const Mat<T>& a, bool transpose_a, const Mat<T>& b, bool transpose_b, bool accumulate,
-             Mat<T>* out) {
-  if constexpr (std::is_same_v<T, float>) {
-    if (kernel != KernelId::kEigen && MatMul(kernel, a, b, out, MatMulOptions{transpose_a, transpose_b, accumulate}).ok())
-      return;
-  }
+// [SECTION] Products: out = op(a) op(b), or out += … when accumulating (op(x) = xᵀ when asked),
+// by one of two policies a layer is instantiated with. EigenProducts (the default): Eigen's
+// expression, the same bytes on every CPU of a build (the Learn view's models; double for the
+// gradient checks). KernelProducts: float on the engine's GEMM for `kernel` (attn::MatMul; the
+// language model's training on the CPU's best ISA). Policies are types and the options template
+// arguments so that a layer instantiated for Eigen links no engine GEMM, and only the products a
+// layer uses are instantiated (each is kilobytes of the page's WebAssembly).
+struct EigenProducts {};
+struct KernelProducts {
+  KernelId kernel = KernelId::kEigen;
+};
+
+template <bool kTransposeA, bool kTransposeB, bool kAccumulate, typename T>
+void Product(const EigenProducts&, const Mat<T>& a, const Mat<T>& b, Mat<T>* out) {
   const auto put = [&](const auto& product) {
-    if (accumulate) out->noalias() += product;
+    if constexpr (kAccumulate) out->noalias() += product;
     else out->noalias() = product;
   };
-  if (transpose_a && transpose_b) put(a.transpose() * b.transpose());
-  else if (transpose_a) put(a.transpose() * b);
-  else if (transpose_b) put(a * b.transpose());
+  if constexpr (kTransposeA && kTransposeB) put(a.transpose() * b.transpose());
+  else if constexpr (kTransposeA) put(a.transpose() * b);
+  else if constexpr (kTransposeB) put(a * b.transpose());
   else put(a * b);
+}
+// The engine refuses only sizes past attn::Limits or memory it cannot get; Eigen's expression then
+// computes the same product (or throws bad_alloc, as every matrix here may).
+template <bool kTransposeA, bool kTransposeB, bool kAccumulate, typename T>
+void Product(const KernelProducts& products, const Mat<T>& a, const Mat<T>& b, Mat<T>* out) {
+  if constexpr (std::is_same_v<T, float>) {
+    const MatMulOptions options{kTransposeA, kTransposeB, kAccumulate};
+    if (products.kernel != KernelId::kEigen && MatMul(products.kernel, a, b, out, options).ok()) return;
+  }
+  Product<kTransposeA, kTransposeB, kAccumulate>(EigenProducts(), a, b, out);
 }
 
 // [SECTION] Embedding: x_r = wte[id_r] (+ wpe[r mod T] with a learned position table)
@@ -60,19 +72,19 @@ void EmbeddingBackward(const std::vector<int>& ids, int seq_len, const Mat<T>& d
   }
 }
 
-// [SECTION] Linear: y = x W + b (the products on `kernel`, see Product)
+// [SECTION] Linear: y = x W + b (the products by `products`, see Product)
 // x: (R, in)   w: (in, out)   b: (1, out)   -> y: (R, out)
-template <typename T>
-void LinearForward(const Mat<T>& x, const Mat<T>& w, const Mat<T>& b, Mat<T>* y, KernelId kernel = KernelId::kEigen) {
-  Product<T>(kernel, x, false, w, false, false, y);
+template <typename T, typename Products = EigenProducts>
+void LinearForward(const Mat<T>& x, const Mat<T>& w, const Mat<T>& b, Mat<T>* y, const Products& products = Products()) {
+  Product<false, false, false>(products, x, w, y);
   y->rowwise() += b.row(0);
 }
 // d_y: (R, out) -> d_x: (R, in) (skipped when d_x is null), d_w += xᵀ d_y, d_b += Σ_r d_y
-template <typename T>
+template <typename T, typename Products = EigenProducts>
 void LinearBackward(const Mat<T>& x, const Mat<T>& w, const Mat<T>& d_y, Mat<T>* d_x, Mat<T>* d_w, Mat<T>* d_b,
-                    KernelId kernel = KernelId::kEigen) {
-  if (d_x) Product<T>(kernel, d_y, false, w, true, false, d_x);
-  Product<T>(kernel, x, true, d_y, false, true, d_w);
+                    const Products& products = Products()) {
+  if (d_x) Product<false, true, false>(products, d_y, w, d_x);
+  Product<true, false, true>(products, x, d_y, d_w);
   *d_b += d_y.colwise().sum();
 }
 

@@ -41,41 +41,41 @@ void GeluBackward(const Mat<T>& x, const Mat<T>& d_y, Mat<T>* d_x) {
 // [SECTION] Tied unembedding: logits = x wteᵀ + b, the input embedding table read backwards (one
 // matrix, so a word's input vector and its output direction are the same row)
 // x: (R, d)   wte: (V, d)   b: (1, V) -> logits: (R, V)
-template <typename T>
+template <typename T, typename Products = EigenProducts>
 void TiedUnembedForward(const Mat<T>& x, const Mat<T>& wte, const Mat<T>& b, Mat<T>* logits,
-                        KernelId kernel = KernelId::kEigen) {
-  Product<T>(kernel, x, false, wte, true, false, logits);
+                        const Products& products = Products()) {
+  Product<false, true, false>(products, x, wte, logits);
   logits->rowwise() += b.row(0);
 }
 // d_logits: (R, V) -> d_x = d_logits wte: (R, d), d_wte += d_logitsᵀ x (the embedding's own
 // gradient is added to the same matrix by EmbeddingBackward), d_b += Σ_r d_logits
-template <typename T>
+template <typename T, typename Products = EigenProducts>
 void TiedUnembedBackward(const Mat<T>& x, const Mat<T>& wte, const Mat<T>& d_logits, Mat<T>* d_x, Mat<T>* d_wte,
-                         Mat<T>* d_b, KernelId kernel = KernelId::kEigen) {
-  Product<T>(kernel, d_logits, false, wte, false, false, d_x);
-  Product<T>(kernel, d_logits, true, x, false, true, d_wte);
+                         Mat<T>* d_b, const Products& products = Products()) {
+  Product<false, false, false>(products, d_logits, wte, d_x);
+  Product<true, false, true>(products, d_logits, x, d_wte);
   *d_b += d_logits.colwise().sum();
 }
 
 // [SECTION] GPT-2's MLP: y = GELU(x W_fc + b_fc) W_proj + b_proj
 // x: (R, d)   fc_w: (d, 4d)   fc_b: (1, 4d)   proj_w: (4d, d)   proj_b: (1, d)
 // -> y: (R, d); fc, gelu: (R, 4d) kept for backward
-template <typename T>
+template <typename T, typename Products = EigenProducts>
 void GeluMlpForward(const Mat<T>& x, const Mat<T>& fc_w, const Mat<T>& fc_b, const Mat<T>& proj_w,
-                    const Mat<T>& proj_b, Mat<T>* fc, Mat<T>* gelu, Mat<T>* y, KernelId kernel = KernelId::kEigen) {
-  LinearForward<T>(x, fc_w, fc_b, fc, kernel);
+                    const Mat<T>& proj_b, Mat<T>* fc, Mat<T>* gelu, Mat<T>* y, const Products& products = Products()) {
+  LinearForward<T>(x, fc_w, fc_b, fc, products);
   GeluForward<T>(*fc, gelu);
-  LinearForward<T>(*gelu, proj_w, proj_b, y, kernel);
+  LinearForward<T>(*gelu, proj_w, proj_b, y, products);
 }
 // d_y: (R, d) -> d_x: (R, d); the four parameter gradients added to
-template <typename T>
+template <typename T, typename Products = EigenProducts>
 void GeluMlpBackward(const Mat<T>& x, const Mat<T>& fc_w, const Mat<T>& proj_w, const Mat<T>& fc,
                      const Mat<T>& gelu, const Mat<T>& d_y, Mat<T>* d_x, Mat<T>* d_fc_w, Mat<T>* d_fc_b,
-                     Mat<T>* d_proj_w, Mat<T>* d_proj_b, KernelId kernel = KernelId::kEigen) {
+                     Mat<T>* d_proj_w, Mat<T>* d_proj_b, const Products& products = Products()) {
   Mat<T> d_gelu, d_fc;
-  LinearBackward<T>(gelu, proj_w, d_y, &d_gelu, d_proj_w, d_proj_b, kernel);
+  LinearBackward<T>(gelu, proj_w, d_y, &d_gelu, d_proj_w, d_proj_b, products);
   GeluBackward<T>(fc, d_gelu, &d_fc);
-  LinearBackward<T>(x, fc_w, d_fc, d_x, d_fc_w, d_fc_b, kernel);
+  LinearBackward<T>(x, fc_w, d_fc, d_x, d_fc_w, d_fc_b, products);
 }
 
 }  // namespace attn::train
