@@ -183,6 +183,37 @@ test('a click on a head enlarges it without asking the model again; its map is t
   await page.close();
 });
 
+test('hovering a word in one head map outlines it in all 16, each at the key its head sends it to', async () => {
+  const { page } = await open(link());
+  let tile = (await page.evaluate(() => window.attnlab.layout()))['lm.W5'];
+  if (tile.y + tile.height > 800) {
+    await page.mouse.move(600, 400);
+    await page.mouse.wheel(0, tile.y - 300);
+    await settle(page);
+  }
+  const layout0 = await page.evaluate(() => window.attnlab.layout());
+  tile = layout0['lm.W5'];
+  const n = (await published(page)).scalars['lm.n'];
+  const row = 4;
+  const c = cellCentre(tile, n, n, row, 1);
+  await page.mouse.move(c.x, c.y);
+  await settle(page);
+  const layout = await page.evaluate(() => window.attnlab.layout());
+  for (let k = 0; k < 16; ++k) {
+    const t = layout[`lm.W${k}`], outline = layout[`lm.W${k}.row`], sends = layout[`lm.W${k}.sends`];
+    assert.ok(outline && sends, `tile ${k} outlines the hovered word`);
+    assert.ok(Math.abs(outline.y - (t.y + row * t.height / n)) < 0.5, `tile ${k}: row ${row} outlined at ${outline.y}`);
+    const w = await page.evaluate((name) => window.attnlab.matrix(name), `lm.W${k}`);
+    const values = Object.values(w.data).slice(row * n, (row + 1) * n);
+    const key = values.indexOf(Math.max(...values));  // the first largest, as the page picks
+    assert.ok(Math.abs(sends.x - (t.x + key * t.width / n)) < 0.5, `tile ${k}: sends word ${row} to ${key}`);
+  }
+  await page.mouse.move(5, 5);
+  await settle(page);
+  assert.equal((await page.evaluate(() => window.attnlab.layout()))['lm.W0.row'], undefined, 'no outline without a hover');
+  await page.close();
+});
+
 test('without a Web Worker the model runs on the page\'s thread and gives the same numbers', async () => {
   const { page: withWorker } = await open(link('&lm.g=1&lm.n=5'));
   const expected = await published(withWorker);
@@ -203,6 +234,19 @@ test('on a 390 px phone the next words, the heads and the tables fit the width',
   const names = Object.keys(layout).filter((k) => /^lm\.(word\.\d+|W\d+|big|norms|generate)$/.test(k));
   assert.equal(names.length, 11 + 16 + 3, names.join(' '));  // 11 words, 16 heads, the enlarged head, Generate, the norms
   for (const name of names) assert.ok(layout[name].x >= 0 && layout[name].x + layout[name].width <= 390 + 0.5, `${name} fits: ${JSON.stringify(layout[name])}`);
+  // The logit lens scrolls sideways here: its box ends under its last row, leaving room for the
+  // scrollbar and no more (a row's worth of empty band was left before).
+  let scrolled = layout;
+  await page.mouse.move(200, 400);
+  for (let k = 0; k < 10 && scrolled['lm.norms'].y > 100; ++k) {  // the lens follows the norms
+    await page.mouse.wheel(0, scrolled['lm.norms'].y - 100);
+    await settle(page);
+    scrolled = await page.evaluate(() => window.attnlab.layout());
+  }
+  const lens = scrolled['lm.lens'], last = scrolled['lm.lens.last'];
+  assert.ok(lens && last, 'the lens table is laid out');
+  const band = lens.y + lens.height - (last.y + last.height);
+  assert.ok(band >= 0 && band <= 24, `the lens table ends ${band} px under its last row`);
   assert.deepEqual(problems, []);
   await screenshot(page, 'lm-phone');
   await page.close();

@@ -181,14 +181,14 @@ void App::UpdateSentence() {
 // [SECTION] Frame: sentence controls and the tabs of the views
 //-----------------------------------------------------------------------------
 
-void App::DrawSentenceControls() {
+void App::DrawSentenceControls(bool word_vectors) {
   // The text area's place: its frame is drawn here, the text and caret by the browser on top.
   TextBoxSlot(TextBoxId::kSentence, state_.sentence.text, published_, "sentence");
 
-  if (!embedded_) DrawSentenceChoices();
-  DrawWordVectorsProgress();
+  if (!embedded_) DrawSentenceChoices(word_vectors);
+  if (word_vectors) DrawWordVectorsProgress();
   const lessons::Sentence& sentence = sentence_.model();
-  if (sentence.glove && !sentence.unknown_note.empty()) {  // which words are unknown, and the real reason
+  if (word_vectors && sentence.glove && !sentence.unknown_note.empty()) {  // which words are unknown, and the real reason
     DrawNote("%s", sentence.unknown_note.c_str());
     const ImVec2 n0 = ImGui::GetItemRectMin(), n1 = ImGui::GetItemRectMax();
     published_.Rect("sentence.unknown_note", {n0.x, n0.y, n1.x - n0.x, n1.y - n0.y});
@@ -213,7 +213,7 @@ void App::DrawDisplayControls() {
   }
 }
 
-void App::DrawSentenceChoices() {
+void App::DrawSentenceChoices(bool word_vectors) {
   lessons::SentenceState& s = state_.sentence;
   static const char* const kPresets[] = {"Sky is clear today",
                                          "The animal didn't cross the street because it was too tired",
@@ -239,6 +239,7 @@ void App::DrawSentenceChoices() {
     const ImVec2 b0 = ImGui::GetItemRectMin(), b1 = ImGui::GetItemRectMax();
     published_.Rect("preset." + std::to_string(k + 1), {b0.x, b0.y, b1.x - b0.x, b1.y - b0.y});
   }
+  if (!word_vectors) return;
   int source = static_cast<int>(s.vectors);
   ImGui::RadioButton("GloVe word vectors (100-d)", &source, static_cast<int>(lessons::VectorSource::kGlove));
   SameLineIfFits(RadioButtonWidth("hashed vectors"));
@@ -332,12 +333,12 @@ void App::Frame() {
     DrawDisplayControls();
   }
   DrawLinkNote();
-  const bool sentence_shown =
-      std::any_of(panels_.begin(), panels_.end(), [&](const auto& p) { return p->id() == state_.view && p->uses_sentence(); });
+  const auto shown = std::find_if(panels_.begin(), panels_.end(), [&](const auto& p) { return p->id() == state_.view; });
+  const bool sentence_shown = shown != panels_.end() && (*shown)->uses_sentence();
   // The sentence first: the notes under its box (unknown words, errors) are drawn from it in the same
   // frame, so one frame per keystroke is final. Again after the controls, which may pick a preset.
   UpdateSentence();
-  if (sentence_shown) DrawSentenceControls();
+  if (sentence_shown) DrawSentenceControls((*shown)->uses_word_vectors());
   UpdateSentence();
   wants_another_frame_ = false;
   PanelContext ctx{state_, sentence_.model(), sentence_.version(), published_, &prices_, &wants_another_frame_, embedded_,

@@ -102,10 +102,11 @@ class App {
  private:
   void UpdateSentence();
   // The sentence box, the word-vector progress and notes; DrawSentenceChoices: presets and the
-  // source of the vectors (not in an embed).
-  void DrawSentenceControls();
+  // source of the vectors (not in an embed). word_vectors: the view reads them (Panel::uses_word_vectors),
+  // else neither the choice, GloVe's progress nor its unknown-word note is shown.
+  void DrawSentenceControls(bool word_vectors);
   void DrawDisplayControls();
-  void DrawSentenceChoices();
+  void DrawSentenceChoices(bool word_vectors);
   void DrawWordVectorsProgress();
   // On a narrow screen: every view as a button, in rows that wrap.
   void DrawViewPicker();

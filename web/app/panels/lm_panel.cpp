@@ -454,11 +454,15 @@ void LmPanel::DrawResidualAndLens(PanelContext& ctx) {
   DrawMatrix("lm.norms", norms_, client.version(), o, ctx.published);
   ImGui::SeparatorText("Logit lens: what each layer would already predict");
   Prose("Each column reads the stream after a block through the final LayerNorm and the output.");
-  // Scrolls sideways on a phone: the table is as tall as its rows, plus the scrollbar.
-  const float height = ImGui::GetFrameHeightWithSpacing() * static_cast<float>(n + 1) + ImGui::GetStyle().ScrollbarSize;
+  // Scrolls sideways on a phone. A scrolling table needs its height: exactly its rows (a text line
+  // and the cell padding each, the header too) and room for the scrollbar (a frame's height a row
+  // left an empty band under it).
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float height = (ImGui::GetTextLineHeight() + ImGui::GetStyle().CellPadding.y * 2.0f) * static_cast<float>(n + 1) +
+                       ImGui::GetStyle().ScrollbarSize + 2.0f;
   if (ImGui::BeginTable("lm.lens", static_cast<int>(m.lens.size()) + 1,
                         ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollX,
-                        ImVec2(ImGui::GetContentRegionAvail().x, height))) {
+                        ImVec2(avail, height))) {
     ImGui::TableSetupColumn("after");
     for (size_t l = 0; l < m.lens.size(); ++l) ImGui::TableSetupColumn(norm_columns_[l].c_str());
     ImGui::TableHeadersRow();
@@ -469,12 +473,18 @@ void LmPanel::DrawResidualAndLens(PanelContext& ctx) {
         const lessons::LmNextWord& w = m.lens[l][static_cast<size_t>(i)];
         ImGui::TableNextColumn();
         ImGui::Text("%s %.2f", w.word.c_str(), w.p);
+        if (i == n - 1 && l == 0) {  // the last row's bottom: the tests check no band is left under it
+          const ImVec2 c0 = ImGui::GetItemRectMin(), c1 = ImGui::GetItemRectMax();
+          ctx.published.Rect("lm.lens.last", {c0.x, c0.y, c1.x - c0.x, c1.y - c0.y});
+        }
         const std::string name = "lm.lens." + std::to_string(l) + "." + std::to_string(i);
         ctx.published.Label(name, w.word);
         ctx.published.Scalar(name, w.p);
       }
     }
     ImGui::EndTable();
+    const ImVec2 t0 = ImGui::GetItemRectMin(), t1 = ImGui::GetItemRectMax();
+    ctx.published.Rect("lm.lens", {t0.x, t0.y, t1.x - t0.x, t1.y - t0.y});
   }
 }
 

@@ -17,6 +17,7 @@ class LmPanel : public Panel {
   lessons::ViewId id() const override { return lessons::ViewId::kLm; }
   const char* title() const override { return "12 Language model"; }
   void Draw(PanelContext& ctx) override;
+  bool uses_word_vectors() const override { return false; }  // its own 4,096-word vocabulary
   const char* takeaway() const override {
     return "A language model is attention layers stacked to predict the next word: each head moves information "
            "between positions, and knocking one out changes what the model says.";

@@ -53,6 +53,9 @@ class Panel {
   virtual void Draw(PanelContext& ctx) = 0;
   // Views of words show the shared sentence box above the tabs; the others do not.
   virtual bool uses_sentence() const { return true; }
+  // Views of the sentence's word vectors (GloVe or hashed) show the choice between them and GloVe's
+  // loading; a view that reads the words some other way (the language model's own vocabulary) does not.
+  virtual bool uses_word_vectors() const { return uses_sentence(); }
   // The one line the reader should leave the view with, shown at its end above "next →".
   virtual const char* takeaway() const = 0;
 };

@@ -1,5 +1,6 @@
 // Small heatmaps in a grid that wraps to the width (one per head), each with a coloured frame and
-// title; hovering shows a cell's value, clicking picks a tile.
+// title; hovering shows a cell's value and outlines the hovered row in every tile with the cell of
+// its largest value (published as "<tile>.row" and "<tile>.sends"); clicking picks a tile.
 #pragma once
 
 #include <string>
