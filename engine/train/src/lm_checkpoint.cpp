@@ -127,7 +127,13 @@ Status ParseSafetensors(const uint8_t* bytes, size_t size, SafetensorsFile* out)
         int64_t v = 0;
         if (!NonNegativeInteger(dim, &v)) return ParseFail(where + "shape: expected non-negative integers");
         t.shape.push_back(v);
-        if (v != 0 && count > file.data_size / static_cast<uint64_t>(v)) too_big = true;
+      }
+      for (const int64_t v : t.shape) {
+        if (v == 0) {  // an empty tensor, whatever the other dimensions
+          count = 0, too_big = false;
+          break;
+        }
+        if (count > file.data_size / static_cast<uint64_t>(v)) too_big = true;
         else count *= static_cast<uint64_t>(v);
       }
       if (!offsets || offsets->kind != JsonValue::Kind::kArray || offsets->items.size() != 2)
