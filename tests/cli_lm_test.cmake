@@ -71,3 +71,28 @@ else()
   message("lm-eval skipped: no ${CORPUS} (node scripts/prepare-brown.mjs writes it)")
 endif()
 endif()
+
+# `attnlab lm` on the committed GPT-2 / nanoGPT checkpoints (tests/data/checkpoints, issue 28): the
+# JSON contract (ids, top K per position), greedy tokens, and hostile or incomplete input exiting 2
+# with the reader's message.
+#   cmake -DATTNLAB=path/to/attnlab -DMODEL=web/assets/lm-brown.bin -DPART=checkpoint -DDATA=tests/data -P cli_lm_test.cmake
+if(PART STREQUAL "checkpoint")
+set(ck ${DATA}/checkpoints)
+set(entry "{\"id\":[0-9]+,\"token\":\"\\[[0-9]+\\]\",\"p\":[0-9.e-]+}")
+set(position "\\[${entry},${entry},${entry}\\]")
+expect_run("lm --json" 0 "^{\"ids\":\\[96,1,2\\],\"top\":\\[${position},${position},${position}\\],\"generated\":\\[[0-9]+,[0-9]+\\]}\n$" "^$"
+           ${ATTNLAB} lm --model ${ck}/gpt2-f32.safetensors --config ${ck}/gpt2-f32.config.json --ids 96,1,2 --top 3
+           --tokens 2 --json)
+expect_run("lm, text, nanoGPT BF16, heads by flag" 0 "nanogpt \\(Linear\\), BF16.*greedy: \\[[0-9]+\\]\n$" "^$"
+           ${ATTNLAB} lm --model ${ck}/nanogpt-bf16.safetensors --heads 4 --ids 5,17 --tokens 1)
+expect_run("lm without n_head" 2 "^$" "n_head: not in the config"
+           ${ATTNLAB} lm --model ${ck}/nanogpt-f16.safetensors --ids 5)
+expect_run("lm, id beyond the vocabulary" 2 "^$" "--ids\\[1\\]: expected 0–96"
+           ${ATTNLAB} lm --model ${ck}/gpt2-f32.safetensors --heads 4 --ids 5,97)
+expect_run("lm, past the context" 2 "^$" "expected at most 16 tokens together"
+           ${ATTNLAB} lm --model ${ck}/gpt2-f32.safetensors --heads 4 --ids 1,2,3,4,5,6,7,8,9,10 --tokens 7)
+expect_run("lm, not a checkpoint" 2 "^$" "safetensors: header length"
+           ${ATTNLAB} lm --model ${ck}/gpt2-f32.config.json --ids 5)
+expect_run("lm, the asset too" 0 "^model: 4 layers, 4 heads, d_model 128" "^$"
+           ${ATTNLAB} lm --model ${MODEL} --ids 1,2)
+endif()

@@ -8,6 +8,7 @@
 //   datasize  a transformer's and a CNN's accuracy per data size   (train_commands.h)
 //   generate  the language model continues a prompt                (lm_commands.h)
 //   lm-eval   the language model's held-out perplexity             (lm_commands.h)
+//   lm        a safetensors checkpoint on token ids                (lm_commands.h)
 // Help and --version go to stdout with exit 0. Exit codes (cli_support.h): 0 done / every case
 // passed, 1 a case failed (check) or training failed, 2 bad input or usage, with the reason on
 // stderr (a usage error adds "see attnlab help COMMAND"). Nothing escapes main: an exception
@@ -47,6 +48,7 @@ constexpr Command kCommands[] = {
     {"generate", "the language model trained on the Brown corpus continues a prompt", Generate, GenerateHelp},
     {"lm-eval", "the language model's held-out perplexity against unigram and bigram baselines", LmEval,
      LmEvalHelp},
+    {"lm", "a GPT-2 / nanoGPT safetensors checkpoint (or the asset) on token ids: next tokens, greedy", Lm, LmHelp},
 };
 
 const Command* FindCommand(const char* name) {

@@ -1,5 +1,6 @@
 #include "lm_commands.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "attn/train/lm_asset.h"
+#include "attn/train/lm_checkpoint.h"
 #include "attn/train/lm_inference.h"
 #include "attn/train/lm_trainer.h"
 #include "attn/train/ngram_baselines.h"
@@ -48,7 +50,155 @@ bool LoadModel(const std::string& command, const std::string& path, train::LmMod
   return true;
 }
 
+// The whole of a file, refused above `limit` bytes before reading (false with the reason in *error).
+bool ReadBounded(const std::string& path, uint64_t limit, std::string* out, std::string* error) {
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
+  if (!file) return *error = "cannot read '" + Excerpt(path.c_str()) + "'", false;
+  const std::streamoff size = file.tellg();
+  if (size < 0) return *error = "cannot read '" + Excerpt(path.c_str()) + "'", false;
+  if (static_cast<uint64_t>(size) > limit)
+    return *error = "'" + Excerpt(path.c_str()) + "' is " + std::to_string(size) + " bytes, more than the " +
+                    std::to_string(limit) + " allowed",
+           false;
+  file.seekg(0);
+  out->resize(static_cast<size_t>(size));
+  file.read(out->data(), size);
+  return static_cast<bool>(file) || size == 0 ? true : (*error = "cannot read '" + Excerpt(path.c_str()) + "'", false);
+}
+
+constexpr IntFlag kIds{"--ids", "ID,ID,...", 0, 65535, "token ids"};
+constexpr IntFlag kTop{"--top", "K", 1, 100, "next tokens shown at each position"};
+constexpr IntFlag kLmTokens{"--tokens", "N", 0, 2047, "tokens to generate greedily after the ids (0: none)"};
+constexpr IntFlag kHeads{"--heads", "H", 1, 64, "heads per block when the config has no n_head"};
+// A checkpoint: its parameters (≤ kLmMaxParameterBytes in float, so ≤ that in F32 on disk) and header.
+constexpr uint64_t kMaxModelFileBytes = static_cast<uint64_t>(attn::train::kLmMaxParameterBytes) + (uint64_t{32} << 20);
+
 }  // namespace
+
+int Lm(int argc, char** argv) {
+  Flags flags(argc, argv);
+  std::string model_path, config_path;
+  std::vector<int> ids;
+  int top = 5, tokens = 0, heads = 0;
+  const bool ok = flags.Text("--model", &model_path) && flags.Text("--config", &config_path) &&
+                  flags.IntList(kIds, &ids) && flags.Int(kTop, &top) && flags.Int(kLmTokens, &tokens) &&
+                  flags.Int(kHeads, &heads);
+  if (!ok) return UsageError("lm", flags.error());
+  const bool json = flags.Switch("--json");
+  if (!flags.Finish()) return UsageError("lm", flags.error());
+  if (model_path.empty()) return UsageError("lm", "invalid_argument: --model: required (a .safetensors file or an attnlab asset)");
+  if (ids.empty()) return UsageError("lm", "invalid_argument: --ids: required (token ids separated by commas)");
+  std::string bytes, error;
+  if (!ReadBounded(model_path, kMaxModelFileBytes, &bytes, &error)) return UsageError("lm", "parse_error: --model: " + error);
+  train::LmModel model;
+  attn::Status status;
+  train::LmCheckpointInfo info;
+  if (bytes.compare(0, 8, "ATTNLM01") == 0) {
+    status = train::ReadLmAsset(bytes, &model);
+  } else {
+    train::LmCheckpointOptions options;
+    options.heads = heads;
+    if (!config_path.empty() && !ReadBounded(config_path, uint64_t{16} << 20, &options.config_json, &error))
+      return UsageError("lm", "parse_error: --config: " + error);
+    status = train::ReadLmCheckpoint(bytes, options, &model, &info);
+  }
+  bytes.clear();
+  bytes.shrink_to_fit();
+  if (!status.ok()) return UsageError("lm", "--model '" + Excerpt(model_path.c_str()) + "': " + status.ToString());
+  const train::LmConfig& c = model.config;
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] >= c.vocab)
+      return UsageError("lm", "out_of_range: --ids[" + std::to_string(i) + "]: expected 0–" + std::to_string(c.vocab - 1) +
+                                  " (the model's vocabulary), got " + std::to_string(ids[i]));
+  if (static_cast<int>(ids.size()) + tokens > c.seq_len)
+    return UsageError("lm", "out_of_range: --ids and --tokens: expected at most " + std::to_string(c.seq_len) +
+                                " tokens together (the context), got " + std::to_string(ids.size()) + " + " + std::to_string(tokens));
+  train::LmCache cache;
+  train::LmTrace trace;
+  status = train::LmAdvance(model, ids, train::LmAblation(), false, &cache, &trace);
+  // Greedy continuation through the cache (every id may be chosen: a checkpoint's last id is a token).
+  std::vector<int> generated;
+  train::LmTrace step = trace;
+  for (int k = 0; status.ok() && k < tokens; ++k) {
+    Eigen::Index best = 0;
+    step.logits.bottomRows(1).row(0).maxCoeff(&best);
+    generated.push_back(static_cast<int>(best));
+    status = train::LmAdvance(model, {static_cast<int>(best)}, train::LmAblation(), false, &cache, &step);
+  }
+  if (!status.ok()) {
+    std::fprintf(stderr, "attnlab lm: %s\n", status.ToString().c_str());
+    return kExitFailed;
+  }
+  const auto top_of = [&](Eigen::Index row) {
+    const attn::Matrix p = train::LmSoftmax(trace.logits.row(row));
+    std::vector<int> order(static_cast<size_t>(c.vocab));
+    for (int v = 0; v < c.vocab; ++v) order[static_cast<size_t>(v)] = v;
+    std::partial_sort(order.begin(), order.begin() + std::min(top, c.vocab), order.end(),
+                      [&](int a, int b) { return p(0, a) > p(0, b) || (p(0, a) == p(0, b) && a < b); });
+    order.resize(static_cast<size_t>(std::min(top, c.vocab)));
+    std::vector<std::pair<int, float>> out;
+    for (const int v : order) out.emplace_back(v, p(0, v));
+    return out;
+  };
+  const auto token = [&](int id) { return model.vocabulary[static_cast<size_t>(id)]; };
+  if (!json) {
+    std::printf("model: %d layers, %d heads, d_model %d, vocabulary %d, context %d, %s GELU, LayerNorm eps %g",
+                c.layers, c.heads, c.d_model, c.vocab, c.seq_len,
+                c.activation == train::LmActivation::kGeluErf ? "erf" : "tanh", c.layer_norm_eps);
+    if (!info.layout.empty())
+      std::printf("; %s, %s, %lld parameters (%lld bytes in memory)", info.layout.c_str(), info.dtype.c_str(),
+                  static_cast<long long>(info.parameters), static_cast<long long>(info.bytes_in_memory));
+    std::printf("\n");
+    for (size_t i = 0; i < ids.size(); ++i) {
+      std::printf("%4zu %-14s ->", i, token(ids[i]).c_str());
+      for (const auto& [id, p] : top_of(static_cast<Eigen::Index>(i))) std::printf("  %s %.4f", token(id).c_str(), p);
+      std::printf("\n");
+    }
+    if (!generated.empty()) {
+      std::printf("greedy:");
+      for (const int id : generated) std::printf(" %s", token(id).c_str());
+      std::printf("\n");
+    }
+    return kExitOk;
+  }
+  std::string line = "{\"ids\":[";
+  for (size_t i = 0; i < ids.size(); ++i) line += (i ? "," : "") + std::to_string(ids[i]);
+  line += "],\"top\":[";
+  for (size_t i = 0; i < ids.size(); ++i) {
+    line += i ? ",[" : "[";
+    bool first = true;
+    for (const auto& [id, p] : top_of(static_cast<Eigen::Index>(i))) {
+      line += std::string(first ? "" : ",") + "{\"id\":" + std::to_string(id) + ",\"token\":" + JsonString(token(id)) +
+              ",\"p\":" + JsonNumber(p) + "}";
+      first = false;
+    }
+    line += "]";
+  }
+  line += "],\"generated\":[";
+  for (size_t i = 0; i < generated.size(); ++i) line += (i ? "," : "") + std::to_string(generated[i]);
+  line += "]}\n";
+  std::fputs(line.c_str(), stdout);
+  return kExitOk;
+}
+
+std::string LmHelp() {
+  return "usage: attnlab lm --model FILE [--config FILE] [--heads H] --ids ID,ID,... [--top K] [--tokens N] [--json]\n"
+         "\n"
+         "Runs a language model on token ids: a GPT-2 or nanoGPT checkpoint (.safetensors, F32/F16/BF16;\n"
+         "settings from a Hugging Face config.json) or an attnlab asset. Prints the top-K next tokens at\n"
+         "every position and, with --tokens, a greedy continuation through the KV cache. Tokens are shown\n"
+         "as the model's words, or as [id] for a checkpoint (no BPE here).\n"
+         "\n"
+         "flags:\n" +
+         HelpFlag("--model FILE", "required: .safetensors (GPT-2 / nanoGPT / attnlab) or an ATTNLM01 asset") +
+         HelpFlag("--config FILE", "config.json beside a checkpoint (n_head, layer_norm_epsilon, activation_function)") +
+         IntFlagHelp(kHeads, "the config's n_head") + HelpFlag("--ids ID,ID,...", "required: token ids, each 0–65535") +
+         IntFlagHelp(kTop, "5") + IntFlagHelp(kLmTokens, "0") +
+         HelpFlag("--json", "one line: {\"ids\": [...], \"top\": [[{\"id\", \"token\", \"p\"} × K] per position], "
+                            "\"generated\": [ids]}") +
+         HelpFlag("--help, -h", "this text") + HelpExitCodes("ran", "the model failed (a value not finite)") +
+         HelpExample("attnlab lm --model model.safetensors --config config.json --ids 464,3290,318 --top 5");
+}
 
 int Generate(int argc, char** argv) {
   Flags flags(argc, argv);

@@ -23,4 +23,12 @@ std::string GenerateHelp();
 int LmEval(int argc, char** argv);
 std::string LmEvalHelp();
 
+// attnlab lm --model FILE [--config FILE] [--heads H] --ids ID,... [--top K] [--tokens N] [--json]
+// A GPT-2 / nanoGPT / attnlab safetensors checkpoint (lm_checkpoint.h) or an asset on token ids: the
+// top-K next tokens at every position, a greedy continuation of N tokens; with --json one line
+// {"ids": [...], "top": [[{"id", "token", "p"} × K] per position], "generated": [...]}. 2 on a bad
+// flag or an unreadable or hostile model file (the reader's message); 1 if the model fails.
+int Lm(int argc, char** argv);
+std::string LmHelp();
+
 }  // namespace attnlab_cli

@@ -62,7 +62,7 @@ TEST(LmAsset, RefusesEveryTruncationAndCorruption) {
   EXPECT_EQ(ReadLmAsset(bad, &out).message(), "lm asset: expected the magic \"ATTNLM01\" (at byte 8)");
   bad = bytes;
   bad[8 + 4 * 3] = 0;  // layers 0
-  EXPECT_EQ(ReadLmAsset(bad, &out).message(), "lm asset: lm: layers: expected 1–12, got 0 (at byte 36)");
+  EXPECT_EQ(ReadLmAsset(bad, &out).message(), "lm asset: lm: layers: expected 1–48, got 0 (at byte 36)");
   bad = bytes;
   bad[8 + 4 * 5] = 2;  // sinusoidal positions
   EXPECT_EQ(ReadLmAsset(bad, &out).code(), StatusCode::kParseError);

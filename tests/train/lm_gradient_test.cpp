@@ -5,6 +5,7 @@
 // against the double one. Each check prints its largest error, for the record.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -74,6 +75,26 @@ TEST(LmLayerGradient, GeluOverItsWholeRange) {
   GeluForward<double>(probe, &y);
   EXPECT_NEAR(y(0, 0), 0.8411919906, 1e-9);
   EXPECT_NEAR(y(0, 1), -0.1588080094, 1e-9);
+}
+
+// The exact form (Hugging Face's "gelu"): x Φ(x), its backward Φ(x) + x φ(x).
+TEST(LmLayerGradient, GeluErfOverItsWholeRange) {
+  MatrixD x = Random(5, 4, 6, 3.0);  // values to ±9: both tails and the bend
+  const MatrixD g = Random(6, 4, 6);
+  const auto loss = [&] {
+    MatrixD y;
+    GeluErfForward<double>(x, &y);
+    return Project(y, g);
+  };
+  MatrixD d_x;
+  GeluErfBackward<double>(x, g, &d_x);
+  ExpectGradient("gelu (erf): x", d_x, NumericGradient(&x, loss));
+  // PyTorch's nn.GELU(): GELU(1) = 0.8413447461, GELU(−1) = −0.1586552539 (Φ(1) = 0.8413447461).
+  MatrixD y, probe(1, 2);
+  probe << 1.0, -1.0;
+  GeluErfForward<double>(probe, &y);
+  EXPECT_NEAR(y(0, 0), 0.8413447461, 1e-9);
+  EXPECT_NEAR(y(0, 1), -0.1586552539, 1e-9);
 }
 
 TEST(LmLayerGradient, GeluMlp) {
@@ -204,6 +225,32 @@ TEST_P(LmModelGradientTest, FloatBackwardMatchesDoubleOnEveryKernel) {
   EXPECT_EQ(checked, 2 * static_cast<int>(AvailableKernels().size()));
 }
 
+// A loaded checkpoint's settings: erf GELU and another ε, through the whole model's backward.
+TEST(LmModelGradient, ErfGeluAndOtherEpsilonMatchFiniteDifferences) {
+  LmConfig c = Tiny(Positions::kLearned);
+  c.activation = LmActivation::kGeluErf;
+  c.layer_norm_eps = 1e-3;
+  const Batch batch = TinyBatch(c);
+  ModelParametersD params = testing::Perturbed(InitializeLm(c));
+  LmActivationsD acts;
+  ASSERT_TRUE(LmForward(c, params, batch, &acts).ok());
+  ModelParametersD grads;
+  ASSERT_TRUE(LmBackward(c, params, batch, acts, &grads).ok());
+  const auto loss = [&] {
+    LmActivationsD a;
+    EXPECT_TRUE(LmForward(c, params, batch, &a).ok());
+    return a.loss;
+  };
+  ExpectGradient("erf block0.fc_w", grads.blocks[0].fc_w, NumericGradient(&params.blocks[0].fc_w, loss));
+  ExpectGradient("erf block1.ln2_gamma", grads.blocks[1].ln2_gamma, NumericGradient(&params.blocks[1].ln2_gamma, loss));
+  ExpectGradient("erf wte", grads.wte, NumericGradient(&params.wte, loss));
+  // and the settings change the numbers (the test could fail)
+  LmConfig plain = Tiny(Positions::kLearned);
+  LmActivationsD b;
+  ASSERT_TRUE(LmForward(plain, params, batch, &b).ok());
+  EXPECT_GT(std::abs(b.loss - acts.loss), 1e-6);
+}
+
 INSTANTIATE_TEST_SUITE_P(Positions, LmModelGradientTest, ::testing::Values(Positions::kLearned, Positions::kRope),
                          [](const ::testing::TestParamInfo<Positions>& info) {
                            return std::string(info.param == Positions::kRope ? "rope" : "learned");
@@ -220,7 +267,18 @@ TEST(LmForward, RejectsBadConfigsAndBatchesWithClearMessages) {
   EXPECT_NE(s.message().find("ids[2]"), std::string::npos) << s.message();
   c.layers = 0;
   s = LmForward(c, p, TinyBatch(c), &acts);
-  EXPECT_EQ(s.message(), "lm: layers: expected 1–12, got 0");
+  EXPECT_EQ(s.message(), "lm: layers: expected 1–48, got 0");
+  c = Tiny(Positions::kLearned);
+  c.layer_norm_eps = 0;
+  EXPECT_EQ(ValidateLmConfig(c).message(), "lm: layer_norm_eps: expected in (0, 1), got 0.000000");
+  // GPT-2 medium fits; GPT-2 large does not, and says what it would need (nothing is allocated).
+  LmConfig big;
+  big.vocab = 50257, big.seq_len = 1024, big.d_model = 1024, big.layers = 24, big.heads = 16;
+  EXPECT_TRUE(ValidateLmConfig(big).ok()) << ValidateLmConfig(big).message();
+  EXPECT_EQ(LmParameterCount(big), 354823168 + 50257);  // Hugging Face's count, plus our zero output bias
+  big.d_model = 1280, big.layers = 36, big.heads = 20;
+  EXPECT_EQ(ValidateLmConfig(big).code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(ValidateLmConfig(big).message().find("would need 3096"), std::string::npos) << ValidateLmConfig(big).message();
   c = Tiny(Positions::kSinusoidal);
   EXPECT_EQ(ValidateLmConfig(c).code(), StatusCode::kUnknownOption);
   c = Tiny(Positions::kLearned);

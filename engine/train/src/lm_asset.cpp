@@ -77,6 +77,10 @@ ModelParameters QuantizeLm(const ModelParameters& params) {
 Status WriteLmAsset(const LmModel& model, std::string* bytes) {
   const LmConfig& c = model.config;
   ATTN_RETURN_IF_ERROR(ValidateLmConfig(c));
+  // The asset has no field for them: a model with other settings goes to safetensors (lm_checkpoint.h).
+  if (c.layer_norm_eps != 1e-5 || c.activation != LmActivation::kGeluTanh)
+    return Status(StatusCode::kInvalidArgument,
+                  "lm asset: expected layer_norm_eps 1e-5 and tanh GELU (the asset's fixed settings); write safetensors instead");
   if (model.vocabulary.size() != static_cast<size_t>(c.vocab))
     return Status(StatusCode::kShapeMismatch, "lm asset: vocabulary: expected " + std::to_string(c.vocab) +
                                                   " words, got " + std::to_string(model.vocabulary.size()));

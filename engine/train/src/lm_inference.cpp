@@ -24,10 +24,10 @@ Status CheckModel(const LmModel& m) {
 }
 
 // LNf(x) wteᵀ + b: what the model would say from the stream x.   (n, d) -> (n, V)
-Matrix Readout(const ModelParameters& p, const Matrix& x) {
+Matrix Readout(const LmConfig& c, const ModelParameters& p, const Matrix& x) {
   Matrix normed, logits;
   std::vector<float> mean, rstd;
-  LayerNormForward<float>(x, p.lnf_gamma, p.lnf_beta, &normed, &mean, &rstd);
+  LayerNormForward<float>(x, p.lnf_gamma, p.lnf_beta, &normed, &mean, &rstd, static_cast<float>(c.layer_norm_eps));
   TiedUnembedForward<float>(normed, p.wte, p.out_b, &logits);
   return logits;
 }
@@ -117,15 +117,16 @@ Status AdvanceCheckedModel(const LmModel& model, const std::vector<int>& ids, co
   }
   LmTrace t;
   t.residual_norms.push_back(RowNorms(x));
-  if (logit_lens) t.lens_logits.push_back(Readout(p, x));
+  if (logit_lens) t.lens_logits.push_back(Readout(c, p, x));
   const AttentionConfig attention = LayerAttentionConfig(AsModelConfig(c));
   const int d_k = c.d_model / c.heads;
+  const float eps = static_cast<float>(c.layer_norm_eps);
   LmCache next;
   for (int l = 0; l < c.layers; ++l) {
     const BlockParametersT<float>& bp = p.blocks[static_cast<size_t>(l)];
     Matrix ln, fc, gelu, mlp;
     std::vector<float> mean, rstd;
-    LayerNormForward<float>(x, bp.ln1_gamma, bp.ln1_beta, &ln, &mean, &rstd);
+    LayerNormForward<float>(x, bp.ln1_gamma, bp.ln1_beta, &ln, &mean, &rstd, eps);
     AttentionInputs in;
     in.query = ln;
     if (past > 0) in.past_key = cache->key[l], in.past_value = cache->value[l];
@@ -145,8 +146,9 @@ Status AdvanceCheckedModel(const LmModel& model, const std::vector<int>& ids, co
       }
     if (any_knocked) LinearForward<float>(r.concat, bp.attention.wo, bp.attention.bo, &r.output);
     x += r.output;
-    LayerNormForward<float>(x, bp.ln2_gamma, bp.ln2_beta, &ln, &mean, &rstd);
-    GeluMlpForward<float>(ln, bp.fc_w, bp.fc_b, bp.proj_w, bp.proj_b, &fc, &gelu, &mlp);
+    LayerNormForward<float>(x, bp.ln2_gamma, bp.ln2_beta, &ln, &mean, &rstd, eps);
+    GeluMlpForward<float>(ln, bp.fc_w, bp.fc_b, bp.proj_w, bp.proj_b, &fc, &gelu, &mlp, EigenProducts(),
+                          c.activation == LmActivation::kGeluErf);
     x += mlp;
     next.key.push_back(std::move(r.present_key));
     next.value.push_back(std::move(r.present_value));
@@ -154,9 +156,9 @@ Status AdvanceCheckedModel(const LmModel& model, const std::vector<int>& ids, co
     for (const HeadIntermediates& head : r.heads) weights.push_back(head.weights);
     t.weights.push_back(std::move(weights));
     t.residual_norms.push_back(RowNorms(x));
-    if (logit_lens && l + 1 < c.layers) t.lens_logits.push_back(Readout(p, x));
+    if (logit_lens && l + 1 < c.layers) t.lens_logits.push_back(Readout(c, p, x));
   }
-  t.logits = Readout(p, x);
+  t.logits = Readout(c, p, x);
   ATTN_RETURN_IF_ERROR(CheckFinite("lm: logits", t.logits));
   if (logit_lens) t.lens_logits.push_back(t.logits);
   *cache = std::move(next);

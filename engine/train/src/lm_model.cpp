@@ -12,10 +12,10 @@ namespace attn::train {
 
 Status ValidateLmConfig(const LmConfig& c) {
   if (c.vocab < 3 || c.vocab > 65536) return OutOfRange("lm: vocab", c.vocab, "3–65536 (the unknown word included)");
-  if (c.seq_len < 1 || c.seq_len > 256) return OutOfRange("lm: seq_len", c.seq_len, "1–256");
-  if (c.d_model < 2 || c.d_model > 1024) return OutOfRange("lm: d_model", c.d_model, "2–1024");
-  if (c.layers < 1 || c.layers > 12) return OutOfRange("lm: layers", c.layers, "1–12");
-  if (c.heads < 1 || c.heads > 16) return OutOfRange("lm: heads", c.heads, "1–16");
+  if (c.seq_len < 1 || c.seq_len > 2048) return OutOfRange("lm: seq_len", c.seq_len, "1–2048");
+  if (c.d_model < 2 || c.d_model > 2048) return OutOfRange("lm: d_model", c.d_model, "2–2048");
+  if (c.layers < 1 || c.layers > 48) return OutOfRange("lm: layers", c.layers, "1–48");
+  if (c.heads < 1 || c.heads > 64) return OutOfRange("lm: heads", c.heads, "1–64");
   if (c.d_model % c.heads)
     return Status(StatusCode::kShapeMismatch, "lm: d_model must be a multiple of heads (got d_model " +
                                                   std::to_string(c.d_model) + ", heads " + std::to_string(c.heads) + ")");
@@ -24,7 +24,23 @@ Status ValidateLmConfig(const LmConfig& c) {
   if (c.positions == Positions::kRope && (c.d_model / c.heads) % 2)
     return Status(StatusCode::kShapeMismatch,
                   "lm: RoPE needs an even head width (got " + std::to_string(c.d_model / c.heads) + ")");
+  if (!(c.layer_norm_eps > 0 && c.layer_norm_eps < 1))
+    return Status(StatusCode::kOutOfRange, "lm: layer_norm_eps: expected in (0, 1), got " + std::to_string(c.layer_norm_eps));
+  if (c.activation != LmActivation::kGeluTanh && c.activation != LmActivation::kGeluErf)
+    return Status(StatusCode::kUnknownOption, "lm: activation: expected gelu (tanh) or gelu (erf)");
+  const int64_t bytes = 4 * LmParameterCount(c);
+  if (bytes > kLmMaxParameterBytes)
+    return Status(StatusCode::kResourceExhausted, "lm: parameters: would need " + std::to_string(bytes) +
+                                                      " bytes in float, more than the " +
+                                                      std::to_string(kLmMaxParameterBytes) + " allowed");
   return CheckKernelAvailable(c.kernel);
+}
+
+int64_t LmParameterCount(const LmConfig& c) {
+  const int64_t d = c.d_model, v = c.vocab, t = c.seq_len;
+  // per block: 4 (d, d) + 4 biases, ln1/ln2 (4 d), fc (d·4d + 4d), proj (4d·d + d)
+  const int64_t block = 4 * d * d + 4 * d + 4 * d + 8 * d * d + 4 * d + d;
+  return v * d + (c.positions == Positions::kLearned ? t * d : 0) + c.layers * block + 2 * d + v;
 }
 
 ModelConfig AsModelConfig(const LmConfig& c) {
@@ -116,6 +132,8 @@ Status LmForward(const LmConfig& c, const ModelParametersT<T>& p, const Batch& b
   ATTN_RETURN_IF_ERROR(ValidateBatch(model, batch));
   ATTN_RETURN_IF_ERROR(CheckLmShapes(c, p));
   const int seq = batch.seq_len;
+  const T eps = static_cast<T>(c.layer_norm_eps);
+  const bool erf = c.activation == LmActivation::kGeluErf;
   LmActivationsT<T>& a = *acts;
   Mat<T> x;  // (R, d) the stream
   EmbeddingForward<T>(batch.ids, seq, p.wte, p.wpe, &a.x0);
@@ -127,16 +145,16 @@ Status LmForward(const LmConfig& c, const ModelParametersT<T>& p, const Batch& b
     const BlockParametersT<T>& bp = p.blocks[l];
     BlockActivationsT<T>& ba = a.blocks[l];
     ba.x_in = x;
-    LayerNormForward<T>(x, bp.ln1_gamma, bp.ln1_beta, &ba.ln1, &ba.ln1_mean, &ba.ln1_rstd);
+    LayerNormForward<T>(x, bp.ln1_gamma, bp.ln1_beta, &ba.ln1, &ba.ln1_mean, &ba.ln1_rstd, eps);
     ATTN_RETURN_IF_ERROR(AttentionSublayerForward<T>(attention, bp.attention, ba.ln1, batch.size, seq, &ba.attention, &x));
     ba.x_mid = x;
-    LayerNormForward<T>(x, bp.ln2_gamma, bp.ln2_beta, &ba.ln2, &ba.ln2_mean, &ba.ln2_rstd);
+    LayerNormForward<T>(x, bp.ln2_gamma, bp.ln2_beta, &ba.ln2, &ba.ln2_mean, &ba.ln2_rstd, eps);
     Mat<T> mlp;
-    GeluMlpForward<T>(ba.ln2, bp.fc_w, bp.fc_b, bp.proj_w, bp.proj_b, &ba.fc, &ba.act, &mlp, KernelProducts{c.kernel});
+    GeluMlpForward<T>(ba.ln2, bp.fc_w, bp.fc_b, bp.proj_w, bp.proj_b, &ba.fc, &ba.act, &mlp, KernelProducts{c.kernel}, erf);
     x += mlp;
   }
   a.final_in = std::move(x);
-  LayerNormForward<T>(a.final_in, p.lnf_gamma, p.lnf_beta, &a.lnf, &a.lnf_mean, &a.lnf_rstd);
+  LayerNormForward<T>(a.final_in, p.lnf_gamma, p.lnf_beta, &a.lnf, &a.lnf_mean, &a.lnf_rstd, eps);
   TiedUnembedForward<T>(a.lnf, p.wte, p.out_b, &a.logits, KernelProducts{c.kernel});
   ATTN_RETURN_IF_ERROR(CheckFinite("lm: logits", a.logits));
   a.loss = CrossEntropyForward<T>(a.logits, batch.targets, batch.weights, &a.probs, &a.correct, &a.scored);
@@ -170,7 +188,7 @@ Status LmBackward(const LmConfig& c, const ModelParametersT<T>& p, const Batch& 
     // x_out = x_mid + mlp(ln2(x_mid)): d flows on and into the branch
     Mat<T> d_ln2, d_mid;
     GeluMlpBackward<T>(ba.ln2, bp.fc_w, bp.proj_w, ba.fc, ba.act, d, &d_ln2, &bg.fc_w, &bg.fc_b, &bg.proj_w, &bg.proj_b,
-                       KernelProducts{c.kernel});
+                       KernelProducts{c.kernel}, c.activation == LmActivation::kGeluErf);
     LayerNormBackward<T>(ba.x_mid, bp.ln2_gamma, ba.ln2_mean, ba.ln2_rstd, d_ln2, &d_mid, &bg.ln2_gamma, &bg.ln2_beta);
     d += d_mid;
     // x_mid = x_in + attention(ln1(x_in))

@@ -90,10 +90,11 @@ void LinearBackward(const Mat<T>& x, const Mat<T>& w, const Mat<T>& d_y, Mat<T>*
 
 // [SECTION] LayerNorm over each row: y = (x − μ) / √(σ² + ε) · γ + β
 // x: (R, d)   gamma, beta: (1, d)   -> y: (R, d), mean: (R), rstd: (R) (kept for backward)
+// ε is 1e-5 (attnlab's and GPT-2's) unless a loaded checkpoint's config says otherwise; the backward
+// needs only rstd, which holds it.
 template <typename T>
 void LayerNormForward(const Mat<T>& x, const Mat<T>& gamma, const Mat<T>& beta, Mat<T>* y, std::vector<T>* mean,
-                      std::vector<T>* rstd) {
-  const T eps = T(1e-5);
+                      std::vector<T>* rstd, T eps = T(1e-5)) {
   const Eigen::Index d = x.cols();
   y->resize(x.rows(), d);
   mean->resize(x.rows());

@@ -25,13 +25,26 @@
 
 namespace attn::train {
 
+// The MLP's nonlinearity: GPT-2's tanh approximation (attnlab's own models, Hugging Face's
+// "gelu_new" / "gelu_pytorch_tanh") or the exact erf form (Hugging Face's "gelu").
+enum class LmActivation { kGeluTanh = 0, kGeluErf = 1 };
+
+// The largest model ValidateLmConfig accepts: its parameters in float at most 2 GiB (GPT-2 medium,
+// 355 M parameters, is 1.42 GB; GPT-2 large, 774 M, 3.1 GB, is refused before anything is allocated,
+// with the size it would need). Inference adds activations of a few (n, 4d) and (n, V) matrices.
+constexpr int64_t kLmMaxParameterBytes = int64_t{2} << 30;
+
 struct LmConfig {
   int vocab = 4096;    // words, the unknown word included (its id is vocab − 1): 3–65536
-  int seq_len = 64;    // context: positions 0 … seq_len − 1 (1–256)
-  int d_model = 128;   // width of the residual stream (2–1024), a multiple of heads
-  int layers = 4;      // blocks (1–12)
-  int heads = 4;       // heads per block (1–16)
+  int seq_len = 64;    // context: positions 0 … seq_len − 1 (1–2048; GPT-2's is 1024)
+  int d_model = 128;   // width of the residual stream (2–2048), a multiple of heads
+  int layers = 4;      // blocks (1–48)
+  int heads = 4;       // heads per block (1–64)
   Positions positions = Positions::kLearned;  // kLearned or kRope
+  // LayerNorm's ε (GPT-2's and attnlab's 1e-5; finite, in (0, 1)): double, so a double pass gets
+  // the same 1e-5 it always had and a float pass float(1e-5), bit for bit the old constant.
+  double layer_norm_eps = 1e-5;
+  LmActivation activation = LmActivation::kGeluTanh;
   uint32_t seed = 1;   // every parameter is seeded from it
   // The kernel of the training passes' products and attention (LmForward / LmBackward). kEigen, the
   // default, gives the same bytes on every CPU of a build; a SIMD kernel (FastestKernel(): AVX-512 or
@@ -39,8 +52,13 @@ struct LmConfig {
   KernelId kernel = KernelId::kEigen;
 };
 
-// "lm: layers: expected 1–12, got 0": ok when every field is in its range.
+// "lm: layers: expected 1–48, got 0": ok when every field is in its range and the parameters fit
+// kLmMaxParameterBytes (kResourceExhausted naming the bytes they would need).
 Status ValidateLmConfig(const LmConfig& config);
+
+// The number of floats LmShapes(config) holds, computed in 64 bits without allocating (fields
+// already in their ranges).
+int64_t LmParameterCount(const LmConfig& config);
 
 // The same model as a ModelConfig (transformer, classes = vocab, pre-LN, MLP, causal): what
 // LayerAttentionConfig and ValidateBatch read.
