@@ -58,43 +58,36 @@ TEST(LmLayerGradient, LayerNorm) {
   ExpectGradient("layer norm: beta", d_beta, NumericGradient(&beta, loss));
 }
 
-TEST(LmLayerGradient, GeluOverItsWholeRange) {
-  MatrixD x = Random(5, 4, 6, 3.0);  // values to ±9: both tails and the bend
+// A GELU form's backward against finite differences over values to ±9 (both tails and the bend),
+// and its values at ±1 against the reference's.
+template <typename Forward, typename Backward>
+void CheckGelu(const std::string& name, Forward forward, Backward backward, double at_one, double at_minus_one) {
+  MatrixD x = Random(5, 4, 6, 3.0);
   const MatrixD g = Random(6, 4, 6);
   const auto loss = [&] {
     MatrixD y;
-    GeluForward<double>(x, &y);
+    forward(x, &y);
     return Project(y, g);
   };
   MatrixD d_x;
-  GeluBackward<double>(x, g, &d_x);
-  ExpectGradient("gelu: x", d_x, NumericGradient(&x, loss));
-  // GPT-2's values: GELU(1) = 0.841192, GELU(−1) = −0.158808 (tanh form).
+  backward(x, g, &d_x);
+  ExpectGradient(name + ": x", d_x, NumericGradient(&x, loss));
   MatrixD y, probe(1, 2);
   probe << 1.0, -1.0;
-  GeluForward<double>(probe, &y);
-  EXPECT_NEAR(y(0, 0), 0.8411919906, 1e-9);
-  EXPECT_NEAR(y(0, 1), -0.1588080094, 1e-9);
+  forward(probe, &y);
+  EXPECT_NEAR(y(0, 0), at_one, 1e-9) << name;
+  EXPECT_NEAR(y(0, 1), at_minus_one, 1e-9) << name;
 }
 
-// The exact form (Hugging Face's "gelu"): x Φ(x), its backward Φ(x) + x φ(x).
+// GPT-2's tanh form: GELU(1) = 0.841192, GELU(−1) = −0.158808.
+TEST(LmLayerGradient, GeluOverItsWholeRange) {
+  CheckGelu("gelu", GeluForward<double>, GeluBackward<double>, 0.8411919906, -0.1588080094);
+}
+
+// The exact form (Hugging Face's "gelu", PyTorch's nn.GELU()): x Φ(x), its backward Φ(x) + x φ(x);
+// Φ(1) = 0.8413447461.
 TEST(LmLayerGradient, GeluErfOverItsWholeRange) {
-  MatrixD x = Random(5, 4, 6, 3.0);  // values to ±9: both tails and the bend
-  const MatrixD g = Random(6, 4, 6);
-  const auto loss = [&] {
-    MatrixD y;
-    GeluErfForward<double>(x, &y);
-    return Project(y, g);
-  };
-  MatrixD d_x;
-  GeluErfBackward<double>(x, g, &d_x);
-  ExpectGradient("gelu (erf): x", d_x, NumericGradient(&x, loss));
-  // PyTorch's nn.GELU(): GELU(1) = 0.8413447461, GELU(−1) = −0.1586552539 (Φ(1) = 0.8413447461).
-  MatrixD y, probe(1, 2);
-  probe << 1.0, -1.0;
-  GeluErfForward<double>(probe, &y);
-  EXPECT_NEAR(y(0, 0), 0.8413447461, 1e-9);
-  EXPECT_NEAR(y(0, 1), -0.1586552539, 1e-9);
+  CheckGelu("gelu (erf)", GeluErfForward<double>, GeluErfBackward<double>, 0.8413447461, -0.1586552539);
 }
 
 TEST(LmLayerGradient, GeluMlp) {
