@@ -457,8 +457,9 @@ test('node: openModel opens every GPT-2 / nanoGPT fixture: logits as PyTorch\'s 
     const { info, runs, golden } = out[name];
     assert.equal(info.naming, name.startsWith('gpt2') ? 'gpt2 (Conv1D)' : 'nanogpt (Linear)');
     assert.equal(info.dtype, name.split('-')[1].toUpperCase());
+    const config = JSON.parse(await readFile(join(root, `tests/data/checkpoints/${name}.config.json`), 'utf8'));
     assert.deepEqual([info.layers, info.heads, info.dModel, info.context, info.vocabulary, info.activation, info.eps, info.positions],
-      [2, 4, 16, 16, 97, 'gelu_new', 1e-5, 'learned']);
+      [2, 4, 16, 16, 97, config.activation_function === 'gelu' ? 'gelu' : 'gelu_new', config.layer_norm_epsilon, 'learned']);
     assert.equal(info.bytesInMemory, 4 * info.parameters);
     let worst = 0, scale = 1;
     runs.forEach((r, i) => {
