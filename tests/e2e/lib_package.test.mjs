@@ -359,7 +359,7 @@ test('node: the installed package runs the language model: next words, every hea
   assert.match(out.bad[3].message, /tops: unknown option of nextWords/);
   assert.match(out.bad[4].message, /temperature: expected a finite number ≥ 0/);
   assert.equal(out.after.ok, true, 'the model keeps working');
-  assert.match(out.badModel, /^attnlab: model: .*lm asset/);
+  assert.match(out.badModel, /^attnlab: model: parse_error: not an attnlab asset \(no "ATTNLM01"\), so read as safetensors: file of 3 bytes/);
 });
 
 // Checkpoints in the package (openModel): every fixture of tests/data/checkpoints (GPT-2 and nanoGPT
@@ -505,8 +505,8 @@ test('node: openModel opens every GPT-2 / nanoGPT fixture: logits as PyTorch\'s 
   assert.match(messages[9], /^knockOut: unknown option of run/);
   assert.equal(out.after.ok, true, 'the model keeps working after refused calls');
   const h = out.hostile;
-  assert.match(h.truncated, /^attnlab: model: safetensors: .*beyond/);
-  assert.match(h.short, /^attnlab: model: safetensors: /);
+  assert.match(h.truncated, /^attnlab: model: not an attnlab asset \(no "ATTNLM01"\), so read as safetensors: .*beyond/);
+  assert.match(h.short, /^attnlab: model: not an attnlab asset .*safetensors: file of 3 bytes/);
   assert.match(h.indivisible, /^attnlab: model: checkpoint: n_head: 3 does not divide n_embd 16$/);
   assert.match(h.noHeads, /^attnlab: model: checkpoint: n_head: not in the config/);
   assert.equal(h.headsOnly, 'opened', '{heads} alone suffices: the rest is read off the shapes');

@@ -78,7 +78,11 @@ attn::Status Open(const std::string& bytes, const std::string& config_json, int 
     attn::train::LmCheckpointOptions options;
     options.config_json = config_json;
     options.heads = heads;
-    ATTN_RETURN_IF_ERROR(attn::train::ReadLmCheckpoint(bytes, options, &model, &info));
+    const attn::Status s = attn::train::ReadLmCheckpoint(bytes, options, &model, &info);
+    // A broken asset reaches here too: say which two formats the bytes were not.
+    if (s.code() == attn::StatusCode::kParseError)
+      return attn::Status(s.code(), "not an attnlab asset (no \"ATTNLM01\"), so read as " + s.message());
+    ATTN_RETURN_IF_ERROR(s);
   }
   l.model = std::move(model);
   l.info = std::move(info);
