@@ -239,7 +239,7 @@ test('node: the installed package computes forward, forwardOutput and backward a
 
 // ---- (b) TypeScript --------------------------------------------------------------------------
 
-const kExample = `import { loadEngine, loadLanguageModel, type LanguageModel, type Engine, type ErrorCode, type Matrix, type AttentionConfig, type PreparedLayer } from 'attnlab';
+const kExample = `import { loadEngine, loadLanguageModel, openModel, type Checkpoint, type CheckpointInfo, type LanguageModel, type Engine, type ErrorCode, type Matrix, type AttentionConfig, type PreparedLayer } from 'attnlab';
 
 const engine: Engine = await loadEngine();
 const version: string = engine.version;
@@ -281,6 +281,17 @@ const ran = lm.run('the jury', { knockedOut: [0, 5] });
 if (ran.ok) console.log(ran.next.cols, ran.weights[3].layer, ran.weights[3].data);
 const more = lm.generate('the jury said', { tokens: 5, temperature: 0, seed: 2 });
 if (more.ok) console.log(more.generated.map((w) => w.word), more.cacheBytes);
+const checkpoint: Checkpoint = await openModel(new Uint8Array(8), { n_head: 4, layer_norm_epsilon: 1e-5 });
+const info: CheckpointInfo = checkpoint.info;
+console.log(info.parameters, info.dtype, info.naming, info.activation, info.eps, info.bytesInMemory, checkpoint.vocabulary()[0]);
+const tokenRun = checkpoint.run([1, 2], { knockedOut: [0] });
+if (tokenRun.ok) console.log(tokenRun.logits.data, tokenRun.next.cols, tokenRun.weights[0].head);
+const nextTokens = checkpoint.nextTokens(new Int32Array([1, 2]), { top: 3 });
+if (nextTokens.ok) console.log(nextTokens.next[1][0].id, nextTokens.next[1][0].token, nextTokens.next[1][0].p);
+const continued = checkpoint.generate([1], { tokens: 3, temperature: 0, seed: 1 });
+if (continued.ok) console.log(continued.generated.map((t) => t.id), continued.cacheBytes);
+await openModel(new ArrayBuffer(8), '{"n_head": 4}', { wasm: './attnlab-lm.wasm' });
+await openModel(new ArrayBuffer(8), { heads: 12 });
 `;
 
 const kWrong = `import { loadEngine } from 'attnlab';
@@ -289,6 +300,7 @@ engine.forward({ numHeads: '2' }, { query: { rows: 1, cols: 1, data: new Float32
 engine.forward({ numHeds: 2 }, { query: { rows: 1, cols: 1, data: new Float32Array(1) } });
 engine.forwardOutput({ kernel: 'cuda' }, { query: { rows: 1, cols: 1, data: new Float32Array(1) } });
 engine.prepare({ numHeads: 2 });
+import('attnlab').then(async ({ openModel }) => (await openModel(new Uint8Array(8))).nextTokens(['a'], { top: 1 }));
 `;
 
 async function typeCheck(name, text) {
@@ -347,7 +359,164 @@ test('node: the installed package runs the language model: next words, every hea
   assert.match(out.bad[3].message, /tops: unknown option of nextWords/);
   assert.match(out.bad[4].message, /temperature: expected a finite number ≥ 0/);
   assert.equal(out.after.ok, true, 'the model keeps working');
-  assert.match(out.badModel, /^attnlab: model: .*lm asset/);
+  assert.match(out.badModel, /^attnlab: model: parse_error: not an attnlab asset \(no "ATTNLM01"\), so read as safetensors: file of 3 bytes/);
+});
+
+// Checkpoints in the package (openModel): every fixture of tests/data/checkpoints (GPT-2 and nanoGPT
+// namings; F32, F16, BF16, written by tests/torch/gpt2_checkpoints.py's own PyTorch GPT-2) gives its
+// golden float64 logits within tests/train/lm_checkpoint_test.cpp's float32 bound; generation by
+// ids is seeded and greedy is nextTokens' argmax; hostile files and calls get their reasons.
+const kCheckpoints = ['gpt2-f32', 'gpt2-f16', 'gpt2-bf16', 'nanogpt-f32', 'nanogpt-f16', 'nanogpt-bf16'];
+// lm_checkpoint_test.cpp's kRelativeBound (10 × 14 stages × √64 × u), times max(1, max |logit|).
+const kCheckpointRelativeBound = 10 * 14 * 8 * 2 ** -24;
+
+// The goldens: "ids a,b,…" then n rows of V logits, per sequence.
+function readGolden(text) {
+  const lines = text.split('\n');
+  const out = [];
+  for (let i = 0; i < lines.length; ++i) {
+    if (!lines[i].startsWith('ids ')) continue;
+    const ids = lines[i].slice(4).split(',').map(Number);
+    out.push({ ids, logits: ids.map((_, r) => lines[i + 1 + r].trim().split(/\s+/).map(Number)) });
+  }
+  return out;
+}
+
+// The same safetensors file with one more tensor, lm_head.bias (V) = `bias` (F32) after the data:
+// attnlab's output bias, which a checkpoint may carry (lm_checkpoint.h).
+function withOutputBias(bytes, bias) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset);
+  const n = Number(view.getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+  const data = bytes.subarray(8 + n);
+  header['lm_head.bias'] = { dtype: 'F32', shape: [bias.length], data_offsets: [data.length, data.length + 4 * bias.length] };
+  const text = new TextEncoder().encode(JSON.stringify(header));
+  const out = new Uint8Array(8 + text.length + data.length + 4 * bias.length);
+  new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
+  out.set(text, 8);
+  out.set(data, 8 + text.length);
+  const at = new DataView(out.buffer, 8 + text.length + data.length);  // not 4-aligned in general: no Float32Array view
+  bias.forEach((b, i) => at.setFloat32(4 * i, b, true));
+  return out;
+}
+
+const kCheckpointScript = (dir, names) => `import { openModel, loadLanguageModel } from 'attnlab';
+import { readFileSync } from 'node:fs';
+const dir = ${JSON.stringify(dir)};
+const out = {};
+for (const name of ${JSON.stringify(names)}) {
+  const bytes = readFileSync(dir + '/' + name + '.safetensors');
+  const config = JSON.parse(readFileSync(dir + '/' + name + '.config.json', 'utf8'));
+  const model = await openModel(bytes, config);
+  const golden = ${readGolden.toString()}(readFileSync(dir + '/' + name + '.logits.txt', 'utf8'));
+  out[name] = { info: model.info, runs: golden.map(({ ids }) => model.run(ids, {})), golden };
+}
+const text = readFileSync(dir + '/gpt2-f32.config.json', 'utf8');
+const bytes = readFileSync(dir + '/gpt2-f32.safetensors');
+const m = await openModel(new Uint8Array(bytes), text);
+const prompt = [5, 17, 96, 0];
+out.seeded = [m.generate(prompt, { tokens: 12, temperature: 1, seed: 7 }), m.generate(prompt, { tokens: 12, temperature: 1, seed: 7 }),
+  m.generate(new Int32Array(prompt), { tokens: 12, temperature: 1, seed: 8 })];
+out.greedy = m.generate(prompt, { tokens: 12, temperature: 0 });
+out.argmax = [];
+for (let k = 0; k < 12 && out.greedy.ok; ++k) {
+  const r = m.nextTokens([...prompt, ...out.greedy.generated.slice(0, k).map((g) => g.id)], { top: 1 });
+  out.argmax.push(r.ok ? r.next.at(-1)[0].id : r);
+}
+out.knocked = [m.run(prompt, { knockedOut: [0, 7] }), m.run(prompt)];
+out.top = m.nextTokens(prompt, { top: 97 });
+const bias = new Float32Array(97); bias[96] = 1000;
+const last = await openModel((${withOutputBias.toString()})(new Uint8Array(bytes), bias), text);
+out.last = [last.generate(prompt, { tokens: 5, temperature: 0 }), last.generate(prompt, { tokens: 5, temperature: 1, seed: 3 })];
+out.bad = [m.run([0, 97]), m.run(Array(17).fill(1)), m.run([]), m.run([1.5]), m.run('5 17'), m.run(prompt, { knockedOut: [8] }),
+  m.nextTokens(prompt, { top: 0 }), m.generate(Array(15).fill(1), { tokens: 2 }), m.generate(prompt, { tokens: 0 }),
+  m.run(prompt, { knockOut: [1] })];
+out.after = m.nextTokens(prompt, { top: 1 });
+const refusal = (p) => p.then(() => 'opened', (e) => e.message);
+out.hostile = {
+  truncated: await refusal(openModel(bytes.subarray(0, bytes.length >> 1), text)),
+  short: await refusal(openModel(new Uint8Array(3), text)),
+  indivisible: await refusal(openModel(bytes, { ...JSON.parse(text), n_head: 3 })),
+  noHeads: await refusal(openModel(bytes, (({ n_head, ...rest }) => rest)(JSON.parse(text)))),
+  headsOnly: await refusal(openModel(bytes, { heads: 4 })),
+  notBytes: await refusal(openModel('gpt2.safetensors')),
+  assetWithConfig: await refusal(openModel(readFileSync(${JSON.stringify(join(root, 'web/assets/lm-brown.bin'))}), text)),
+};
+out.reopened = (await openModel(bytes, text)).nextTokens(prompt, { top: 1 });
+const asset = await openModel(readFileSync(${JSON.stringify(join(root, 'web/assets/lm-brown.bin'))}));
+out.asset = { info: asset.info, generated: asset.generate([1, 2, 3], { tokens: 20, temperature: 0.8, seed: 1 }) };
+out.builtin = (await loadLanguageModel()).generate('x', { tokens: 1 });
+console.log(JSON.stringify(out, (k, v) => (v instanceof Float32Array ? Array.from(v) : v)));
+`;
+
+test('node: openModel opens every GPT-2 / nanoGPT fixture: logits as PyTorch\'s within the float32 bound, seeded and greedy generation, hostile input refused', async () => {
+  await writeFile(join(consumer, 'checkpoints.mjs'), kCheckpointScript(join(root, 'tests/data/checkpoints'), kCheckpoints));
+  const { stdout } = await run(process.execPath, ['checkpoints.mjs'], { cwd: consumer, maxBuffer: 1 << 28 });
+  const out = JSON.parse(stdout);
+  for (const name of kCheckpoints) {
+    const { info, runs, golden } = out[name];
+    assert.equal(info.naming, name.startsWith('gpt2') ? 'gpt2 (Conv1D)' : 'nanogpt (Linear)');
+    assert.equal(info.dtype, name.split('-')[1].toUpperCase());
+    const config = JSON.parse(await readFile(join(root, `tests/data/checkpoints/${name}.config.json`), 'utf8'));
+    assert.deepEqual([info.layers, info.heads, info.dModel, info.context, info.vocabulary, info.activation, info.eps, info.positions],
+      [2, 4, 16, 16, 97, config.activation_function === 'gelu' ? 'gelu' : 'gelu_new', config.layer_norm_epsilon, 'learned']);
+    assert.equal(info.bytesInMemory, 4 * info.parameters);
+    let worst = 0, scale = 1;
+    runs.forEach((r, i) => {
+      assert.equal(r.ok, true, JSON.stringify(r).slice(0, 300));
+      assert.deepEqual([r.logits.rows, r.logits.cols, r.next.rows, r.weights.length], [golden[i].ids.length, 97, golden[i].ids.length, 8]);
+      golden[i].logits.forEach((row, t) => row.forEach((want, v) => {
+        worst = Math.max(worst, Math.abs(r.logits.data[t * 97 + v] - want));
+        scale = Math.max(scale, Math.abs(want));
+      }));
+      // The probabilities are the logits' softmax.
+      const row = r.logits.data.slice(0, 97), max = Math.max(...row), z = row.reduce((a, x) => a + Math.exp(x - max), 0);
+      assert.ok(Math.abs(r.next.data[5] - Math.exp(row[5] - max) / z) < 1e-6);
+    });
+    const bound = kCheckpointRelativeBound * scale;
+    console.log(`[ checkpoint ] ${name}: max |Δ logit| ${worst.toExponential(2)} (bound ${bound.toExponential(2)})`);
+    assert.ok(worst <= bound, `${name}: max |Δ logit| ${worst} > ${bound}`);
+  }
+  const [a, b, c] = out.seeded;
+  assert.equal(a.ok, true, JSON.stringify(a));
+  assert.deepEqual(a, b, 'the same seed, the same tokens');
+  assert.notDeepEqual(a.generated.map((g) => g.id), c.generated.map((g) => g.id), 'another seed, other tokens');
+  assert.equal(a.cacheBytes, 4 * 2 * 2 * 16 * (4 + 11));
+  assert.equal(out.greedy.ok, true, JSON.stringify(out.greedy));
+  assert.deepEqual(out.greedy.generated.map((g) => g.id), out.argmax, 'greedy = nextTokens\' argmax');
+  assert.equal(out.top.next[3].length, 97);
+  assert.equal(out.top.next[3][0].token, '[' + out.top.next[3][0].id + ']');
+  const [knocked, plain] = out.knocked;
+  assert.equal(knocked.ok && plain.ok, true);
+  assert.ok(knocked.logits.data.some((x, i) => x !== plain.logits.data[i]), 'knocking heads out changes the logits');
+  assert.deepEqual(out.last[0].generated.map((g) => g.id), [96, 96, 96, 96, 96], 'the last id is a token a checkpoint can generate');
+  assert.ok(out.last[1].generated.every((g) => g.id === 96));
+  for (const bad of out.bad) assert.equal(bad.ok, false, JSON.stringify(bad).slice(0, 200));
+  const messages = out.bad.map((r) => r.message);
+  assert.match(messages[0], /^ids\[1\]: expected an integer 0–96, got 97$/);
+  assert.match(messages[1], /^ids: expected at most 16 entries, got 17$/);
+  assert.match(messages[2], /^ids: expected at least one token id, got none$/);
+  assert.match(messages[3], /^ids\[0\]: expected an integer 0–96, got 1\.5$/);
+  assert.match(messages[4], /^ids: expected an array of integers$/);
+  assert.match(messages[5], /^knockedOut\[0\]: expected an integer 0–7, got 8$/);
+  assert.match(messages[6], /^top: expected 1–97, got 0$/);
+  assert.match(messages[7], /tokens: expected 1–1 \(the context less the prompt\), got 2/);
+  assert.match(messages[8], /^tokens: expected 1–15, got 0$/);
+  assert.match(messages[9], /^knockOut: unknown option of run/);
+  assert.equal(out.after.ok, true, 'the model keeps working after refused calls');
+  const h = out.hostile;
+  assert.match(h.truncated, /^attnlab: model: not an attnlab asset \(no "ATTNLM01"\), so read as safetensors: .*beyond/);
+  assert.match(h.short, /^attnlab: model: not an attnlab asset .*safetensors: file of 3 bytes/);
+  assert.match(h.indivisible, /^attnlab: model: checkpoint: n_head: 3 does not divide n_embd 16$/);
+  assert.match(h.noHeads, /^attnlab: model: checkpoint: n_head: not in the config/);
+  assert.equal(h.headsOnly, 'opened', '{heads} alone suffices: the rest is read off the shapes');
+  assert.match(h.notBytes, /^attnlab: openModel: bytes: expected a Uint8Array or an ArrayBuffer/);
+  assert.match(h.assetWithConfig, /^attnlab: model: config: an attnlab asset \(ATTNLM01\) holds its own settings/);
+  assert.equal(out.reopened.ok, true, 'a model opens after refused files');
+  assert.deepEqual([out.asset.info.naming, out.asset.info.vocabulary, out.asset.info.parameters * 4], ['attnlab asset (ATTNLM01)', 4096, out.asset.info.bytesInMemory]);
+  assert.equal(out.asset.generated.ok, true);
+  assert.ok(out.asset.generated.generated.every((g) => g.id !== 4095), 'an asset\'s <unk> is never generated');
+  assert.equal(out.builtin.ok, true);
 });
 
 test('TypeScript: tsc --strict accepts an example using every entry point and refuses wrong options', async () => {
@@ -359,6 +528,7 @@ test('TypeScript: tsc --strict accepts an example using every entry point and re
   assert.match(bad.stdout, /wrong\.ts\(4,.*'numHeds' does not exist in type 'AttentionConfig'/);
   assert.match(bad.stdout, /wrong\.ts\(5,.*'"cuda"' is not assignable to type 'Kernel/);
   assert.match(bad.stdout, /wrong\.ts\(6,[\s\S]*'dModel' is missing/);
+  assert.match(bad.stdout, /wrong\.ts\(7,.*'string' is not assignable to type 'number'/);
 });
 
 test('README: the package\'s wasm sizes it quotes are the build\'s', () => {

@@ -1,25 +1,38 @@
 // The language model's module (attnlab-lm.mjs / .wasm): the model of view 12 and nothing of the
 // page, run in a Web Worker (web/bindings/lm_worker.mjs) or, where none can start, on the page's
-// thread (web/bindings/lm_host.mjs). The page's own module never links the model's code, so a view
-// or an embed that does not show the model does not download it.
+// thread (web/bindings/lm_host.mjs); the npm package's loadLanguageModel and openModel
+// (web/lib/index.mjs). The page's own module never links the model's code, so a view or an embed
+// that does not show the model does not download it.
 //
-//   loadModel(bytes: Uint8Array) -> "" | the asset's error (web/assets/lm-brown.bin, ReadLmAsset)
+//   loadModel(bytes: Uint8Array) -> "" | the error (an ATTNLM01 asset, web/assets/lm-brown.bin, or a
+//                                    safetensors checkpoint whose config is in its metadata)
+//   openModel(bytes, configJson, heads) -> info() | {ok: false, code, message}
+//                   bytes: an ATTNLM01 asset or a GPT-2 / nanoGPT / attnlab safetensors checkpoint
+//                   (told apart by the first 8 bytes); configJson: config.json's text or "";
+//                   heads: n_head (> 0) or 0 (lm_checkpoint.h: ReadLmCheckpoint)
 //   loadHeads(text) -> "" | the table's error (web/assets/lm-brown-heads.txt, ReadLmHeads)
 //   computeView(request: Uint8Array) -> Uint8Array   (lessons/lm_wire.h: a request in, an answer out;
 //                                                      an error is an answer too)
 // and the model called directly, for JavaScript (the browser tests check the view against these):
-//   run(text, knockedOut = [layer · heads + head, …]) -> {ok, words: [..], ids: [..], next: [(n, V) probabilities as {rows, cols, data}],
+//   run(text, knockedOut = [layer · heads + head, …]) -> {ok, words: [..], next: (n, V) probabilities as {rows, cols, data},
 //                 weights: [{layer, head, rows, cols, data}]} | {ok: false, code, message}
 //   generate(text, tokens, temperature, seed) -> {ok, generated: [{word, p}], cacheBytes}
-//   info() -> {layers, heads, dModel, context, vocabulary}; vocabulary() -> [words by id]
+// and by token ids, for a checkpoint without the page's words (n ids, each in [0, V), 1 ≤ n ≤ T):
+//   runIds(ids, knockedOut, withWeights) -> {ok, logits: (n, V), next: (n, V), weights: [..] (when withWeights)}
+//   generateIds(ids, tokens, temperature, seed) -> {ok, generated: [{id, p}], cacheBytes}
+//   info() -> {layers, heads, dModel, context, vocabulary, parameters, dtype, naming, activation, eps,
+//              positions, bytesInMemory}; vocabulary() -> [words by id]
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
 #include <emscripten/val.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <string>
 
 #include "attn/train/lm_asset.h"
+#include "attn/train/lm_checkpoint.h"
 #include "attn/train/lm_inference.h"
 #include "js_guard.h"
 #include "lessons/lm_heads.h"
@@ -35,6 +48,7 @@ struct Loaded {
   attn::train::LmModel model;
   bool ok = false;
   std::string error = "no model was loaded";
+  attn::train::LmCheckpointInfo info;  // what info() reports beyond the config
   lessons::LmHeadTable heads;  // web/assets/lm-brown-heads.txt, when it loaded
   bool heads_ok = false;
 };
@@ -43,12 +57,49 @@ Loaded& TheModel() {
   return loaded;
 }
 
-std::string LoadModel(const std::string& bytes) {
+constexpr char kAssetMagic[] = "ATTNLM01";
+
+// Reads an asset or a checkpoint (by its first 8 bytes: a safetensors file starts with its header's
+// length, never these letters) into the module's model; the model is untouched on error.
+attn::Status Open(const std::string& bytes, const std::string& config_json, int heads) {
   Loaded& l = TheModel();
-  const attn::Status status = attn::train::ReadLmAsset(bytes, &l.model);
-  l.ok = status.ok();
-  l.error = status.ok() ? "" : status.ToString();
-  return l.error;
+  attn::train::LmModel model;
+  attn::train::LmCheckpointInfo info;
+  if (heads < 0) return attn::Status(attn::StatusCode::kOutOfRange, "heads: expected ≥ 1 (0: the config's n_head), got " + std::to_string(heads));
+  if (bytes.compare(0, 8, kAssetMagic) == 0) {
+    if (!config_json.empty() || heads != 0)
+      return attn::Status(attn::StatusCode::kInvalidArgument, "config: an attnlab asset (ATTNLM01) holds its own settings; expected none");
+    ATTN_RETURN_IF_ERROR(attn::train::ReadLmAsset(bytes, &model));
+    info.layout = "attnlab asset (ATTNLM01)";
+    info.dtype = "int8";  // per-row int8 matrices (lm_asset.h), float in memory
+    info.parameters = attn::train::LmParameterCount(model.config);
+    info.bytes_in_memory = 4 * info.parameters;
+  } else {
+    attn::train::LmCheckpointOptions options;
+    options.config_json = config_json;
+    options.heads = heads;
+    const attn::Status s = attn::train::ReadLmCheckpoint(bytes, options, &model, &info);
+    // A broken asset reaches here too: say which two formats the bytes were not.
+    if (s.code() == attn::StatusCode::kParseError)
+      return attn::Status(s.code(), "not an attnlab asset (no \"ATTNLM01\"), so read as " + s.message());
+    ATTN_RETURN_IF_ERROR(s);
+  }
+  l.model = std::move(model);
+  l.info = std::move(info);
+  l.ok = true;
+  l.error.clear();
+  l.heads_ok = false;  // a head table describes the model it was made for
+  return attn::Status::Ok();
+}
+
+std::string LoadModel(const std::string& bytes) {
+  const attn::Status status = Open(bytes, "", 0);
+  if (!status.ok()) {
+    Loaded& l = TheModel();
+    l.ok = false;
+    l.error = status.ToString();
+  }
+  return status.ok() ? "" : status.ToString();
 }
 
 std::string LoadHeads(const std::string& text) {
@@ -111,73 +162,143 @@ std::vector<int> IdsOf(const attn::train::LmModel& model, const std::string& tex
 
 val Failure(const attn::Status& status) { return attnjs::ErrorObject(status); }
 
-val Run(const std::string& text, val knocked_out) {
-  const Loaded& l = TheModel();
-  if (!l.ok) return Failure(attn::Status(attn::StatusCode::kInvalidArgument, "lm: model: " + l.error));
-  val words = val::array();
-  const std::vector<int> ids = IdsOf(l.model, text, &words);
-  attn::train::LmAblation ablation;
-  const int heads = l.model.config.heads;
-  if (knocked_out.isArray()) {
-    const int count = knocked_out["length"].as<int>();
-    for (int k = 0; k < count && k < 256; ++k) {
-      const val v = knocked_out[k];
-      if (!v.isNumber()) return Failure(attn::Status(attn::StatusCode::kInvalidArgument, "knockedOut: expected head numbers"));
-      const int head = v.as<int>();
-      ablation.heads.push_back({head / heads, head % heads});
-    }
+attn::Status NoModel() { return attn::Status(attn::StatusCode::kInvalidArgument, "lm: model: " + TheModel().error); }
+
+// `v` as integers, each in [lo, hi], at most max_count of them: "ids[3]: expected an integer 0–96, got 97".
+attn::Status ReadIntegers(const val& v, const std::string& name, int lo, int hi, int max_count, std::vector<int>* out) {
+  if (!v.isArray()) return attn::Status(attn::StatusCode::kInvalidArgument, name + ": expected an array of integers");
+  const int count = v["length"].as<int>();
+  if (count > max_count)
+    return attn::Status(attn::StatusCode::kOutOfRange,
+                        name + ": expected at most " + std::to_string(max_count) + " entries, got " + std::to_string(count));
+  out->clear();
+  for (int k = 0; k < count; ++k) {
+    const val e = v[k];
+    const double x = e.isNumber() ? e.as<double>() : NAN;
+    if (!(x == std::floor(x) && x >= lo && x <= hi))  // NaN (not a number) fails too
+      return attn::Status(attn::StatusCode::kOutOfRange, name + "[" + std::to_string(k) + "]: expected an integer " +
+                                                             std::to_string(lo) + "–" + std::to_string(hi) + ", got " +
+                                                             (e.isNumber() ? e.call<std::string>("toString") : e.typeOf().as<std::string>()));
+    out->push_back(static_cast<int>(x));
   }
+  return attn::Status::Ok();
+}
+
+// The ids of a call by ids: 1 – T of them, each a token of the model.
+attn::Status ReadIds(const attn::train::LmModel& model, const val& ids, std::vector<int>* out) {
+  ATTN_RETURN_IF_ERROR(ReadIntegers(ids, "ids", 0, model.config.vocab - 1, model.config.seq_len, out));
+  if (out->empty()) return attn::Status(attn::StatusCode::kInvalidArgument, "ids: expected at least one token id, got none");
+  return attn::Status::Ok();
+}
+
+// The model over `ids` with the heads of `knocked_out` (layer · heads + head) zeroed: {ok, logits,
+// next, weights (when with_weights)}, each (n, V) or per head (n, n).
+val RunOn(const attn::train::LmModel& model, const std::vector<int>& ids, const val& knocked_out, bool with_weights) {
+  const int heads = model.config.heads;
+  std::vector<int> knocked;
+  if (!knocked_out.isUndefined()) {
+    const attn::Status s = ReadIntegers(knocked_out, "knockedOut", 0, model.config.layers * heads - 1, 4096, &knocked);
+    if (!s.ok()) return Failure(s);
+  }
+  attn::train::LmAblation ablation;
+  for (int head : knocked) ablation.heads.push_back({head / heads, head % heads});
   attn::train::LmCache cache;
   attn::train::LmTrace trace;
-  const attn::Status status = attn::train::LmAdvance(l.model, ids, ablation, false, &cache, &trace);
+  const attn::Status status = attn::train::LmAdvance(model, ids, ablation, false, &cache, &trace);
   if (!status.ok()) return Failure(status);
   attn::Matrix probs(trace.logits.rows(), trace.logits.cols());
   for (Eigen::Index i = 0; i < probs.rows(); ++i) probs.row(i) = attn::train::LmSoftmax(trace.logits.row(i));
-  val weights = val::array();
-  for (size_t layer = 0; layer < trace.weights.size(); ++layer)
-    for (size_t head = 0; head < trace.weights[layer].size(); ++head) {
-      val w = attnjs::ToJsMatrix(trace.weights[layer][head]);
-      w.set("layer", static_cast<int>(layer));
-      w.set("head", static_cast<int>(head));
-      weights.call<void>("push", w);
-    }
   val out = val::object();
   out.set("ok", true);
-  out.set("words", words);
+  out.set("logits", attnjs::ToJsMatrix(trace.logits));
   out.set("next", attnjs::ToJsMatrix(probs));
-  out.set("weights", weights);
-  out.set("vocabulary", static_cast<int>(l.model.vocabulary.size()));
+  if (with_weights) {
+    val weights = val::array();
+    for (size_t layer = 0; layer < trace.weights.size(); ++layer)
+      for (size_t head = 0; head < trace.weights[layer].size(); ++head) {
+        val w = attnjs::ToJsMatrix(trace.weights[layer][head]);
+        w.set("layer", static_cast<int>(layer));
+        w.set("head", static_cast<int>(head));
+        weights.call<void>("push", w);
+      }
+    out.set("weights", weights);
+  }
   return out;
 }
 
-val Generate(const std::string& text, int tokens, double temperature, int seed) {
+val Run(const std::string& text, val knocked_out) {
   const Loaded& l = TheModel();
-  if (!l.ok) return Failure(attn::Status(attn::StatusCode::kInvalidArgument, "lm: model: " + l.error));
+  if (!l.ok) return Failure(NoModel());
   val words = val::array();
   const std::vector<int> ids = IdsOf(l.model, text, &words);
+  val out = RunOn(l.model, ids, knocked_out, true);
+  if (out["ok"].as<bool>()) {
+    out.set("words", words);
+    out.set("vocabulary", static_cast<int>(l.model.vocabulary.size()));
+  }
+  return out;
+}
+
+val RunIds(val ids, val knocked_out, bool with_weights) {
+  const Loaded& l = TheModel();
+  if (!l.ok) return Failure(NoModel());
+  std::vector<int> read;
+  const attn::Status s = ReadIds(l.model, ids, &read);
+  return s.ok() ? RunOn(l.model, read, knocked_out, with_weights) : Failure(s);
+}
+
+// LmGenerate over `ids`: {ok, generated: [{id, p}], cacheBytes}. The vocabulary's last word is
+// never chosen when it is attnlab's <unk> class; a checkpoint's last id is a real token.
+val GenerateOn(const attn::train::LmModel& model, const std::vector<int>& ids, int tokens, double temperature, int seed) {
   attn::train::LmGenerateConfig g;
   g.tokens = tokens;
   g.temperature = static_cast<float>(temperature);
   g.seed = static_cast<uint32_t>(seed);
+  g.exclude_unknown = !model.vocabulary.empty() && model.vocabulary.back() == attn::train::kLmUnknownWord;
   std::vector<attn::train::LmGenerated> generated;
-  const attn::Status status = attn::train::LmGenerate(l.model, ids, g, &generated);
+  const attn::Status status = attn::train::LmGenerate(model, ids, g, &generated);
   if (!status.ok()) return Failure(status);
   val list = val::array();
   for (const attn::train::LmGenerated& w : generated) {
     val item = val::object();
-    item.set("word", l.model.vocabulary[static_cast<size_t>(w.id)]);
+    item.set("id", w.id);
     item.set("p", w.p);
     list.call<void>("push", item);
   }
   val out = val::object();
   out.set("ok", true);
-  out.set("prompt", words);
   out.set("generated", list);
-  out.set("cacheBytes", 4.0 * 2 * l.model.config.layers * l.model.config.d_model * generated.back().cache_length);
+  out.set("cacheBytes", 4.0 * 2 * model.config.layers * model.config.d_model * generated.back().cache_length);
   return out;
 }
 
-// {layers, heads, dModel, context, vocabulary: V, parameters} of the loaded model.
+val Generate(const std::string& text, int tokens, double temperature, int seed) {
+  const Loaded& l = TheModel();
+  if (!l.ok) return Failure(NoModel());
+  val words = val::array();
+  const std::vector<int> ids = IdsOf(l.model, text, &words);
+  val out = GenerateOn(l.model, ids, tokens, temperature, seed);
+  if (!out["ok"].as<bool>()) return out;
+  const val list = out["generated"];
+  for (int k = 0, n = list["length"].as<int>(); k < n; ++k) {
+    val item = list[k];
+    item.set("word", l.model.vocabulary[static_cast<size_t>(item["id"].as<int>())]);
+    item.delete_("id");
+  }
+  out.set("prompt", words);
+  return out;
+}
+
+val GenerateIds(val ids, int tokens, double temperature, int seed) {
+  const Loaded& l = TheModel();
+  if (!l.ok) return Failure(NoModel());
+  std::vector<int> read;
+  const attn::Status s = ReadIds(l.model, ids, &read);
+  return s.ok() ? GenerateOn(l.model, read, tokens, temperature, seed) : Failure(s);
+}
+
+// {layers, heads, dModel, context, vocabulary: V, parameters, dtype, naming, activation, eps,
+// positions, bytesInMemory} of the loaded model; {} before one loaded.
 val Info() {
   const Loaded& l = TheModel();
   val out = val::object();
@@ -188,10 +309,26 @@ val Info() {
   out.set("dModel", c.d_model);
   out.set("context", c.seq_len);
   out.set("vocabulary", c.vocab);
+  out.set("parameters", static_cast<double>(l.info.parameters));
+  out.set("dtype", l.info.dtype);
+  out.set("naming", l.info.layout);
+  out.set("activation", std::string(c.activation == attn::train::LmActivation::kGeluErf ? "gelu" : "gelu_new"));
+  out.set("eps", c.layer_norm_eps);
+  out.set("positions", std::string(c.positions == attn::train::Positions::kRope ? "rope" : "learned"));
+  out.set("bytesInMemory", static_cast<double>(l.info.bytes_in_memory));
   return out;
 }
 
-// The model's words, by id (the last is "<unk>").
+// The checkpoint of `bytes` (see the top): info() of it, or the error (the model loaded before stays).
+val OpenModel(const std::string& bytes, const std::string& config_json, int heads) {
+  const attn::Status status = Open(bytes, config_json, heads);
+  if (!status.ok()) return Failure(status);
+  val out = Info();
+  out.set("ok", true);
+  return out;
+}
+
+// The model's words, by id (the asset's last is "<unk>"; a checkpoint's are its metadata's words or "[0]", "[1]", …).
 val Vocabulary() {
   val out = val::array();
   for (const std::string& w : TheModel().model.vocabulary) out.call<void>("push", w);
@@ -206,6 +343,9 @@ EMSCRIPTEN_BINDINGS(attnlab_lm) {
   ATTNJS_FUNCTION("computeView", ComputeView);
   ATTNJS_FUNCTION("run", Run);
   ATTNJS_FUNCTION("generate", Generate);
+  ATTNJS_FUNCTION("openModel", OpenModel);
+  ATTNJS_FUNCTION("runIds", RunIds);
+  ATTNJS_FUNCTION("generateIds", GenerateIds);
   ATTNJS_FUNCTION("info", Info);
   ATTNJS_FUNCTION("vocabulary", Vocabulary);
 }

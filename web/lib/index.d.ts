@@ -282,3 +282,83 @@ export interface LanguageModelLoadOptions {
 
 /** Loads the language model into its own WebAssembly instance. Rejects on a bad option or a model file that does not parse (the reason). */
 export function loadLanguageModel(options?: LanguageModelLoadOptions): Promise<LanguageModel>;
+
+// [SECTION] Checkpoints (openModel): GPT-2 / nanoGPT safetensors files and attnlab assets, by token ids
+
+/** What openModel read. */
+export interface CheckpointInfo extends LanguageModelInfo {
+  /** Floats of the model (LmParameterCount). */
+  readonly parameters: number;
+  /** The file's parameter dtype: 'F32', 'F16', 'BF16' ('mixed' when several), 'int8' for an asset. */
+  readonly dtype: string;
+  /** 'gpt2 (Conv1D)', 'nanogpt (Linear)' or 'attnlab asset (ATTNLM01)'. */
+  readonly naming: string;
+  /** The MLP's GELU: 'gelu_new' (tanh form) or 'gelu' (erf form). */
+  readonly activation: 'gelu_new' | 'gelu';
+  /** LayerNorm's ε. */
+  readonly eps: number;
+  readonly positions: 'learned' | 'rope';
+  /** 4 × parameters: the floats held in the module's memory. */
+  readonly bytesInMemory: number;
+}
+
+/** config.json (Hugging Face GPT-2's keys), parsed. */
+export interface CheckpointConfig {
+  n_head?: number;
+  n_embd?: number;
+  n_layer?: number;
+  n_positions?: number;
+  n_ctx?: number;
+  vocab_size?: number;
+  layer_norm_epsilon?: number;
+  activation_function?: string;
+  attnlab_positions?: 'learned' | 'rope';
+  /** n_head, winning over the config's. */
+  heads?: number;
+  [key: string]: unknown;
+}
+
+/** Token ids, each in [0, vocabulary), 1 – context of them. */
+export type TokenIds = readonly number[] | Int32Array | Uint32Array | Uint16Array;
+
+export interface NextToken {
+  id: number;
+  /** The checkpoint's word for the id (its metadata's) or "[id]". */
+  token: string;
+  p: number;
+}
+
+export interface CheckpointRun {
+  ids: number[];
+  /** (n, vocabulary): the next token's scores (logits) after each id. */
+  logits: Matrix;
+  /** (n, vocabulary): their softmax. */
+  next: Matrix;
+  /** Every layer × head's causal attention weights (n, n), layer-major. */
+  weights: LanguageModelHead[];
+}
+
+export interface Checkpoint {
+  readonly info: CheckpointInfo;
+  /** The tokens by id (a copy). */
+  vocabulary(): string[];
+  /** The model on `ids`; knockedOut: heads (layer · heads + head) whose output is set to zero. */
+  run(ids: TokenIds, options?: { knockedOut?: number[] }): Result<CheckpointRun>;
+  /** The `top` (1 – vocabulary, default 5) likeliest next tokens after each id. */
+  nextTokens(ids: TokenIds, options?: { top?: number }): Result<{ ids: number[]; next: NextToken[][] }>;
+  /**
+   * Continues `ids` through the KV cache: tokens 1 – context − ids (default 20), temperature ≥ 0
+   * (0: greedy, the argmax; default 0.8), seed (default 1). Every id may be chosen (an asset's
+   * "<unk>" excepted). The same arguments give the same tokens.
+   */
+  generate(ids: TokenIds, options?: { tokens?: number; temperature?: number; seed?: number }):
+    Result<{ generated: NextToken[]; cacheBytes: number }>;
+}
+
+/**
+ * Opens a .safetensors checkpoint (GPT-2 or nanoGPT naming, F32/F16/BF16) or an attnlab asset
+ * (told apart by the first bytes) in its own WebAssembly instance. `config`: config.json's text or
+ * object, and/or {heads}. Rejects with the reason on bytes or a config that do not make a model.
+ */
+export function openModel(bytes: ArrayBuffer | ArrayBufferView, config?: string | CheckpointConfig,
+                          options?: { wasm?: string | URL | ArrayBuffer | ArrayBufferView | WebAssembly.Module }): Promise<Checkpoint>;

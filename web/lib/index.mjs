@@ -168,18 +168,13 @@ function checkInteger(name, v, min, max) {
   return v < min || v > max ? `${name}: expected ${min}–${max}, got ${v}` : '';
 }
 
-/**
- * Loads the language model: its own WebAssembly instance, with the bundled lm-brown.bin or `model`'s
- * bytes (an asset in the same format, e.g. one scripts/build-lm.mjs trained).
- * @param {{model?: string | URL | ArrayBuffer | ArrayBufferView, wasm?: string | URL | ArrayBuffer | ArrayBufferView | WebAssembly.Module}} [options]
- */
-export async function loadLanguageModel(options = {}) {
-  const problem = wrongKeys('loadLanguageModel', options, kLmLoadOptions);
-  if (problem) throw new TypeError(`attnlab: ${problem}`);
-  const compiled = await compileWasm(options.wasm ?? kLmWasmFile);
-  const bytes = new Uint8Array(isBytes(options.model)
-    ? (ArrayBuffer.isView(options.model) ? options.model.buffer.slice(options.model.byteOffset, options.model.byteOffset + options.model.byteLength) : options.model)
-    : await readWasm(new URL(options.model ?? kLmModelFile, import.meta.url)));
+// A fresh instance of the LM module, from `wasm` (loadLanguageModel's option) or the bundled file
+// (compiled once per realm), and `guarded`: a call that returns {ok: false, …} instead of throwing,
+// and module_died for every call after a trap or an abort.
+async function instantiateLm(wasm) {
+  if (wasm === undefined && !bundledModules.has(kLmWasmFile))
+    bundledModules.set(kLmWasmFile, compileWasm(kLmWasmFile).catch((e) => { bundledModules.delete(kLmWasmFile); throw e; }));
+  const compiled = await (wasm === undefined ? bundledModules.get(kLmWasmFile) : compileWasm(wasm));
   let dead = '';
   const m = await createAttnlabLm({
     instantiateWasm(imports, receive) {
@@ -188,8 +183,6 @@ export async function loadLanguageModel(options = {}) {
     },
     onAbort: (what) => { dead ||= what ? `aborted: ${what}` : 'aborted'; },
   });
-  const error = m.loadModel(bytes);
-  if (error) throw new Error(`attnlab: model: ${error}`);
   const guarded = (name, call) => (...args) => {
     if (dead) return { ok: false, code: 'module_died', message: `attnlab stopped working (${dead}); load the model again` };
     try {
@@ -202,8 +195,46 @@ export async function loadLanguageModel(options = {}) {
       return refused(`${name}: ${e?.message ?? e}`);
     }
   };
+  return { m, guarded };
+}
+
+// The `top` likeliest entries of each row of probabilities `next` (n, V), highest first (lowest id on ties).
+function topOfRows(next, top, entry) {
+  const rows = [];
+  for (let i = 0; i < next.rows; ++i) {
+    const row = next.data.subarray(i * next.cols, (i + 1) * next.cols);
+    const ids = Array.from(row.keys()).sort((a, b) => row[b] - row[a] || a - b).slice(0, top);
+    rows.push(ids.map((id) => entry(id, row[id])));
+  }
+  return rows;
+}
+
+// generate's options, checked: [tokens, temperature, seed], or the reason they are refused.
+function generateOptions(name, options, context) {
+  const { tokens = 20, temperature = 0.8, seed = 1 } = options ?? {};
+  const bad = wrongKeys(name, options, ['tokens', 'temperature', 'seed']) ||
+    checkInteger('tokens', tokens, 1, context - 1) || checkInteger('seed', seed, 0, 2 ** 31 - 1) ||
+    (typeof temperature === 'number' && Number.isFinite(temperature) && temperature >= 0 ? '' : `temperature: expected a finite number ≥ 0, got ${temperature}`);
+  return bad ? { bad } : { args: [tokens, temperature, seed] };
+}
+const bytesOf = (v) => new Uint8Array(ArrayBuffer.isView(v) ? v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength) : v);
+
+/**
+ * Loads the language model: its own WebAssembly instance, with the bundled lm-brown.bin or `model`'s
+ * bytes (an asset in the same format, e.g. one scripts/build-lm.mjs trained).
+ * @param {{model?: string | URL | ArrayBuffer | ArrayBufferView, wasm?: string | URL | ArrayBuffer | ArrayBufferView | WebAssembly.Module}} [options]
+ */
+export async function loadLanguageModel(options = {}) {
+  const problem = wrongKeys('loadLanguageModel', options, kLmLoadOptions);
+  if (problem) throw new TypeError(`attnlab: ${problem}`);
+  const bytes = isBytes(options.model) ? bytesOf(options.model)
+    : new Uint8Array(await readWasm(new URL(options.model ?? kLmModelFile, import.meta.url)));
+  const { m, guarded } = await instantiateLm(options.wasm);
+  const error = m.loadModel(bytes);
+  if (error) throw new Error(`attnlab: model: ${error}`);
   const text = (name, v) => (typeof v === 'string' ? '' : `${name}: expected a string, got ${typeof v}`);
-  const info = Object.freeze(m.info());
+  const { layers, heads, dModel, context, vocabulary: words } = m.info();
+  const info = Object.freeze({ layers, heads, dModel, context, vocabulary: words });
   const vocabulary = m.vocabulary();
   const run = (t, knockedOut) => {
     const r = m.run(t, knockedOut);
@@ -225,24 +256,80 @@ export async function loadLanguageModel(options = {}) {
     nextWords: guarded('nextWords', (t, options = {}) => {
       const bad = text('text', t) || wrongKeys('nextWords', options, ['top']) || checkInteger('top', options.top ?? 5, 1, 100);
       if (bad) return refused(bad);
-      const top = options.top ?? 5;
       const r = m.run(t, []);
       if (!r.ok) return r;
-      const next = [];
-      for (let i = 0; i < r.next.rows; ++i) {
-        const row = r.next.data.subarray(i * r.next.cols, (i + 1) * r.next.cols);
-        const ids = Array.from(row.keys()).sort((a, b) => row[b] - row[a] || a - b).slice(0, top);
-        next.push(ids.map((id) => ({ word: vocabulary[id], p: row[id] })));
-      }
-      return { ok: true, words: r.words, next };
+      return { ok: true, words: r.words, next: topOfRows(r.next, options.top ?? 5, (id, p) => ({ word: vocabulary[id], p })) };
     }),
     generate: guarded('generate', (t, options = {}) => {
-      const { tokens = 20, temperature = 0.8, seed = 1 } = options;
-      const bad = text('text', t) || wrongKeys('generate', options, ['tokens', 'temperature', 'seed']) ||
-        checkInteger('tokens', tokens, 1, info.context - 1) || checkInteger('seed', seed, 0, 2 ** 31 - 1) ||
-        (typeof temperature === 'number' && Number.isFinite(temperature) && temperature >= 0 ? '' : `temperature: expected a finite number ≥ 0, got ${temperature}`);
+      const { bad, args } = generateOptions('generate', options, info.context);
+      const why = text('text', t) || bad;
+      if (why) return refused(why);
+      return m.generate(t, ...args);
+    }),
+  });
+}
+
+// [SECTION] Checkpoints: GPT-2 (Hugging Face) and nanoGPT safetensors files, and attnlab's assets,
+// by token ids (BPE tokenizing is not the package's).
+
+const kOpenOptions = ['wasm'];
+
+/**
+ * Opens a model: a .safetensors checkpoint (GPT-2 or nanoGPT naming; F32, F16 or BF16) or an attnlab
+ * asset (ATTNLM01), told apart by its first bytes, in its own WebAssembly instance.
+ * @param {ArrayBuffer | ArrayBufferView} bytes  the file's bytes
+ * @param {string | object} [config]  config.json's text or parsed object (n_head is required for a
+ *   checkpoint; n_embd, n_layer, n_positions, vocab_size are checked against the shapes;
+ *   layer_norm_epsilon, activation_function), and/or {heads} (n_head, winning over the config's)
+ * @param {{wasm?: string | URL | ArrayBuffer | ArrayBufferView | WebAssembly.Module}} [options]
+ */
+export async function openModel(bytes, config, options = {}) {
+  const problem = wrongKeys('openModel', options, kOpenOptions);
+  if (problem) throw new TypeError(`attnlab: ${problem}`);
+  if (!isBytes(bytes))
+    throw new TypeError(`attnlab: openModel: bytes: expected a Uint8Array or an ArrayBuffer (a .safetensors file or an attnlab asset), got ${bytes === null ? 'null' : typeof bytes}`);
+  let configJson = '', heads = 0;
+  if (typeof config === 'string') {
+    configJson = config;
+  } else if (config !== undefined) {
+    if (config === null || typeof config !== 'object' || Array.isArray(config))
+      throw new TypeError(`attnlab: openModel: config: expected config.json's text or object, or {heads}, got ${config === null ? 'null' : Array.isArray(config) ? 'an array' : typeof config}`);
+    const { heads: h, ...rest } = config;
+    if (h !== undefined) {
+      const why = checkInteger('heads', h, 1, 2 ** 31 - 1);
+      if (why) throw new TypeError(`attnlab: openModel: ${why}`);
+      heads = h;
+    }
+    if (Object.keys(rest).length) configJson = JSON.stringify(rest);
+  }
+  const { m, guarded } = await instantiateLm(options.wasm);
+  const opened = m.openModel(bytesOf(bytes), configJson, heads);
+  if (!opened.ok) throw new Error(`attnlab: model: ${opened.message}`);
+  const { ok, ...rest } = opened;
+  const info = Object.freeze(rest);
+  const vocabulary = m.vocabulary();
+  const idsOf = (ids) => (ArrayBuffer.isView(ids) ? Array.from(ids) : ids);
+  return Object.freeze({
+    info,
+    vocabulary: () => vocabulary.slice(),
+    run: guarded('run', (ids, options = {}) => {
+      const bad = wrongKeys('run', options, ['knockedOut']);
       if (bad) return refused(bad);
-      return m.generate(t, tokens, temperature, seed);
+      const r = m.runIds(idsOf(ids), options.knockedOut ?? [], true);
+      return r.ok ? { ok: true, ids: Array.from(ids), logits: r.logits, next: r.next, weights: r.weights } : r;
+    }),
+    nextTokens: guarded('nextTokens', (ids, options = {}) => {
+      const bad = wrongKeys('nextTokens', options, ['top']) || checkInteger('top', options.top ?? 5, 1, info.vocabulary);
+      if (bad) return refused(bad);
+      const r = m.runIds(idsOf(ids), [], false);
+      if (!r.ok) return r;
+      return { ok: true, ids: Array.from(ids), next: topOfRows(r.next, options.top ?? 5, (id, p) => ({ id, token: vocabulary[id], p })) };
+    }),
+    generate: guarded('generate', (ids, options = {}) => {
+      const { bad, args } = generateOptions('generate', options, info.context);
+      if (bad) return refused(bad);
+      const r = m.generateIds(idsOf(ids), ...args);
+      return r.ok ? { ok: true, generated: r.generated.map((g) => ({ ...g, token: vocabulary[g.id] })), cacheBytes: r.cacheBytes } : r;
     }),
   });
 }

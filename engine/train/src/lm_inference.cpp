@@ -199,12 +199,12 @@ Status LmGenerate(const LmModel& model, const std::vector<int>& prompt, const Lm
   LmTrace trace;
   std::vector<LmGenerated> words;
   std::vector<int> next = prompt;
-  const int unknown = c.vocab - 1;
+  const int choosable = g.exclude_unknown ? c.vocab - 1 : c.vocab;  // ids [0, choosable) may be chosen
   for (int k = 0; k < g.tokens; ++k) {
     ATTN_RETURN_IF_ERROR(AdvanceCheckedModel(model, next, LmAblation(), false, &cache, &trace));
     Matrix last = trace.logits.bottomRows(1);
     const Matrix probs = LmSoftmax(last);
-    last(0, unknown) = -std::numeric_limits<float>::infinity();
+    if (g.exclude_unknown) last(0, c.vocab - 1) = -std::numeric_limits<float>::infinity();
     int chosen = 0;
     if (g.temperature == 0) {
       Eigen::Index best = 0;
@@ -214,8 +214,8 @@ Status LmGenerate(const LmModel& model, const std::vector<int>& prompt, const Lm
       const Matrix q = LmSoftmax(last, g.temperature);
       const double u = rng.Unit();
       double cumulative = 0;
-      chosen = unknown - 1;  // where rounding leaves the sum just under u
-      for (int w = 0; w < unknown; ++w) {
+      chosen = choosable - 1;  // where rounding leaves the sum just under u
+      for (int w = 0; w < choosable; ++w) {
         cumulative += q(0, w);
         if (u < cumulative) {
           chosen = w;

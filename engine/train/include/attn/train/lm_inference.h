@@ -84,6 +84,9 @@ struct LmGenerateConfig {
   int tokens = 20;           // words to add (1 – seq_len − prompt)
   float temperature = 0.8f;  // 0: greedy (the most probable word, lowest id on ties); > 0: sampled from softmax(logits / T)
   uint32_t seed = 1;         // the sampler's: one uniform draw per word, inverse CDF in double
+  // true: the last id (attnlab's <unk> class) is never chosen. A checkpoint's last id is a real token
+  // (GPT-2's 50256 is <|endoftext|>): false lets every id be chosen.
+  bool exclude_unknown = true;
 };
 
 struct LmGenerated {
@@ -93,8 +96,8 @@ struct LmGenerated {
 };
 
 // Continues `prompt` (1 or more ids) through the KV cache: one LmAdvance over the prompt, then one
-// per word. The unknown word is never chosen (its class is not a word a reader can read); the others
-// keep their probabilities' ratios. The same model, prompt and config give the same words.
+// per word. The unknown word is never chosen (its class is not a word a reader can read; unless
+// config.exclude_unknown is false); the others keep their probabilities' ratios. The same model, prompt and config give the same words.
 Status LmGenerate(const LmModel& model, const std::vector<int>& prompt, const LmGenerateConfig& config,
                   std::vector<LmGenerated>* out);
 
