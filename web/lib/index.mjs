@@ -75,43 +75,17 @@ export async function loadEngine(options = {}) {
     throw new TypeError(`attnlab: relaxedSimd: expected a boolean, got ${typeof options.relaxedSimd}`);
   if (options.relaxedSimd !== undefined && options.wasm !== undefined)
     throw new TypeError('attnlab: relaxedSimd: chooses between the bundled files, so not with wasm (pass the file you want)');
-  let compiled, relaxedSimd = null;  // null: a wasm the caller gave, whichever build it is
+  let file, relaxedSimd = null;  // null: a wasm the caller gave, whichever build it is
   if (options.wasm === undefined) {
     relaxedSimd = options.relaxedSimd ?? relaxedSimdAvailable();
     if (relaxedSimd && !relaxedSimdAvailable())
       throw new Error('attnlab: relaxedSimd: true, but this WebAssembly engine has no relaxed SIMD');
-    const file = relaxedSimd ? kRelaxedWasmFile : kWasmFile;
-    if (!bundledModules.has(file))
-      bundledModules.set(file, compileWasm(file).catch((e) => { bundledModules.delete(file); throw e; }));
-    compiled = await bundledModules.get(file);
-  } else {
-    compiled = await compileWasm(options.wasm);
+    file = relaxedSimd ? kRelaxedWasmFile : kWasmFile;
   }
-
-  let dead = '';
-  const m = await createAttnlabEngine({
-    instantiateWasm(imports, receive) {
-      WebAssembly.instantiate(compiled, imports).then((instance) => receive(instance, compiled));
-      return {};
-    },
-    onAbort: (what) => { dead ||= what ? `aborted: ${what}` : 'aborted'; },
-  });
-
   // A trap or an abort kills the instance: every later call says so. The module reads every argument
   // inside try/catch (a BigInt among an array's numbers, a Proxy, a getter that throws: each is
   // invalid_argument naming the key and index); any JS error that still reached here is one too.
-  const guarded = (name, call) => (...args) => {
-    if (dead) return { ok: false, code: 'module_died', message: `attnlab stopped working (${dead}); load a new engine` };
-    try {
-      return call(...args);
-    } catch (e) {
-      if (dead || e instanceof WebAssembly.RuntimeError || typeof e === 'number') {
-        dead ||= String(e?.message ?? e);
-        return { ok: false, code: 'module_died', message: `attnlab stopped working (${dead}); load a new engine` };
-      }
-      return { ok: false, code: 'invalid_argument', message: `${name}: ${e?.message ?? e}` };
-    }
-  };
+  const { m, guarded, isDead } = await instantiate(createAttnlabEngine, options.wasm, file, 'load a new engine');
 
   // A prepared layer (engine.prepare): forward(query) runs it on a query (n, dModel); delete() frees
   // its wasm memory (the packed weights and the workspace), after which forward is refused.
@@ -127,7 +101,7 @@ export async function loadEngine(options = {}) {
       delete() {
         if (deleted) return;
         deleted = true;
-        if (!dead) layer.delete();
+        if (!isDead()) layer.delete();
       },
     });
   };
@@ -135,7 +109,7 @@ export async function loadEngine(options = {}) {
   return Object.freeze({
     version: m.version(),
     relaxedSimd,
-    kernels: () => (dead ? [] : m.availableKernels()),
+    kernels: () => (isDead() ? [] : m.availableKernels()),
     forward: guarded('forward', (config, inputs, params) => m.forward(config, inputs, params)),
     forwardOutput: guarded('forwardOutput', (config, inputs, params) => m.forwardOutput(config, inputs, params)),
     backward: guarded('backward', (config, inputs, dOutput, params) => m.backward(config, inputs, dOutput, params)),
@@ -168,35 +142,40 @@ function checkInteger(name, v, min, max) {
   return v < min || v > max ? `${name}: expected ${min}–${max}, got ${v}` : '';
 }
 
-// A fresh instance of the LM module, from `wasm` (loadLanguageModel's option) or the bundled file
+// A fresh instance of an emscripten module (`factory`) over the caller's `wasm` or the bundled `file`
 // (compiled once per realm), and `guarded`: a call that returns {ok: false, …} instead of throwing,
-// and module_died for every call after a trap or an abort.
-async function instantiateLm(wasm) {
-  if (wasm === undefined && !bundledModules.has(kLmWasmFile))
-    bundledModules.set(kLmWasmFile, compileWasm(kLmWasmFile).catch((e) => { bundledModules.delete(kLmWasmFile); throw e; }));
-  const compiled = await (wasm === undefined ? bundledModules.get(kLmWasmFile) : compileWasm(wasm));
+// and module_died (saying `again`: what to do) for every call after a trap or an abort; isDead()
+// for what must not touch a dead instance (freeing its memory).
+async function instantiate(factory, wasm, file, again) {
+  if (wasm === undefined && !bundledModules.has(file))
+    bundledModules.set(file, compileWasm(file).catch((e) => { bundledModules.delete(file); throw e; }));
+  const compiled = await (wasm === undefined ? bundledModules.get(file) : compileWasm(wasm));
   let dead = '';
-  const m = await createAttnlabLm({
+  const m = await factory({
     instantiateWasm(imports, receive) {
       WebAssembly.instantiate(compiled, imports).then((instance) => receive(instance, compiled));
       return {};
     },
     onAbort: (what) => { dead ||= what ? `aborted: ${what}` : 'aborted'; },
   });
+  const died = () => ({ ok: false, code: 'module_died', message: `attnlab stopped working (${dead}); ${again}` });
   const guarded = (name, call) => (...args) => {
-    if (dead) return { ok: false, code: 'module_died', message: `attnlab stopped working (${dead}); load the model again` };
+    if (dead) return died();
     try {
       return call(...args);
     } catch (e) {
-      if (e instanceof WebAssembly.RuntimeError || typeof e === 'number') {
+      if (dead || e instanceof WebAssembly.RuntimeError || typeof e === 'number') {
         dead ||= String(e?.message ?? e);
-        return { ok: false, code: 'module_died', message: `attnlab stopped working (${dead}); load the model again` };
+        return died();
       }
       return refused(`${name}: ${e?.message ?? e}`);
     }
   };
-  return { m, guarded };
+  return { m, guarded, isDead: () => dead !== '' };
 }
+
+// A fresh instance of the LM module, from `wasm` (loadLanguageModel's option) or the bundled file.
+const instantiateLm = (wasm) => instantiate(createAttnlabLm, wasm, kLmWasmFile, 'load the model again');
 
 // The `top` likeliest entries of each row of probabilities `next` (n, V), highest first (lowest id on
 // ties): one pass keeping the best `top` in order, O(V·top) a row where sorting the row was
