@@ -74,14 +74,18 @@ class Parser {
     return Fail(std::string("expected a value, got '") + (c >= 32 && c < 127 ? std::string(1, c) : "?") + "'");
   }
 
+  // Steps over `c` when it is next.
+  bool Consume(char c) {
+    if (at_ >= n_ || s_[at_] != c) return false;
+    ++at_;
+    return true;
+  }
+
   Status Object(JsonValue* v, int depth) {
     v->kind = JsonValue::Kind::kObject;
     ++at_;  // {
     SkipSpace();
-    if (at_ < n_ && s_[at_] == '}') {
-      ++at_;
-      return Status::Ok();
-    }
+    if (Consume('}')) return Status::Ok();
     while (true) {
       SkipSpace();
       if (at_ >= n_ || s_[at_] != '"') return Fail("expected an object key (a string)");
@@ -94,14 +98,8 @@ class Parser {
       v->members.emplace_back(std::move(key), JsonValue());
       ATTN_RETURN_IF_ERROR(Value(&v->members.back().second, depth));
       SkipSpace();
-      if (at_ < n_ && s_[at_] == ',') {
-        ++at_;
-        continue;
-      }
-      if (at_ < n_ && s_[at_] == '}') {
-        ++at_;
-        return CheckUniqueKeys(*v);
-      }
+      if (Consume(',')) continue;
+      if (Consume('}')) return CheckUniqueKeys(*v);
       return Fail("expected ',' or '}' in an object");
     }
   }
@@ -121,23 +119,14 @@ class Parser {
     v->kind = JsonValue::Kind::kArray;
     ++at_;  // [
     SkipSpace();
-    if (at_ < n_ && s_[at_] == ']') {
-      ++at_;
-      return Status::Ok();
-    }
+    if (Consume(']')) return Status::Ok();
     while (true) {
       SkipSpace();
       v->items.emplace_back();
       ATTN_RETURN_IF_ERROR(Value(&v->items.back(), depth));
       SkipSpace();
-      if (at_ < n_ && s_[at_] == ',') {
-        ++at_;
-        continue;
-      }
-      if (at_ < n_ && s_[at_] == ']') {
-        ++at_;
-        return Status::Ok();
-      }
+      if (Consume(',')) continue;
+      if (Consume(']')) return Status::Ok();
       return Fail("expected ',' or ']' in an array");
     }
   }
