@@ -413,18 +413,23 @@ Status ComputeLmInduction(const train::LmModel& model, int words_per_half, uint3
   std::stable_sort(r.ranked.begin(), r.ranked.end(), [&](int a, int b) { return r.scores[a] > r.scores[b]; });
   const int best = r.ranked[0];
   const std::string head = Format("head %d.%d", best / H + 1, best % H + 1);
+  // attnlab's word models (an <unk> class) are the Brown model: why it did not learn to copy is known.
+  const bool words = !model.vocabulary.empty() && model.vocabulary.back() == train::kLmUnknownWord;
+  const char* unit = words ? "word" : "token";
   if (r.second_half < 0.5f * r.first_half)
-    r.text = Format("%d random words, then the same %d again: the model's loss falls from %.2f nats a word the first time to "
-                    "%.2f the second; %s puts %.3f of its weight on the word after the earlier copy (prefix matching)",
-                    R, R, r.first_half, r.second_half, head.c_str(), r.scores[best]);
+    r.text = Format("%d random %ss, then the same %d again: the model's loss falls from %.2f nats a %s the first time to "
+                    "%.2f the second; %s puts %.3f of its weight on the %s after the earlier copy (prefix matching)",
+                    R, unit, R, r.first_half, unit, r.second_half, head.c_str(), r.scores[best], unit);
   else
-    r.text = Format("%d random words, then the same %d again: the model's loss is %.2f nats a word the first time and "
+    r.text = Format("%d random %ss, then the same %d again: the model's loss is %.2f nats a %s the first time and "
                     "%.2f the second, %s: it has not learned to copy (no induction head); the most prefix-matching head, "
-                    "%s, puts %.3f of its weight on the word after the earlier copy. Its 64-word windows of Brown text "
-                    "rarely repeat a phrase, so copying never paid off in training; text with repeats or a longer "
-                    "context does (view 11's recall task trains two layers into exactly this)",
-                    R, R, r.first_half, r.second_half, r.second_half < r.first_half ? "a little lower" : "no lower",
-                    head.c_str(), r.scores[best]);
+                    "%s, puts %.3f of its weight on the %s after the earlier copy%s",
+                    R, unit, R, r.first_half, unit, r.second_half, r.second_half < r.first_half ? "a little lower" : "no lower",
+                    head.c_str(), r.scores[best], unit,
+                    words ? ". Its 64-word windows of Brown text rarely repeat a phrase, so copying never paid off in "
+                            "training; text with repeats or a longer context does (view 11's recall task trains two "
+                            "layers into exactly this)"
+                          : "");
   *out = std::move(r);
   return Status::Ok();
 }

@@ -125,6 +125,7 @@ std::string WriteLmRequest(const LmRequest& request) {
   w.Put<uint32_t>(kRequestMagic);
   w.Put<uint32_t>(static_cast<uint32_t>(request.tokens.size()));
   for (const std::string& t : request.tokens) w.String(t);
+  w.String(request.text);
   w.String(FieldsKey(request.state));
   return w.out;
 }
@@ -141,7 +142,7 @@ Status ReadLmRequest(std::string_view bytes, LmRequest* request) {
     for (std::string& t : q.tokens)
       if (!r.String("token", &t)) break;
   }
-  if (r.status().ok() && r.String("state", &fields)) r.AtEnd("request");
+  if (r.status().ok() && r.String("text", &q.text) && r.String("state", &fields)) r.AtEnd("request");
   if (!r.status().ok()) return r.status();
   // The state as its fields' text ("lm.t=0.8&…"): read back as a link is, so a bad value is clamped.
   ViewState view;
@@ -160,6 +161,8 @@ std::string WriteLmAnswer(const Status& status, const LmViewModel& m) {
   for (int v : {m.layers, m.heads, m.d_model, m.seq_len, m.vocab, m.dropped, m.ablation, m.prompt_words})
     w.Put<int32_t>(v);
   w.Put<int64_t>(m.parameters);
+  for (const std::string* t : {&m.source, &m.tokenizer, &m.layout, &m.dtype}) w.String(*t);
+  w.Put<int64_t>(m.bytes_in_memory);
   w.Put<uint32_t>(static_cast<uint32_t>(m.words.size()));
   for (size_t i = 0; i < m.words.size(); ++i) {
     w.String(m.words[i]);
@@ -225,6 +228,8 @@ Status ReadLmAnswer(std::string_view bytes, LmViewModel* out) {
   m.layers = ints[0], m.heads = ints[1], m.d_model = ints[2], m.seq_len = ints[3], m.vocab = ints[4];
   m.dropped = ints[5], m.ablation = ints[6], m.prompt_words = ints[7];
   r.Get("parameters", &m.parameters);
+  for (std::string* t : {&m.source, &m.tokenizer, &m.layout, &m.dtype}) r.String("source", t);
+  r.Get("bytes in memory", &m.bytes_in_memory);
   uint32_t count = 0;
   if (r.Count("words", 5, &count)) {
     m.words.resize(count);
@@ -308,7 +313,7 @@ Status ReadLmAnswer(std::string_view bytes, LmViewModel* out) {
   if (!m.ablated.empty()) shapes = shapes && m.base_top.size() == n && m.kl.size() == n && m.delta_logp.size() == n;
   if (!m.head_texts.empty())
     shapes = shapes && m.head_texts.size() == heads && m.zero_perplexity.size() == heads && m.mean_perplexity.size() == heads;
-  shapes = shapes && m.induction_scores.size() == heads &&
+  shapes = shapes && (m.induction_words.empty() ? m.induction_scores.empty() : m.induction_scores.size() == heads) &&
            (m.induction_words.empty() ? m.induction_loss.empty() : m.induction_loss.size() + 1 == m.induction_words.size());
   if (!shapes)
     return Status(StatusCode::kParseError, "lm message: shapes: expected the words' count in every part, got " +

@@ -28,7 +28,7 @@ async function open(hash, options = {}) {
 // The model called directly in the page (its own module, not the view's code path).
 async function direct(page, call, ...args) {
   return page.evaluate(async ({ call, args }) => {
-    window.lmDirect ||= import(new URL('lm_load.mjs', location.href)).then(({ loadLm }) => loadLm());
+    window.lmDirect ||= import(new URL('lm_session.mjs', location.href)).then(({ loadLm }) => loadLm());
     const lm = await window.lmDirect;
     const r = lm[call](...args);
     if (!r.ok) return r;

@@ -9,6 +9,11 @@ EM_JS(int, attnlab_lm_post, (int ticket, const char* data, int size), {
   return Module.lmPost(ticket, HEAPU8.slice(data, data + size)) ? 1 : 0;
 });
 
+// Module.lmControl(kind) is attnlab.js's (it loads lm_host.mjs); nothing without it.
+EM_JS(void, attnlab_lm_control, (const char* kind), {
+  if (Module.lmControl) Module.lmControl(UTF8ToString(kind));
+});
+
 namespace attnlab {
 
 LmClient& TheLmClient() {
@@ -22,6 +27,12 @@ void LmClient::Want(const std::string& key, const lessons::LmRequest& request) {
   waiting_ = lessons::WriteLmRequest(request);
   waiting_key_ = key;
   if (!in_flight_) Send();
+}
+
+void LmClient::Control(const char* kind) {
+  if (std::string(kind) == "reset") opening_ = "the built-in model";
+  open_error_.clear();
+  attnlab_lm_control(kind);
 }
 
 void LmClient::Send() {

@@ -3,7 +3,8 @@
 // unless the view is shown. The client sends the view's request (lessons/lm_wire.h) and keeps the
 // last answer: a request goes out when its key changes, one at a time; a newer one waiting replaces
 // the one before it, so a dragged slider asks for its last value, not every step.
-// web/bindings/lm_host.mjs installs Module.lmPost; page_js.cpp's lmDone / lmFailed deliver here.
+// web/bindings/lm_host.mjs installs Module.lmPost and Module.lmControl; page_js.cpp's lmDone /
+// lmFailed, lmOpening / lmModelChanged / lmOpenFailed deliver here.
 #pragma once
 
 #include <string>
@@ -33,6 +34,17 @@ class LmClient {
   // The key of the model shown (empty before the first).
   const std::string& shown_key() const { return shown_key_; }
 
+  // The model itself: the built-in one, or a checkpoint the reader opens (lm_host.mjs reads the files).
+  // `kind`: "pick" (the file picker), "reset" (the built-in model again), "save" (Export weights).
+  void Control(const char* kind);
+  void Opening(const std::string& what) { opening_ = what, open_error_.clear(); }
+  // A new model is in the module: the view's request goes out again (the generation is in its key).
+  void ModelChanged() { ++generation_, opening_.clear(), open_error_.clear(), asked_key_.clear(); }
+  void OpenFailed(const std::string& why) { opening_.clear(), open_error_ = why.substr(0, 400); }
+  const std::string& opening() const { return opening_; }        // "" or the file being opened
+  const std::string& open_error() const { return open_error_; }  // "" or why the last file did not open
+  int generation() const { return generation_; }
+
  private:
   void Send();
   int in_flight_ = 0, next_ticket_ = 1;
@@ -41,6 +53,8 @@ class LmClient {
   lessons::LmViewModel model_;
   int version_ = 0, answers_ = 0;
   std::string error_;
+  int generation_ = 0;
+  std::string opening_, open_error_;
 };
 
 LmClient& TheLmClient();

@@ -90,10 +90,14 @@ export async function loadAttnlab(moduleOptions = {}) {
   // View 12's language model, in its own module and worker (web/app/lm_client.h): its host script
   // loads with the first request, so an embed of another view never fetches it.
   let lm = null;
+  const lmHost = () => (lm ||= import('./lm_host.mjs').then(({ attachLmHost }) => attachLmHost(m)));
   m.lmPost = (ticket, request) => {
-    const host = (lm ||= import('./lm_host.mjs').then(({ attachLmHost }) => attachLmHost(m)));
-    host.then((h) => h.post(ticket, request), (e) => m.lmFailed(ticket, `the model's script could not load (${e?.message || e})`));
+    lmHost().then((h) => h.post(ticket, request), (e) => m.lmFailed(ticket, `the model's script could not load (${e?.message || e})`));
     return true;
+  };
+  // The view's buttons (web/app/lm_client.h): 'pick' (Open a model…), 'reset', 'save' (Export weights).
+  m.lmControl = (kind) => {
+    lmHost().then((h) => h[kind]?.(), (e) => m.lmOpenFailed(`the model's script could not load (${e?.message || e})`));
   };
   const deadResult = () => ({ ok: false, code: 'module_died', message: `attnlab stopped working (${life.dead}); reload the page` });
   // After stop() (a mount's destroy()): every engine call answers module_died, every hook nothing.
@@ -166,7 +170,10 @@ export async function loadAttnlab(moduleOptions = {}) {
     setRunning: page((running) => wrongType('running', 'boolean', running) || m.setRunning(running)),
     // Figures leaving the page: the ⋯ menus call fnText(fileName, csv) and fnImage(fileName, width,
     // height, rgba Uint8Array, rows top first); saveViewPng() renders the whole view for fnImage.
-    onExport: (fnText, fnImage) => { m.exportText = fnText; m.exportImage = fnImage; },
+    // fnFile(fileName, blob): view 12's Export weights (a checkpoint and its config.json).
+    onExport: (fnText, fnImage, fnFile) => { m.exportText = fnText; m.exportImage = fnImage; m.exportFile = fnFile; },
+    // View 12 opens a checkpoint: File objects (a .safetensors and its config.json), e.g. dropped.
+    openModelFiles: page((files) => { lmHost().then((h) => h.openFiles(files)); }),
     saveViewPng: page(() => m.saveViewPng()),
     memoryBytes: () => m.HEAPU8.buffer.byteLength,  // this instance's WebAssembly memory
     setReducedMotion: page((reduced) => wrongType('reduced', 'boolean', reduced) || m.setReducedMotion(reduced)),

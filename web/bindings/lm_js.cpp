@@ -12,7 +12,12 @@
 //                   heads: n_head (> 0) or 0 (lm_checkpoint.h: ReadLmCheckpoint)
 //   loadHeads(text) -> "" | the table's error (web/assets/lm-brown-heads.txt, ReadLmHeads)
 //   computeView(request: Uint8Array) -> Uint8Array   (lessons/lm_wire.h: a request in, an answer out;
-//                                                      an error is an answer too)
+//                   an error is an answer too). With a "gpt2" tokenizer named, the request's text goes
+//                   through its encode (GPT-2's BPE from npm js-tiktoken, in JS) and the view reads ids
+//   nameModel(source, tokenizer, vocabulary, encode) -> "" | the error: the file the model came from,
+//                   its tokenizer ("words" | "gpt2"), each token's display form (V strings; null keeps the
+//                   model's words) and, for "gpt2", encode(text) -> [ids]
+//   saveModel() -> {ok, safetensors: Uint8Array, config: string}   (lm_checkpoint.h's WriteLmCheckpoint)
 // and the model called directly, for JavaScript (the browser tests check the view against these):
 //   run(text, knockedOut = [layer · heads + head, …]) -> {ok, words: [..], next: (n, V) probabilities as {rows, cols, data},
 //                 weights: [{layer, head, rows, cols, data}]} | {ok: false, code, message}
@@ -51,6 +56,9 @@ struct Loaded {
   attn::train::LmCheckpointInfo info;  // what info() reports beyond the config
   lessons::LmHeadTable heads;  // web/assets/lm-brown-heads.txt, when it loaded
   bool heads_ok = false;
+  std::string source;              // "" the built-in model; else the file it was opened from
+  std::string tokenizer = "words";  // what turns the sentence into ids: the page's words, or "gpt2"
+  val encode = val::null();         // "gpt2": JS's encode(text) -> [ids]
 };
 Loaded& TheModel() {
   static Loaded loaded;
@@ -89,6 +97,9 @@ attn::Status Open(const std::string& bytes, const std::string& config_json, int 
   l.ok = true;
   l.error.clear();
   l.heads_ok = false;  // a head table describes the model it was made for
+  l.source.clear();
+  l.tokenizer = "words";
+  l.encode = val::null();
   return attn::Status::Ok();
 }
 
@@ -112,11 +123,8 @@ std::string LoadHeads(const std::string& text) {
 // How long the view's passes take here: a forward of the n words, one more word through the KV
 // cache, and the same word by recomputing all n + 1 (what the cache saves). The model's numbers do
 // not depend on it. Best of 3 runs each, so a first call's warm-up is not what the reader reads.
-void Time(const attn::train::LmModel& model, const std::vector<std::string>& tokens, lessons::LmViewModel* m) {
-  const attn::train::LmWordIndex index(model.vocabulary);
-  std::vector<int> ids;
-  const int n = std::min<int>(static_cast<int>(tokens.size()), model.config.seq_len - 1);
-  for (int i = 0; i < n; ++i) ids.push_back(index.Id(lessons::NormalizeToken(tokens[static_cast<size_t>(i)])));
+void Time(const attn::train::LmModel& model, std::vector<int> ids, lessons::LmViewModel* m) {
+  ids.resize(std::min<size_t>(ids.size(), static_cast<size_t>(model.config.seq_len - 1)));
   if (ids.empty()) return;
   std::vector<int> longer = ids;
   longer.push_back(ids.back());
@@ -135,14 +143,40 @@ void Time(const attn::train::LmModel& model, const std::vector<std::string>& tok
   m->forward_ms = forward, m->cached_word_ms = cached, m->recompute_word_ms = recompute;
 }
 
+// The ids the view reads of the page's words (what ComputeLm looks up), for timing.
+std::vector<int> WordIds(const attn::train::LmModel& model, const std::vector<std::string>& tokens) {
+  const attn::train::LmWordIndex index(model.vocabulary);
+  std::vector<int> ids;
+  for (size_t i = 0; i < tokens.size() && static_cast<int>(i) < model.config.seq_len; ++i)
+    ids.push_back(index.Id(lessons::NormalizeToken(tokens[i])));
+  return ids;
+}
+
+attn::Status ReadIntegers(const val& v, const std::string& name, int lo, int hi, int max_count, std::vector<int>* out);
+
 val ComputeView(const std::string& request_bytes) {
   lessons::LmRequest request;
   lessons::LmViewModel model;
   attn::Status status = lessons::ReadLmRequest(request_bytes, &request);
   const Loaded& l = TheModel();
   if (status.ok() && !l.ok) status = attn::Status(attn::StatusCode::kInvalidArgument, "lm: model: " + l.error);
-  if (status.ok()) status = lessons::ComputeLm(l.model, l.heads_ok ? &l.heads : nullptr, request.tokens, request.state, &model);
-  if (status.ok()) Time(l.model, request.tokens, &model);
+  std::vector<int> ids;
+  const bool by_ids = l.tokenizer == "gpt2";
+  if (status.ok() && by_ids) {
+    // At most 4 bytes of text a token: the 511-byte sentence gives at most 511 tokens.
+    const val encoded = l.encode(request.text);
+    status = ReadIntegers(encoded, "encode(text)", 0, l.model.config.vocab - 1, 1 << 16, &ids);
+  }
+  if (status.ok() && by_ids) status = lessons::ComputeLmOnIds(l.model, l.heads_ok ? &l.heads : nullptr, ids, request.state, &model);
+  if (status.ok() && !by_ids)
+    status = lessons::ComputeLm(l.model, l.heads_ok ? &l.heads : nullptr, request.tokens, request.state, &model);
+  if (status.ok()) {
+    Time(l.model, by_ids ? ids : WordIds(l.model, request.tokens), &model);
+    model.source = l.source;
+    model.tokenizer = l.tokenizer;
+    if (!l.source.empty()) model.layout = l.info.layout, model.dtype = l.info.dtype;
+    model.bytes_in_memory = l.info.bytes_in_memory;
+  }
   const std::string answer = lessons::WriteLmAnswer(status, model);
   return val(emscripten::typed_memory_view(answer.size(), reinterpret_cast<const uint8_t*>(answer.data())))
       .call<val>("slice");
@@ -328,6 +362,42 @@ val OpenModel(const std::string& bytes, const std::string& config_json, int head
   return out;
 }
 
+// What the view says of the model: the file it came from, the tokenizer that gives its ids, and the
+// display form of each token (a GPT-2 checkpoint has no words of its own; the worker decodes them).
+std::string NameModel(const std::string& source, const std::string& tokenizer, val vocabulary, val encode) {
+  Loaded& l = TheModel();
+  if (!l.ok) return NoModel().ToString();
+  if (tokenizer != "words" && tokenizer != "gpt2")
+    return "tokenizer: expected \"words\" or \"gpt2\", got \"" + tokenizer.substr(0, 40) + "\"";
+  if (tokenizer == "gpt2" && encode.typeOf().as<std::string>() != "function") return "encode: expected a function for \"gpt2\"";
+  std::vector<std::string> words;
+  if (!vocabulary.isUndefined() && !vocabulary.isNull()) {
+    if (!vocabulary.isArray() || vocabulary["length"].as<int>() != l.model.config.vocab)
+      return "vocabulary: expected " + std::to_string(l.model.config.vocab) + " strings, one a token";
+    words = emscripten::vecFromJSArray<std::string>(vocabulary);
+    l.model.vocabulary = std::move(words);
+  }
+  l.source = source.substr(0, 200);
+  l.tokenizer = tokenizer;
+  l.encode = tokenizer == "gpt2" ? encode : val::null();
+  return "";
+}
+
+// The model as safetensors + config.json (attnlab's own, GPT-2 names): what PyTorch loads.
+val SaveModel() {
+  const Loaded& l = TheModel();
+  if (!l.ok) return Failure(NoModel());
+  std::string tensors, config;
+  const attn::Status status = attn::train::WriteLmCheckpoint(l.model, &tensors, &config);
+  if (!status.ok()) return Failure(status);
+  val out = val::object();
+  out.set("ok", true);
+  out.set("safetensors", val(emscripten::typed_memory_view(tensors.size(), reinterpret_cast<const uint8_t*>(tensors.data())))
+                             .call<val>("slice"));
+  out.set("config", config);
+  return out;
+}
+
 // The model's words, by id (the asset's last is "<unk>"; a checkpoint's are its metadata's words or "[0]", "[1]", …).
 val Vocabulary() {
   val out = val::array();
@@ -348,4 +418,6 @@ EMSCRIPTEN_BINDINGS(attnlab_lm) {
   ATTNJS_FUNCTION("generateIds", GenerateIds);
   ATTNJS_FUNCTION("info", Info);
   ATTNJS_FUNCTION("vocabulary", Vocabulary);
+  ATTNJS_FUNCTION("nameModel", NameModel);
+  ATTNJS_FUNCTION("saveModel", SaveModel);
 }

@@ -335,6 +335,21 @@ void LmFailed(int ticket, const std::string& why) {
   attnlab::platform::MarkDirty();
 }
 
+// A checkpoint is being read and opened (`what`: its name and size), has opened (or the built-in
+// model is back), or could not open (`why`).
+void LmOpening(const std::string& what) {
+  attnlab::TheLmClient().Opening(what);
+  attnlab::platform::MarkDirty();
+}
+void LmModelChanged() {
+  attnlab::TheLmClient().ModelChanged();
+  attnlab::platform::MarkDirty();
+}
+void LmOpenFailed(const std::string& why) {
+  attnlab::TheLmClient().OpenFailed(why);
+  attnlab::platform::MarkDirty();
+}
+
 val ReadPixel(float x, float y) {
   const auto rgba = attnlab::RenderAndReadPixel(x, y);
   val out = val::array();
@@ -391,6 +406,9 @@ EMSCRIPTEN_BINDINGS(attnlab_page) {
   ATTNJS_FUNCTION("jobDone", JobDone);
   ATTNJS_FUNCTION("lmDone", LmDone);
   ATTNJS_FUNCTION("lmFailed", LmFailed);
+  ATTNJS_FUNCTION("lmOpening", LmOpening);
+  ATTNJS_FUNCTION("lmModelChanged", LmModelChanged);
+  ATTNJS_FUNCTION("lmOpenFailed", LmOpenFailed);
   ATTNJS_FUNCTION("readPixel", ReadPixel);
   ATTNJS_FUNCTION("readPixels", ReadPixels);
   ATTNJS_FUNCTION("graphicsLost", attnlab::GraphicsLost);

@@ -218,7 +218,22 @@ export async function mount(host, options = {}) {
         exports.push({ name, kind: 'png', width, height, bytes: blob ? blob.size : 0, picture });
         if (blob) download(name, blob);
       }, 'image/png');
+    },
+    (name, blob) => {
+      exports.push({ name, kind: 'file', bytes: blob.size, blob });
+      download(name, blob);
     });
+  // A checkpoint dropped on the canvas opens in view 12 (read here, never uploaded).
+  canvas.addEventListener('dragover', (e) => {
+    if (!e.dataTransfer?.types?.includes('Files')) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = 'copy';
+  });
+  canvas.addEventListener('drop', (e) => {
+    if (!e.dataTransfer?.files?.length) return;
+    e.preventDefault();
+    attnlab.openModelFiles(e.dataTransfer.files);
+  });
   // The keyboard: a press on the canvas gives it the focus (the app's handlers keep the browser from
   // doing so), Tab and arrows then move through its controls, Escape leaves it for the page's next stop.
   // The outline shows the focus to keyboard users only: it follows how the reader last moved.

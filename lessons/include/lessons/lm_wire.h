@@ -17,6 +17,7 @@ namespace lessons {
 
 struct LmRequest {
   std::vector<std::string> tokens;  // the shared sentence's page tokens (≤ SentenceState::kMaxTokens)
+  std::string text;                 // the sentence as typed (a checkpoint's own tokenizer reads this)
   LmState state;
 };
 

@@ -17,12 +17,20 @@ using attn::train::LmModel;
 
 constexpr int kTop = 5;
 
+// Whether the vocabulary's last word is attnlab's <unk> class (the asset's, attnlab's own
+// checkpoints'): a class no reader can read, which the continuation never says. A GPT-2 vocabulary
+// has none (its last token, <|endoftext|>, is a token like the others).
+bool HasUnknown(const LmModel& model) {
+  return !model.vocabulary.empty() && model.vocabulary.back() == attn::train::kLmUnknownWord;
+}
+
 // The k most probable words of one row of logits (lowest id first on ties), at T = 1 and at T.
 std::vector<LmNextWord> TopWords(const LmModel& model, const Matrix& logits_row, float temperature, int k) {
   const Matrix p = attn::train::LmSoftmax(logits_row);
+  const bool unknown = HasUnknown(model);
   // What LmGenerate samples from: softmax(logits / T) over every word but <unk>, which it never says.
   Matrix sampled = logits_row;
-  sampled(0, sampled.cols() - 1) = -std::numeric_limits<float>::infinity();
+  if (unknown) sampled(0, sampled.cols() - 1) = -std::numeric_limits<float>::infinity();
   const Matrix pt = temperature > 0 ? attn::train::LmSoftmax(sampled, temperature) : Matrix();
   std::vector<int> order(static_cast<size_t>(p.cols()));
   std::iota(order.begin(), order.end(), 0);
@@ -39,7 +47,7 @@ std::vector<LmNextWord> TopWords(const LmModel& model, const Matrix& logits_row,
   }
   if (temperature == 0) {
     for (LmNextWord& w : top)
-      if (w.word != attn::train::kLmUnknownWord) {
+      if (!unknown || w.word != attn::train::kLmUnknownWord) {
         w.p_t = 1;
         break;
       }
@@ -53,26 +61,13 @@ int64_t ParameterCount(const LmModel& model) {
   return count;
 }
 
-}  // namespace
-
-Status ComputeLm(const LmModel& model, const LmHeadTable* heads, const std::vector<std::string>& tokens, const LmState& state,
-                 LmViewModel* out) {
-  if (tokens.empty()) return Status(StatusCode::kEmptyInput, "lm: sentence: expected at least one word, got none");
+// Everything after the words became ids: `m` holds the model's shape and the words.
+Status ComputeFromIds(const LmModel& model, const LmHeadTable* heads, const std::vector<int>& ids, const LmState& state,
+                      LmViewModel& m) {
   const attn::train::LmConfig& c = model.config;
-  LmViewModel m;
-  m.layers = c.layers, m.heads = c.heads, m.d_model = c.d_model, m.seq_len = c.seq_len, m.vocab = c.vocab;
-  m.parameters = ParameterCount(model);
-  const int n = std::min<int>(static_cast<int>(tokens.size()), c.seq_len);
-  m.dropped = static_cast<int>(tokens.size()) - n;
-  const attn::train::LmWordIndex index(model.vocabulary);
-  std::vector<int> ids;
-  const int unknown = c.vocab - 1;
-  for (int i = 0; i < n; ++i) {
-    const std::string word = NormalizeToken(tokens[static_cast<size_t>(i)]);
-    ids.push_back(index.Id(word));
-    m.words.push_back(word);
-    m.known.push_back(ids.back() != unknown ? 1 : 0);
-  }
+  const int n = static_cast<int>(ids.size());
+  const bool has_unknown = HasUnknown(model);
+  const int unknown = has_unknown ? c.vocab - 1 : -1;
 
   // The model as trained, with the logit lens.
   attn::train::LmCache cache;
@@ -94,7 +89,7 @@ Status ComputeLm(const LmModel& model, const LmHeadTable* heads, const std::vect
   int scored = 0;
   for (int i = 0; i + 1 < n; ++i) {
     const int next = ids[static_cast<size_t>(i + 1)];
-    if (next == unknown) {
+    if (has_unknown && next == unknown) {
       m.p_next.push_back(-1);
       continue;
     }
@@ -153,6 +148,7 @@ Status ComputeLm(const LmModel& model, const LmHeadTable* heads, const std::vect
     g.tokens = words;
     g.temperature = state.temperature;
     g.seed = static_cast<uint32_t>(state.seed);
+    g.exclude_unknown = has_unknown;
     std::vector<attn::train::LmGenerated> generated;
     ATTN_RETURN_IF_ERROR(attn::train::LmGenerate(model, std::vector<int>(ids.end() - prompt, ids.end()), g, &generated));
     const int64_t bytes_per_position = int64_t{4} * 2 * c.layers * c.d_model;  // h · d_k = d_model
@@ -169,13 +165,71 @@ Status ComputeLm(const LmModel& model, const LmHeadTable* heads, const std::vect
       m.mean_perplexity.push_back(static_cast<float>(std::exp(heads->nll + h.mean_delta_nll)));
     }
   }
-  LmInduction induction;
-  ATTN_RETURN_IF_ERROR(ComputeLmInduction(model, kLmInductionWords, static_cast<uint32_t>(state.seed), &induction));
-  for (int id : induction.ids) m.induction_words.push_back(model.vocabulary[static_cast<size_t>(id)]);
-  m.induction_loss = induction.loss;
-  m.induction_first = induction.first_half, m.induction_second = induction.second_half;
-  m.induction_scores = induction.scores;
-  m.induction_text = induction.text;
+  // The induction demo needs room for its words twice (a small checkpoint's context may not hold them).
+  if (2 * kLmInductionWords <= c.seq_len && kLmInductionWords < c.vocab) {
+    LmInduction induction;
+    ATTN_RETURN_IF_ERROR(ComputeLmInduction(model, kLmInductionWords, static_cast<uint32_t>(state.seed), &induction));
+    for (int id : induction.ids) m.induction_words.push_back(model.vocabulary[static_cast<size_t>(id)]);
+    m.induction_loss = induction.loss;
+    m.induction_first = induction.first_half, m.induction_second = induction.second_half;
+    m.induction_scores = induction.scores;
+    m.induction_text = induction.text;
+  }
+  return Status::Ok();
+}
+
+LmViewModel Shape(const LmModel& model) {
+  const attn::train::LmConfig& c = model.config;
+  LmViewModel m;
+  m.layers = c.layers, m.heads = c.heads, m.d_model = c.d_model, m.seq_len = c.seq_len, m.vocab = c.vocab;
+  m.parameters = ParameterCount(model);
+  m.tokenizer = "words";
+  return m;
+}
+
+}  // namespace
+
+Status ComputeLm(const LmModel& model, const LmHeadTable* heads, const std::vector<std::string>& tokens, const LmState& state,
+                 LmViewModel* out) {
+  if (tokens.empty()) return Status(StatusCode::kEmptyInput, "lm: sentence: expected at least one word, got none");
+  LmViewModel m = Shape(model);
+  const int n = std::min<int>(static_cast<int>(tokens.size()), model.config.seq_len);
+  m.dropped = static_cast<int>(tokens.size()) - n;
+  const attn::train::LmWordIndex index(model.vocabulary);
+  std::vector<int> ids;
+  const int unknown = model.config.vocab - 1;
+  for (int i = 0; i < n; ++i) {
+    const std::string word = NormalizeToken(tokens[static_cast<size_t>(i)]);
+    ids.push_back(index.Id(word));
+    m.words.push_back(word);
+    m.known.push_back(ids.back() != unknown ? 1 : 0);
+  }
+  ATTN_RETURN_IF_ERROR(ComputeFromIds(model, heads, ids, state, m));
+  *out = std::move(m);
+  return Status::Ok();
+}
+
+Status ComputeLmOnIds(const LmModel& model, const LmHeadTable* heads, const std::vector<int>& ids, const LmState& state,
+                      LmViewModel* out) {
+  if (ids.empty()) return Status(StatusCode::kEmptyInput, "lm: sentence: expected at least one token, got none");
+  const attn::train::LmConfig& c = model.config;
+  if (model.vocabulary.size() != static_cast<size_t>(c.vocab))
+    return Status(StatusCode::kInvalidArgument, "lm: vocabulary: expected " + std::to_string(c.vocab) + " tokens, got " +
+                                                    std::to_string(model.vocabulary.size()));
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] < 0 || ids[i] >= c.vocab)
+      return Status(StatusCode::kOutOfRange, "lm: ids[" + std::to_string(i) + "]: expected a token id 0–" +
+                                                 std::to_string(c.vocab - 1) + ", got " + std::to_string(ids[i]));
+  LmViewModel m = Shape(model);
+  const int n = std::min({static_cast<int>(ids.size()), c.seq_len, kLmViewMaxTokens});
+  m.dropped = static_cast<int>(ids.size()) - n;
+  const std::vector<int> read(ids.begin(), ids.begin() + n);
+  const bool has_unknown = HasUnknown(model);
+  for (int id : read) {
+    m.words.push_back(model.vocabulary[static_cast<size_t>(id)]);
+    m.known.push_back(has_unknown && id == c.vocab - 1 ? 0 : 1);
+  }
+  ATTN_RETURN_IF_ERROR(ComputeFromIds(model, heads, read, state, m));
   *out = std::move(m);
   return Status::Ok();
 }

@@ -63,23 +63,33 @@ std::string KnockedOutList(const lessons::LmViewModel& m) {
 // [SECTION] The view
 
 void LmPanel::Draw(PanelContext& ctx) {
-  DrawExplanation(ctx,
-      "A language model predicts the next word. This small GPT (embeddings, 4 blocks of causal multi-head "
-      "attention, each by the engine's own forward pass, then an MLP) was trained by attnlab's engine on the Brown "
-      "corpus, word by word with the page's tokenizer, and runs on your sentence in a Web Worker. Under each word: "
-      "its five likeliest next words. Below: every head, what knocking heads out changes, and what each layer "
-      "would already predict (the logit lens).",
-      "type the start of a sentence and read the next words under its last word; press Generate and raise the "
-      "temperature; knock out a head and see which words change.");
+  LmClient& client = TheLmClient();
+  const bool opened = client.has_model() && !client.model().source.empty();
+  if (opened)
+    DrawExplanation(ctx,
+        "A language model predicts the next token. The checkpoint you opened runs on your sentence in a Web Worker, "
+        "each head by the engine's own attention. Under each token: its five likeliest next tokens. Below: every head, "
+        "what knocking heads out changes, and what each layer would already predict (the logit lens).",
+        "type the start of a sentence and read the next tokens under its last one; press Generate; knock out a head.");
+  else
+    DrawExplanation(ctx,
+        "A language model predicts the next word. This small GPT (embeddings, 4 blocks of causal multi-head "
+        "attention, each by the engine's own forward pass, then an MLP) was trained by attnlab's engine on the Brown "
+        "corpus, word by word with the page's tokenizer, and runs on your sentence in a Web Worker. Under each word: "
+        "its five likeliest next words. Below: every head, what knocking heads out changes, and what each layer "
+        "would already predict (the logit lens).",
+        "type the start of a sentence and read the next words under its last word; press Generate and raise the "
+        "temperature; knock out a head and see which words change.");
   if (ctx.sentence_version == 0) return;
   lessons::LmState& s = ctx.state.lm;
-  LmClient& client = TheLmClient();
   // What is only shown (the word detailed, the head enlarged) is not sent: a click on them redraws.
   lessons::LmState computed = s;
   computed.word = lessons::LmState().word;
   computed.head = lessons::LmState().head;
-  const std::string key = lessons::FieldsKey(computed) + "#" + std::to_string(ctx.sentence_version);
-  client.Want(key, {ctx.sentence.tokens, computed});
+  const std::string key = lessons::FieldsKey(computed) + "#" + std::to_string(ctx.sentence_version) + "#" +
+                          std::to_string(client.generation());
+  client.Want(key, {ctx.sentence.tokens, ctx.state.sentence.text, computed});
+  DrawModelChoice(ctx);
   DrawStatusLine(client.error());
   ctx.published.Scalar("lm.error", client.error().empty() ? 0 : 1);
   ctx.published.Scalar("lm.answers", client.answers());
@@ -91,24 +101,37 @@ void LmPanel::Draw(PanelContext& ctx) {
   }
   Refresh();
   const lessons::LmViewModel& m = client.model();
+  const bool tokens = m.tokenizer == "gpt2";
+  const char* unit = tokens ? "token" : "word";
   ctx.published.Scalar("lm.current", client.shown_key() == key ? 1 : 0);
   if (client.shown_key() != key) DrawNote("Computing the model for the new settings; below, the last result.");
   const int n = static_cast<int>(m.words.size());
   ctx.published.Scalar("lm.n", n);
-  char size[160];
-  std::snprintf(size, sizeof(size), "%d layers × %d heads, d_model %d, a context of %d words, %s parameters", m.layers,
-                m.heads, m.d_model, m.seq_len, Thousands(m.parameters).c_str());
-  if (m.dropped > 0)
-    Prose("The model (%s) reads the first %d of your %d words: its context ends there.", size, n, n + m.dropped);
+  char size[200];
+  std::snprintf(size, sizeof(size), "%d layers × %d heads, d_model %d, a context of %d %ss, %s parameters", m.layers,
+                m.heads, m.d_model, m.seq_len, unit, Thousands(m.parameters).c_str());
+  if (m.dropped > 0 && n < m.seq_len)
+    Prose("The model (%s) reads the first %d of your %d %ss: the view shows at most %d.", size, n, n + m.dropped, unit,
+          lessons::kLmViewMaxTokens);
+  else if (m.dropped > 0)
+    Prose("The model (%s) reads the first %d of your %d %ss: its context ends there.", size, n, n + m.dropped, unit);
   else
     Prose("The model: %s.", size);
+  if (tokens) {
+    std::string read;
+    for (int i = 0; i < n; ++i) read += (i ? " | " : "") + m.words[static_cast<size_t>(i)];
+    Prose("GPT-2's tokenizer (byte-level BPE) reads your sentence as %d tokens, a leading space shown as “·”: %s", n,
+          read.c_str());
+  }
   int known_next = 0;
   for (float p : m.p_next) known_next += p >= 0 ? 1 : 0;
   if (known_next > 0)
-    Prose("On your sentence its perplexity is %.1f (over the %d next words among its %s words).", m.perplexity, known_next,
-          Thousands(m.vocab).c_str());
+    Prose("On your sentence its perplexity is %.1f (over the %d next %ss among its %s %ss).", m.perplexity, known_next,
+          unit, Thousands(m.vocab).c_str(), unit);
   else if (n > 1)
     Prose("None of your sentence's next words is among its %s words, so it has no perplexity here.", Thousands(m.vocab).c_str());
+  else
+    Prose("Your sentence is one %s long: there is no next %s of it to score.", unit, unit);
   ctx.published.Scalar("lm.perplexity", m.perplexity);
   if (!m.note.empty()) DrawNote("%s", m.note.c_str());
   DrawNextWords(ctx);
@@ -118,6 +141,39 @@ void LmPanel::Draw(PanelContext& ctx) {
   DrawAblation(ctx);
   DrawResidualAndLens(ctx);
   DrawInduction(ctx);
+}
+
+// [SECTION] The model: built in, or a checkpoint the reader opens
+
+void LmPanel::DrawModelChoice(PanelContext& ctx) {
+  LmClient& client = TheLmClient();
+  const lessons::LmViewModel& m = client.model();
+  const bool opened = client.has_model() && !m.source.empty();
+  if (opened) {
+    Prose("Your checkpoint %s: %s, stored as %s, %s parameters, %.0f MB in memory as float32; read on this machine, "
+          "never uploaded.",
+          m.source.c_str(), m.layout.c_str(), m.dtype.c_str(), Thousands(m.parameters).c_str(),
+          static_cast<double>(m.bytes_in_memory) / (1024.0 * 1024.0));
+  }
+  if (ImGui::Button("Open a model…")) client.Control("pick");
+  ctx.published.Rect("lm.open", LastItemRect());
+  SameLineIfFits(ButtonWidth("Export weights"));
+  if (ImGui::Button("Export weights")) client.Control("save");
+  ctx.published.Rect("lm.export", LastItemRect());
+  if (opened) {
+    SameLineIfFits(ButtonWidth("Back to the Brown model"));
+    if (ImGui::Button("Back to the Brown model")) client.Control("reset");
+    ctx.published.Rect("lm.reset", LastItemRect());
+  }
+  ctx.published.Scalar("lm.opened", opened ? 1 : 0);
+  if (!client.opening().empty())
+    DrawNote("Opening %s…", client.opening().c_str());
+  else if (!client.open_error().empty())
+    DrawStatusLine(client.open_error());
+  else if (!opened)
+    DrawNote("Open a GPT-2 or nanoGPT checkpoint (a .safetensors file and its config.json; F32, F16 or BF16) or "
+             "drop them on the page: the view then runs on it. Export weights saves this model for PyTorch.");
+  ctx.published.Scalar("lm.open.error", client.open_error().empty() ? 0 : 1);
 }
 
 void LmPanel::Refresh() {
@@ -168,7 +224,10 @@ void LmPanel::DrawNextWords(PanelContext& ctx) {
   const lessons::LmViewModel& m = TheLmClient().model();
   const int n = static_cast<int>(m.words.size());
   const bool knocked = !m.ablated.empty();
-  ImGui::SeparatorText(knocked ? "The next word after each word, with heads knocked out" : "The next word after each word");
+  const bool tokens = m.tokenizer == "gpt2";
+  const char* unit = tokens ? "token" : "word";
+  ImGui::SeparatorText(tokens ? (knocked ? "The next token after each token, with heads knocked out" : "The next token after each token")
+                              : (knocked ? "The next word after each word, with heads knocked out" : "The next word after each word"));
   const int shown = s.word < 0 ? n - 1 : std::min(s.word, n - 1);
   const Theme& theme = CurrentTheme();
   const float tile = 124.0f;
@@ -201,7 +260,7 @@ void LmPanel::DrawNextWords(PanelContext& ctx) {
   ctx.published.Scalar("lm.word", shown);
   const auto& top = m.top[static_cast<size_t>(shown)];
   const std::string& after = m.words[static_cast<size_t>(shown)];
-  Prose("After “%s” (word %d) the model's likeliest next words%s: %s.", after.c_str(), shown + 1,
+  Prose("After “%s” (%s %d) the model's likeliest next %ss%s: %s.", after.c_str(), unit, shown + 1, unit,
         knocked ? " with those heads knocked out" : "", ListWords(top, false, 5).c_str());
   if (shown + 1 < n) {
     const std::string& next = m.words[static_cast<size_t>(shown + 1)];
@@ -214,9 +273,11 @@ void LmPanel::DrawNextWords(PanelContext& ctx) {
   }
   const float t = s.temperature;
   if (t > 0)
-    Prose("A continuation samples from softmax(logits / %.2f) over every word but <unk>: here %s%s.", t,
-          ListWords(top, true, 5).c_str(),
+    Prose("A continuation samples from softmax(logits / %.2f) over every %s: here %s%s.", t,
+          tokens ? "token" : "word but <unk>", ListWords(top, true, 5).c_str(),
           t < 1 ? " (sharper than at T = 1)" : t > 1 ? " (flatter than at T = 1)" : "");
+  else if (tokens)
+    Prose("At temperature 0 a continuation is greedy: it always takes the likeliest token.");
   else
     Prose("At temperature 0 a continuation is greedy: it always takes the likeliest word that is not <unk>.");
   ctx.summary = "next word after '" + after + "': " + ListWords(top, false, 3);
@@ -228,20 +289,25 @@ void LmPanel::DrawContinuation(PanelContext& ctx) {
   const lessons::LmState& s = ctx.state.lm;
   const lessons::LmViewModel& m = TheLmClient().model();
   const int n = static_cast<int>(m.words.size());
+  const bool tokens = m.tokenizer == "gpt2";
+  const char* unit = tokens ? "token" : "word";
+  // GPT-2's tokens carry their own spaces ("·" on screen): joined as they are, words with spaces.
+  const char* gap = tokens ? "" : " ";
   if (s.generate && !m.continuation.empty()) {
     std::string prompt, added;
-    for (int i = n - m.prompt_words; i < n; ++i) prompt += (prompt.empty() ? "" : " ") + m.words[static_cast<size_t>(i)];
-    for (size_t k = 0; k < m.continuation.size(); ++k) added += (k ? " " : "") + m.continuation[k].word;
+    for (int i = n - m.prompt_words; i < n; ++i) prompt += (prompt.empty() ? "" : gap) + m.words[static_cast<size_t>(i)];
+    for (size_t k = 0; k < m.continuation.size(); ++k) added += (k ? gap : "") + m.continuation[k].word;
     if (m.prompt_words < n)
-      Prose("From its last %d words (a continuation of %d words needs room in its %d-word context): … %s → %s",
-            m.prompt_words, static_cast<int>(m.continuation.size()), m.seq_len, prompt.c_str(), added.c_str());
+      Prose("From its last %d %ss (a continuation of %d %ss needs room in its %d-%s context): … %s → %s",
+            m.prompt_words, unit, static_cast<int>(m.continuation.size()), unit, m.seq_len, unit, prompt.c_str(),
+            added.c_str());
     else
       Prose("%s → %s", prompt.c_str(), added.c_str());
     Prose("%s at temperature %.2f, seed %d (the link gives the same words); each word is one row of attention over "
           "the cached keys and values.",
           s.temperature > 0 ? "Sampled" : "Greedy", s.temperature, s.seed);
     if (ImGui::BeginTable("lm.continuation", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
-      ImGui::TableSetupColumn("word");
+      ImGui::TableSetupColumn(unit);
       ImGui::TableSetupColumn("p (T = 1)");
       ImGui::TableSetupColumn("KV cache after it");
       ImGui::TableHeadersRow();
@@ -266,13 +332,13 @@ void LmPanel::DrawContinuation(PanelContext& ctx) {
     const double ratio = m.recompute_word_ms / m.cached_word_ms;
     char saving[96];
     if (ratio >= 1.05)
-      std::snprintf(saving, sizeof(saving), ": the cache makes a word %.1f× faster", ratio);
+      std::snprintf(saving, sizeof(saving), ": the cache makes a %s %.1f× faster", unit, ratio);
     else
       std::snprintf(saving, sizeof(saving), ": at this length the cache saves nothing measurable");
     const int timed = std::min(n, m.seq_len - 1);
-    DrawNote("Timed in this browser (best of 3): a forward of %d words %.2f ms; one more word through the KV cache "
-             "%.2f ms, against %.2f ms recomputing all %d words%s.",
-             timed, m.forward_ms, m.cached_word_ms, m.recompute_word_ms, timed + 1, saving);
+    DrawNote("Timed in this browser (best of 3): a forward of %d %ss %.2f ms; one more %s through the KV cache "
+             "%.2f ms, against %.2f ms recomputing all %d %ss%s.",
+             timed, unit, m.forward_ms, unit, m.cached_word_ms, m.recompute_word_ms, timed + 1, unit, saving);
   }
 }
 
@@ -311,7 +377,8 @@ void LmPanel::DrawHeads(PanelContext& ctx) {
   }
   Prose("Where each head sends “%s” (its largest weight): %s.", m.words[static_cast<size_t>(word)].c_str(), where.c_str());
   if (m.head_texts.empty()) {
-    DrawNote("What each head does on held-out text is measured in lm-brown-heads.txt, which has not loaded.");
+    if (m.source.empty())
+      DrawNote("What each head does on held-out text is measured in lm-brown-heads.txt, which has not loaded.");
   } else {
     Prose("What each head does on held-out Brown text (%s predictions, where the model's perplexity is %.1f):",
           Thousands(m.held_out_tokens).c_str(), m.held_out_perplexity);
@@ -416,7 +483,8 @@ void LmPanel::DrawInduction(PanelContext& ctx) {
   const lessons::LmViewModel& m = client.model();
   if (m.induction_words.empty()) return;
   const int r = static_cast<int>(m.induction_words.size()) / 2;
-  ImGui::SeparatorText("Induction: random words, then the same words again");
+  ImGui::SeparatorText(m.tokenizer == "gpt2" ? "Induction: random tokens, then the same tokens again"
+                                              : "Induction: random words, then the same words again");
   std::string first;
   for (int i = 0; i < r; ++i) first += (i ? " " : "") + m.induction_words[static_cast<size_t>(i)];
   Prose("Seed %d: “%s …”, twice. An induction head would copy the second time, and the loss would drop.",

@@ -24,6 +24,7 @@ class LmPanel : public Panel {
   }
 
  private:
+  void DrawModelChoice(PanelContext& ctx);
   void DrawControls(PanelContext& ctx);
   void DrawNextWords(PanelContext& ctx);
   void DrawContinuation(PanelContext& ctx);

@@ -44,6 +44,11 @@ struct LmViewModel {
   // The model.
   int layers = 0, heads = 0, d_model = 0, seq_len = 0, vocab = 0;
   int64_t parameters = 0;
+  // Where it came from (filled by the module that holds it; the view says it).
+  std::string source;         // "" the built-in Brown model; else the file the reader opened
+  std::string tokenizer;      // "words": the page's words, lower-cased; "gpt2": GPT-2's byte-level BPE
+  std::string layout, dtype;  // a checkpoint's naming and stored dtype (lm_checkpoint.h); "" built in
+  int64_t bytes_in_memory = 0;  // its floats in memory (4 × parameters)
   // The sentence as the model reads it.
   std::vector<std::string> words;     // (n) lower-cased page tokens; "<unk>" is shown as the word typed
   std::vector<uint8_t> known;         // (n) 1 when the word is in the vocabulary
@@ -90,6 +95,17 @@ struct LmViewModel {
 // the note says so).
 Status ComputeLm(const attn::train::LmModel& model, const LmHeadTable* heads, const std::vector<std::string>& tokens,
                  const LmState& state, LmViewModel* out);
+
+// The same over token ids a tokenizer outside the model produced (GPT-2's BPE, in the model's
+// worker): the first min(seq_len, kLmViewMaxTokens) of `ids`, each shown as model.vocabulary[id]
+// (the tokenizer's display form). A vocabulary whose last word is not <unk> (a checkpoint's) has
+// no unknown class: every id is a token, and the continuation may say any of them.
+Status ComputeLmOnIds(const attn::train::LmModel& model, const LmHeadTable* heads, const std::vector<int>& ids,
+                      const LmState& state, LmViewModel* out);
+
+// The tokens the view reads of a checkpoint's text: every head's (n, n) map travels to the page,
+// L·h·n² floats (9.4 MB for GPT-2 small's 144 heads at 128).
+inline constexpr int kLmViewMaxTokens = 128;
 
 // Words of each half of the induction demo.
 inline constexpr int kLmInductionWords = 16;

@@ -1,0 +1,220 @@
+// View 12 on a checkpoint the reader opens: GPT-2's layout and vocabulary (random weights written
+// here, 3.2 MB), chosen with the file picker or dropped on the canvas, read with the File API. What
+// the page draws is the model module's own answer for the same bytes (called directly in the same
+// browser, GPT-2's BPE from js-tiktoken); a file too big is refused before it is read, a broken one
+// is named and the built-in model stays; Export weights gives a checkpoint that opens again with the
+// same numbers.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openBrowser, openPage, screenshot, settle } from './browser.mjs';
+import { clickPublished } from './cells.mjs';
+
+let session;
+before(async () => { session = await openBrowser(); });
+after(async () => { await session?.close(); });
+
+const sentence = 'The jury said it did find that many of the problems';
+const link = `#v=lm&s=${encodeURIComponent(sentence)}`;
+
+// [SECTION] A GPT-2-shaped checkpoint: Hugging Face names, Conv1D (in, out) layout, float32.
+const config = { n_embd: 16, n_head: 2, n_layer: 2, n_positions: 64, vocab_size: 50257, layer_norm_epsilon: 1e-5, activation_function: 'gelu_new' };
+
+function safetensors(tensors) {  // [{name, shape, data: Float32Array}]
+  const header = {};
+  let offset = 0;
+  for (const t of tensors) {
+    header[t.name] = { dtype: 'F32', shape: t.shape, data_offsets: [offset, offset + t.data.byteLength] };
+    offset += t.data.byteLength;
+  }
+  let json = JSON.stringify(header);
+  json += ' '.repeat((8 - (json.length % 8)) % 8);
+  const bytes = new Uint8Array(8 + json.length + offset);
+  new DataView(bytes.buffer).setBigUint64(0, BigInt(json.length), true);
+  bytes.set(new TextEncoder().encode(json), 8);
+  let at = 8 + json.length;
+  for (const t of tensors) {
+    bytes.set(new Uint8Array(t.data.buffer), at);
+    at += t.data.byteLength;
+  }
+  return bytes;
+}
+
+function gpt2Checkpoint(seed = 7) {
+  let state = seed;
+  const uniform = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32) - 0.5;
+  const d = config.n_embd;
+  const tensor = (name, shape, scale, mean = 0) => {
+    const data = new Float32Array(shape.reduce((a, b) => a * b, 1));
+    for (let i = 0; i < data.length; ++i) data[i] = mean + scale * uniform();
+    return { name, shape, data };
+  };
+  const tensors = [tensor('wte.weight', [config.vocab_size, d], 0.5), tensor('wpe.weight', [config.n_positions, d], 0.2)];
+  for (let l = 0; l < config.n_layer; ++l) {
+    tensors.push(tensor(`h.${l}.ln_1.weight`, [d], 0.2, 1), tensor(`h.${l}.ln_1.bias`, [d], 0.1),
+      tensor(`h.${l}.attn.c_attn.weight`, [d, 3 * d], 1.2), tensor(`h.${l}.attn.c_attn.bias`, [3 * d], 0.1),
+      tensor(`h.${l}.attn.c_proj.weight`, [d, d], 0.5), tensor(`h.${l}.attn.c_proj.bias`, [d], 0.1),
+      tensor(`h.${l}.ln_2.weight`, [d], 0.2, 1), tensor(`h.${l}.ln_2.bias`, [d], 0.1),
+      tensor(`h.${l}.mlp.c_fc.weight`, [d, 4 * d], 0.5), tensor(`h.${l}.mlp.c_fc.bias`, [4 * d], 0.1),
+      tensor(`h.${l}.mlp.c_proj.weight`, [4 * d, d], 0.3), tensor(`h.${l}.mlp.c_proj.bias`, [d], 0.1));
+  }
+  tensors.push(tensor('ln_f.weight', [d], 0.2, 1), tensor('ln_f.bias', [d], 0.1));
+  return safetensors(tensors);
+}
+
+const file = (name, bytes, mimeType = 'application/octet-stream') => ({ name, mimeType, buffer: Buffer.from(bytes) });
+const checkpointFiles = () => [file('tiny-gpt2.safetensors', gpt2Checkpoint()), file('config.json', JSON.stringify(config), 'application/json')];
+
+// [SECTION] Helpers
+
+const published = (page) => page.evaluate(() => ({ scalars: window.attnlab.scalars(), labels: window.attnlab.labels(), texts: window.attnlab.texts() }));
+
+// Opens `files` with the page's own file picker (the "Open a model…" button).
+async function pickFiles(page, files) {
+  const chooser = page.waitForEvent('filechooser');
+  await clickPublished(page, 'lm.open');
+  await (await chooser).setFiles(files);
+}
+
+// Waits until the view shows the answer for the model opened (or the open failed).
+async function waitForModel(page, opened) {
+  await page.waitForFunction((opened) => {
+    const s = window.attnlab.scalars();
+    return s['lm.open.error'] === 1 || (s['lm.opened'] === opened && s['lm.current'] === 1);
+  }, opened);
+  await settle(page);
+}
+
+// The checkpoint's answer called directly in the page: its own module instance, the same bytes, GPT-2's
+// BPE from js-tiktoken; the five likeliest tokens after each position (lowest id first on ties).
+async function direct(page, bytes, configText) {
+  return page.evaluate(async ({ bytes, configText, sentence }) => {
+    const { default: create } = await import(new URL('attnlab-lm.mjs', location.href));
+    const { gpt2Tokenizer } = await import(new URL('gpt2_tokenizer.mjs', location.href));
+    const lm = await create();
+    const info = lm.openModel(new Uint8Array(bytes), configText, 0);
+    if (!info.ok) return info;
+    const t = gpt2Tokenizer();
+    const ids = t.encode(sentence);
+    const r = lm.runIds(ids, [], false);
+    const top = [];
+    for (let i = 0; i < ids.length; ++i) {
+      const row = Array.from(r.next.data.slice(i * r.next.cols, (i + 1) * r.next.cols));
+      top.push(row.map((p, id) => ({ p, id })).sort((a, b) => b.p - a.p || a.id - b.id).slice(0, 5)
+        .map(({ p, id }) => ({ p, token: t.display(id) })));
+    }
+    return { ok: true, tokens: ids.map(t.display), top };
+  }, { bytes: Array.from(bytes), configText, sentence });
+}
+
+// [SECTION] Tests
+
+test('a GPT-2 checkpoint opened with the file picker: its config is shown, and every next token and probability is the model\'s', async () => {
+  const { page, problems } = await openPage(session, { hash: link, waitForVectors: false });
+  await page.waitForFunction(() => window.attnlab.scalars()['lm.current'] === 1);
+  const files = checkpointFiles();
+  await pickFiles(page, files);
+  await waitForModel(page, 1);
+  const { scalars, labels, texts } = await published(page);
+  assert.equal(scalars['lm.open.error'], 0);
+  assert.equal(scalars['lm.error'], 0);
+  const expected = await direct(page, files[0].buffer, files[1].buffer.toString());
+  assert.ok(expected.ok, expected.message);
+  const n = expected.tokens.length;
+  assert.equal(scalars['lm.n'], n);
+  for (let i = 0; i < n; ++i) {
+    assert.equal(labels[`lm.word.${i}`], expected.tokens[i], `token ${i}`);
+    for (let k = 0; k < 5; ++k) {
+      assert.equal(labels[`lm.top.${i}.${k}`], expected.top[i][k].token, `token ${i}, rank ${k}`);
+      assert.ok(Math.abs(scalars[`lm.top.${i}.${k}`] - expected.top[i][k].p) <= 1e-6, `p of token ${i}, rank ${k}`);
+    }
+  }
+  const all = texts.join('\n');
+  assert.match(all, /Your checkpoint tiny-gpt2\.safetensors: gpt2 \(Conv1D\), stored as F32, 861,985 parameters, 3 MB in memory/);
+  assert.match(all, /2 layers × 2 heads, d_model 16, a context of 64 tokens/);
+  assert.ok(all.includes(`reads your sentence as ${n} tokens`) && all.includes('·jury'), 'the tokens are shown, a leading space as ·');
+  assert.deepEqual(problems, []);
+  await screenshot(page, 'lm-checkpoint');
+  // Back to the built-in model: its words again.
+  await clickPublished(page, 'lm.reset');
+  await waitForModel(page, 0);
+  assert.equal((await published(page)).labels['lm.word.1'], 'jury');
+  await page.close();
+});
+
+test('a checkpoint dropped on the canvas opens too; on a 390 px phone the view fits the width', async () => {
+  const { page, problems } = await openPage(session, { hash: link, waitForVectors: false, width: 390, height: 844, dpr: 2, touch: true });
+  await page.waitForFunction(() => window.attnlab.scalars()['lm.current'] === 1);
+  const [model, configFile] = checkpointFiles();
+  await page.evaluate(({ model, config }) => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([new Uint8Array(model)], 'dropped.safetensors'));
+    transfer.items.add(new File([config], 'config.json'));
+    document.querySelector('canvas').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }, { model: Array.from(model.buffer), config: configFile.buffer.toString() });
+  await waitForModel(page, 1);
+  const { scalars, texts } = await published(page);
+  assert.equal(scalars['lm.open.error'], 0);
+  assert.ok(texts.join('\n').includes('Your checkpoint dropped.safetensors'));
+  const layout = await page.evaluate(() => window.attnlab.layout());
+  const names = Object.keys(layout).filter((k) => /^lm\.(word\.\d+|W\d+|open|export|reset)$/.test(k));
+  assert.ok(names.length >= 3 + 4, names.join(' '));
+  for (const name of names) assert.ok(layout[name].x >= 0 && layout[name].x + layout[name].width <= 390 + 0.5, `${name} fits: ${JSON.stringify(layout[name])}`);
+  assert.deepEqual(problems, []);
+  await screenshot(page, 'lm-checkpoint-phone');
+  await page.close();
+});
+
+test('a file too big is refused before it is read, a broken one is named, and the built-in model stays', async () => {
+  const { page, problems } = await openPage(session, { hash: link, waitForVectors: false });
+  await page.waitForFunction(() => window.attnlab.scalars()['lm.current'] === 1);
+  // A header claiming 50,257 × 30,000 floats (6 GB) over 8 bytes of data.
+  const json = JSON.stringify({ 'wte.weight': { dtype: 'F32', shape: [50257, 30000], data_offsets: [0, 8] } });
+  const huge = new Uint8Array(8 + json.length + 8);
+  new DataView(huge.buffer).setBigUint64(0, BigInt(json.length), true);
+  huge.set(new TextEncoder().encode(json), 8);
+  await pickFiles(page, [file('huge.safetensors', huge)]);
+  await page.waitForFunction(() => window.attnlab.scalars()['lm.open.error'] === 1);
+  let texts = (await published(page)).texts.join('\n');
+  assert.match(texts, /huge\.safetensors needs about 5,75\d MB to open/);
+  // Truncated: the header promises more bytes than the file holds; the module names the tensor.
+  const truncated = gpt2Checkpoint().slice(0, 100000);
+  await pickFiles(page, [file('cut.safetensors', truncated), file('config.json', JSON.stringify(config))]);
+  await page.waitForFunction(() => window.attnlab.texts().join('\n').includes('cut.safetensors') === false &&
+    window.attnlab.scalars()['lm.open.error'] === 1 && /safetensors/.test(window.attnlab.texts().join('\n')));
+  texts = (await published(page)).texts.join('\n');
+  assert.match(texts, /data_offsets|beyond|holds|bytes/);
+  // Without its config the head count is asked for, not guessed.
+  await pickFiles(page, [file('tiny-gpt2.safetensors', gpt2Checkpoint())]);
+  await page.waitForFunction(() => /n_head/.test(window.attnlab.texts().join('\n')));
+  const { scalars, labels } = await published(page);
+  assert.equal(scalars['lm.opened'], 0);
+  assert.equal(labels['lm.word.1'], 'jury', 'the built-in model is still shown');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('Export weights gives a checkpoint and its config that open again with the same next words', async () => {
+  const { page, problems } = await openPage(session, { hash: link, waitForVectors: false });
+  await page.waitForFunction(() => window.attnlab.scalars()['lm.current'] === 1);
+  const before = await published(page);
+  await clickPublished(page, 'lm.export');
+  await page.waitForFunction(() => window.attnlabHandle.exports.filter((e) => e.kind === 'file').length === 2);
+  const saved = await page.evaluate(async () => Promise.all(window.attnlabHandle.exports.filter((e) => e.kind === 'file')
+    .map(async (e) => ({ name: e.name, bytes: Array.from(new Uint8Array(await e.blob.arrayBuffer())) }))));
+  assert.deepEqual(saved.map((s) => s.name), ['attnlab-lm.safetensors', 'attnlab-lm.config.json']);
+  await pickFiles(page, saved.map((s) => file(s.name, new Uint8Array(s.bytes))));
+  await waitForModel(page, 1);
+  const after = await published(page);
+  assert.equal(after.scalars['lm.open.error'], 0);
+  assert.ok(after.texts.join('\n').includes('Your checkpoint attnlab-lm.safetensors'));
+  for (let i = 0; i < before.scalars['lm.n']; ++i) {
+    for (let k = 0; k < 5; ++k) {
+      const name = `lm.top.${i}.${k}`;
+      assert.equal(after.labels[name], before.labels[name], name);
+      // The asset is int8 per row, dequantised to the same floats the export holds: the same numbers.
+      assert.ok(Math.abs(after.scalars[name] - before.scalars[name]) <= 1e-6, name);
+    }
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
