@@ -16,6 +16,25 @@ constexpr size_t kWidth = 100;      // columns of a help line
 
 }  // namespace
 
+std::string ConfigPathBeside(const std::string& path) {
+  const std::string ending = ".safetensors";
+  const bool ends = path.size() > ending.size() && path.compare(path.size() - ending.size(), ending.size(), ending) == 0;
+  return (ends ? path.substr(0, path.size() - ending.size()) : path) + ".config.json";
+}
+
+bool OpenForWriting(const std::string& path, std::FILE** file, std::string* error) {
+  *file = std::fopen(path.c_str(), "wb");
+  if (!*file) *error = "cannot write '" + Excerpt(path.c_str()) + "' (" + std::strerror(errno) + ")";
+  return *file != nullptr;
+}
+
+bool WriteAndClose(std::FILE* file, const std::string& path, const std::string& bytes, std::string* error) {
+  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
+  if (std::fclose(file) == 0 && written) return true;
+  *error = "cannot write '" + Excerpt(path.c_str()) + "'";
+  return false;
+}
+
 int UsageError(const std::string& command, const std::string& reason) {
   const std::string prefix = command.empty() ? "attnlab" : "attnlab " + command;
   std::fprintf(stderr, "%s: %s\nsee %s\n", prefix.c_str(), reason.c_str(),
