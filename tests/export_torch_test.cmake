@@ -15,13 +15,7 @@ set(dir ${SCRATCH}/export-torch)
 file(REMOVE_RECURSE ${dir})
 file(MAKE_DIRECTORY ${dir})
 
-function(run description)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT code EQUAL 0)
-    message(FATAL_ERROR "${description}: exit code ${code}\n${out}${err}")
-  endif()
-  set(out "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/cli_expect_run.cmake)
 
 # name | seed | held-out sequences | the rest of `attnlab train`'s flags (separated by commas)
 set(cases
@@ -37,19 +31,19 @@ foreach(case ${cases})
   list(GET fields 2 eval)
   list(GET fields 3 flags)
   string(REPLACE "," ";" flags "${flags}")
-  run("attnlab train ${flags} --save" ${ATTNLAB} train ${flags} --seed ${seed} --eval ${eval} --json
-      --save ${dir}/${name}.safetensors)
-  string(REGEX MATCH "{\"final\":true[^\n]*" final "${out}")
+  expect_run("attnlab train ${flags} --save" 0 "^" "^$"
+             ${ATTNLAB} train ${flags} --seed ${seed} --eval ${eval} --json --save ${dir}/${name}.safetensors)
+  string(REGEX MATCH "{\"final\":true[^\n]*" final "${expect_run_out}")
   file(WRITE ${dir}/${name}.train.json "${final}")
-  run("attn_learn_probe ${name}" ${PROBE} ${dir}/${name}.safetensors ${dir}/${name}.config.json ${seed} ${eval}
-      ${dir}/${name}.probe.safetensors)
+  expect_run("attn_learn_probe ${name}" 0 "^" "^$"
+             ${PROBE} ${dir}/${name}.safetensors ${dir}/${name}.config.json ${seed} ${eval} ${dir}/${name}.probe.safetensors)
   list(APPEND names ${name})
 endforeach()
 
 set(ids 12,7,310,44,5,981,23,2,77,1500,9,64,3,4000,18,256,31,700,11,2048,6,95,142,8)
-run("attnlab lm --save" ${ATTNLAB} lm --model ${SOURCE}/web/assets/lm-brown.bin --save ${dir}/lm-brown.safetensors)
-run("attnlab lm --json" ${ATTNLAB} lm --model ${SOURCE}/web/assets/lm-brown.bin --ids ${ids} --top 100 --json)
-file(WRITE ${dir}/lm-brown.lm.json "${out}")
+expect_run("attnlab lm --save" 0 "^" "^$" ${ATTNLAB} lm --model ${SOURCE}/web/assets/lm-brown.bin --save ${dir}/lm-brown.safetensors)
+expect_run("attnlab lm --json" 0 "^" "^$" ${ATTNLAB} lm --model ${SOURCE}/web/assets/lm-brown.bin --ids ${ids} --top 100 --json)
+file(WRITE ${dir}/lm-brown.lm.json "${expect_run_out}")
 
-run("export_check.py" ${PYTHON} ${SOURCE}/tests/torch/export_check.py ${SOURCE} ${dir} --learn ${names} --lm lm-brown)
-message("${out}")
+expect_run("export_check.py" 0 "^" "^" ${PYTHON} ${SOURCE}/tests/torch/export_check.py ${SOURCE} ${dir} --learn ${names} --lm lm-brown)
+message("${expect_run_out}")
