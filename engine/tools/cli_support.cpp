@@ -16,12 +16,6 @@ constexpr size_t kWidth = 100;      // columns of a help line
 
 }  // namespace
 
-std::string ConfigPathBeside(const std::string& path) {
-  const std::string ending = ".safetensors";
-  const bool ends = path.size() > ending.size() && path.compare(path.size() - ending.size(), ending.size(), ending) == 0;
-  return (ends ? path.substr(0, path.size() - ending.size()) : path) + ".config.json";
-}
-
 bool OpenForWriting(const std::string& path, std::FILE** file, std::string* error) {
   *file = std::fopen(path.c_str(), "wb");
   if (!*file) *error = "cannot write '" + Excerpt(path.c_str()) + "' (" + std::strerror(errno) + ")";

@@ -51,10 +51,6 @@ bool ParseInteger(const char* text, int64_t lo, int64_t hi, int64_t* out);
 // The whole of `text` as a finite float: no spaces, no trailing garbage, no inf or nan.
 bool ParseFinite(const char* text, float* out);
 
-// --save FILE.safetensors: the config.json written beside it, FILE.config.json (".safetensors"
-// replaced; appended to a name without that ending), so one directory holds several models.
-std::string ConfigPathBeside(const std::string& safetensors_path);
-
 // Opens `path` for writing (truncating it); false with "cannot write 'PATH'" in *error.
 bool OpenForWriting(const std::string& path, std::FILE** file, std::string* error);
 // Writes all of `bytes` and closes `file`; false with "cannot write 'PATH'" in *error.

@@ -111,7 +111,7 @@ int Lm(int argc, char** argv) {
     std::string safetensors, config_json, error;
     status = train::WriteLmCheckpoint(model, &safetensors, &config_json);
     if (!status.ok()) return UsageError("lm", "--save: " + status.ToString());
-    const std::string config_out = ConfigPathBeside(save_path);
+    const std::string config_out = train::ConfigNameBeside(save_path);
     std::FILE* files[2] = {nullptr, nullptr};
     const bool saved = OpenForWriting(save_path, &files[0], &error) && WriteAndClose(files[0], save_path, safetensors, &error) &&
                        OpenForWriting(config_out, &files[1], &error) && WriteAndClose(files[1], config_out, config_json, &error);

@@ -12,6 +12,7 @@
 
 #include "attn/train/data_size.h"
 #include "attn/train/head_roles.h"
+#include "attn/train/lm_checkpoint.h"
 #include "attn/train/model_checkpoint.h"
 #include "attn/train/trainer.h"
 #include "cli_flags.h"
@@ -119,7 +120,7 @@ int Train(int argc, char** argv) {
   attn::Status status = trainer.Init(config);  // refuses a run whose memory estimate passes the limit
   if (!status.ok()) return UsageError("train", WithFlagNames(status));
   // Both files are opened before training, so a path that cannot be written costs no training.
-  const std::string config_path = ConfigPathBeside(save_path);
+  const std::string config_path = attn::train::ConfigNameBeside(save_path);
   std::FILE* save_files[2] = {nullptr, nullptr};
   if (!save_path.empty()) {
     std::string error;

@@ -77,6 +77,14 @@ TEST(ModelCheckpoint, NamesTheDefaultModelsTensorsAsDocumented) {
   EXPECT_EQ(w.file.metadata, (std::vector<std::pair<std::string, std::string>>{{"format", "pt"}, {"attnlab.model", "learn"}}));
 }
 
+// The pair --save and the page's "Export weights" write: FILE.safetensors and FILE.config.json.
+TEST(ModelCheckpoint, NamesTheConfigBesideTheFile) {
+  EXPECT_EQ(ConfigNameBeside("learn.safetensors"), "learn.config.json");
+  EXPECT_EQ(ConfigNameBeside("out/recall 2.safetensors"), "out/recall 2.config.json");
+  EXPECT_EQ(ConfigNameBeside("model.bin"), "model.bin.config.json");
+  EXPECT_EQ(ConfigNameBeside(".safetensors"), ".safetensors.config.json");
+}
+
 class ModelCheckpointSettings : public ::testing::TestWithParam<std::tuple<Positions, bool, bool>> {};
 
 // Every parameter ForEachParameter lists is in the file, once, as its exact float bytes (row-major);

@@ -568,6 +568,12 @@ Status WriteSafetensors(const std::vector<std::pair<std::string, std::string>>& 
   }
 }
 
+std::string ConfigNameBeside(const std::string& name) {
+  const std::string ending = ".safetensors";
+  const bool ends = name.size() > ending.size() && name.compare(name.size() - ending.size(), ending.size(), ending) == 0;
+  return (ends ? name.substr(0, name.size() - ending.size()) : name) + ".config.json";
+}
+
 Status WriteLmCheckpoint(const LmModel& model, std::string* safetensors, std::string* config_json) {
   try {
     const LmConfig& c = model.config;

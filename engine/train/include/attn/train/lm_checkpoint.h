@@ -130,6 +130,11 @@ struct SafetensorsEntry {
 Status WriteSafetensors(const std::vector<std::pair<std::string, std::string>>& metadata,
                         const std::vector<SafetensorsEntry>& tensors, std::string* out);
 
+// The name of the config.json saved beside FILE.safetensors: FILE.config.json (".safetensors"
+// replaced; appended to a name without that ending), so one directory holds several models. The CLI's
+// --save and the page's "Export weights" both name the pair by it.
+std::string ConfigNameBeside(const std::string& safetensors_name);
+
 // attnlab's model as Hugging Face GPT-2 names (no prefix, Conv1D (in, out) layout: the engine's own
 // x·W, so no transposes), F32, plus lm_head.bias (our output bias) and __metadata__
 // {"format": "pt", "attnlab.vocabulary": words joined by '\n'}; `config_json` gets GPT-2's keys
