@@ -108,7 +108,7 @@ int Lm(int argc, char** argv) {
   bytes.shrink_to_fit();
   if (!status.ok()) return UsageError("lm", "--model '" + Excerpt(model_path.c_str()) + "': " + status.ToString());
   if (!save_path.empty()) {  // the model as GPT-2 safetensors + FILE.config.json (docs/pytorch.md)
-    std::string safetensors, config_json, error;
+    std::string safetensors, config_json;
     status = train::WriteLmCheckpoint(model, &safetensors, &config_json);
     if (!status.ok()) return UsageError("lm", "--save: " + status.ToString());
     const std::string config_out = train::ConfigNameBeside(save_path);
