@@ -1,5 +1,6 @@
 # expect_run(description expected_code stdout_regex stderr_regex COMMAND...): runs the command and
-# fails the script when the exit code or either stream is not what the contract says.
+# fails the script when the exit code or either stream is not what the contract says; the command's
+# stdout is left in `expect_run_out` for the caller.
 function(expect_run description expected_code stdout_regex stderr_regex)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT code EQUAL expected_code)
@@ -11,4 +12,5 @@ function(expect_run description expected_code stdout_regex stderr_regex)
   if(NOT err MATCHES "${stderr_regex}")
     message(FATAL_ERROR "${description}: stderr does not match '${stderr_regex}':\n${err}")
   endif()
+  set(expect_run_out "${out}" PARENT_SCOPE)
 endfunction()

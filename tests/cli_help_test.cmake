@@ -12,7 +12,7 @@ set(flags_run --kernel --max-input-mb --max-elements --help)
 set(flags_check --json --kernel --max-input-mb --max-elements --help)
 set(flags_attend --dim --temperature --scale --kernel --help)
 set(flags_train --task --layers --heads --dim --positions --steps --seed --batch --lr --optimizer
-                --no-layer-norm --mlp --log-every --eval --json --help)
+                --no-layer-norm --mlp --log-every --eval --save --json --help)
 set(flags_datasize --task --sizes --seeds --steps --batch --eval --json --help)
 set(flags_generate --prompt --tokens --temperature --seed --model --json --help)
 set(flags_lm-eval --model --corpus --json --help)

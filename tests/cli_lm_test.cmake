@@ -75,7 +75,7 @@ endif()
 # `attnlab lm` on the committed GPT-2 / nanoGPT checkpoints (tests/data/checkpoints, issue 28): the
 # JSON contract (ids, top K per position), greedy tokens, and hostile or incomplete input exiting 2
 # with the reader's message.
-#   cmake -DATTNLAB=path/to/attnlab -DMODEL=web/assets/lm-brown.bin -DPART=checkpoint -DDATA=tests/data -P cli_lm_test.cmake
+#   cmake -DATTNLAB=path/to/attnlab -DMODEL=web/assets/lm-brown.bin -DPART=checkpoint -DDATA=tests/data -DSCRATCH=dir -P cli_lm_test.cmake
 if(PART STREQUAL "checkpoint")
 set(ck ${DATA}/checkpoints)
 set(entry "{\"id\":[0-9]+,\"token\":\"\\[[0-9]+\\]\",\"p\":[0-9.e-]+}")
@@ -95,4 +95,19 @@ expect_run("lm, not a checkpoint" 2 "^$" "safetensors: header length"
            ${ATTNLAB} lm --model ${ck}/gpt2-f32.config.json --ids 5)
 expect_run("lm, the asset too" 0 "^model: 4 layers, 4 heads, d_model 128" "^$"
            ${ATTNLAB} lm --model ${MODEL} --ids 1,2)
+# --save (issue 28): the asset as GPT-2 safetensors + FILE.config.json, which `lm` reads back to the
+# same numbers, bit for bit (the asset's weights, dequantised, are what the file holds).
+set(saved ${SCRATCH}/cli-lm-save)
+expect_run("lm --save" 0 "^saved [^\n]*/cli-lm-save.safetensors and [^\n]*/cli-lm-save.config.json\n$" "^$"
+           ${ATTNLAB} lm --model ${MODEL} --save ${saved}.safetensors)
+execute_process(COMMAND ${ATTNLAB} lm --model ${MODEL} --ids 1,2,3,9 --top 4 --tokens 3 --json OUTPUT_VARIABLE from_asset)
+execute_process(COMMAND ${ATTNLAB} lm --model ${saved}.safetensors --config ${saved}.config.json --ids 1,2,3,9 --top 4
+                        --tokens 3 --json OUTPUT_VARIABLE from_saved)
+if(NOT from_asset STREQUAL from_saved OR from_asset STREQUAL "")
+  message(FATAL_ERROR "lm --save: the saved model's numbers differ from the asset's:\n${from_asset}${from_saved}")
+endif()
+expect_run("lm --save where nothing can be written" 2 "^$" "^attnlab lm: invalid_argument: --save: cannot write '"
+           ${ATTNLAB} lm --model ${MODEL} --save ${SCRATCH}/no-such-directory/m.safetensors)
+expect_run("lm without --ids or --save" 2 "^$" "--ids: required \\(token ids separated by commas\\) unless --save is given"
+           ${ATTNLAB} lm --model ${MODEL})
 endif()

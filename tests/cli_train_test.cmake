@@ -1,7 +1,9 @@
 # `attnlab train`'s contract: one JSON line per logged step, then a final line with the held-out
 # accuracy and each head's measured role; the README's example reaches held-out accuracy ≥ 0.9;
 # a bad flag gives a clear message and exit code 2.
-#   cmake -DATTNLAB=path/to/attnlab [-DQUICK=1] -P cli_train_test.cmake   (QUICK: not the 3000 steps)
+# --save writes the model and FILE.config.json beside it (docs/pytorch.md), and a path that cannot
+# be written exits 2 before training.
+#   cmake -DATTNLAB=path/to/attnlab -DSCRATCH=dir [-DQUICK=1] -P cli_train_test.cmake   (QUICK: not the 3000 steps)
 include(${CMAKE_CURRENT_LIST_DIR}/cli_expect_run.cmake)
 
 if(NOT QUICK)
@@ -38,3 +40,22 @@ expect_run("a width the heads do not divide, in flags" 2 "^$"
 expect_run("training over the memory limit is refused before it starts, naming the flags" 2 "^$"
            "^attnlab train: resource_exhausted: --dim 512, --heads 2, --layers 3, --batch 1024: training needs an estimated [0-9.]+ GB, over the limit of [0-9.]+ GB \\(a smaller --dim or --batch\\)\nsee attnlab help train\n$"
            ${ATTNLAB} train --task previous --dim 512 --layers 3 --batch 1024 --mlp --steps 1)
+
+# Issue 28: --save.
+set(saved ${SCRATCH}/cli-train-save)
+file(REMOVE ${saved}.safetensors ${saved}.config.json)
+expect_run("--save, text" 0 "\nsaved [^\n]*/cli-train-save.safetensors and [^\n]*/cli-train-save.config.json\n$" "^$"
+           ${ATTNLAB} train --task copy --layers 1 --heads 1 --steps 5 --save ${saved}.safetensors)
+file(READ ${saved}.config.json config)
+file(SIZE ${saved}.safetensors size)
+if(NOT config MATCHES "\"model_type\": \"attnlab-learn\",\n  \"task\": \"copy\"" OR size LESS 1000)
+  message(FATAL_ERROR "--save: ${saved}.safetensors (${size} bytes) and its config:\n${config}")
+endif()
+expect_run("--save, JSON: the final line names both files" 0
+           ",\"saved\":{\"safetensors\":\"[^\"]*/cli-train-save.safetensors\",\"config\":\"[^\"]*/cli-train-save.config.json\"}}\n$" "^$"
+           ${ATTNLAB} train --task copy --layers 1 --heads 1 --steps 5 --json --save ${saved}.safetensors)
+expect_run("--save, a name without .safetensors: the config's name appends" 0 "and [^\n]*/cli-train-save.bin.config.json\n$" "^$"
+           ${ATTNLAB} train --task copy --layers 1 --heads 1 --steps 1 --save ${saved}.bin)
+expect_run("--save where nothing can be written: exit 2 before training" 2 "^$"
+           "^attnlab train: invalid_argument: --save: cannot write '[^']*' \\([^)]+\\)\nsee attnlab help train\n$"
+           ${ATTNLAB} train --task copy --steps 100000 --save ${SCRATCH}/no-such-directory/m.safetensors)

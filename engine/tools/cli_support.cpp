@@ -16,6 +16,19 @@ constexpr size_t kWidth = 100;      // columns of a help line
 
 }  // namespace
 
+bool OpenForWriting(const std::string& path, std::FILE** file, std::string* error) {
+  *file = std::fopen(path.c_str(), "wb");
+  if (!*file) *error = "cannot write '" + Excerpt(path.c_str()) + "' (" + std::strerror(errno) + ")";
+  return *file != nullptr;
+}
+
+bool WriteAndClose(std::FILE* file, const std::string& path, const std::string& bytes, std::string* error) {
+  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
+  if (std::fclose(file) == 0 && written) return true;
+  *error = "cannot write '" + Excerpt(path.c_str()) + "'";
+  return false;
+}
+
 int UsageError(const std::string& command, const std::string& reason) {
   const std::string prefix = command.empty() ? "attnlab" : "attnlab " + command;
   std::fprintf(stderr, "%s: %s\nsee %s\n", prefix.c_str(), reason.c_str(),

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 namespace attnlab_cli {
@@ -49,6 +50,11 @@ bool ParseInteger(const char* text, int64_t lo, int64_t hi, int64_t* out);
 
 // The whole of `text` as a finite float: no spaces, no trailing garbage, no inf or nan.
 bool ParseFinite(const char* text, float* out);
+
+// Opens `path` for writing (truncating it); false with "cannot write 'PATH'" in *error.
+bool OpenForWriting(const std::string& path, std::FILE** file, std::string* error);
+// Writes all of `bytes` and closes `file`; false with "cannot write 'PATH'" in *error.
+bool WriteAndClose(std::FILE* file, const std::string& path, const std::string& bytes, std::string* error);
 
 // A help flag among the arguments after the command ("--help" or "-h").
 bool AsksForHelp(int argc, char** argv);

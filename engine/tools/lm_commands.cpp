@@ -80,14 +80,16 @@ int Lm(int argc, char** argv) {
   std::string model_path, config_path;
   std::vector<int> ids;
   int top = 5, tokens = 0, heads = 0;
+  std::string save_path;
   const bool ok = flags.Text("--model", &model_path) && flags.Text("--config", &config_path) &&
                   flags.IntList(kIds, &ids) && flags.Int(kTop, &top) && flags.Int(kLmTokens, &tokens) &&
-                  flags.Int(kHeads, &heads);
+                  flags.Int(kHeads, &heads) && flags.Text("--save", &save_path);
   if (!ok) return UsageError("lm", flags.error());
   const bool json = flags.Switch("--json");
   if (!flags.Finish()) return UsageError("lm", flags.error());
   if (model_path.empty()) return UsageError("lm", "invalid_argument: --model: required (a .safetensors file or an attnlab asset)");
-  if (ids.empty()) return UsageError("lm", "invalid_argument: --ids: required (token ids separated by commas)");
+  if (ids.empty() && save_path.empty())
+    return UsageError("lm", "invalid_argument: --ids: required (token ids separated by commas) unless --save is given");
   std::string bytes, error;
   if (!ReadBounded(model_path, kMaxModelFileBytes, &bytes, &error)) return UsageError("lm", "parse_error: --model: " + error);
   train::LmModel model;
@@ -105,6 +107,21 @@ int Lm(int argc, char** argv) {
   bytes.clear();
   bytes.shrink_to_fit();
   if (!status.ok()) return UsageError("lm", "--model '" + Excerpt(model_path.c_str()) + "': " + status.ToString());
+  if (!save_path.empty()) {  // the model as GPT-2 safetensors + FILE.config.json (docs/pytorch.md)
+    std::string safetensors, config_json;
+    status = train::WriteLmCheckpoint(model, &safetensors, &config_json);
+    if (!status.ok()) return UsageError("lm", "--save: " + status.ToString());
+    const std::string config_out = train::ConfigNameBeside(save_path);
+    std::FILE* files[2] = {nullptr, nullptr};
+    const bool saved = OpenForWriting(save_path, &files[0], &error) && WriteAndClose(files[0], save_path, safetensors, &error) &&
+                       OpenForWriting(config_out, &files[1], &error) && WriteAndClose(files[1], config_out, config_json, &error);
+    if (!saved) return UsageError("lm", "invalid_argument: --save: " + error);
+    if (ids.empty()) {
+      std::printf(json ? "{\"saved\":{\"safetensors\":%s,\"config\":%s}}\n" : "saved %s and %s\n",
+                  (json ? JsonString(save_path) : save_path).c_str(), (json ? JsonString(config_out) : config_out).c_str());
+      return kExitOk;
+    }
+  }
   const train::LmConfig& c = model.config;
   for (size_t i = 0; i < ids.size(); ++i)
     if (ids[i] >= c.vocab)
@@ -183,6 +200,7 @@ int Lm(int argc, char** argv) {
 
 std::string LmHelp() {
   return "usage: attnlab lm --model FILE [--config FILE] [--heads H] --ids ID,ID,... [--top K] [--tokens N] [--json]\n"
+         "       attnlab lm --model FILE [--config FILE] [--heads H] --save FILE.safetensors [--ids ...]\n"
          "\n"
          "Runs a language model on token ids: a GPT-2 or nanoGPT checkpoint (.safetensors, F32/F16/BF16;\n"
          "settings from a Hugging Face config.json) or an attnlab asset. Prints the top-K next tokens at\n"
@@ -194,6 +212,8 @@ std::string LmHelp() {
          HelpFlag("--config FILE", "config.json beside a checkpoint (n_head, layer_norm_epsilon, activation_function)") +
          IntFlagHelp(kHeads, "the config's n_head") + HelpFlag("--ids ID,ID,...", "required: token ids, each 0–65535") +
          IntFlagHelp(kTop, "5") + IntFlagHelp(kLmTokens, "0") +
+         HelpFlag("--save FILE", "the model (an asset or a checkpoint) as FILE, safetensors in GPT-2's names, and "
+                                 "FILE.config.json beside it (docs/pytorch.md); --ids optional then") +
          HelpFlag("--json", "one line: {\"ids\": [...], \"top\": [[{\"id\", \"token\", \"p\"} × K] per position], "
                             "\"generated\": [ids]}") +
          HelpFlag("--help, -h", "this text") + HelpExitCodes("ran", "the model failed (a value not finite)") +

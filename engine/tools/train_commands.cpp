@@ -12,6 +12,8 @@
 
 #include "attn/train/data_size.h"
 #include "attn/train/head_roles.h"
+#include "attn/train/lm_checkpoint.h"
+#include "attn/train/model_checkpoint.h"
 #include "attn/train/trainer.h"
 #include "cli_flags.h"
 #include "cli_support.h"
@@ -90,13 +92,14 @@ int Train(int argc, char** argv) {
   std::string positions = kPositionNames[static_cast<int>(config.model.positions)];
   std::string optimizer = kOptimizerNames[static_cast<int>(config.optimizer.kind)];
   int steps = kDefaultSteps, log_every = kDefaultLogEvery, eval = kDefaultEval, seed = kDefaultSeed;
+  std::string save_path;
   const bool ok = flags.Int(kLayers, &config.model.layers) && flags.Int(kHeads, &config.model.heads) &&
                   flags.Int(kDim, &config.model.d_model) && flags.Text("--positions", &positions) &&
                   flags.Int(kTrainSteps, &steps) && flags.Int(kSeed, &seed) &&
                   flags.Int(kTrainBatch, &config.batch_size) &&
                   flags.Float(kLearningRate, &config.optimizer.learning_rate) &&
                   flags.Text("--optimizer", &optimizer) && flags.Int(kLogEvery, &log_every) &&
-                  flags.Int(kTrainEval, &eval);
+                  flags.Int(kTrainEval, &eval) && flags.Text("--save", &save_path);
   if (!ok) return UsageError("train", flags.error());
   config.model.layer_norm = !flags.Switch("--no-layer-norm");
   config.model.mlp = flags.Switch("--mlp");
@@ -116,6 +119,16 @@ int Train(int argc, char** argv) {
   attn::train::Trainer trainer;
   attn::Status status = trainer.Init(config);  // refuses a run whose memory estimate passes the limit
   if (!status.ok()) return UsageError("train", WithFlagNames(status));
+  // Both files are opened before training, so a path that cannot be written costs no training.
+  const std::string config_path = attn::train::ConfigNameBeside(save_path);
+  std::FILE* save_files[2] = {nullptr, nullptr};
+  if (!save_path.empty()) {
+    std::string error;
+    if (!OpenForWriting(save_path, &save_files[0], &error) || !OpenForWriting(config_path, &save_files[1], &error)) {
+      if (save_files[0]) std::fclose(save_files[0]);
+      return UsageError("train", "invalid_argument: --save: " + error);
+    }
+  }
   const auto start = std::chrono::steady_clock::now();
   double loss_sum = 0, accuracy_sum = 0;
   int in_window = 0;
@@ -143,6 +156,18 @@ int Train(int argc, char** argv) {
     std::fprintf(stderr, "attnlab train: %s\n", status.ToString().c_str());
     return kExitFailed;
   }
+  if (!save_path.empty()) {
+    std::string safetensors, config_json, error;
+    status = attn::train::WriteModelCheckpoint(trainer.config().task, trainer.model(), trainer.parameters(),
+                                               &safetensors, &config_json);
+    if (!status.ok()) {
+      std::fprintf(stderr, "attnlab train: --save: %s\n", status.ToString().c_str());
+      return kExitFailed;
+    }
+    if (!WriteAndClose(save_files[0], save_path, safetensors, &error) ||
+        !WriteAndClose(save_files[1], config_path, config_json, &error))
+      return UsageError("train", "invalid_argument: --save: " + error);
+  }
   const double steps_per_second = seconds > 0 ? steps / seconds : 0;
   if (json) {
     std::printf("{\"final\":true,\"steps\":%d,\"held_out\":{\"loss\":%.6g,\"accuracy\":%.6g,\"positions\":%d},"
@@ -153,11 +178,16 @@ int Train(int argc, char** argv) {
       std::printf("%s{\"layer\":%d,\"head\":%d,\"role\":%s,\"share\":%.4f,\"text\":%s}", i ? "," : "", r.layer,
                   r.head, JsonString(attn::train::KeyKindText(r.kind)).c_str(), r.share, JsonString(r.text).c_str());
     }
-    std::printf("]}\n");
+    std::printf("]");
+    if (!save_path.empty())
+      std::printf(",\"saved\":{\"safetensors\":%s,\"config\":%s}", JsonString(save_path).c_str(),
+                  JsonString(config_path).c_str());
+    std::printf("}\n");
   } else {
     std::printf("held-out: loss %.4f, accuracy %.3f over %d positions; %.0f steps/s\n", held_out.loss,
                 held_out.accuracy, held_out.scored, steps_per_second);
     for (const auto& r : roles) std::printf("%s\n", r.text.c_str());
+    if (!save_path.empty()) std::printf("saved %s and %s\n", save_path.c_str(), config_path.c_str());
   }
   return kExitOk;
 }
@@ -272,11 +302,16 @@ std::string TrainHelp() {
                   "a ReLU MLP after each attention (default " + on_off(defaults.model.mlp) + ")") +
          IntFlagHelp(kLogEvery, std::to_string(kDefaultLogEvery)) +
          IntFlagHelp(kTrainEval, std::to_string(kDefaultEval)) +
+         HelpFlag("--save FILE",
+                  "after training, the model as FILE (safetensors, F32) and its settings as "
+                  "FILE.config.json beside it (FILE's .safetensors ending replaced): names and "
+                  "settings in docs/pytorch.md, which loads them in PyTorch") +
          HelpFlag("--json",
                   "JSON lines instead: {\"step\", \"loss\", \"accuracy\"} every K steps, then "
                   "{\"final\": true, \"steps\", \"held_out\": {\"loss\", \"accuracy\", "
                   "\"positions\"}, \"steps_per_second\", \"heads\": [{\"layer\", \"head\", "
-                  "\"role\", \"share\", \"text\"}, ...]}") +
+                  "\"role\", \"share\", \"text\"}, ...], with --save \"saved\": "
+                  "{\"safetensors\", \"config\"}}") +
          HelpFlag("--help, -h", "this text") +
          HelpExitCodes("trained", "training failed (a step or the evaluation returned an error)") +
          HelpExample(

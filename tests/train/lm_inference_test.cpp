@@ -245,6 +245,33 @@ TEST(LmGenerate, SameSeedSameWordsThroughTheCache) {
   }
 }
 
+// exclude_unknown where the unknown word dominates: its output bias +50 puts nearly all the
+// probability on it at every step (checked), so greedy and sampled generation choose it on every
+// word when allowed (exclude_unknown false, a checkpoint's last id being a real token), and never
+// when excluded — the rest then keep their ratios, so greedy takes the best of the others.
+TEST(LmGenerate, ExcludeUnknownNeverChoosesTheLastIdEvenWhereItDominates) {
+  LmModel m = SmallModel(Positions::kLearned);
+  const int unknown = m.config.vocab - 1;
+  m.params.out_b(0, unknown) += 50.0f;
+  for (const float temperature : {0.0f, 0.8f}) {
+    LmGenerateConfig g;
+    g.tokens = 8;
+    g.temperature = temperature;
+    std::vector<LmGenerated> excluded, allowed;
+    ASSERT_TRUE(LmGenerate(m, {1, 2}, g, &excluded).ok());
+    g.exclude_unknown = false;
+    ASSERT_TRUE(LmGenerate(m, {1, 2}, g, &allowed).ok());
+    ASSERT_EQ(excluded.size(), 8u);
+    ASSERT_EQ(allowed.size(), 8u);
+    for (size_t i = 0; i < 8; ++i) {
+      EXPECT_NE(excluded[i].id, unknown) << "temperature " << temperature << ", word " << i;
+      EXPECT_LT(excluded[i].p, 1e-6f) << "the word chosen instead has almost none of the probability";
+      EXPECT_EQ(allowed[i].id, unknown) << "temperature " << temperature << ", word " << i;
+      EXPECT_GT(allowed[i].p, 0.999f) << "the unknown word is the most probable";
+    }
+  }
+}
+
 TEST(LmGenerate, RefusesBadArgumentsWithClearMessages) {
   const LmModel m = SmallModel(Positions::kLearned);
   std::vector<LmGenerated> out;

@@ -36,12 +36,6 @@ int DtypeSize(const std::string& dtype) {
   return 0;
 }
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 // A JSON number that is a non-negative integer (no fraction, no exponent, fits int64).
 bool NonNegativeInteger(const JsonValue& v, int64_t* out) {
   if (v.kind != JsonValue::Kind::kNumber || !v.integral || v.integer < 0) return false;
@@ -52,6 +46,12 @@ bool NonNegativeInteger(const JsonValue& v, int64_t* out) {
 std::string Clip(const std::string& s) { return s.size() > 80 ? s.substr(0, 80) + "…" : s; }
 
 }  // namespace
+
+std::string SafetensorsShapeText(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
 
 // [SECTION] Dtypes
 float HalfToFloat(uint16_t h) {
@@ -151,7 +151,7 @@ Status ParseSafetensors(const uint8_t* bytes, size_t size, SafetensorsFile* out)
       if (too_big || want / static_cast<uint64_t>(element) != count || want != t.end - t.begin)
         return ParseFail(where + range + " hold " + std::to_string(t.end - t.begin) + " bytes, expected " +
                          (too_big ? std::string("more than the data") : std::to_string(want)) + " (shape " +
-                         ShapeText(t.shape) + " × " + t.dtype + "'s " + std::to_string(element) + ")");
+                         SafetensorsShapeText(t.shape) + " × " + t.dtype + "'s " + std::to_string(element) + ")");
       file.tensors.push_back(std::move(t));
     }
     // No two tensors share a byte.
@@ -311,7 +311,7 @@ Status ReadLmCheckpoint(const std::string& bytes, const LmCheckpointOptions& opt
     const SafetensorsTensor* wte = find("wte.weight");
     if (!wte) return missing("wte.weight", " (the token embedding: not a GPT-2 / nanoGPT checkpoint?)");
     if (wte->shape.size() != 2)
-      return CheckpointFail(StatusCode::kShapeMismatch, "wte.weight: expected 2 dimensions (vocab, n_embd), got shape " + ShapeText(wte->shape));
+      return CheckpointFail(StatusCode::kShapeMismatch, "wte.weight: expected 2 dimensions (vocab, n_embd), got shape " + SafetensorsShapeText(wte->shape));
     const int64_t vocab = wte->shape[0], d = wte->shape[1];
     int layers = 0;
     for (const auto& [name, t] : by_name) {
@@ -333,7 +333,7 @@ Status ReadLmCheckpoint(const std::string& bytes, const LmCheckpointOptions& opt
     if (s.positions == Positions::kLearned) {
       if (!wpe) return missing("wpe.weight", " (learned positions; an attnlab RoPE model says attnlab_positions \"rope\" in its config)");
       if (wpe->shape.size() != 2)
-        return CheckpointFail(StatusCode::kShapeMismatch, "wpe.weight: expected 2 dimensions (n_positions, n_embd), got shape " + ShapeText(wpe->shape));
+        return CheckpointFail(StatusCode::kShapeMismatch, "wpe.weight: expected 2 dimensions (n_positions, n_embd), got shape " + SafetensorsShapeText(wpe->shape));
       ATTN_RETURN_IF_ERROR(cross("n_positions", s.n_positions, wpe->shape[0], "wpe.weight has rows"));
       seq_len = wpe->shape[0];
     } else if (seq_len < 0) {
@@ -367,7 +367,7 @@ Status ReadLmCheckpoint(const std::string& bytes, const LmCheckpointOptions& opt
     else
       return CheckpointFail(StatusCode::kShapeMismatch, "h.0.attn.c_attn.weight: expected (" + std::to_string(d) + ", " +
                                                             std::to_string(3 * d) + ") (GPT-2's Conv1D) or (" + std::to_string(3 * d) +
-                                                            ", " + std::to_string(d) + ") (nanoGPT's Linear), got " + ShapeText(c_attn->shape));
+                                                            ", " + std::to_string(d) + ") (nanoGPT's Linear), got " + SafetensorsShapeText(c_attn->shape));
     const bool biases = find("h.0.attn.c_attn.bias") != nullptr;
     std::set<std::string> expected = {"wte.weight", "ln_f.weight"};
     if (c.positions == Positions::kLearned) expected.insert("wpe.weight");
@@ -396,7 +396,7 @@ Status ReadLmCheckpoint(const std::string& bytes, const LmCheckpointOptions& opt
     const auto load = [&](const std::string& name, std::vector<int64_t> shape) -> Status {
       const SafetensorsTensor* t = find(name);
       if (t->shape != shape)
-        return CheckpointFail(StatusCode::kShapeMismatch, Clip(t->name) + ": expected shape " + ShapeText(shape) + ", got " + ShapeText(t->shape));
+        return CheckpointFail(StatusCode::kShapeMismatch, Clip(t->name) + ": expected shape " + SafetensorsShapeText(shape) + ", got " + SafetensorsShapeText(t->shape));
       dtypes.insert(t->dtype);
       return SafetensorsToFloats(file, *t, &buffer);
     };
@@ -522,6 +522,58 @@ Status ReadLmCheckpoint(const std::string& bytes, const LmCheckpointOptions& opt
 }
 
 // [SECTION] Writing
+Status WriteSafetensors(const std::vector<std::pair<std::string, std::string>>& metadata,
+                        const std::vector<SafetensorsEntry>& tensors, std::string* out) {
+  try {
+    std::string header = "{\"__metadata__\":{";
+    for (size_t i = 0; i < metadata.size(); ++i) {
+      if (i) header += ",";
+      AppendJsonString(metadata[i].first, &header);
+      header += ":";
+      AppendJsonString(metadata[i].second, &header);
+    }
+    header += "}";
+    uint64_t offset = 0;
+    for (const SafetensorsEntry& t : tensors) {
+      int64_t count = 1;
+      for (const int64_t n : t.shape) count *= n;
+      if (count != t.values.size())
+        return Status(StatusCode::kShapeMismatch, "safetensors: " + Clip(t.name) + ": shape " + SafetensorsShapeText(t.shape) + " holds " +
+                                                      std::to_string(count) + " values, expected " + std::to_string(t.values.size()));
+      const uint64_t bytes = 4 * static_cast<uint64_t>(count);
+      header += ",";
+      AppendJsonString(t.name, &header);
+      header += ":{\"dtype\":\"F32\",\"shape\":" + SafetensorsShapeText(t.shape) + ",\"data_offsets\":[" + std::to_string(offset) +
+                "," + std::to_string(offset + bytes) + "]}";
+      offset += bytes;
+    }
+    header += "}";
+    while (header.size() % 8) header += ' ';  // the data starts 8-aligned, as the safetensors crate writes it
+    std::string bytes;
+    bytes.reserve(8 + header.size() + offset);
+    for (int k = 0; k < 8; ++k) bytes.push_back(static_cast<char>((static_cast<uint64_t>(header.size()) >> (8 * k)) & 0xFF));
+    bytes += header;
+    for (const SafetensorsEntry& t : tensors)
+      for (Eigen::Index r = 0; r < t.values.rows(); ++r)
+        for (Eigen::Index k = 0; k < t.values.cols(); ++k) {
+          uint32_t bits;
+          const float v = t.values(r, k);
+          std::memcpy(&bits, &v, sizeof bits);
+          for (int b = 0; b < 4; ++b) bytes.push_back(static_cast<char>((bits >> (8 * b)) & 0xFF));
+        }
+    *out = std::move(bytes);
+    return Status::Ok();
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kResourceExhausted, "safetensors: out of memory writing the tensors");
+  }
+}
+
+std::string ConfigNameBeside(const std::string& name) {
+  const std::string ending = ".safetensors";
+  const bool ends = name.size() > ending.size() && name.compare(name.size() - ending.size(), ending.size(), ending) == 0;
+  return (ends ? name.substr(0, name.size() - ending.size()) : name) + ".config.json";
+}
+
 Status WriteLmCheckpoint(const LmModel& model, std::string* safetensors, std::string* config_json) {
   try {
     const LmConfig& c = model.config;
@@ -537,11 +589,9 @@ Status WriteLmCheckpoint(const LmModel& model, std::string* safetensors, std::st
     }
     const ModelParameters& p = model.params;
     const Eigen::Index d = c.d_model;
-    std::vector<std::pair<std::string, Matrix>> tensors;  // name, stored matrix (row-major: its bytes)
-    std::vector<std::vector<int64_t>> shapes;
+    std::vector<SafetensorsEntry> tensors;
     const auto add = [&](const std::string& name, const Matrix& m, bool vector) {
-      tensors.emplace_back(name, m);
-      shapes.push_back(vector ? std::vector<int64_t>{m.size()} : std::vector<int64_t>{m.rows(), m.cols()});
+      tensors.push_back({name, vector ? std::vector<int64_t>{m.size()} : std::vector<int64_t>{m.rows(), m.cols()}, m});
     };
     add("wte.weight", p.wte, false);
     if (c.positions == Positions::kLearned) add("wpe.weight", p.wpe, false);
@@ -567,33 +617,8 @@ Status WriteLmCheckpoint(const LmModel& model, std::string* safetensors, std::st
     add("ln_f.weight", p.lnf_gamma, true);
     add("ln_f.bias", p.lnf_beta, true);
     add("lm_head.bias", p.out_b, true);
-
-    std::string header = "{\"__metadata__\":{\"format\":\"pt\",\"attnlab.vocabulary\":";
-    AppendJsonString(words, &header);
-    header += "}";
-    uint64_t offset = 0;
-    for (size_t i = 0; i < tensors.size(); ++i) {
-      const uint64_t bytes = 4 * static_cast<uint64_t>(tensors[i].second.size());
-      header += ",";
-      AppendJsonString(tensors[i].first, &header);
-      header += ":{\"dtype\":\"F32\",\"shape\":" + ShapeText(shapes[i]) + ",\"data_offsets\":[" + std::to_string(offset) +
-                "," + std::to_string(offset + bytes) + "]}";
-      offset += bytes;
-    }
-    header += "}";
-    while (header.size() % 8) header += ' ';  // the data starts 8-aligned, as the safetensors crate writes it
     std::string out;
-    out.reserve(8 + header.size() + offset);
-    for (int k = 0; k < 8; ++k) out.push_back(static_cast<char>((static_cast<uint64_t>(header.size()) >> (8 * k)) & 0xFF));
-    out += header;
-    for (const auto& [name, m] : tensors)
-      for (Eigen::Index r = 0; r < m.rows(); ++r)
-        for (Eigen::Index k = 0; k < m.cols(); ++k) {
-          uint32_t bits;
-          const float v = m(r, k);
-          std::memcpy(&bits, &v, sizeof bits);
-          for (int b = 0; b < 4; ++b) out.push_back(static_cast<char>((bits >> (8 * b)) & 0xFF));
-        }
+    ATTN_RETURN_IF_ERROR(WriteSafetensors({{"format", "pt"}, {"attnlab.vocabulary", words}}, tensors, &out));
     char eps[32];
     std::snprintf(eps, sizeof eps, "%.17g", c.layer_norm_eps);
     std::string config = "{\n  \"model_type\": \"gpt2\",\n  \"architectures\": [\"GPT2LMHeadModel\"],\n";

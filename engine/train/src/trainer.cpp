@@ -142,6 +142,11 @@ Status Trainer::Step(StepStats* stats) {
   return Status::Ok();
 }
 
+Batch HeldOutBatch(const TrainConfig& config, int sequences) {
+  SeededRandom rng(config.seed, kHeldOutStream);
+  return SampleBatch(config.task, &rng, sequences);
+}
+
 Status Trainer::Evaluate(int sequences, Evaluation* out) const {
   if (params_.out_w.size() == 0) return Status(StatusCode::kEmptyInput, "trainer: Init was not called");
   if (sequences < 1 || sequences > 65536)

@@ -85,6 +85,9 @@ Status ParseSafetensors(const uint8_t* bytes, size_t size, SafetensorsFile* out)
 // finite ("safetensors: wte.weight: element 17 is nan").   -> (count)
 Status SafetensorsToFloats(const SafetensorsFile& file, const SafetensorsTensor& tensor, std::vector<float>* out);
 
+// A shape as the messages print it: "[768, 2304]".
+std::string SafetensorsShapeText(const std::vector<int64_t>& shape);
+
 // IEEE binary16 and bfloat16 bit patterns to float, exactly.
 float HalfToFloat(uint16_t bits);
 float BFloat16ToFloat(uint16_t bits);
@@ -112,6 +115,26 @@ Status ReadLmCheckpoint(const std::string& bytes, const LmCheckpointOptions& opt
                         LmCheckpointInfo* info = nullptr);
 
 // [SECTION] Writing
+// One F32 tensor for WriteSafetensors: `values` are written row by row (row-major), so a (1, n)
+// matrix may be stored with shape [n].
+struct SafetensorsEntry {
+  std::string name;
+  std::vector<int64_t> shape;  // Π shape == values.size()
+  Matrix values;
+};
+
+// The safetensors bytes of `tensors`, F32 and in the order given (data 8-aligned, as the safetensors
+// crate writes it), with `metadata` as __metadata__'s string pairs. Shared by every attnlab export
+// (WriteLmCheckpoint, model_checkpoint.h's WriteModelCheckpoint). kShapeMismatch "safetensors:
+// wte.weight: shape [16, 32] holds 512 values, expected 480".
+Status WriteSafetensors(const std::vector<std::pair<std::string, std::string>>& metadata,
+                        const std::vector<SafetensorsEntry>& tensors, std::string* out);
+
+// The name of the config.json saved beside FILE.safetensors: FILE.config.json (".safetensors"
+// replaced; appended to a name without that ending), so one directory holds several models. The CLI's
+// --save and the page's "Export weights" both name the pair by it.
+std::string ConfigNameBeside(const std::string& safetensors_name);
+
 // attnlab's model as Hugging Face GPT-2 names (no prefix, Conv1D (in, out) layout: the engine's own
 // x·W, so no transposes), F32, plus lm_head.bias (our output bias) and __metadata__
 // {"format": "pt", "attnlab.vocabulary": words joined by '\n'}; `config_json` gets GPT-2's keys

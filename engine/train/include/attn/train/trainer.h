@@ -43,6 +43,11 @@ constexpr int kEvaluationChunk = 256;
 // The most sequences TrainingBytes counts for Attend (MeasureHeadRoles asks for 64).
 constexpr int kMaxAttendSequences = 64;
 
+// The held-out sequences Evaluate scores, all at once: the first `sequences` of their own stream of
+// (config.seed, config.task), none of them in training. For a model exported and run elsewhere
+// (tests/train/learn_probe.cpp) to be scored on exactly these.
+Batch HeldOutBatch(const TrainConfig& config, int sequences);
+
 // The default model of the Learn view and the CLI: 2 layers, 2 heads, d = 32, learned positions,
 // LayerNorm, no MLP (attention only); Adam at 3e-3, clipping at 1, batches of 32.
 TrainConfig DefaultTrainConfig(TaskKind task);
