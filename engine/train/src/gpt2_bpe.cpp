@@ -171,9 +171,8 @@ Gpt2Bpe::Class Gpt2Bpe::ClassOf(uint32_t cp) const {
 
 // The pattern's alternatives at each position, in its order (the header's step 2). Pieces are byte
 // ranges of `utf8`.
-void Gpt2Bpe::Pieces(const std::string& utf8, const std::vector<uint32_t>& cps, const std::vector<size_t>& offsets,
+void Gpt2Bpe::Pieces(const std::vector<uint32_t>& cps, const std::vector<size_t>& offsets,
                      std::vector<std::pair<size_t, size_t>>* pieces) const {
-  (void)utf8;
   const size_t n = cps.size();
   std::vector<Class> cls(n);
   for (size_t k = 0; k < n; ++k) cls[k] = ClassOf(cps[k]);
@@ -242,33 +241,31 @@ void Gpt2Bpe::MergePiece(std::string_view piece, std::vector<int>* ids) const {
   for (size_t p = 0; p < n; p = next[p]) ids->push_back(rank_.at(piece.substr(p, next[p] - p)));
 }
 
-Status Gpt2Bpe::PreTokenize(std::string_view text, std::vector<std::string>* pieces) const {
+Status Gpt2Bpe::Split(std::string_view text, std::string* utf8, std::vector<std::pair<size_t, size_t>>* pieces) const {
   if (!loaded()) return Status(StatusCode::kInvalidArgument, "gpt2 bpe: not loaded");
   if (text.size() > kGpt2MaxTextBytes)
     return Status(StatusCode::kOutOfRange, "text: expected at most " + std::to_string(kGpt2MaxTextBytes) +
                                                " bytes, got " + std::to_string(text.size()));
-  std::string utf8;
   std::vector<uint32_t> cps;
   std::vector<size_t> offsets;
-  DecodeUtf8(text, &utf8, &cps, &offsets);
+  DecodeUtf8(text, utf8, &cps, &offsets);
+  Pieces(cps, offsets, pieces);
+  return Status::Ok();
+}
+
+Status Gpt2Bpe::PreTokenize(std::string_view text, std::vector<std::string>* pieces) const {
+  std::string utf8;
   std::vector<std::pair<size_t, size_t>> ranges;
-  Pieces(utf8, cps, offsets, &ranges);
+  ATTN_RETURN_IF_ERROR(Split(text, &utf8, &ranges));
   pieces->clear();
   for (const auto& [begin, end] : ranges) pieces->push_back(utf8.substr(begin, end - begin));
   return Status::Ok();
 }
 
 Status Gpt2Bpe::Encode(std::string_view text, std::vector<int>* ids) const {
-  if (!loaded()) return Status(StatusCode::kInvalidArgument, "gpt2 bpe: not loaded");
-  if (text.size() > kGpt2MaxTextBytes)
-    return Status(StatusCode::kOutOfRange, "text: expected at most " + std::to_string(kGpt2MaxTextBytes) +
-                                               " bytes, got " + std::to_string(text.size()));
   std::string utf8;
-  std::vector<uint32_t> cps;
-  std::vector<size_t> offsets;
-  DecodeUtf8(text, &utf8, &cps, &offsets);
   std::vector<std::pair<size_t, size_t>> ranges;
-  Pieces(utf8, cps, offsets, &ranges);
+  ATTN_RETURN_IF_ERROR(Split(text, &utf8, &ranges));
   ids->clear();
   const std::string_view view(utf8);
   for (const auto& [begin, end] : ranges) MergePiece(view.substr(begin, end - begin), ids);

@@ -82,7 +82,9 @@ class Gpt2Bpe {
  private:
   enum Class : uint8_t { kOther = 0, kLetter, kNumber, kSpace };
   Class ClassOf(uint32_t cp) const;
-  void Pieces(const std::string& utf8, const std::vector<uint32_t>& cps, const std::vector<size_t>& offsets,
+  // Steps 1–2: the checks, `text` as valid UTF-8 and its pieces as byte ranges of it.
+  Status Split(std::string_view text, std::string* utf8, std::vector<std::pair<size_t, size_t>>* pieces) const;
+  void Pieces(const std::vector<uint32_t>& cps, const std::vector<size_t>& offsets,
               std::vector<std::pair<size_t, size_t>>* pieces) const;
   void MergePiece(std::string_view piece, std::vector<int>* ids) const;
 
