@@ -5,6 +5,8 @@
 // embeds the file at build time (engine/train/CMakeLists.txt); engine/train/data/README.md says
 // where each part comes from. Build-time only, no network: js-tiktoken is a devDependency.
 // Usage: node scripts/build-gpt2-vocab.mjs   (then node scripts/build-gpt2-golden.mjs)
+//        node scripts/build-gpt2-vocab.mjs --check   exits 1 when the committed ranks are not this
+//                                                    js-tiktoken's (scripts/gpt2-bpe.test.mjs)
 //
 // Format (little-endian; read by attn/train/gpt2_bpe.h, which checks every count and range):
 //   "ATTNBPE1"
@@ -88,7 +90,21 @@ const classBytes = classes.map((list) => {
   list.forEach(([first, last], i) => { b.writeUInt32LE(first, 4 + i * 8); b.writeUInt32LE(last, 8 + i * 8); });
   return b;
 });
-const bytes = Buffer.concat([head, specialBytes, Buffer.from(tokens.slice(0, 256).map((t) => t[0])), pairs, ...classBytes]);
+const ranksPart = Buffer.concat([head, specialBytes, Buffer.from(tokens.slice(0, 256).map((t) => t[0])), pairs]);
+const bytes = Buffer.concat([ranksPart, ...classBytes]);
+if (process.argv.includes('--check')) {
+  // The ranks must be the committed ones; the classes follow this node's Unicode version, so another
+  // node may differ there (a note, not a failure: the golden file says whether any text moved).
+  const committed = readFileSync(out);
+  if (!committed.subarray(0, ranksPart.length).equals(ranksPart)) {
+    console.error(`${out}: the ranks are not js-tiktoken ${version}'s: run node scripts/build-gpt2-vocab.mjs`);
+    process.exit(1);
+  }
+  if (!committed.equals(bytes))
+    console.log(`gpt2-bpe.bin: the Unicode classes differ from node ${process.versions.node}'s (Unicode ${process.versions.unicode})`);
+  console.log(`gpt2-bpe.bin: the ranks are js-tiktoken ${version}'s`);
+  process.exit(0);
+}
 writeFileSync(out, bytes);
 console.log(`gpt2-bpe.bin: js-tiktoken ${version}, ${ranks} ranks + <|endoftext|>, ranges L ${classes[0].length}, ` +
   `N ${classes[1].length}, \\s ${classes[2].length} (node ${process.versions.node}, Unicode ${process.versions.unicode}); ` +

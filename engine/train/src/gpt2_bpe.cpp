@@ -238,7 +238,8 @@ void Gpt2Bpe::MergePiece(std::string_view piece, std::vector<int>* ids) const {
     if (prev[left] < n) push(prev[left]);
     push(left);
   }
-  for (size_t p = 0; p < n; p = next[p]) ids->push_back(rank_.at(piece.substr(p, next[p] - p)));
+  // Every part is a token: single bytes all are, and a merge makes one.
+  for (size_t p = 0; p < n; p = next[p]) ids->push_back(rank_.find(piece.substr(p, next[p] - p))->second);
 }
 
 Status Gpt2Bpe::Split(std::string_view text, std::string* utf8, std::vector<std::pair<size_t, size_t>>* pieces) const {
