@@ -55,6 +55,8 @@ node_test_stage() {  # node_test_stage NAME DIR
 node_test_stage e2e tests/e2e/
 # The benchmark's own logic (FLOPs, best variants, ratios, targets) and one quick real peer run.
 node_test_stage bench-harness bench/
+# The committed GPT-2 BPE asset and golden ids against the installed js-tiktoken.
+node_test_stage gpt2-bpe scripts/gpt2-bpe.test.mjs
 
 if [ ${#broken[@]} -gt 0 ]; then
   echo "test: stages that failed: ${broken[*]} (logs in $logs/)"

@@ -73,9 +73,10 @@ endif()
 endif()
 
 # `attnlab lm` on the committed GPT-2 / nanoGPT checkpoints (tests/data/checkpoints, issue 28): the
-# JSON contract (ids, top K per position), greedy tokens, and hostile or incomplete input exiting 2
-# with the reader's message.
-#   cmake -DATTNLAB=path/to/attnlab -DMODEL=web/assets/lm-brown.bin -DPART=checkpoint -DDATA=tests/data -DSCRATCH=dir -P cli_lm_test.cmake
+# JSON contract (ids, top K per position), greedy tokens, --prompt (GPT-2's BPE, attnlab's words),
+# and hostile or incomplete input exiting 2 with the reader's message.
+#   cmake -DATTNLAB=path/to/attnlab -DMODEL=web/assets/lm-brown.bin -DPART=checkpoint -DDATA=tests/data
+#         -DSCRATCH=build/native/tests -P cli_lm_test.cmake
 if(PART STREQUAL "checkpoint")
 set(ck ${DATA}/checkpoints)
 set(entry "{\"id\":[0-9]+,\"token\":\"\\[[0-9]+\\]\",\"p\":[0-9.e-]+}")
@@ -108,6 +109,47 @@ if(NOT from_asset STREQUAL from_saved OR from_asset STREQUAL "")
 endif()
 expect_run("lm --save where nothing can be written" 2 "^$" "^attnlab lm: invalid_argument: --save: cannot write '"
            ${ATTNLAB} lm --model ${MODEL} --save ${SCRATCH}/no-such-directory/m.safetensors)
-expect_run("lm without --ids or --save" 2 "^$" "--ids: required \\(token ids separated by commas\\) unless --save is given"
+expect_run("lm without --ids or --save" 2 "^$" "--ids: required \\(text, or token ids separated by commas\\) unless --save is given"
            ${ATTNLAB} lm --model ${MODEL})
+
+# --prompt. GPT-2's vocabulary (gpt2-vocab-bf16: 50,257 ids, no attnlab words; the archive holds a
+# 400 KB file in 1 KB, tests/data/checkpoints/gpt2-vocab.py): the text through GPT-2's BPE gives the
+# ids js-tiktoken gives ("Hello world, \"the\" €." → 15496 995 11 366 1169 1 10432 13), tokens are
+# their text in JSON (a cut character's byte, id 158, as U+FFFD) and their display form in text.
+file(ARCHIVE_EXTRACT INPUT ${ck}/gpt2-vocab-bf16.tar.gz DESTINATION ${SCRATCH}/lm_prompt)
+set(gpt2 --model ${SCRATCH}/lm_prompt/gpt2-vocab-bf16.safetensors --config ${ck}/gpt2-vocab-bf16.config.json)
+# (No groups: CMake's expressions allow few; these tokens hold no brace.)
+set(entry "{\"id\":[0-9]+,\"token\":\"[^{}]*\",\"p\":[0-9.e-]+}")
+set(position "\\[${entry},${entry}\\]")
+expect_run("lm --prompt, GPT-2's BPE, --json" 0
+           "^{\"ids\":\\[15496,995,11,366,1169,1,10432,13\\],\"top\":\\[${position},${position},${position},${position},${position},${position},${position},${position}\\],\"generated\":\\[\\]}\n$" "^$"
+           ${ATTNLAB} lm ${gpt2} --prompt "Hello world, \"the\" €." --top 2 --json)
+expect_run("lm --prompt, the tokens' text in JSON" 0
+           "^{\"ids\":\\[15496,995\\],\"top\":\\[\\[{\"id\":15496,\"token\":\"Hello\",[^}]+},{\"id\":158,\"token\":\"\\\\ufffd\",[^}]+}\\],\\[{\"id\":995,\"token\":\" world\",[^}]+},{\"id\":628,\"token\":\"\\\\n\\\\n\"" "^$"
+           ${ATTNLAB} lm ${gpt2} --prompt "Hello world" --top 2 --json)
+expect_run("lm --prompt, display form in text" 0
+           "GPT-2's BPE \\(a space shown as ␣\\)\n   0 Hello +->  Hello [0-9.]+  \\\\xE2 [0-9.]+\n   1 ␣world +->  ␣world [0-9.]+  \\\\n\\\\n [0-9.]+\n$" "^$"
+           ${ATTNLAB} lm ${gpt2} --prompt "Hello world" --top 2)
+expect_run("lm --prompt, past the context" 2 "^$" "out_of_range: --prompt and --tokens: expected at most 32 tokens together \\(the context\\), got 30 \\+ 3"
+           ${ATTNLAB} lm ${gpt2} --prompt "a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a" --tokens 3)
+# attnlab's models: the prompt's words, as `attnlab generate` reads them ("The" is "the").
+execute_process(COMMAND ${ATTNLAB} generate --prompt "the jury said" --tokens 1 --model ${MODEL} --json OUTPUT_VARIABLE words)
+expect_run("lm --prompt, attnlab's words" 0 "^{\"ids\":\\[[0-9]+,[0-9]+,[0-9]+\\],\"top\":\\[\\[{\"id\":[0-9]+,\"token\":\"[^\"]+\"" "^$"
+           ${ATTNLAB} lm --model ${MODEL} --prompt "The jury said" --top 1 --json)
+execute_process(COMMAND ${ATTNLAB} lm --model ${MODEL} --prompt "The jury said" --top 1 --json OUTPUT_VARIABLE by_prompt)
+string(REGEX MATCH "\"ids\":\\[[0-9,]+\\]" prompt_ids "${by_prompt}")
+string(REGEX REPLACE "^\"ids\":\\[|\\]$" "" prompt_ids "${prompt_ids}")
+execute_process(COMMAND ${ATTNLAB} lm --model ${MODEL} --ids ${prompt_ids} --top 1 --json OUTPUT_VARIABLE by_ids)
+if(NOT by_prompt STREQUAL by_ids OR NOT words MATCHES "^{\"prompt\":\\[\"the\",\"jury\",\"said\"\\]")
+  message(FATAL_ERROR "lm --prompt is not --ids of generate's words:\n${words}${by_prompt}${by_ids}")
+endif()
+expect_run("lm --prompt on ids without words" 2 "^$"
+           "invalid_argument: --prompt: the model's 97 ids have no words \\(GPT-2's BPE needs 50257\\): pass --ids"
+           ${ATTNLAB} lm --model ${ck}/gpt2-f32.safetensors --heads 4 --prompt "the")
+expect_run("lm, both --prompt and --ids" 2 "^$" "invalid_argument: --prompt and --ids: expected one of them, got both"
+           ${ATTNLAB} lm ${gpt2} --prompt "the" --ids 1)
+expect_run("lm, neither --prompt nor --ids" 2 "^$" "invalid_argument: --prompt or --ids: required"
+           ${ATTNLAB} lm ${gpt2})
+expect_run("lm, a prompt of nothing" 2 "^$" "invalid_argument: --prompt: expected at least one token"
+           ${ATTNLAB} lm --model ${MODEL} --prompt "  ")
 endif()

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/train/gpt2_bpe.h"
 #include "attn/train/lm_asset.h"
 #include "attn/train/lm_checkpoint.h"
 #include "attn/train/lm_inference.h"
@@ -77,19 +78,21 @@ constexpr uint64_t kMaxModelFileBytes = static_cast<uint64_t>(attn::train::kLmMa
 
 int Lm(int argc, char** argv) {
   Flags flags(argc, argv);
-  std::string model_path, config_path;
+  std::string model_path, config_path, prompt;
   std::vector<int> ids;
   int top = 5, tokens = 0, heads = 0;
   std::string save_path;
   const bool ok = flags.Text("--model", &model_path) && flags.Text("--config", &config_path) &&
-                  flags.IntList(kIds, &ids) && flags.Int(kTop, &top) && flags.Int(kLmTokens, &tokens) &&
-                  flags.Int(kHeads, &heads) && flags.Text("--save", &save_path);
+                  flags.IntList(kIds, &ids) && flags.Text("--prompt", &prompt) && flags.Int(kTop, &top) &&
+                  flags.Int(kLmTokens, &tokens) && flags.Int(kHeads, &heads) && flags.Text("--save", &save_path);
   if (!ok) return UsageError("lm", flags.error());
   const bool json = flags.Switch("--json");
   if (!flags.Finish()) return UsageError("lm", flags.error());
   if (model_path.empty()) return UsageError("lm", "invalid_argument: --model: required (a .safetensors file or an attnlab asset)");
-  if (ids.empty() && save_path.empty())
-    return UsageError("lm", "invalid_argument: --ids: required (token ids separated by commas) unless --save is given");
+  if (!ids.empty() && !prompt.empty())
+    return UsageError("lm", "invalid_argument: --prompt and --ids: expected one of them, got both");
+  if (ids.empty() && prompt.empty() && save_path.empty())
+    return UsageError("lm", "invalid_argument: --prompt or --ids: required (text, or token ids separated by commas) unless --save is given");
   std::string bytes, error;
   if (!ReadBounded(model_path, kMaxModelFileBytes, &bytes, &error)) return UsageError("lm", "parse_error: --model: " + error);
   train::LmModel model;
@@ -116,19 +119,41 @@ int Lm(int argc, char** argv) {
     const bool saved = OpenForWriting(save_path, &files[0], &error) && WriteAndClose(files[0], save_path, safetensors, &error) &&
                        OpenForWriting(config_out, &files[1], &error) && WriteAndClose(files[1], config_out, config_json, &error);
     if (!saved) return UsageError("lm", "invalid_argument: --save: " + error);
-    if (ids.empty()) {
+    if (ids.empty() && prompt.empty()) {
       std::printf(json ? "{\"saved\":{\"safetensors\":%s,\"config\":%s}}\n" : "saved %s and %s\n",
                   (json ? JsonString(save_path) : save_path).c_str(), (json ? JsonString(config_out) : config_out).c_str());
       return kExitOk;
     }
   }
   const train::LmConfig& c = model.config;
+  // GPT-2's vocabulary: a checkpoint of 50,257 ids without attnlab's words. Its ids are read and
+  // written with GPT-2's BPE (gpt2_bpe.h, the data embedded in this binary).
+  const bool gpt2 = info.vocabulary == "placeholders" && c.vocab == train::kGpt2Vocab;
+  train::Gpt2Bpe bpe;
+  if (gpt2 && !(status = train::LoadGpt2Bpe(&bpe)).ok()) {
+    std::fprintf(stderr, "attnlab lm: %s\n", status.ToString().c_str());
+    return kExitFailed;
+  }
+  if (!prompt.empty()) {
+    if (gpt2) {
+      status = bpe.Encode(prompt, &ids);
+      if (!status.ok()) return UsageError("lm", "--prompt: " + status.ToString());
+    } else if (info.vocabulary == "placeholders") {
+      return UsageError("lm", "invalid_argument: --prompt: the model's " + std::to_string(c.vocab) +
+                                  " ids have no words (GPT-2's BPE needs 50257): pass --ids");
+    } else {
+      // attnlab's word-level models: the words as `attnlab generate` reads them.
+      const train::LmWordIndex index(model.vocabulary);
+      for (const std::string& word : lessons::Tokenize(prompt)) ids.push_back(index.Id(lessons::NormalizeToken(word)));
+    }
+    if (ids.empty()) return UsageError("lm", "invalid_argument: --prompt: expected at least one token");
+  }
   for (size_t i = 0; i < ids.size(); ++i)
     if (ids[i] >= c.vocab)
       return UsageError("lm", "out_of_range: --ids[" + std::to_string(i) + "]: expected 0–" + std::to_string(c.vocab - 1) +
                                   " (the model's vocabulary), got " + std::to_string(ids[i]));
   if (static_cast<int>(ids.size()) + tokens > c.seq_len)
-    return UsageError("lm", "out_of_range: --ids and --tokens: expected at most " + std::to_string(c.seq_len) +
+    return UsageError("lm", std::string("out_of_range: ") + (prompt.empty() ? "--ids" : "--prompt") + " and --tokens: expected at most " + std::to_string(c.seq_len) +
                                 " tokens together (the context), got " + std::to_string(ids.size()) + " + " + std::to_string(tokens));
   train::LmCache cache;
   train::LmTrace trace;
@@ -157,7 +182,13 @@ int Lm(int argc, char** argv) {
     for (const int v : order) out.emplace_back(v, p(0, v));
     return out;
   };
-  const auto token = [&](int id) { return model.vocabulary[static_cast<size_t>(id)]; };
+  // A token as JSON holds it (GPT-2's: its bytes, a cut character's byte becoming U+FFFD in the JSON
+  // string, as js-tiktoken's decode gives it) and as the text output shows it (GPT-2's display form:
+  // "␣the", "\n", "\xE2").
+  const auto token = [&](int id) {
+    return gpt2 ? std::string(bpe.TokenBytes(id)) : model.vocabulary[static_cast<size_t>(id)];
+  };
+  const auto shown = [&](int id) { return gpt2 ? bpe.Display(id) : model.vocabulary[static_cast<size_t>(id)]; };
   if (!json) {
     std::printf("model: %d layers, %d heads, d_model %d, vocabulary %d, context %d, %s GELU, LayerNorm eps %g",
                 c.layers, c.heads, c.d_model, c.vocab, c.seq_len,
@@ -165,15 +196,19 @@ int Lm(int argc, char** argv) {
     if (!info.layout.empty())
       std::printf("; %s, %s, %lld parameters (%lld bytes in memory)", info.layout.c_str(), info.dtype.c_str(),
                   static_cast<long long>(info.parameters), static_cast<long long>(info.bytes_in_memory));
+    if (gpt2) std::printf("; GPT-2's BPE (a space shown as ␣)");
     std::printf("\n");
     for (size_t i = 0; i < ids.size(); ++i) {
-      std::printf("%4zu %-14s ->", i, token(ids[i]).c_str());
-      for (const auto& [id, p] : top_of(static_cast<Eigen::Index>(i))) std::printf("  %s %.4f", token(id).c_str(), p);
+      // Padded to 14 columns of characters, not bytes ("␣" is three).
+      const std::string word = shown(ids[i]);
+      const auto columns = std::count_if(word.begin(), word.end(), [](char ch) { return (ch & 0xC0) != 0x80; });
+      std::printf("%4zu %s%*s ->", i, word.c_str(), static_cast<int>(std::max<std::ptrdiff_t>(0, 14 - columns)), "");
+      for (const auto& [id, p] : top_of(static_cast<Eigen::Index>(i))) std::printf("  %s %.4f", shown(id).c_str(), p);
       std::printf("\n");
     }
     if (!generated.empty()) {
       std::printf("greedy:");
-      for (const int id : generated) std::printf(" %s", token(id).c_str());
+      for (const int id : generated) std::printf(" %s", shown(id).c_str());
       std::printf("\n");
     }
     return kExitOk;
@@ -199,25 +234,32 @@ int Lm(int argc, char** argv) {
 }
 
 std::string LmHelp() {
-  return "usage: attnlab lm --model FILE [--config FILE] [--heads H] --ids ID,ID,... [--top K] [--tokens N] [--json]\n"
-         "       attnlab lm --model FILE [--config FILE] [--heads H] --save FILE.safetensors [--ids ...]\n"
+  return "usage: attnlab lm --model FILE [--config FILE] [--heads H] (--prompt TEXT | --ids ID,ID,...)\n"
+         "                  [--top K] [--tokens N] [--json]\n"
+         "       attnlab lm --model FILE [--config FILE] [--heads H] --save FILE.safetensors [--prompt ... | --ids ...]\n"
          "\n"
-         "Runs a language model on token ids: a GPT-2 or nanoGPT checkpoint (.safetensors, F32/F16/BF16;\n"
-         "settings from a Hugging Face config.json) or an attnlab asset. Prints the top-K next tokens at\n"
-         "every position and, with --tokens, a greedy continuation through the KV cache. Tokens are shown\n"
-         "as the model's words, or as [id] for a checkpoint (no BPE here).\n"
+         "Runs a language model on a text or token ids: a GPT-2 or nanoGPT checkpoint (.safetensors,\n"
+         "F32/F16/BF16; settings from a Hugging Face config.json) or an attnlab asset. Prints the top-K next\n"
+         "tokens at every position and, with --tokens, a greedy continuation through the KV cache.\n"
+         "A checkpoint of 50257 ids without attnlab's words has GPT-2's vocabulary: --prompt goes through\n"
+         "GPT-2's byte-level BPE (the ids js-tiktoken gives; built into this binary), and tokens are shown\n"
+         "as the reader reads them, a space as ␣ (\"␣the\"), a newline as \\n, a byte of a cut character as\n"
+         "\\xE2 (in --json: the token's text, a cut character's byte as U+FFFD). attnlab's models take\n"
+         "--prompt as words, as attnlab generate does; other checkpoints take --ids only (tokens [id]).\n"
          "\n"
          "flags:\n" +
          HelpFlag("--model FILE", "required: .safetensors (GPT-2 / nanoGPT / attnlab) or an ATTNLM01 asset") +
          HelpFlag("--config FILE", "config.json beside a checkpoint (n_head, layer_norm_epsilon, activation_function)") +
-         IntFlagHelp(kHeads, "the config's n_head") + HelpFlag("--ids ID,ID,...", "required: token ids, each 0–65535") +
+         IntFlagHelp(kHeads, "the config's n_head") +
+         HelpFlag("--prompt TEXT", "the text (GPT-2's BPE, or attnlab's words), at most 1 MiB; or:") +
+         HelpFlag("--ids ID,ID,...", "token ids, each 0–65535") +
          IntFlagHelp(kTop, "5") + IntFlagHelp(kLmTokens, "0") +
          HelpFlag("--save FILE", "the model (an asset or a checkpoint) as FILE, safetensors in GPT-2's names, and "
                                  "FILE.config.json beside it (docs/pytorch.md); --ids optional then") +
          HelpFlag("--json", "one line: {\"ids\": [...], \"top\": [[{\"id\", \"token\", \"p\"} × K] per position], "
                             "\"generated\": [ids]}") +
          HelpFlag("--help, -h", "this text") + HelpExitCodes("ran", "the model failed (a value not finite)") +
-         HelpExample("attnlab lm --model model.safetensors --config config.json --ids 464,3290,318 --top 5");
+         HelpExample("attnlab lm --model model.safetensors --config config.json --prompt \"The jury said\" --top 5");
 }
 
 int Generate(int argc, char** argv) {

@@ -504,7 +504,8 @@ Status ReadLmCheckpoint(const std::string& bytes, const LmCheckpointOptions& opt
         }
         if (words.size() == static_cast<size_t>(vocab)) m.vocabulary = std::move(words);
       }
-    if (m.vocabulary.empty())
+    const bool placeholders = m.vocabulary.empty();
+    if (placeholders)
       for (int64_t i = 0; i < vocab; ++i) m.vocabulary.push_back("[" + std::to_string(i) + "]");
 
     if (info) {
@@ -513,6 +514,7 @@ Status ReadLmCheckpoint(const std::string& bytes, const LmCheckpointOptions& opt
       info->biases = biases;
       info->parameters = LmParameterCount(c);
       info->bytes_in_memory = 4 * info->parameters;
+      info->vocabulary = placeholders ? "placeholders" : "attnlab";
     }
     *model = std::move(m);
     return Status::Ok();

@@ -43,7 +43,8 @@
 //                          (exact erf form); others refused
 //   attnlab_positions      "rope" for attnlab's RoPE models (no wpe); "learned" the default
 // The vocabulary: __metadata__'s "attnlab.vocabulary" (the words joined by '\n') when it has V of
-// them, else placeholders "[0]", "[1]", … (BPE tokenizing is not the engine's).
+// them, else placeholders "[0]", "[1]", … (GPT-2's BPE is gpt2_bpe.h's; the CLI uses it for such
+// a file when V is 50,257).
 #pragma once
 
 #include <cstddef>
@@ -107,6 +108,9 @@ struct LmCheckpointInfo {
   bool biases = true;      // false: a bias-free nanoGPT, zeros
   int64_t parameters = 0;  // LmParameterCount(config)
   int64_t bytes_in_memory = 0;  // 4 × parameters
+  // Where the words came from: "attnlab" (__metadata__'s attnlab.vocabulary) or "placeholders"
+  // ("[0]", "[1]", …: a GPT-2 / nanoGPT file, whose ids the CLI reads with gpt2_bpe.h when V is 50,257).
+  std::string vocabulary;
 };
 
 // Reads a GPT-2 / nanoGPT / attnlab safetensors checkpoint into `model` (config, parameters,
