@@ -204,6 +204,48 @@ TEST(LmView, TheContinuationIsLmGeneratesThroughTheCache) {
   EXPECT_EQ(ComputeLm(Shipped(), nullptr, {}, s, &m).code(), attn::StatusCode::kEmptyInput);
 }
 
+// A checkpoint's tokens (GPT-2's BPE ran outside): the view by ids is the view by words when the ids
+// are the same, and a vocabulary without <unk> has no unknown class: every token is known, scored,
+// and may be sampled.
+TEST(LmView, ByIdsIsByWordsForTheSameIds) {
+  LmState s;
+  s.generate = true;
+  s.words = 6;
+  s.ablated = 1 << 2;
+  LmViewModel by_words, by_ids;
+  ASSERT_TRUE(ComputeLm(Shipped(), nullptr, kTokens, s, &by_words).ok());
+  ASSERT_TRUE(ComputeLmOnIds(Shipped(), nullptr, Ids(kTokens), s, &by_ids).ok());
+  EXPECT_EQ(by_ids.weights, by_words.weights);
+  EXPECT_EQ(by_ids.p_next, by_words.p_next);
+  EXPECT_EQ(by_ids.kl, by_words.kl);
+  ASSERT_EQ(by_ids.continuation.size(), by_words.continuation.size());
+  for (size_t k = 0; k < by_ids.continuation.size(); ++k) EXPECT_EQ(by_ids.continuation[k].word, by_words.continuation[k].word);
+  EXPECT_EQ(by_ids.top[3][0].word, by_words.top[3][0].word);
+  EXPECT_EQ(by_ids.known, by_words.known);
+  // Out of range, or none: an error naming the id.
+  EXPECT_EQ(ComputeLmOnIds(Shipped(), nullptr, {1, 4096}, s, &by_ids).code(), attn::StatusCode::kOutOfRange);
+  EXPECT_EQ(ComputeLmOnIds(Shipped(), nullptr, {}, s, &by_ids).code(), attn::StatusCode::kEmptyInput);
+}
+
+TEST(LmView, AVocabularyWithoutUnkHasNoUnknownClass) {
+  LmModel model = Shipped();
+  model.vocabulary.back() = "<|endoftext|>";  // a checkpoint's last token is a token
+  const int last = model.config.vocab - 1;
+  LmState s;
+  s.temperature = 0;
+  LmViewModel m;
+  ASSERT_TRUE(ComputeLmOnIds(model, nullptr, {Ids(kTokens)[0], last, Ids(kTokens)[2]}, s, &m).ok());
+  EXPECT_EQ(m.known, std::vector<uint8_t>({1, 1, 1}));
+  EXPECT_GE(m.p_next[0], 0.0f);  // scored, not "unknown"
+  // Greedy takes the likeliest token, whatever it is; with <unk> it skipped the last id.
+  for (const auto& row : m.top) EXPECT_EQ(row[0].p_t, 1.0f);
+  // More tokens than the view shows: the first kLmViewMaxTokens (within the context) are read.
+  LmViewModel longer;
+  ASSERT_TRUE(ComputeLmOnIds(model, nullptr, std::vector<int>(200, 5), s, &longer).ok());
+  EXPECT_EQ(static_cast<int>(longer.words.size()), std::min(model.config.seq_len, kLmViewMaxTokens));
+  EXPECT_EQ(longer.dropped, 200 - static_cast<int>(longer.words.size()));
+}
+
 TEST(LmWire, AnAnswerReadsBackAsWritten) {
   LmState s;
   s.generate = true;
@@ -211,8 +253,15 @@ TEST(LmWire, AnAnswerReadsBackAsWritten) {
   LmViewModel m;
   ASSERT_TRUE(ComputeLm(Shipped(), &Heads(), kTokens, s, &m).ok());
   m.forward_ms = 1.5, m.cached_word_ms = 0.25, m.recompute_word_ms = 2;
+  m.source = "gpt2.safetensors", m.tokenizer = "gpt2", m.layout = "gpt2 (Conv1D)", m.dtype = "F16";
+  m.bytes_in_memory = 497759232;
   LmViewModel back;
   ASSERT_TRUE(ReadLmAnswer(WriteLmAnswer(attn::Status::Ok(), m), &back).ok());
+  EXPECT_EQ(back.source, m.source);
+  EXPECT_EQ(back.tokenizer, m.tokenizer);
+  EXPECT_EQ(back.layout, m.layout);
+  EXPECT_EQ(back.dtype, m.dtype);
+  EXPECT_EQ(back.bytes_in_memory, m.bytes_in_memory);
   EXPECT_EQ(back.words, m.words);
   EXPECT_EQ(back.known, m.known);
   EXPECT_EQ(back.weights, m.weights);
@@ -249,8 +298,10 @@ TEST(LmWire, ARequestCarriesTheTokensAndTheState) {
   q.state.temperature = 1.25f, q.state.words = 9, q.state.generate = true, q.state.seed = 42, q.state.ablated = 5;
   q.state.ablation = 1;
   LmRequest back;
+  q.text = "The jury said it did find";
   ASSERT_TRUE(ReadLmRequest(WriteLmRequest(q), &back).ok());
   EXPECT_EQ(back.tokens, q.tokens);
+  EXPECT_EQ(back.text, q.text);
   EXPECT_EQ(FieldsKey(back.state), FieldsKey(q.state));
 }
 
@@ -274,7 +325,7 @@ TEST(LmWire, CutOrCorruptBytesAreAParseErrorNeverACrash) {
     const attn::Status status = ReadLmAnswer(bytes, &back);  // ok (a value changed) or a parse error
     if (status.ok()) EXPECT_EQ(back.words.size(), back.top.size());
   }
-  const std::string request = WriteLmRequest({Tokenize("the city said"), s});
+  const std::string request = WriteLmRequest({Tokenize("the city said"), "the city said", s});
   LmRequest q;
   for (size_t cut = 0; cut < request.size(); ++cut)
     ASSERT_EQ(ReadLmRequest(request.substr(0, cut), &q).code(), attn::StatusCode::kParseError) << cut;

@@ -5,7 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -150,19 +149,17 @@ TEST(Gpt2Bpe, DecodeRefusesIdsOutOfRange) {
   EXPECT_EQ(bytes, "kept");
 }
 
-TEST(Gpt2Bpe, BoundedInputAndLongRunsStayFast) {
+TEST(Gpt2Bpe, BoundedInputAndAMebibyteRun) {
   std::vector<int> ids;
   const Status status = Bpe().Encode(std::string(kGpt2MaxTextBytes + 1, 'a'), &ids);
   EXPECT_EQ(status.code(), StatusCode::kOutOfRange);
   EXPECT_EQ(status.message(), "text: expected at most 1048576 bytes, got 1048577");
-  // One piece of 1 MiB: the heap keeps the merges O(n log n) (js-tiktoken's rescan is O(n²)).
-  const auto start = std::chrono::steady_clock::now();
+  // One piece of 1 MiB: the heap keeps the merges O(n log n) (js-tiktoken's rescan is O(n²)); no
+  // duration is asserted (a reader's machine is slower): ctest's timeout is the hang guard.
   ASSERT_TRUE(Bpe().Encode(std::string(kGpt2MaxTextBytes, '!'), &ids).ok());
   std::string back;
   ASSERT_TRUE(Bpe().Decode(ids, &back).ok());
   EXPECT_EQ(back, std::string(kGpt2MaxTextBytes, '!'));
-  // A hang guard, not a speed target: seconds even in the sanitizer build.
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 60.0);
   Gpt2Bpe empty;
   EXPECT_EQ(empty.Encode("x", &ids).code(), StatusCode::kInvalidArgument);
 }
