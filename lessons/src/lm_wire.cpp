@@ -203,6 +203,7 @@ std::string WriteLmAnswer(const Status& status, const LmViewModel& m) {
   w.Floats(m.induction_scores);
   w.String(m.induction_text);
   for (double t : {m.forward_ms, m.cached_word_ms, m.recompute_word_ms}) w.Put<double>(t);
+  w.Put<int32_t>(m.timed_runs);
   w.String(m.note);
   return w.out;
 }
@@ -295,6 +296,7 @@ Status ReadLmAnswer(std::string_view bytes, LmViewModel* out) {
   r.Floats("induction scores", &m.induction_scores);
   r.String("induction text", &m.induction_text);
   for (double* t : {&m.forward_ms, &m.cached_word_ms, &m.recompute_word_ms}) r.Get("timing", t);
+  r.Get("timed runs", &m.timed_runs);
   r.String("note", &m.note);
   r.AtEnd("answer");
   if (!r.status().ok()) return r.status();

@@ -336,9 +336,11 @@ void LmPanel::DrawContinuation(PanelContext& ctx) {
     else
       std::snprintf(saving, sizeof(saving), ": at this length the cache saves nothing measurable");
     const int timed = std::min(n, m.seq_len - 1);
-    DrawNote("Timed in this browser (best of 3): a forward of %d %ss %.2f ms; one more %s through the KV cache "
+    char runs[32] = "one run";
+    if (m.timed_runs > 1) std::snprintf(runs, sizeof(runs), "best of %d", m.timed_runs);
+    DrawNote("Timed in this browser (%s): a forward of %d %ss %.2f ms; one more %s through the KV cache "
              "%.2f ms, against %.2f ms recomputing all %d %ss%s.",
-             timed, unit, m.forward_ms, unit, m.cached_word_ms, m.recompute_word_ms, timed + 1, unit, saving);
+             runs, timed, unit, m.forward_ms, unit, m.cached_word_ms, m.recompute_word_ms, timed + 1, unit, saving);
   }
 }
 

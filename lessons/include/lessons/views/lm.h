@@ -85,6 +85,7 @@ struct LmViewModel {
   double forward_ms = -1;       // one forward of the n words
   double cached_word_ms = -1;   // one more word through the KV cache
   double recompute_word_ms = -1;  // the same word by recomputing all n + 1 words
+  int timed_runs = 0;             // each the best of this many runs
   std::string note;             // "" or what the model could not do with this sentence (said in the view)
 };
 
