@@ -218,3 +218,43 @@ test('Export weights gives a checkpoint and its config that open again with the 
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// The committed fixtures (tests/data/checkpoints: GPT-2 and nanoGPT layouts, F32 / F16 / BF16, 97
+// tokens without words) with their logits from tests/torch/gpt2_checkpoints.py's float64 PyTorch
+// GPT-2: the sentence is read as the fixture's ids, and every probability drawn is PyTorch's within
+// the bound. lm_checkpoint_test.cpp bounds |Δ logit| by 5e-4 for these shapes; a softmax moves
+// log p by at most twice that, so |Δp| ≤ p (e^0.001 − 1) < 1.1e-3.
+test('the committed GPT-2 and nanoGPT fixtures in the page: every next-token probability is PyTorch\'s', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const dir = join(import.meta.dirname, '../data/checkpoints');
+  for (const name of ['gpt2-f32', 'nanogpt-bf16', 'gpt2-f16']) {
+    const lines = readFileSync(join(dir, `${name}.logits.txt`), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+    const ids = lines[0].replace(/^ids /, '').split(',').map(Number);
+    const logits = lines.slice(1).map((l) => l.trim().split(/\s+/).map(Number));
+    const { page, problems } = await openPage(session, { hash: `#v=lm&s=${encodeURIComponent(ids.join(' '))}`, waitForVectors: false });
+    await page.waitForFunction(() => window.attnlab.scalars()['lm.current'] === 1);
+    await pickFiles(page, [file(`${name}.safetensors`, readFileSync(join(dir, `${name}.safetensors`))),
+      file('config.json', readFileSync(join(dir, `${name}.config.json`)))]);
+    await waitForModel(page, 1);
+    const { scalars, labels, texts } = await published(page);
+    assert.equal(scalars['lm.open.error'], 0, name);
+    assert.equal(scalars['lm.n'], ids.length, name);
+    assert.ok(texts.join('\n').includes(`reads the ${ids.length} token ids in your sentence (each 0–96)`), name);
+    let worst = 0;
+    for (let i = 0; i < ids.length; ++i) {
+      assert.equal(labels[`lm.word.${i}`], `[${ids[i]}]`);
+      const max = Math.max(...logits[i]);
+      const sum = logits[i].reduce((a, z) => a + Math.exp(z - max), 0);
+      for (let k = 0; k < 5; ++k) {
+        const id = Number(/^\[(\d+)\]$/.exec(labels[`lm.top.${i}.${k}`])[1]);
+        const p = Math.exp(logits[i][id] - max) / sum;
+        worst = Math.max(worst, Math.abs(scalars[`lm.top.${i}.${k}`] - p));
+      }
+    }
+    assert.ok(worst < 1.1e-3, `${name}: max |Δp| ${worst}`);
+    console.log(`${name}: max |Δp| against PyTorch ${worst.toExponential(2)}`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
+});

@@ -15,8 +15,9 @@
 //                   an error is an answer too). With a "gpt2" tokenizer named, the request's text goes
 //                   through its encode (GPT-2's BPE from npm js-tiktoken, in JS) and the view reads ids
 //   nameModel(source, tokenizer, vocabulary, encode) -> "" | the error: the file the model came from,
-//                   its tokenizer ("words" | "gpt2"), each token's display form (V strings; null keeps the
-//                   model's words) and, for "gpt2", encode(text) -> [ids]
+//                   its tokenizer ("words" | "gpt2" | "ids": a checkpoint without words reads the ids
+//                   typed), each token's display form (V strings; null keeps the model's words) and,
+//                   but for "words", encode(text) -> [ids]
 //   saveModel() -> {ok, safetensors: Uint8Array, config: string}   (lm_checkpoint.h's WriteLmCheckpoint)
 // and the model called directly, for JavaScript (the browser tests check the view against these):
 //   run(text, knockedOut = [layer · heads + head, …]) -> {ok, words: [..], next: (n, V) probabilities as {rows, cols, data},
@@ -171,11 +172,16 @@ val ComputeView(const std::string& request_bytes) {
   const Loaded& l = TheModel();
   if (status.ok() && !l.ok) status = attn::Status(attn::StatusCode::kInvalidArgument, "lm: model: " + l.error);
   std::vector<int> ids;
-  const bool by_ids = l.tokenizer == "gpt2";
+  const bool by_ids = l.tokenizer != "words";
   if (status.ok() && by_ids) {
-    // At most 4 bytes of text a token: the 511-byte sentence gives at most 511 tokens.
+    // GPT-2's BPE gives at most a token a byte: the 511-byte sentence, at most 511 tokens.
     const val encoded = l.encode(request.text);
-    status = ReadIntegers(encoded, "encode(text)", 0, l.model.config.vocab - 1, 1 << 16, &ids);
+    status = ReadIntegers(encoded, l.tokenizer == "ids" ? "the sentence's token ids" : "GPT-2's tokens", 0,
+                          l.model.config.vocab - 1, 1 << 16, &ids);
+    if (status.ok() && ids.empty() && l.tokenizer == "ids")
+      status = attn::Status(attn::StatusCode::kEmptyInput,
+                            "sentence: this checkpoint has no words, so the view reads token ids: type numbers 0–" +
+                                std::to_string(l.model.config.vocab - 1) + " (\"5 17 96\"), got none");
   }
   if (status.ok() && by_ids) status = lessons::ComputeLmOnIds(l.model, l.heads_ok ? &l.heads : nullptr, ids, request.state, &model);
   if (status.ok() && !by_ids)
@@ -377,9 +383,10 @@ val OpenModel(const std::string& bytes, const std::string& config_json, int head
 std::string NameModel(const std::string& source, const std::string& tokenizer, val vocabulary, val encode) {
   Loaded& l = TheModel();
   if (!l.ok) return NoModel().ToString();
-  if (tokenizer != "words" && tokenizer != "gpt2")
-    return "tokenizer: expected \"words\" or \"gpt2\", got \"" + tokenizer.substr(0, 40) + "\"";
-  if (tokenizer == "gpt2" && encode.typeOf().as<std::string>() != "function") return "encode: expected a function for \"gpt2\"";
+  if (tokenizer != "words" && tokenizer != "gpt2" && tokenizer != "ids")
+    return "tokenizer: expected \"words\", \"gpt2\" or \"ids\", got \"" + tokenizer.substr(0, 40) + "\"";
+  if (tokenizer != "words" && encode.typeOf().as<std::string>() != "function")
+    return "encode: expected a function for \"" + tokenizer + "\"";
   std::vector<std::string> words;
   if (!vocabulary.isUndefined() && !vocabulary.isNull()) {
     if (!vocabulary.isArray() || vocabulary["length"].as<int>() != l.model.config.vocab)
@@ -389,7 +396,7 @@ std::string NameModel(const std::string& source, const std::string& tokenizer, v
   }
   l.source = source.substr(0, 200);
   l.tokenizer = tokenizer;
-  l.encode = tokenizer == "gpt2" ? encode : val::null();
+  l.encode = tokenizer != "words" ? encode : val::null();
   return "";
 }
 

@@ -29,20 +29,19 @@ async function loadBuiltIn(lm) {
   return { name: '', tokenizer: 'words', info: lm.info() };
 }
 
-// Opens a checkpoint and names its tokenizer: its own words (attnlab's exports), or GPT-2's BPE for
-// a GPT-2 vocabulary. One the page cannot tokenize is refused, and the built-in model comes back.
+// Opens a checkpoint and names its tokenizer: its own words (attnlab's exports), GPT-2's BPE for a
+// GPT-2 vocabulary, or, for any other vocabulary without words, the token ids typed in the sentence.
 async function open(lm, { bytes, config, name }) {
   const info = lm.openModel(bytes, config || '', 0);
   if (!info.ok) throw new Error(info.message);
   const words = lm.vocabulary();
   const ownWords = words.length > 0 && words[0] !== '[0]';
   let tokenizer = 'words', vocabulary = null, encode = null;
-  if (!ownWords) {
-    if (info.vocabulary < kGpt2Tokens || info.vocabulary > kNanoGptPaddedTokens) {
-      await loadBuiltIn(lm);
-      throw new Error(`${name}: its ${info.vocabulary.toLocaleString('en-US')} tokens have no words in the file, and only ` +
-        `GPT-2's vocabulary (50,257 tokens, or nanoGPT's 50,304) can be read without them`);
-    }
+  if (!ownWords && (info.vocabulary < kGpt2Tokens || info.vocabulary > kNanoGptPaddedTokens)) {
+    // No words and not GPT-2's vocabulary: the sentence is read as the ids typed ("5 17 96"), shown as [id].
+    tokenizer = 'ids';
+    encode = (text) => (String(text).match(/\d+/g) || []).map(Number);
+  } else if (!ownWords) {
     const { gpt2Tokenizer } = await import('./gpt2_tokenizer.mjs');
     const t = gpt2Tokenizer();
     tokenizer = 'gpt2';

@@ -101,7 +101,7 @@ void LmPanel::Draw(PanelContext& ctx) {
   }
   Refresh();
   const lessons::LmViewModel& m = client.model();
-  const bool tokens = m.tokenizer == "gpt2";
+  const bool tokens = m.tokenizer != "words";
   const char* unit = tokens ? "token" : "word";
   ctx.published.Scalar("lm.current", client.shown_key() == key ? 1 : 0);
   if (client.shown_key() != key) DrawNote("Computing the model for the new settings; below, the last result.");
@@ -120,8 +120,12 @@ void LmPanel::Draw(PanelContext& ctx) {
   if (tokens) {
     std::string read;
     for (int i = 0; i < n; ++i) read += (i ? " | " : "") + m.words[static_cast<size_t>(i)];
-    Prose("GPT-2's tokenizer (byte-level BPE) reads your sentence as %d tokens, a leading space shown as “·”: %s", n,
-          read.c_str());
+    if (m.tokenizer == "gpt2")
+      Prose("GPT-2's tokenizer (byte-level BPE) reads your sentence as %d tokens, a leading space shown as “·”: %s", n,
+            read.c_str());
+    else
+      Prose("This checkpoint has no words of its own: the view reads the %d token ids in your sentence (each 0–%d): %s",
+            n, m.vocab - 1, read.c_str());
   }
   int known_next = 0;
   for (float p : m.p_next) known_next += p >= 0 ? 1 : 0;
@@ -224,7 +228,7 @@ void LmPanel::DrawNextWords(PanelContext& ctx) {
   const lessons::LmViewModel& m = TheLmClient().model();
   const int n = static_cast<int>(m.words.size());
   const bool knocked = !m.ablated.empty();
-  const bool tokens = m.tokenizer == "gpt2";
+  const bool tokens = m.tokenizer != "words";
   const char* unit = tokens ? "token" : "word";
   ImGui::SeparatorText(tokens ? (knocked ? "The next token after each token, with heads knocked out" : "The next token after each token")
                               : (knocked ? "The next word after each word, with heads knocked out" : "The next word after each word"));
@@ -289,10 +293,10 @@ void LmPanel::DrawContinuation(PanelContext& ctx) {
   const lessons::LmState& s = ctx.state.lm;
   const lessons::LmViewModel& m = TheLmClient().model();
   const int n = static_cast<int>(m.words.size());
-  const bool tokens = m.tokenizer == "gpt2";
+  const bool tokens = m.tokenizer != "words";
   const char* unit = tokens ? "token" : "word";
   // GPT-2's tokens carry their own spaces ("·" on screen): joined as they are, words with spaces.
-  const char* gap = tokens ? "" : " ";
+  const char* gap = m.tokenizer == "gpt2" ? "" : " ";
   if (s.generate && !m.continuation.empty()) {
     std::string prompt, added;
     for (int i = n - m.prompt_words; i < n; ++i) prompt += (prompt.empty() ? "" : gap) + m.words[static_cast<size_t>(i)];
@@ -485,7 +489,7 @@ void LmPanel::DrawInduction(PanelContext& ctx) {
   const lessons::LmViewModel& m = client.model();
   if (m.induction_words.empty()) return;
   const int r = static_cast<int>(m.induction_words.size()) / 2;
-  ImGui::SeparatorText(m.tokenizer == "gpt2" ? "Induction: random tokens, then the same tokens again"
+  ImGui::SeparatorText(m.tokenizer != "words" ? "Induction: random tokens, then the same tokens again"
                                               : "Induction: random words, then the same words again");
   std::string first;
   for (int i = 0; i < r; ++i) first += (i ? " " : "") + m.induction_words[static_cast<size_t>(i)];

@@ -46,7 +46,8 @@ struct LmViewModel {
   int64_t parameters = 0;
   // Where it came from (filled by the module that holds it; the view says it).
   std::string source;         // "" the built-in Brown model; else the file the reader opened
-  std::string tokenizer;      // "words": the page's words, lower-cased; "gpt2": GPT-2's byte-level BPE
+  std::string tokenizer;      // "words": the page's words, lower-cased; "gpt2": GPT-2's byte-level BPE;
+                              // "ids": a checkpoint without words reads the token ids typed ("5 17 96")
   std::string layout, dtype;  // a checkpoint's naming and stored dtype (lm_checkpoint.h); "" built in
   int64_t bytes_in_memory = 0;  // its floats in memory (4 × parameters)
   // The sentence as the model reads it.
