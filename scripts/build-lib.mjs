@@ -55,6 +55,9 @@ export async function buildLib(buildLibDir, outDir) {
       './package.json': './package.json',
     },
     files: Object.keys(files),
+    // GPT-2's BPE for openModel's texts: imported only when a GPT-2-vocabulary checkpoint opens.
+    peerDependencies: { 'js-tiktoken': `^${rootPackage.devDependencies['js-tiktoken']}` },
+    peerDependenciesMeta: { 'js-tiktoken': { optional: true } },
     sideEffects: false,
     engines: { node: '>=18' },
     keywords: ['attention', 'transformer', 'webassembly', 'wasm', 'simd', 'softmax'],
@@ -72,7 +75,7 @@ export async function buildLib(buildLibDir, outDir) {
 }
 
 // `npm pack` of the package in `outDir` into `destination`; returns the tarball's path. Packing
-// reads no registry (the package has no dependencies).
+// reads no registry (the package's one peer dependency, js-tiktoken, is optional).
 export function packLib(outDir, destination) {
   const out = execFileSync('npm', ['pack', '--json', '--pack-destination', destination, outDir],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });

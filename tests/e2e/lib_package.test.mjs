@@ -9,7 +9,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -285,6 +285,9 @@ const checkpoint: Checkpoint = await openModel(new Uint8Array(8), { n_head: 4, l
 const info: CheckpointInfo = checkpoint.info;
 console.log(info.parameters, info.dtype, info.naming, info.activation, info.eps, info.bytesInMemory, checkpoint.vocabulary()[0]);
 const tokenRun = checkpoint.run([1, 2], { knockedOut: [0] });
+const tokenizer: 'words' | 'gpt2' | null = checkpoint.tokenizer;
+const encoded = checkpoint.encode('The dog');
+if (encoded.ok) console.log(tokenizer, encoded.ids[0], encoded.tokens[0], checkpoint.nextTokens('The dog', { top: 1 }).ok);
 if (tokenRun.ok) console.log(tokenRun.logits.data, tokenRun.next.cols, tokenRun.weights[0].head);
 const nextTokens = checkpoint.nextTokens(new Int32Array([1, 2]), { top: 3 });
 if (nextTokens.ok) console.log(nextTokens.next[1][0].id, nextTokens.next[1][0].token, nextTokens.next[1][0].p);
@@ -445,12 +448,27 @@ out.hostile = {
 out.reopened = (await openModel(bytes, text)).nextTokens(prompt, { top: 1 });
 const asset = await openModel(readFileSync(${JSON.stringify(join(root, 'web/assets/lm-brown.bin'))}));
 out.asset = { info: asset.info, generated: asset.generate([1, 2, 3], { tokens: 20, temperature: 0.8, seed: 1 }) };
+// Texts: an asset reads words, GPT-2's vocabulary GPT-2's BPE (js-tiktoken), other checkpoints ids only.
+out.text = { asset: [asset.tokenizer, asset.encode('The jury said'), asset.nextTokens('The jury said', { top: 2 })] };
+out.text.asset.push(asset.nextTokens(out.text.asset[1].ids, { top: 2 }));
+const gpt2 = await openModel(readFileSync('gpt2-vocab.safetensors'), readFileSync('gpt2-vocab.config.json', 'utf8'));
+const hello = gpt2.encode('Hello world, "the" €.');
+out.text.gpt2 = [gpt2.tokenizer, hello, gpt2.nextTokens('Hello world, "the" €.', { top: 3 }), gpt2.nextTokens(hello.ids, { top: 3 }),
+  gpt2.vocabulary()[995], gpt2.generate('Hello', { tokens: 2, temperature: 0 }), gpt2.encode(5)];
+out.text.ids = [m.tokenizer, m.encode('5 17')];
 out.builtin = (await loadLanguageModel()).generate('x', { tokens: 1 });
 console.log(JSON.stringify(out, (k, v) => (v instanceof Float32Array ? Array.from(v) : v)));
 `;
 
-test('node: openModel opens every GPT-2 / nanoGPT fixture: logits as PyTorch\'s within the float32 bound, seeded and greedy generation, hostile input refused', async () => {
+test('node: openModel opens every GPT-2 / nanoGPT fixture: logits as PyTorch\'s within the float32 bound, seeded and greedy generation, texts by the model\'s tokenizer, hostile input refused', async () => {
   await writeFile(join(consumer, 'checkpoints.mjs'), kCheckpointScript(join(root, 'tests/data/checkpoints'), kCheckpoints));
+  // A GPT-2-vocabulary checkpoint (random weights), and js-tiktoken installed as a user would (the
+  // package's optional peer dependency; --offline above cannot fetch it).
+  const { gpt2Checkpoint, gpt2Config } = await import('./gpt2_checkpoint.mjs');
+  await writeFile(join(consumer, 'gpt2-vocab.safetensors'), gpt2Checkpoint());
+  await writeFile(join(consumer, 'gpt2-vocab.config.json'), JSON.stringify(gpt2Config));
+  for (const name of ['js-tiktoken', 'base64-js'])
+    await cp(join(root, 'node_modules', name), join(consumer, 'node_modules', name), { recursive: true });
   const { stdout } = await run(process.execPath, ['checkpoints.mjs'], { cwd: consumer, maxBuffer: 1 << 28 });
   const out = JSON.parse(stdout);
   for (const name of kCheckpoints) {
@@ -497,7 +515,7 @@ test('node: openModel opens every GPT-2 / nanoGPT fixture: logits as PyTorch\'s 
   assert.match(messages[1], /^ids: expected at most 16 entries, got 17$/);
   assert.match(messages[2], /^ids: expected at least one token id, got none$/);
   assert.match(messages[3], /^ids\[0\]: expected an integer 0–96, got 1\.5$/);
-  assert.match(messages[4], /^ids: expected an array of integers$/);
+  assert.match(messages[4], /^text: this checkpoint's 97 tokens have no words/);
   assert.match(messages[5], /^knockedOut\[0\]: expected an integer 0–7, got 8$/);
   assert.match(messages[6], /^top: expected 1–97, got 0$/);
   assert.match(messages[7], /tokens: expected 1–1 \(the context less the prompt\), got 2/);
@@ -517,6 +535,21 @@ test('node: openModel opens every GPT-2 / nanoGPT fixture: logits as PyTorch\'s 
   assert.equal(out.asset.generated.ok, true);
   assert.ok(out.asset.generated.generated.every((g) => g.id !== 4095), 'an asset\'s <unk> is never generated');
   assert.equal(out.builtin.ok, true);
+  const [kind, encoded, byText, byIds] = out.text.asset;
+  assert.equal(kind, 'words');
+  assert.deepEqual(encoded.tokens, ['the', 'jury', 'said']);
+  assert.deepEqual(byText, byIds, 'a text is its ids');
+  const [gpt2Kind, hello, helloByText, helloByIds, world, generated, notText] = out.text.gpt2;
+  assert.equal(gpt2Kind, 'gpt2');
+  assert.deepEqual(hello.ids, [15496, 995, 11, 366, 1169, 1, 10432, 13], 'js-tiktoken\'s ids (and the CLI\'s)');
+  assert.deepEqual(hello.tokens.slice(0, 4), ['Hello', ' world', ',', ' "']);
+  assert.deepEqual(helloByText, helloByIds);
+  assert.equal(world, ' world');
+  assert.equal(generated.ok, true, JSON.stringify(generated));
+  assert.equal(notText.ok, false);
+  const [idsKind, refusedText] = out.text.ids;
+  assert.equal(idsKind, null);
+  assert.match(refusedText.message, /^text: this checkpoint's 97 tokens have no words \(GPT-2's BPE needs 50257\): pass token ids$/);
 });
 
 test('TypeScript: tsc --strict accepts an example using every entry point and refuses wrong options', async () => {

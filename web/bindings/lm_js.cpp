@@ -19,6 +19,7 @@
 //                   typed), each token's display form (V strings; null keeps the model's words) and,
 //                   but for "words", encode(text) -> [ids]
 //   saveModel() -> {ok, safetensors: Uint8Array, config: string}   (lm_checkpoint.h's WriteLmCheckpoint)
+//   wordIds(text) -> [ids]   the text's words as the loaded model's ids (≤ T)
 // and the model called directly, for JavaScript (the browser tests check the view against these):
 //   run(text, knockedOut = [layer · heads + head, …]) -> {ok, words: [..], next: (n, V) probabilities as {rows, cols, data},
 //                 weights: [{layer, head, rows, cols, data}]} | {ok: false, code, message}
@@ -339,6 +340,16 @@ val Generate(const std::string& text, int tokens, double temperature, int seed) 
   return out;
 }
 
+// The ids of `text`'s words (the page's tokenizer, lower-cased; unknown words are <unk>), at most T.
+val WordIds(const std::string& text) {
+  const Loaded& l = TheModel();
+  val out = val::array();
+  if (!l.ok) return out;
+  val words = val::array();
+  for (int id : IdsOf(l.model, text, &words)) out.call<void>("push", id);
+  return out;
+}
+
 val GenerateIds(val ids, int tokens, double temperature, int seed) {
   const Loaded& l = TheModel();
   if (!l.ok) return Failure(NoModel());
@@ -436,5 +447,6 @@ EMSCRIPTEN_BINDINGS(attnlab_lm) {
   ATTNJS_FUNCTION("info", Info);
   ATTNJS_FUNCTION("vocabulary", Vocabulary);
   ATTNJS_FUNCTION("nameModel", NameModel);
+  ATTNJS_FUNCTION("wordIds", WordIds);
   ATTNJS_FUNCTION("saveModel", SaveModel);
 }

@@ -323,7 +323,7 @@ export type TokenIds = readonly number[] | Int32Array | Uint32Array | Uint16Arra
 
 export interface NextToken {
   id: number;
-  /** The checkpoint's word for the id (its metadata's) or "[id]". */
+  /** The checkpoint's word for the id (its metadata's), GPT-2's token text, or "[id]". */
   token: string;
   p: number;
 }
@@ -340,18 +340,26 @@ export interface CheckpointRun {
 
 export interface Checkpoint {
   readonly info: CheckpointInfo;
-  /** The tokens by id (a copy). */
+  /**
+   * How a text is read: 'words' (attnlab's models: their words, as LanguageModel reads them), 'gpt2'
+   * (GPT-2's vocabulary, 50,257 tokens or nanoGPT's 50,304: GPT-2's byte-level BPE from the optional
+   * peer dependency js-tiktoken), or null (ids only: a vocabulary without words, or js-tiktoken absent).
+   */
+  readonly tokenizer: 'words' | 'gpt2' | null;
+  /** The tokens by id (a copy): the model's words, GPT-2's tokens' text (" the"), or "[id]". */
   vocabulary(): string[];
-  /** The model on `ids`; knockedOut: heads (layer · heads + head) whose output is set to zero. */
-  run(ids: TokenIds, options?: { knockedOut?: number[] }): Result<CheckpointRun>;
+  /** A text's ids and tokens, by `tokenizer` (refused when it is null). */
+  encode(text: string): Result<{ ids: number[]; tokens: string[] }>;
+  /** The model on `ids` (or a text, through encode); knockedOut: heads (layer · heads + head) whose output is set to zero. */
+  run(ids: TokenIds | string, options?: { knockedOut?: number[] }): Result<CheckpointRun>;
   /** The `top` (1 – vocabulary, default 5) likeliest next tokens after each id. */
-  nextTokens(ids: TokenIds, options?: { top?: number }): Result<{ ids: number[]; next: NextToken[][] }>;
+  nextTokens(ids: TokenIds | string, options?: { top?: number }): Result<{ ids: number[]; next: NextToken[][] }>;
   /**
    * Continues `ids` through the KV cache: tokens 1 – context − ids (default 20), temperature ≥ 0
    * (0: greedy, the argmax; default 0.8), seed (default 1). Every id may be chosen (an asset's
    * "<unk>" excepted). The same arguments give the same tokens.
    */
-  generate(ids: TokenIds, options?: { tokens?: number; temperature?: number; seed?: number }):
+  generate(ids: TokenIds | string, options?: { tokens?: number; temperature?: number; seed?: number }):
     Result<{ generated: NextToken[]; cacheBytes: number }>;
 }
 

@@ -259,9 +259,32 @@ export async function loadLanguageModel(options = {}) {
 }
 
 // [SECTION] Checkpoints: GPT-2 (Hugging Face) and nanoGPT safetensors files, and attnlab's assets,
-// by token ids (BPE tokenizing is not the package's).
+// by token ids or by text (checkpointTokenizer).
 
 const kOpenOptions = ['wasm'];
+// GPT-2's vocabulary, and nanoGPT's padding of it (its extra ids are never a text's).
+const kGpt2Tokens = 50257, kNanoGptPaddedTokens = 50304;
+
+// How a checkpoint reads a text: attnlab's word models by their words (as loadLanguageModel does);
+// GPT-2's vocabulary by GPT-2's byte-level BPE from js-tiktoken (MIT; an optional peer dependency,
+// imported only then: `npm install js-tiktoken`), its tokens' text as the vocabulary; any other
+// vocabulary without words takes ids only. {kind, encode?, vocabulary?, why}
+async function checkpointTokenizer(m, info) {
+  const words = m.vocabulary();
+  if (words.length && words[0] !== '[0]') return { kind: 'words', encode: (text) => m.wordIds(text), why: '' };
+  if (info.vocabulary < kGpt2Tokens || info.vocabulary > kNanoGptPaddedTokens)
+    return { kind: null, why: `text: this checkpoint's ${info.vocabulary} tokens have no words (GPT-2's BPE needs 50257): pass token ids` };
+  let Tiktoken, ranks;
+  try {
+    ({ Tiktoken } = await import('js-tiktoken/lite'));
+    ranks = (await import('js-tiktoken/ranks/gpt2')).default;
+  } catch (e) {
+    return { kind: null, why: `text: GPT-2's BPE needs the package js-tiktoken (npm install js-tiktoken), which did not load (${e?.message || e}): pass token ids` };
+  }
+  const bpe = new Tiktoken(ranks);
+  const vocabulary = Array.from({ length: info.vocabulary }, (_, id) => (id < kGpt2Tokens ? bpe.decode([id]) : `[${id}]`));
+  return { kind: 'gpt2', encode: (text) => bpe.encode(text, [], []), vocabulary, why: '' };
+}
 
 /**
  * Opens a model: a .safetensors checkpoint (GPT-2 or nanoGPT naming; F32, F16 or BF16) or an attnlab
@@ -296,27 +319,42 @@ export async function openModel(bytes, config, options = {}) {
   if (!opened.ok) throw new Error(`attnlab: model: ${opened.message}`);
   const { ok, ...rest } = opened;
   const info = Object.freeze(rest);
-  const vocabulary = m.vocabulary();
-  const idsOf = (ids) => (ArrayBuffer.isView(ids) ? Array.from(ids) : ids);
+  const tokenizer = await checkpointTokenizer(m, info);
+  const vocabulary = tokenizer.vocabulary ?? m.vocabulary();
+  // A text goes through the model's tokenizer; ids are read as they are.
+  const idsOf = (ids) => (typeof ids === 'string' ? tokenizer.encode(ids) : ArrayBuffer.isView(ids) ? Array.from(ids) : ids);
+  const noText = (ids) => (typeof ids === 'string' && !tokenizer.encode ? refused(tokenizer.why) : null);
   return Object.freeze({
     info,
+    tokenizer: tokenizer.kind,
     vocabulary: () => vocabulary.slice(),
+    encode: guarded('encode', (text) => {
+      if (typeof text !== 'string') return refused(`text: expected a string, got ${typeof text}`);
+      if (!tokenizer.encode) return refused(tokenizer.why);
+      const ids = tokenizer.encode(text);
+      return { ok: true, ids, tokens: ids.map((id) => vocabulary[id]) };
+    }),
     run: guarded('run', (ids, options = {}) => {
       const bad = wrongKeys('run', options, ['knockedOut']);
       if (bad) return refused(bad);
-      const r = m.runIds(idsOf(ids), options.knockedOut ?? [], true);
+      if (noText(ids)) return noText(ids);
+      ids = idsOf(ids);
+      const r = m.runIds(ids, options.knockedOut ?? [], true);
       return r.ok ? { ok: true, ids: Array.from(ids), logits: r.logits, next: r.next, weights: r.weights } : r;
     }),
     nextTokens: guarded('nextTokens', (ids, options = {}) => {
       const bad = wrongKeys('nextTokens', options, ['top']) || checkInteger('top', options.top ?? 5, 1, info.vocabulary);
       if (bad) return refused(bad);
-      const r = m.runIds(idsOf(ids), [], false);
+      if (noText(ids)) return noText(ids);
+      ids = idsOf(ids);
+      const r = m.runIds(ids, [], false);
       if (!r.ok) return r;
       return { ok: true, ids: Array.from(ids), next: topOfRows(r.next, options.top ?? 5, (id, p) => ({ id, token: vocabulary[id], p })) };
     }),
     generate: guarded('generate', (ids, options = {}) => {
       const { bad, args } = generateOptions('generate', options, info.context);
       if (bad) return refused(bad);
+      if (noText(ids)) return noText(ids);
       const r = m.generateIds(idsOf(ids), ...args);
       return r.ok ? { ok: true, generated: r.generated.map((g) => ({ ...g, token: vocabulary[g.id] })), cacheBytes: r.cacheBytes } : r;
     }),

@@ -356,7 +356,7 @@ struct LmState {
   static constexpr IntField kWords{"lm.n", "words to generate", 1, 30};
   static constexpr BoolField kGenerate{"lm.g", "continue the sentence"};
   static constexpr IntField kSeed{"lm.sd", "seed", 1, 9999};
-  static constexpr IntField kWord{"lm.w", "word", -1, 63};
+  static constexpr IntField kWord{"lm.w", "word", -1, 127};  // a checkpoint's view reads up to 128 tokens
   static constexpr IntField kHead{"lm.e", "head", -1, 255};
   static constexpr IntField kAblated{"lm.x", "heads knocked out", 0, 65535};
   static constexpr ChoiceField kAblation{"lm.am", 2, kLmAblationNames};
