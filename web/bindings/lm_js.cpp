@@ -341,7 +341,7 @@ val Generate(const std::string& text, int tokens, double temperature, int seed) 
 }
 
 // The ids of `text`'s words (the page's tokenizer, lower-cased; unknown words are <unk>), at most T.
-val WordIds(const std::string& text) {
+val WordIdsOfText(const std::string& text) {
   const Loaded& l = TheModel();
   val out = val::array();
   if (!l.ok) return out;
@@ -447,6 +447,6 @@ EMSCRIPTEN_BINDINGS(attnlab_lm) {
   ATTNJS_FUNCTION("info", Info);
   ATTNJS_FUNCTION("vocabulary", Vocabulary);
   ATTNJS_FUNCTION("nameModel", NameModel);
-  ATTNJS_FUNCTION("wordIds", WordIds);
+  ATTNJS_FUNCTION("wordIds", WordIdsOfText);
   ATTNJS_FUNCTION("saveModel", SaveModel);
 }
