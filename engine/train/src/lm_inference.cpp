@@ -28,7 +28,7 @@ Matrix Readout(const LmConfig& c, const ModelParameters& p, const Matrix& x) {
   Matrix normed, logits;
   std::vector<float> mean, rstd;
   LayerNormForward<float>(x, p.lnf_gamma, p.lnf_beta, &normed, &mean, &rstd, static_cast<float>(c.layer_norm_eps));
-  TiedUnembedForward<float>(normed, p.wte, p.out_b, &logits);
+  TiedUnembedForward<float>(normed, p.wte, p.out_b, &logits, KernelProducts{c.kernel});
   return logits;
 }
 
@@ -118,7 +118,8 @@ Status AdvanceCheckedModel(const LmModel& model, const std::vector<int>& ids, co
   LmTrace t;
   t.residual_norms.push_back(RowNorms(x));
   if (logit_lens) t.lens_logits.push_back(Readout(c, p, x));
-  const AttentionConfig attention = LayerAttentionConfig(AsModelConfig(c));
+  AttentionConfig attention = LayerAttentionConfig(AsModelConfig(c));
+  attention.kernel = c.kernel;  // kEigen unless the caller chose a SIMD kernel (its own rounding order)
   const int d_k = c.d_model / c.heads;
   const float eps = static_cast<float>(c.layer_norm_eps);
   LmCache next;
@@ -147,7 +148,7 @@ Status AdvanceCheckedModel(const LmModel& model, const std::vector<int>& ids, co
     if (any_knocked) LinearForward<float>(r.concat, bp.attention.wo, bp.attention.bo, &r.output);
     x += r.output;
     LayerNormForward<float>(x, bp.ln2_gamma, bp.ln2_beta, &ln, &mean, &rstd, eps);
-    GeluMlpForward<float>(ln, bp.fc_w, bp.fc_b, bp.proj_w, bp.proj_b, &fc, &gelu, &mlp, EigenProducts(),
+    GeluMlpForward<float>(ln, bp.fc_w, bp.fc_b, bp.proj_w, bp.proj_b, &fc, &gelu, &mlp, KernelProducts{c.kernel},
                           c.activation == LmActivation::kGeluErf);
     x += mlp;
     next.key.push_back(std::move(r.present_key));
