@@ -5,6 +5,7 @@
 //   node bench/run.mjs [--quick] [--only impl,impl] [--markdown bench/RESULTS.md]
 //                      [--ns 64,256] [--reps 5] [--rounds 2] [--warmup-ms 1500]
 //                      [--json bench/results.json] [--build-dir build] [--threads 1,2]
+// --only gpt2 runs the GPT-2-small workload alone (it also runs without --only; see measureGpt2).
 // --threads 1,2 adds, for each count T > 1, attnlab-native-Tt (AttentionConfig::threads = T) and
 // onnxruntime-node-Tt (intra_op_num_threads = T), compared with each other (group native-Tt).
 //
@@ -234,7 +235,7 @@ function measurePeaks(o, layer) {
   for (const [key, cmd, needs] of [['native', [nativeBin], nativeBin], ['wasm', [...NODE, wasmJs], wasmJs],
                                    ['wasm-relaxed', [...NODE_RELAXED, wasmRelaxed], wasmRelaxed]]) {
     const group = key === 'wasm-relaxed' ? 'wasm' : key;
-    if (o.only && !o.only.includes(`attnlab-${group}`) && !o.only.some((i) => groupOf(i) === group)) continue;
+    if (o.only && !o.only.includes(`attnlab-${group}`) && !o.only.some((i) => i !== 'gpt2' && groupOf(i) === group)) continue;
     if (key === 'wasm-relaxed' && !fs.existsSync(needs)) continue;
     if (!fs.existsSync(needs)) {
       out[key] = { error: 'not built' };
