@@ -344,7 +344,8 @@ int Gpt2(const Options& o) {
     if (!status.ok()) return fail(status.message());
     if (rep >= o.warmup) prefill_samples.push_back(prefill), decode_samples.push_back(decode / kDecode);
   }
-  const std::string logits_file = o.dir + "/last-logits." ATTN_BENCH_IMPL ".f32";
+  const std::string logits_file =  // one file per variant: the eigen run must not overwrite the reference's
+      o.dir + "/last-logits." ATTN_BENCH_IMPL "-" + attn::KernelBuildName(o.kernel) + ".f32";
   if (std::FILE* f = std::fopen(logits_file.c_str(), "wb")) {
     std::fwrite(last.data(), sizeof(float), static_cast<size_t>(last.size()), f);
     std::fclose(f);

@@ -736,7 +736,7 @@ async function main() {
   if (o.gpt2) console.log(['', 'GPT-2-small (prefill 128 tokens, 32 decode steps, one thread):', ...gpt2Table(o.gpt2)].join('\n'));
   console.log('\nTargets:');
   console.log(targets(rows, peaks, page, o));
-  console.log(`\nbench: ${rows.length} rows in ${path.relative(process.cwd(), jsonPath)} (${Math.round(seconds)} s)`);
+  console.log(`\nbench: ${jsonRows.length} rows in ${path.relative(process.cwd(), jsonPath)} (${Math.round(seconds)} s)`);
   if (o.markdown) {
     const md = path.resolve(ROOT, o.markdown);
     fs.writeFileSync(md, report(rows, peaks, page, o, env, seconds, layer));

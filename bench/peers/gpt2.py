@@ -19,7 +19,7 @@ The loop (the same in every runner): prompt = PROMPT(V) (128 ids from xorshift32
 the model on the prompt with an empty cache -> logits (128, V); t0 = argmax of the last row; then
 for k = 0..31: the model on [t_k] with the cache -> t_{k+1} = argmax. A prefill sample is one
 prefill; a decode sample is the 32 steps' time / 32 (ms per token). tokens = t_0 … t_32. The last
-prefill row's logits go to DIR/last-logits.pytorch.f32 (float32 LE) for the max |Δ logit| check.
+prefill row's logits go to DIR/last-logits.pytorch-eager.f32 (float32 LE) for the max |Δ logit| check.
 """
 import json
 import math
@@ -203,7 +203,7 @@ def run(args):
             if rep >= warmup:
                 prefill_samples.append(1e3 * prefill)
                 decode_samples.append(1e3 * decode / DECODE_STEPS)
-    logits_file = os.path.join(d, "last-logits.pytorch.f32")
+    logits_file = os.path.join(d, "last-logits.pytorch-eager.f32")
     with open(logits_file, "wb") as f:
         f.write(last.numpy().astype("<f4").tobytes())
     med = lambda xs: sorted(xs)[len(xs) // 2] if len(xs) % 2 else sum(sorted(xs)[len(xs) // 2 - 1:len(xs) // 2 + 1]) / 2

@@ -7,7 +7,7 @@
 //   on failure -> {"impl", "variant", "error"}, exit code 0.
 // The loop: prefill = the model on PROMPT (128 ids) with an empty cache; t_0 = argmax of its last row;
 // then 32 decode steps, each the model on [t_k] with the cache -> t_{k+1} = argmax (the lowest id on
-// ties). A decode sample is the 32 steps' time / 32. DIR/last-logits.<impl>.f32 gets the last prefill
+// ties). A decode sample is the 32 steps' time / 32. DIR/last-logits.<impl>-<variant>.f32 gets the last prefill
 // row's logits (float32 LE) for the max |Δ logit| check.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -70,7 +70,7 @@ export async function runGpt2(impl, open) {
       const decode = performance.now() - t;
       if (rep >= args.warmup) prefillSamples.push(prefill), decodeSamples.push(decode / DECODE_STEPS);
     }
-    const logitsFile = path.join(args.dir, `last-logits.${impl}.f32`);
+    const logitsFile = path.join(args.dir, `last-logits.${impl}-${variant}.f32`);
     fs.writeFileSync(logitsFile, Buffer.from(new Float32Array(last).buffer));
     const { prefill, decode, reset, variant: _, ...extra } = r;
     const round = (x) => Math.round(x * 1000) / 1000;
