@@ -82,17 +82,23 @@ Golden ReadGolden(const std::string& path, int vocab) {
 constexpr double kUnitRoundoff = 5.960464477539063e-8;
 constexpr double kRelativeBound = 10 * 14 * 8 * kUnitRoundoff;
 
+// BASE.config.json and BASE.safetensors read into *model.
+::testing::AssertionResult ReadFixture(const std::string& base, LmModel* model, LmCheckpointInfo* info) {
+  LmCheckpointOptions options;
+  options.config_json = ReadFile(base + ".config.json");
+  if (options.config_json.empty()) return ::testing::AssertionFailure() << base << ".config.json: missing or empty";
+  const Status s = ReadLmCheckpoint(ReadFile(base + ".safetensors"), options, model, info);
+  if (!s.ok()) return ::testing::AssertionFailure() << base << ": " << s.ToString();
+  return ::testing::AssertionSuccess();
+}
+
 class CheckpointFixtureTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(CheckpointFixtureTest, LogitsEqualAnIndependentPyTorchGpt2WithinTheFloat32Bound) {
   const std::string base = FixtureDir() + "/" + GetParam();
-  LmCheckpointOptions options;
-  options.config_json = ReadFile(base + ".config.json");
-  ASSERT_FALSE(options.config_json.empty()) << base;
   LmModel model;
   LmCheckpointInfo info;
-  const Status s = ReadLmCheckpoint(ReadFile(base + ".safetensors"), options, &model, &info);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_TRUE(ReadFixture(base, &model, &info));
   EXPECT_EQ(model.config.vocab, 97);
   EXPECT_EQ(model.config.layers, 2);
   EXPECT_EQ(model.config.heads, 4);
@@ -132,18 +138,12 @@ TEST(Checkpoint124m, LogitsEqualAnIndependentPyTorchGpt2WithinTheFloat32Bound) {
   if (!dir) GTEST_SKIP() << "ATTN_CHECKPOINT_124M_DIR not set (tests/checkpoint_124m_torch_test.cmake sets it)";
   for (const char* name : {"gpt2-124m-f32", "gpt2-124m-f16"}) {
     const std::string base = std::string(dir) + "/" + name;
-    LmCheckpointOptions options;
-    options.config_json = ReadFile(base + ".config.json");
-    if (options.config_json.empty()) continue;  // the dtypes the script was asked for
+    if (ReadFile(base + ".config.json").empty()) continue;  // the dtypes the script was asked for
     LmModel model;
     LmCheckpointInfo info;
-    const Status s = ReadLmCheckpoint(ReadFile(base + ".safetensors"), options, &model, &info);
-    ASSERT_TRUE(s.ok()) << s.ToString();
-    EXPECT_EQ(model.config.vocab, 50257);
-    EXPECT_EQ(model.config.layers, 12);
-    EXPECT_EQ(model.config.heads, 12);
-    EXPECT_EQ(model.config.d_model, 768);
-    EXPECT_EQ(model.config.seq_len, 1024);
+    ASSERT_TRUE(ReadFixture(base, &model, &info));
+    const LmConfig& c = model.config;  // vocab, layers, heads, d_model, context
+    EXPECT_EQ(std::vector<int>({c.vocab, c.layers, c.heads, c.d_model, c.seq_len}), std::vector<int>({50257, 12, 12, 768, 1024}));
     EXPECT_EQ(info.parameters, 124439808 + 50257);  // GPT-2 small's, and attnlab's output bias (zeros)
     const Golden golden = ReadGolden(base + ".logits.txt", model.config.vocab);
     ASSERT_EQ(golden.ids.size(), 1u);
