@@ -617,7 +617,8 @@ function gpt2Intro() {
     '12 layers, d_model 768, 12 heads, 124 M parameters, F32; `bench/peers/gpt2.py export`, seed fixed), a prefill of ' +
     '128 tokens (logits at every position), then 32 greedy decode steps through the KV cache, one thread everywhere. ' +
     'attnlab: the checkpoint read by ReadLmCheckpoint, then attn::train::LmAdvance (prefill, then one token a step), ' +
-    'its kernel LmConfig::kernel (the variant; `eigen` is the portable products); attnlab-wasm is the same C++ built ' +
+    'its kernel LmConfig::kernel (the variant: the prefill\'s products; a decode step, one row, runs on Eigen\'s ' +
+    'matrix-vector products in every variant); attnlab-wasm is the same C++ built ' +
     'with Emscripten (attnlab_bench_gpt2.js, SIMD128) under node. onnxruntime-node / -web: torch.onnx.export of the ' +
     'same model with past key/values (one graph, dynamic n and past length; the prefill feeds empty pasts), ' +
     'one thread, optimisation level "all". pytorch: the same module eagerly, inference mode, one thread. Each runner ' +
