@@ -14,13 +14,20 @@
 //   attnlab_bench lm-generate [--reps R]
 //       30 words after a 4-word prompt from a seeded model of the shipped shape, greedy: ms per word
 //       through the KV cache (attn::train::LmGenerate) and by recomputing the whole sentence
+//   attnlab_bench gpt2 [--dir DIR] [--reps R] [--warmup W] [--kernel K]
+//       the GPT-2-small workload (bench/peers/gpt2_common.mjs has the loop and the output's contract):
+//       DIR/model.safetensors + config.json (bench/peers/gpt2.py export) read by ReadLmCheckpoint,
+//       a prefill of 128 tokens, then 32 greedy decode steps through the KV cache (attn::train::
+//       LmAdvance), on kernel K (LmConfig::kernel; default the fastest here)
 // The same source builds natively (impl "attnlab-native") and with Emscripten for node
 // (impl "attnlab-wasm"); bench/run.mjs runs both beside the peers.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -29,6 +36,7 @@
 #include "attn/kernels.h"
 #include "attn/prepared_attention.h"
 #include "attn/seeded_random.h"
+#include "attn/train/lm_checkpoint.h"
 #include "attn/train/lm_inference.h"
 #include "attn/train/lm_trainer.h"
 #include "lessons/bench_layer.h"
@@ -40,7 +48,8 @@ using Clock = std::chrono::steady_clock;
 
 struct Options {
   std::string command;
-  int n = 1024, m = 0, k = 0, reps = 5, threads = 1;
+  int n = 1024, m = 0, k = 0, reps = 5, threads = 1, warmup = 1;
+  std::string dir = "bench/.cache/gpt2-small";  // gpt2
   std::vector<int> ns;  // layer: the n to give FLOPs for
   lessons::BenchLayer layer;
   double warmup_ms = 1500.0;
@@ -53,6 +62,7 @@ struct Options {
                "[--d-model D] [--heads H] [--threads T]\n       attnlab_bench gemm --m M --k K --n N [--warmup-ms W] [--reps R] "
                "[--kernel K]\n       attnlab_bench peak [--kernel K]\n       attnlab_bench layer [--ns N,N...] "
                "[--d-model D] [--heads H]\n       attnlab_bench lm-train [--reps R]\n       attnlab_bench lm-generate [--reps R]\n"
+               "       attnlab_bench gpt2 [--dir DIR] [--reps R] [--warmup W] [--kernel K]\n"
                "kernels here: %s\n",
                why, attn::AvailableKernelNames().c_str());
   std::exit(2);
@@ -93,6 +103,8 @@ Options Parse(int argc, char** argv) {
     else if (flag == "--reps") o.reps = PositiveInt(value);
     else if (flag == "--threads") o.threads = PositiveInt(value);
     else if (flag == "--warmup-ms") o.warmup_ms = std::atof(value);
+    else if (flag == "--warmup") o.warmup = std::atoi(value);
+    else if (flag == "--dir") o.dir = value;
     else if (flag == "--kernel") {
       const attn::Status status = attn::ParseKernel(value, &o.kernel);
       if (!status.ok()) Usage(status.message().c_str());
@@ -274,10 +286,88 @@ int LmGenerateTimes(const Options& o) {
   return 0;
 }
 
+std::string ReadWhole(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << file.rdbuf();
+  return bytes.str();
+}
+
+// The GPT-2-small workload: one JSON line, as bench/peers/gpt2_common.mjs's runners print.
+int Gpt2(const Options& o) {
+  const auto fail = [&](const std::string& message) {
+    std::printf("{\"impl\":\"%s\",\"variant\":\"%s\",\"error\":\"%s\"}\n", ATTN_BENCH_IMPL,
+                attn::KernelBuildName(o.kernel), message.c_str());
+    return 0;
+  };
+  constexpr int kPrompt = 128, kDecode = 32;
+  attn::train::LmCheckpointOptions options;
+  options.config_json = ReadWhole(o.dir + "/config.json");
+  attn::train::LmModel model;
+  {
+    const std::string bytes = ReadWhole(o.dir + "/model.safetensors");
+    if (bytes.empty() || options.config_json.empty())
+      return fail(o.dir + "/model.safetensors or config.json missing: run /usr/bin/python3 bench/peers/gpt2.py export");
+    const attn::Status status = attn::train::ReadLmCheckpoint(bytes, options, &model);
+    if (!status.ok()) return fail(status.message());
+  }
+  model.config.kernel = o.kernel;
+  std::vector<int> prompt;  // gpt2.py's prompt(): xorshift32 from 0x9E3779B9, mod V
+  uint32_t s = 0x9E3779B9u;
+  for (int i = 0; i < kPrompt; ++i) {
+    s ^= s << 13, s ^= s >> 17, s ^= s << 5;
+    prompt.push_back(static_cast<int>(s % static_cast<uint32_t>(model.config.vocab)));
+  }
+  const auto argmax = [](const attn::Matrix& logits) {
+    Eigen::Index best = 0;
+    logits.row(logits.rows() - 1).maxCoeff(&best);  // the first maximum: the lowest id on ties
+    return static_cast<int>(best);
+  };
+  std::vector<double> prefill_samples, decode_samples;
+  std::vector<int> tokens;
+  attn::Matrix last;
+  for (int rep = 0; rep < o.warmup + o.reps; ++rep) {
+    attn::train::LmCache cache;
+    attn::train::LmTrace trace;
+    auto start = Clock::now();
+    attn::Status status = attn::train::LmAdvance(model, prompt, attn::train::LmAblation(), false, &cache, &trace);
+    const double prefill = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    if (!status.ok()) return fail(status.message());
+    last = trace.logits.bottomRows(1);
+    tokens.assign(1, argmax(last));
+    start = Clock::now();
+    for (int k = 0; k < kDecode && status.ok(); ++k) {
+      status = attn::train::LmAdvance(model, {tokens.back()}, attn::train::LmAblation(), false, &cache, &trace);
+      tokens.push_back(argmax(trace.logits));
+    }
+    const double decode = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    if (!status.ok()) return fail(status.message());
+    if (rep >= o.warmup) prefill_samples.push_back(prefill), decode_samples.push_back(decode / kDecode);
+  }
+  const std::string logits_file =  // one file per variant: the eigen run must not overwrite the reference's
+      o.dir + "/last-logits." ATTN_BENCH_IMPL "-" + attn::KernelBuildName(o.kernel) + ".f32";
+  if (std::FILE* f = std::fopen(logits_file.c_str(), "wb")) {
+    std::fwrite(last.data(), sizeof(float), static_cast<size_t>(last.size()), f);
+    std::fclose(f);
+  }
+  std::sort(prefill_samples.begin(), prefill_samples.end());
+  std::sort(decode_samples.begin(), decode_samples.end());
+  std::string ids;
+  for (size_t i = 0; i < tokens.size(); ++i) ids += (i ? "," : "") + std::to_string(tokens[i]);
+  std::printf("{\"impl\":\"%s\",\"variant\":\"%s\",\"prefill_ms\":%.3f,\"decode_ms_per_token\":%.3f,"
+              "\"prefill_samples\":%s,\"decode_samples\":%s,\"tokens\":[%s],\"logits_file\":\"%s\",\"threads\":1,"
+              "\"peak_rss_mb\":%.1f}\n",
+              ATTN_BENCH_IMPL, attn::KernelBuildName(o.kernel), Median(prefill_samples), Median(decode_samples),
+              Samples(prefill_samples).c_str(), Samples(decode_samples).c_str(), ids.c_str(), logits_file.c_str(),
+              attnlab_bench::PeakRssMb());
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const Options o = Parse(argc, argv);
   if (o.command == "lm-train") return LmTrain(o);
   if (o.command == "lm-generate") return LmGenerateTimes(o);
+  if (o.command == "gpt2") return Gpt2(o);
   if (o.command == "forward") return Forward(o);
   if (o.command == "gemm") return Gemm(o);
   if (o.command == "peak") return Peak(o);

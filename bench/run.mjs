@@ -5,6 +5,7 @@
 //   node bench/run.mjs [--quick] [--only impl,impl] [--markdown bench/RESULTS.md]
 //                      [--ns 64,256] [--reps 5] [--rounds 2] [--warmup-ms 1500]
 //                      [--json bench/results.json] [--build-dir build] [--threads 1,2]
+// --only gpt2 runs the GPT-2-small workload alone (it also runs without --only; see measureGpt2).
 // --threads 1,2 adds, for each count T > 1, attnlab-native-Tt (AttentionConfig::threads = T) and
 // onnxruntime-node-Tt (intra_op_num_threads = T), compared with each other (group native-Tt).
 //
@@ -179,7 +180,7 @@ function measure(o, layer) {
   const every = units(o.buildDir, o.threads);
   const all = every.filter((u) => !o.only || o.only.includes(u.impl));
   if (o.only) {
-    const known = new Set(every.map((u) => u.impl));
+    const known = new Set([...every.map((u) => u.impl), 'gpt2']);  // gpt2: the GPT-2-small workload alone
     const unknown = o.only.filter((i) => !known.has(i));
     if (unknown.length) throw new Error(`--only: unknown impl ${unknown.join(', ')} (known: ${[...known].join(', ')})`);
   }
@@ -234,7 +235,7 @@ function measurePeaks(o, layer) {
   for (const [key, cmd, needs] of [['native', [nativeBin], nativeBin], ['wasm', [...NODE, wasmJs], wasmJs],
                                    ['wasm-relaxed', [...NODE_RELAXED, wasmRelaxed], wasmRelaxed]]) {
     const group = key === 'wasm-relaxed' ? 'wasm' : key;
-    if (o.only && !o.only.includes(`attnlab-${group}`) && !o.only.some((i) => groupOf(i) === group)) continue;
+    if (o.only && !o.only.includes(`attnlab-${group}`) && !o.only.some((i) => i !== 'gpt2' && groupOf(i) === group)) continue;
     if (key === 'wasm-relaxed' && !fs.existsSync(needs)) continue;
     if (!fs.existsSync(needs)) {
       out[key] = { error: 'not built' };
@@ -292,6 +293,128 @@ export function lmTargets(lm) {
           `language model: a generated word ≥ 5× faster with the KV cache than recomputing the sentence (${generated
             ? `${g.ms_per_word_cached.toFixed(3)} against ${g.ms_per_word_recomputed.toFixed(3)} ms per word, ` +
               `${(g.ms_per_word_recomputed / g.ms_per_word_cached).toFixed(2)}×` : shortError(g?.error ?? 'no ms_per_word')})`);
+  return lines;
+}
+
+// -------------------------------------------------------------------------------------- GPT-2-small
+// Issue 28's second workload: a GPT-2-small-shaped model with random weights (bench/peers/gpt2.py
+// export writes it to bench/.cache/gpt2-small, ~1 GB with its ONNX graph: never committed), a prefill
+// of 128 tokens and 32 greedy decode steps through the KV cache, one thread, in every runner (the loop
+// and the result line: bench/peers/gpt2_common.mjs). Each runner is one child process.
+export const GPT2_DIR = path.join(BENCH, '.cache', 'gpt2-small');
+export function gpt2Units(buildDir, o = {}) {
+  const { native: nativeBin } = benchBinaries(buildDir);
+  const wasmBin = path.resolve(ROOT, buildDir, 'wasm/bench/attnlab_bench_gpt2.js');
+  const reps = ['--reps', String(o.quick ? 1 : 3), '--warmup', '1'];
+  const peer = (f) => path.join(BENCH, 'peers', f);
+  return [
+    { impl: 'attnlab-wasm', cmd: [...NODE, wasmBin, 'gpt2', ...reps], needs: wasmBin },
+    { impl: 'onnxruntime-web', cmd: [...NODE, peer('gpt2_ort.mjs'), '--pkg', 'onnxruntime-web', ...reps] },
+    { impl: 'attnlab-native', cmd: [nativeBin, 'gpt2', ...reps], needs: nativeBin },
+    // The engine's portable products too (LmConfig::kernel = eigen): inference's other kernel.
+    { impl: 'attnlab-native', cmd: [nativeBin, 'gpt2', '--kernel', 'eigen', ...reps], needs: nativeBin },
+    { impl: 'onnxruntime-node', cmd: [...NODE, peer('gpt2_ort.mjs'), '--pkg', 'onnxruntime-node', ...reps] },
+    { impl: 'pytorch', cmd: [PYTHON, peer('gpt2.py'), 'run', ...reps] },
+  ];
+}
+
+function measureGpt2(o) {
+  if (!fs.existsSync(path.join(GPT2_DIR, 'model.safetensors'))) {
+    return { error: `${path.relative(ROOT, GPT2_DIR)}/model.safetensors missing: npm run bench writes it ` +
+                    '(/usr/bin/python3 bench/peers/gpt2.py export)' };
+  }
+  const rows = [];
+  for (const u of gpt2Units(o.buildDir, o)) {
+    const label = `gpt2 ${u.impl}`;
+    const { row, seconds } = u.needs && !fs.existsSync(u.needs) ? { row: { error: 'not built' }, seconds: 0 }
+      : runChild([...u.cmd, '--dir', GPT2_DIR], label);
+    rows.push({ impl: u.impl, ...row });
+    process.stderr.write(`bench: ${label} ${row.variant ?? ''}: ${row.error ? `error: ${shortError(row.error)}`
+      : `prefill ${row.prefill_ms} ms, decode ${row.decode_ms_per_token} ms/token`} (${seconds.toFixed(1)} s)\n`);
+  }
+  return { rows: gpt2Compare(rows, readLogits) };
+}
+
+const readLogits = (file) => {
+  try {
+    const b = fs.readFileSync(file);
+    return new Float32Array(b.buffer, b.byteOffset, b.length >> 2);
+  } catch { return null; }
+};
+
+// Each row against attnlab-native's first (the reference): the same greedy tokens, and max |Δ logit|
+// on the prefill's last row (read through `read(file)`: Float32Array or null). Pure but for `read`.
+export function gpt2Compare(rows, read) {
+  const ref = rows.find((r) => r.impl === 'attnlab-native' && !r.error);
+  const refLogits = ref ? read(ref.logits_file) : null;
+  return rows.map((r) => {
+    if (r.error || !ref || r === ref) return r;
+    const same_tokens = JSON.stringify(r.tokens) === JSON.stringify(ref.tokens);
+    const l = read(r.logits_file);
+    let max_abs_diff = null;
+    if (l && refLogits && l.length === refLogits.length) {
+      max_abs_diff = 0;
+      for (let i = 0; i < l.length; ++i) max_abs_diff = Math.max(max_abs_diff, Math.abs(l[i] - refLogits[i]));
+    }
+    return { ...r, same_tokens, max_abs_diff };
+  });
+}
+
+// The best measured row of impl for one phase ('prefill_ms' or 'decode_ms_per_token').
+const gpt2Best = (rows, impl, key) => rows.filter((r) => r.impl === impl && Number.isFinite(r[key]))
+  .sort((a, b) => a[key] - b[key])[0];
+
+export function gpt2Table(g) {
+  if (!g) return [];
+  if (g.error) return [`GPT-2-small: not measured (${g.error})`];
+  const out = ['| impl (variant) | prefill 128 tokens ms | prefill tokens/s | decode ms/token | attnlab ×faster (prefill, decode) | ' +
+               'same 33 greedy tokens | max abs Δ logit (last prefill row) | peak RSS MB |',
+               '| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |'];
+  for (const r of g.rows) {
+    const name = `${r.impl}${r.variant ? ` (${r.variant})` : ''}`;
+    if (r.error) {
+      out.push(`| ${name} | ${r.error === 'not built' ? 'not built' : 'error: ' + shortError(r.error)} | | | | | | |`);
+      continue;
+    }
+    const a = `attnlab-${groupOf(r.impl)}`;
+    const ratio = (key) => {
+      const best = gpt2Best(g.rows, a, key);
+      return isAttnlab(r.impl) || !best ? null : r[key] / best[key];
+    };
+    const ratios = [ratio('prefill_ms'), ratio('decode_ms_per_token')];
+    out.push(`| ${name} | ${fmtMs(r.prefill_ms)} | ${fmt(128e3 / r.prefill_ms, 0)} | ${fmtMs(r.decode_ms_per_token)} | ` +
+             `${ratios.every((x) => x == null) ? '' : ratios.map((x) => (x == null ? '–' : x.toFixed(2) + '×')).join(', ')} | ` +
+             `${r.same_tokens == null ? (r.impl === 'attnlab-native' && r === g.rows.find((x) => x.impl === r.impl && !x.error) ? 'reference' : '–')
+               : r.same_tokens ? 'yes' : '**no**'} | ${r.max_abs_diff == null ? '–' : r.max_abs_diff.toExponential(1)} | ${fmt(r.peak_rss_mb, 0)} |`);
+  }
+  return out;
+}
+
+// Issue 28's targets, from gpt2's rows measured in the same run (pure: bench/run.test.mjs): wasm
+// ≥ 1.5× onnxruntime-web and native ≥ 1.0× onnxruntime-node, on prefill and on decode; attnlab's
+// best variant per phase; every runner's greedy tokens the same as attnlab-native's.
+export function gpt2Targets(g) {
+  if (!g) return [];
+  const lines = [];
+  const verdict = (ok, text) => lines.push(`- ${ok === null ? 'not measured' : ok ? '**met**' : '**not met**'}: GPT-2-small: ${text}`);
+  for (const [attnlab, peer, factor, what] of [['attnlab-wasm', 'onnxruntime-web', 1.5, '≥ 1.5× faster than'],
+                                               ['attnlab-native', 'onnxruntime-node', 1.0, 'at least as fast as']]) {
+    for (const [key, phase, unit] of [['prefill_ms', 'prefill of 128 tokens', 'ms'], ['decode_ms_per_token', 'decode', 'ms/token']]) {
+      const a = g.rows ? gpt2Best(g.rows, attnlab, key) : null, p = g.rows ? gpt2Best(g.rows, peer, key) : null;
+      const ratio = a && p ? p[key] / a[key] : null;
+      const why = g.error ?? (!a ? `${attnlab}: ${shortError(g.rows.find((r) => r.impl === attnlab)?.error ?? 'not run')}`
+        : !p ? `${peer}: ${shortError(g.rows.find((r) => r.impl === peer)?.error ?? 'not run')}` : null);
+      verdict(ratio == null ? null : ratio >= factor, `${attnlab} ${what} ${peer}, ${phase} (` + (why ?? `${fmtMs(a[key])} against ` +
+        `${fmtMs(p[key])} ${unit}, ${ratio.toFixed(2)}×${a.variant ? `, attnlab ${a.variant}` : ''}` +
+        (ratio < factor ? `; short by ${fmt(100 * (factor / ratio - 1))}%` : '')) + ')');
+    }
+  }
+  if (g.rows) {
+    const compared = g.rows.filter((r) => r.same_tokens != null);
+    const differ = compared.filter((r) => !r.same_tokens).map((r) => `${r.impl}${r.variant ? ` (${r.variant})` : ''}`);
+    verdict(compared.length ? !differ.length : null, `every runner's 33 greedy tokens equal attnlab-native's (${compared.length
+      ? differ.length ? `differ: ${differ.join(', ')}` : `${compared.length} runners compared` : 'no runner to compare'})`);
+  }
   return lines;
 }
 
@@ -427,6 +550,7 @@ export function targets(rows, peaks, page, o) {
   }
   lines.push(...pageTargets(page));
   lines.push(...lmTargets(o.lm));
+  lines.push(...gpt2Targets(o.gpt2));
   verdict(page == null ? null : page.gzip_bytes <= 400 * 1024,
           `page wasm + js ≤ 400 KB gzipped (${page == null ? 'build/wasm/site/attnlab.wasm + attnlab.mjs not built' :
             `${fmt(page.gzip_bytes / 1024)} KB: ${page.parts.map((p) => `${path.basename(p.file)} ${fmt(p.gzip_bytes / 1024)} KB`).join(' + ')}`})`);
@@ -488,6 +612,20 @@ export function pageTargets(page) {
   return lines;
 }
 
+function gpt2Intro() {
+  return 'Issue 28\'s second workload: a GPT-2-small-shaped model with random weights (vocab 50257, 1024 positions, ' +
+    '12 layers, d_model 768, 12 heads, 124 M parameters, F32; `bench/peers/gpt2.py export`, seed fixed), a prefill of ' +
+    '128 tokens (logits at every position), then 32 greedy decode steps through the KV cache, one thread everywhere. ' +
+    'attnlab: the checkpoint read by ReadLmCheckpoint, then attn::train::LmAdvance (prefill, then one token a step), ' +
+    'its kernel LmConfig::kernel (the variant: the prefill\'s products; a decode step, one row, runs on Eigen\'s ' +
+    'matrix-vector products in every variant); attnlab-wasm is the same C++ built ' +
+    'with Emscripten (attnlab_bench_gpt2.js, SIMD128) under node. onnxruntime-node / -web: torch.onnx.export of the ' +
+    'same model with past key/values (one graph, dynamic n and past length; the prefill feeds empty pasts), ' +
+    'one thread, optimisation level "all". pytorch: the same module eagerly, inference mode, one thread. Each runner ' +
+    'is one process: prefill ms and decode ms/token are medians of its repeats (a decode sample is 32 steps / 32), ' +
+    'after a warm-up repeat. "same 33 greedy tokens" and "max abs Δ logit" are against attnlab-native\'s first row.';
+}
+
 function environment() {
   const cpuinfo = fs.readFileSync('/proc/cpuinfo', 'utf8');
   const cpu = (cpuinfo.match(/^model name\s*:\s*(.*)$/m) || [])[1] ?? os.cpus()[0]?.model;
@@ -541,6 +679,7 @@ function report(rows, peaks, page, o, env, seconds, layer) {
     '',
     ...gemmLines(peaks),
     '',
+    ...(o.gpt2 ? ['## GPT-2-small', '', gpt2Intro(), '', ...gpt2Table(o.gpt2), ''] : []),
     '## Targets',
     '',
     targets(rows, peaks, page, o),
@@ -577,6 +716,7 @@ async function main() {
   const peaks = measurePeaks(o, layer);
   const rows = measure(o, layer);
   if (!o.only) o.lm = measureLm(o);
+  if (!o.only || o.only.includes('gpt2')) o.gpt2 = measureGpt2(o);
   const page = pageSize(o.buildDir);
   if (page && !o.only) {
     Object.assign(page, await measurePage(path.resolve(ROOT, o.buildDir, 'wasm/site'),
@@ -587,14 +727,17 @@ async function main() {
   const jsonPath = path.resolve(ROOT, o.json);
   fs.mkdirSync(path.dirname(jsonPath), { recursive: true });
   const jsonRows = rows.map(({ samples, not_built, ...r }) => ({ ...r, samples }));
+  // The GPT-2-small workload's rows after the layer's, each with workload "gpt2-small".
+  for (const r of o.gpt2?.rows ?? []) jsonRows.push({ workload: 'gpt2-small', ...r });
   fs.writeFileSync(jsonPath, `[\n${jsonRows.map((r) => JSON.stringify(r)).join(',\n')}\n]\n`);
 
   console.log(table(rows, peaks));
   console.log('');
   for (const l of gemmLines(peaks)) console.log(l);
+  if (o.gpt2) console.log(['', 'GPT-2-small (prefill 128 tokens, 32 decode steps, one thread):', ...gpt2Table(o.gpt2)].join('\n'));
   console.log('\nTargets:');
   console.log(targets(rows, peaks, page, o));
-  console.log(`\nbench: ${rows.length} rows in ${path.relative(process.cwd(), jsonPath)} (${Math.round(seconds)} s)`);
+  console.log(`\nbench: ${jsonRows.length} rows in ${path.relative(process.cwd(), jsonPath)} (${Math.round(seconds)} s)`);
   if (o.markdown) {
     const md = path.resolve(ROOT, o.markdown);
     fs.writeFileSync(md, report(rows, peaks, page, o, env, seconds, layer));

@@ -10,7 +10,9 @@ import path from 'node:path';
 import test from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { frameStats } from './page.mjs';
-import { benchLayer, bestRows, lmTargets, pageTargets, runChild, shortError, table, targets, variantsTable } from './run.mjs';
+import { benchLayer, bestRows, gpt2Compare, gpt2Table, gpt2Targets, gpt2Units, lmTargets, pageTargets, runChild, shortError, table,
+         targets, variantsTable } from './run.mjs';
+import { argmax, gpt2Prompt } from './peers/gpt2_common.mjs';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const row = (impl, n, ms, extra = {}) => ({ impl, n, ms, gflops: ms == null ? null : 1e3 / ms, peak_rss_mb: 100,
@@ -211,4 +213,63 @@ test('the language model\'s targets: training against PyTorch, the KV cache agai
   assert.match(none[0], /^- not measured: .*\(not built\)$/);
   assert.match(none[1], /^- not measured: .*\(exit 1\)$/);
   assert.deepEqual(lmTargets(undefined), []);
+});
+
+// The GPT-2-small workload (issue 28): rows as its runners print them, logits from a stub reader (no
+// 500 MB model here; no duration is asserted).
+const gpt2Row = (impl, variant, prefill_ms, decode_ms_per_token, extra = {}) => ({
+  impl, variant, prefill_ms, decode_ms_per_token, tokens: [5, 7, 7], logits_file: `${impl}-${variant}.f32`, peak_rss_mb: 900, ...extra });
+
+test('GPT-2-small: tokens and max |Δ logit| against attnlab-native\'s first row; a failed row is left as it is', () => {
+  const logits = { 'attnlab-native-avx512.f32': [1, 2, 3], 'attnlab-native-eigen.f32': [1, 2, 3.5],
+                   'onnxruntime-node-cpu.f32': [1.25, 2, 3], 'pytorch-eager.f32': [1, 2] };
+  const read = (f) => (logits[f] ? Float32Array.from(logits[f]) : null);
+  const rows = gpt2Compare([
+    gpt2Row('attnlab-native', 'avx512', 100, 10), gpt2Row('attnlab-native', 'eigen', 200, 8),
+    gpt2Row('onnxruntime-node', 'cpu', 120, 9, { tokens: [5, 7, 8] }), gpt2Row('pytorch', 'eager', 300, 20),
+    { impl: 'onnxruntime-web', error: 'boom' },
+  ], read);
+  assert.equal(rows[0].same_tokens, undefined);  // the reference
+  assert.deepEqual(rows.slice(1, 4).map((r) => [r.same_tokens, r.max_abs_diff]), [[true, 0.5], [false, 0.25], [true, null]]);
+  assert.equal(rows[4].error, 'boom');
+  const t = gpt2Table({ rows }).join('\n');
+  assert.match(t, /\| attnlab-native \(avx512\) \| 100 \| 1280 \| 10\.0 \| {2}\| reference \|/);
+  // ratios against attnlab's best variant per phase: prefill 100 (avx512), decode 8 (eigen)
+  assert.match(t, /\| onnxruntime-node \(cpu\) \| 120 \| 1067 \| 9\.00 \| 1\.20×, 1\.13× \| \*\*no\*\* \| 2\.5e-1 \|/);
+  assert.match(t, /\| onnxruntime-web \| error: boom \|/);
+  assert.deepEqual(gpt2Table({ error: 'model missing' }), ['GPT-2-small: not measured (model missing)']);
+});
+
+test('GPT-2-small targets: wasm ≥ 1.5× onnxruntime-web, native ≥ 1× onnxruntime-node, prefill and decode; tokens agree', () => {
+  const rows = [
+    gpt2Row('attnlab-wasm', 'wasm_simd128', 1000, 100, { same_tokens: true }), gpt2Row('onnxruntime-web', 'wasm-simd', 2000, 120, { same_tokens: true }),
+    gpt2Row('attnlab-native', 'avx512', 300, 60), gpt2Row('onnxruntime-node', 'cpu', 250, 70, { same_tokens: false }),
+  ];
+  const lines = gpt2Targets({ rows });
+  assert.equal(lines.length, 5);
+  assert.deepEqual(lines.map((l) => l.split(':')[0]), ['- **met**', '- **not met**', '- **not met**', '- **met**', '- **not met**']);
+  assert.match(lines[0], /attnlab-wasm ≥ 1\.5× faster than onnxruntime-web, prefill of 128 tokens \(1000 against 2000 ms, 2\.00×, attnlab wasm_simd128\)$/);
+  assert.match(lines[1], /decode \(100 against 120 ms\/token, 1\.20×, attnlab wasm_simd128; short by 25\.0%\)$/);
+  assert.match(lines[2], /prefill of 128 tokens \(300 against 250 ms, 0\.83×, attnlab avx512; short by 20\.0%\)$/);
+  assert.match(lines[4], /differ: onnxruntime-node \(cpu\)\)$/);
+  const missing = gpt2Targets({ rows: [{ impl: 'attnlab-wasm', error: 'not built' }, ...rows.slice(1)] });
+  assert.match(missing[0], /^- not measured: GPT-2-small: .*\(attnlab-wasm: not built\)$/);
+  assert.ok(gpt2Targets({ error: 'no model' }).slice(0, 4).every((l) => /^- not measured: .*\(no model\)$/.test(l)));
+  assert.deepEqual(gpt2Targets(undefined), []);
+});
+
+test('GPT-2-small: every runner gets the same loop; the prompt is gpt2.py\'s; argmax takes the lowest id on ties', () => {
+  const units = gpt2Units('build');
+  assert.deepEqual([...new Set(units.map((u) => u.impl))],
+                   ['attnlab-wasm', 'onnxruntime-web', 'attnlab-native', 'onnxruntime-node', 'pytorch']);
+  assert.ok(units.every((u) => u.cmd.includes('--reps') && u.cmd.includes('--warmup')));
+  const ids = gpt2Prompt(50257);
+  assert.equal(ids.length, 128);
+  assert.ok(ids.every((id) => Number.isInteger(id) && id >= 0 && id < 50257));
+  // gpt2.py's prompt() gives the same ids (xorshift32 from 0x9E3779B9); where torch's python runs
+  const py = spawnSync(process.env.ATTNLAB_BENCH_PYTHON || '/usr/bin/python3', ['-c',
+    'import sys; sys.path.insert(0, "bench/peers"); import gpt2; print(",".join(map(str, gpt2.prompt(50257))))'],
+  { cwd: path.dirname(BENCH), encoding: 'utf8' });
+  if (py.status === 0) assert.equal(py.stdout.trim(), ids.join(','));
+  assert.equal(argmax(Float32Array.from([1, 3, 3, 2])), 1);
 });

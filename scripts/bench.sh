@@ -3,8 +3,10 @@
 #   1. scripts/setup.sh with the bench's Debian packages too (scripts/deps-bench-debian.txt)
 #   2. attnlab's bench binaries: target attnlab_bench in presets native-release, wasm-release and
 #      wasm-relaxed (the relaxed-SIMD build: attnlab-wasm's second variant)
-#   3. the ONNX models of the onnxruntime peers (bench/.cache/*.onnx), when missing or out of date
-#   4. node bench/run.mjs "$@"  (e.g. --quick, --only pytorch,attnlab-native, --markdown bench/RESULTS.md)
+#      (and attnlab_bench_gpt2 in wasm-release: the GPT-2-small workload's wasm runner, a 4 GB heap)
+#   3. the ONNX models of the onnxruntime peers (bench/.cache/*.onnx), when missing or out of date, and
+#      the GPT-2-small workload's model (bench/.cache/gpt2-small: safetensors + ONNX, ~1.1 GB, seeded)
+#   4. node bench/run.mjs "$@"  (e.g. --quick, --only pytorch,attnlab-native, --only gpt2, --markdown bench/RESULTS.md)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -16,7 +18,9 @@ mkdir -p build/bench-logs
 for preset in native-release wasm-release wasm-relaxed; do
   log=build/bench-logs/$preset.log
   say "building attnlab_bench ($preset)"
-  if ! { cmake --preset "$preset" && cmake --build --preset "$preset" --target attnlab_bench; } >"$log" 2>&1; then
+  targets=(attnlab_bench)
+  [ "$preset" = wasm-release ] && targets+=(attnlab_bench_gpt2)
+  if ! { cmake --preset "$preset" && cmake --build --preset "$preset" --target "${targets[@]}"; } >"$log" 2>&1; then
     say "building attnlab_bench ($preset) failed; the last lines of $log:"
     tail -n 15 "$log" >&2
     exit 1
@@ -33,6 +37,13 @@ if [ "$stale" = 1 ]; then
   say "exporting the ONNX models"
   "$python" bench/peers/export_onnx.py bench/.cache ||
     say "the ONNX export failed (needs python3-torch for $python): the onnxruntime rows will show the error"
+fi
+
+gpt2=bench/.cache/gpt2-small
+if ! { [ -f $gpt2/gpt2.onnx ] && [ $gpt2/gpt2.onnx -nt bench/peers/gpt2.py ]; }; then
+  say "writing the GPT-2-small model (random weights, 124 M parameters) to $gpt2"
+  "$python" bench/peers/gpt2.py export $gpt2 ||
+    say "writing the GPT-2-small model failed (needs python3-torch for $python): its rows will show the error"
 fi
 
 exec node bench/run.mjs "$@"

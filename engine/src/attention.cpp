@@ -39,6 +39,7 @@ Status ForwardNamed(const AttentionConfig& config, const AttentionInputs& inputs
       const simd::ScopedKernelTable use(simd::FindKernelTable(config.kernel));  // available: PrepareCall checked
       pipeline::ForwardPipeline<float, simd::SimdOps>(config, inputs, complete, &result);
     }
+    result.parameters = std::move(complete);  // the parameters used: PrepareCall's checked (and seeded) copy
     // Finite inputs can still overflow float32 (|x| ~ 1e20 gives x·xᵀ = inf): the same checks as
     // ForwardOutput's fused kernel, so both paths give the same status (policy: attn/attention.h).
     ATTN_RETURN_IF_ERROR(validate::ValuesFinite(result.present_value));

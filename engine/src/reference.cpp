@@ -11,6 +11,7 @@ namespace attn::reference {
 void Forward(const AttentionConfig& config, const AttentionInputsD& inputs, const AttentionParametersD& params,
              AttentionResultD* out) {
   pipeline::ForwardPipeline<double, ReferenceOps<double>>(config, inputs, params, out);
+  out->parameters = params;
 }
 
 void Backward(const AttentionConfig& config, const AttentionInputsD& inputs, const AttentionParametersD& params,

@@ -1,9 +1,12 @@
 """Random-weight GPT-2-shaped checkpoints in safetensors, and an independent PyTorch GPT-2's logits for
 them: the fixtures of tests/train/lm_checkpoint_test.cpp (attnlab's reader, lm_checkpoint.h).
 
-Usage: /usr/bin/python3 tests/torch/gpt2_checkpoints.py OUT_DIR
+Usage: /usr/bin/python3 tests/torch/gpt2_checkpoints.py OUT_DIR [--config 124m [--dtypes F32,F16]]
 writes, for each fixture NAME below, OUT_DIR/NAME.safetensors, OUT_DIR/NAME.config.json and
-OUT_DIR/NAME.logits.txt (the golden logits). Deterministic: torch.manual_seed per fixture, and the
+OUT_DIR/NAME.logits.txt (the golden logits). --config 124m: instead, GPT-2 small's shapes (vocab
+50257, 1024 positions, 12 layers, d 768, 12 heads; 124 M parameters, ~500 MB a file in F32) with
+GPT-2's initial scales (N(0, 0.02), c_proj's / √(2L)), one fixture per dtype (gpt2-124m-f32, …) and
+one sequence of 64 ids: tests/checkpoint_124m_torch_test.cmake's (never committed). Deterministic: torch.manual_seed per fixture, and the
 safetensors bytes are written here (json header + raw little-endian bytes), not by a library.
 
 Nothing is shared with the C++: the model is GPT-2's formulas in float64 (Hugging Face's layout:
@@ -25,6 +28,8 @@ import torch
 
 VOCAB, POSITIONS, D, LAYERS, HEADS = 97, 16, 16, 2, 4
 SEQUENCES = [[5, 17, 96, 0, 42, 42, 3, 88, 61, 7, 19, 23, 50, 2, 64, 11], [96, 1, 2, 3]]
+# The scales of random_model's draws: (std, mean) per kind; the small fixtures' (None: 124m's, set by main).
+SCALES = {"wte": 0.5, "wpe": 0.3, "ln": 0.2, "bias": 0.1, "c_attn": 0.3, "c_proj": 0.2, "c_fc": 0.3, "mlp_proj": 0.1}
 
 # name, naming, dtype, prefix, biases, activation, epsilon, extras (GPT-2's attn.bias buffers / nanoGPT's lm_head.weight)
 FIXTURES = [
@@ -49,23 +54,24 @@ def random_model(seed, dtype, biases):
     def bias(n, scale):
         return r(n, scale=scale) if biases else torch.zeros(n, dtype=torch.float64)
 
-    p = {"wte.weight": r(VOCAB, D, scale=0.5), "wpe.weight": r(POSITIONS, D, scale=0.3)}
+    k = SCALES
+    p = {"wte.weight": r(VOCAB, D, scale=k["wte"]), "wpe.weight": r(POSITIONS, D, scale=k["wpe"])}
     for l in range(LAYERS):
         h = f"h.{l}."
-        p[h + "ln_1.weight"] = r(D, scale=0.2, shift=1.0)
-        p[h + "ln_1.bias"] = bias(D, 0.1)
-        p[h + "attn.c_attn.weight"] = r(D, 3 * D, scale=0.3)
-        p[h + "attn.c_attn.bias"] = bias(3 * D, 0.1)
-        p[h + "attn.c_proj.weight"] = r(D, D, scale=0.2)
-        p[h + "attn.c_proj.bias"] = bias(D, 0.1)
-        p[h + "ln_2.weight"] = r(D, scale=0.2, shift=1.0)
-        p[h + "ln_2.bias"] = bias(D, 0.1)
-        p[h + "mlp.c_fc.weight"] = r(D, 4 * D, scale=0.3)
-        p[h + "mlp.c_fc.bias"] = bias(4 * D, 0.1)
-        p[h + "mlp.c_proj.weight"] = r(4 * D, D, scale=0.1)
-        p[h + "mlp.c_proj.bias"] = bias(D, 0.1)
-    p["ln_f.weight"] = r(D, scale=0.2, shift=1.0)
-    p["ln_f.bias"] = bias(D, 0.1)
+        p[h + "ln_1.weight"] = r(D, scale=k["ln"], shift=1.0)
+        p[h + "ln_1.bias"] = bias(D, k["bias"])
+        p[h + "attn.c_attn.weight"] = r(D, 3 * D, scale=k["c_attn"])
+        p[h + "attn.c_attn.bias"] = bias(3 * D, k["bias"])
+        p[h + "attn.c_proj.weight"] = r(D, D, scale=k["c_proj"])
+        p[h + "attn.c_proj.bias"] = bias(D, k["bias"])
+        p[h + "ln_2.weight"] = r(D, scale=k["ln"], shift=1.0)
+        p[h + "ln_2.bias"] = bias(D, k["bias"])
+        p[h + "mlp.c_fc.weight"] = r(D, 4 * D, scale=k["c_fc"])
+        p[h + "mlp.c_fc.bias"] = bias(4 * D, k["bias"])
+        p[h + "mlp.c_proj.weight"] = r(4 * D, D, scale=k["mlp_proj"])
+        p[h + "mlp.c_proj.bias"] = bias(D, k["bias"])
+    p["ln_f.weight"] = r(D, scale=k["ln"], shift=1.0)
+    p["ln_f.bias"] = bias(D, k["bias"])
     return p
 
 
@@ -106,15 +112,18 @@ def tensor_bytes(t, dtype):
 
 
 def write_safetensors(path, tensors, dtype, metadata):
-    header, data = {"__metadata__": metadata}, b""
+    header, parts, offset = {"__metadata__": metadata}, [], 0
     for name, t in tensors.items():
         raw = tensor_bytes(t, dtype)
-        header[name] = {"dtype": dtype, "shape": list(t.shape), "data_offsets": [len(data), len(data) + len(raw)]}
-        data += raw
+        header[name] = {"dtype": dtype, "shape": list(t.shape), "data_offsets": [offset, offset + len(raw)]}
+        parts.append(raw)
+        offset += len(raw)
     text = json.dumps(header, separators=(",", ":")).encode()
     text += b" " * ((8 - len(text) % 8) % 8)
     with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + data)
+        f.write(struct.pack("<Q", len(text)) + text)
+        for raw in parts:  # one write each: a 124m file is ~500 MB
+            f.write(raw)
 
 
 def stored_tensors(p, naming, prefix, biases):
@@ -134,8 +143,29 @@ def stored_tensors(p, naming, prefix, biases):
     return out
 
 
+def use_124m(dtypes):
+    """GPT-2 small's shapes and initial scales, one fixture per dtype, one sequence of 64 ids."""
+    global VOCAB, POSITIONS, D, LAYERS, HEADS, SEQUENCES, SCALES, FIXTURES
+    VOCAB, POSITIONS, D, LAYERS, HEADS = 50257, 1024, 768, 12, 12
+    g = torch.Generator().manual_seed(124)
+    SEQUENCES = [torch.randint(0, VOCAB, (64,), generator=g).tolist()]
+    residual = 0.02 / math.sqrt(2 * LAYERS)
+    SCALES = {"wte": 0.02, "wpe": 0.01, "ln": 0.02, "bias": 0.02, "c_attn": 0.02, "c_proj": residual, "c_fc": 0.02,
+              "mlp_proj": residual}
+    FIXTURES = [(f"gpt2-124m-{d.lower()}", "gpt2", d, "", True, "gelu_new", 1e-5) for d in dtypes]
+
+
 def main():
-    out_dir = sys.argv[1]
+    args = sys.argv[1:]
+    if "--config" in args:
+        i = args.index("--config")
+        if args[i + 1] != "124m":
+            sys.exit("--config: expected 124m")
+        dtypes = ["F32"]
+        if "--dtypes" in args:
+            dtypes = args[args.index("--dtypes") + 1].split(",")
+        use_124m(dtypes)
+    out_dir = args[0]
     os.makedirs(out_dir, exist_ok=True)
     for seed, (name, naming, dtype, prefix, biases, activation, eps) in enumerate(FIXTURES):
         p = random_model(1000 + seed, dtype, biases)

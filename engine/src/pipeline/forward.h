@@ -106,7 +106,7 @@ void ForwardPipeline(const AttentionConfig& config, const AttentionInputsT<T>& i
     out->concat.middleCols(head * d.d_v, d.d_v) = h.output;
   }
   out->output = ProjectIf<T, Ops>(config.project_output, config.use_bias, out->concat, params.wo, params.bo);
-  out->parameters = params;
+  // out->parameters: the caller's (attn::Forward moves its checked copy in: no second copy of the weights)
 }
 
 }  // namespace attn::pipeline

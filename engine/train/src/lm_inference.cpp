@@ -23,12 +23,12 @@ Status CheckModel(const LmModel& m) {
   return Status::Ok();
 }
 
-// LNf(x) wteᵀ + b: what the model would say from the stream x.   (n, d) -> (n, V)
-Matrix Readout(const LmConfig& c, const ModelParameters& p, const Matrix& x) {
+// LNf(x) wteᵀ + b: what the model would say from the stream x, its products on `kernel`.   (n, d) -> (n, V)
+Matrix Readout(const LmConfig& c, const ModelParameters& p, const Matrix& x, KernelId kernel) {
   Matrix normed, logits;
   std::vector<float> mean, rstd;
   LayerNormForward<float>(x, p.lnf_gamma, p.lnf_beta, &normed, &mean, &rstd, static_cast<float>(c.layer_norm_eps));
-  TiedUnembedForward<float>(normed, p.wte, p.out_b, &logits);
+  TiedUnembedForward<float>(normed, p.wte, p.out_b, &logits, KernelProducts{kernel});
   return logits;
 }
 
@@ -87,6 +87,9 @@ int64_t LmCache::bytes() const {
 
 namespace {
 
+// Fewer new rows than this run on Eigen whatever LmConfig::kernel says (AdvanceCheckedModel).
+constexpr int kKernelMinRows = 4;
+
 // LmAdvance on a model CheckModel accepted: generation checks the model once, not once a word (the
 // shape check builds every shape, 5 MB for the shipped model: most of a cached word's time).
 Status AdvanceCheckedModel(const LmModel& model, const std::vector<int>& ids, const LmAblation& ablation, bool logit_lens,
@@ -115,10 +118,15 @@ Status AdvanceCheckedModel(const LmModel& model, const std::vector<int>& ids, co
     x.row(i) = p.wte.row(ids[i]);
     if (p.wpe.size()) x.row(i) += p.wpe.row(past + i);
   }
+  // The products' kernel: c.kernel (kEigen unless the caller chose a SIMD kernel, with its own
+  // rounding order) for a sentence; Eigen's matrix-vector products for a word or few (generation): a
+  // SIMD kernel packs each weight matrix before using it once, Eigen's GEMV reads it once.
+  const KernelId kernel = n >= kKernelMinRows ? c.kernel : KernelId::kEigen;
   LmTrace t;
   t.residual_norms.push_back(RowNorms(x));
-  if (logit_lens) t.lens_logits.push_back(Readout(c, p, x));
-  const AttentionConfig attention = LayerAttentionConfig(AsModelConfig(c));
+  if (logit_lens) t.lens_logits.push_back(Readout(c, p, x, kernel));
+  AttentionConfig attention = LayerAttentionConfig(AsModelConfig(c));
+  attention.kernel = kernel;
   const int d_k = c.d_model / c.heads;
   const float eps = static_cast<float>(c.layer_norm_eps);
   LmCache next;
@@ -128,10 +136,17 @@ Status AdvanceCheckedModel(const LmModel& model, const std::vector<int>& ids, co
     std::vector<float> mean, rstd;
     LayerNormForward<float>(x, bp.ln1_gamma, bp.ln1_beta, &ln, &mean, &rstd, eps);
     AttentionInputs in;
-    in.query = ln;
-    if (past > 0) in.past_key = cache->key[l], in.past_value = cache->value[l];
+    in.query = std::move(ln);  // ln is written again by the second LayerNorm
+    // The cache's keys and values lent to the inputs for the call, not copied (~1 MB a layer for GPT-2
+    // small at 128 positions), and given back before anything can return: on error the cache is unchanged.
+    const auto lend = [&] {
+      if (past > 0) in.past_key.swap(cache->key[l]), in.past_value.swap(cache->value[l]);
+    };
+    lend();
     AttentionResult r;
-    ATTN_RETURN_IF_ERROR(EngineAttention<float>::Forward(attention, in, bp.attention, &r));
+    const Status attended = EngineAttention<float>::Forward(attention, in, bp.attention, &r);
+    lend();  // back
+    ATTN_RETURN_IF_ERROR(attended);
     bool any_knocked = false;
     for (int h = 0; h < c.heads; ++h)
       if (knocked[l][h]) {
@@ -147,7 +162,7 @@ Status AdvanceCheckedModel(const LmModel& model, const std::vector<int>& ids, co
     if (any_knocked) LinearForward<float>(r.concat, bp.attention.wo, bp.attention.bo, &r.output);
     x += r.output;
     LayerNormForward<float>(x, bp.ln2_gamma, bp.ln2_beta, &ln, &mean, &rstd, eps);
-    GeluMlpForward<float>(ln, bp.fc_w, bp.fc_b, bp.proj_w, bp.proj_b, &fc, &gelu, &mlp, EigenProducts(),
+    GeluMlpForward<float>(ln, bp.fc_w, bp.fc_b, bp.proj_w, bp.proj_b, &fc, &gelu, &mlp, KernelProducts{kernel},
                           c.activation == LmActivation::kGeluErf);
     x += mlp;
     next.key.push_back(std::move(r.present_key));
@@ -156,9 +171,9 @@ Status AdvanceCheckedModel(const LmModel& model, const std::vector<int>& ids, co
     for (const HeadIntermediates& head : r.heads) weights.push_back(head.weights);
     t.weights.push_back(std::move(weights));
     t.residual_norms.push_back(RowNorms(x));
-    if (logit_lens && l + 1 < c.layers) t.lens_logits.push_back(Readout(c, p, x));
+    if (logit_lens && l + 1 < c.layers) t.lens_logits.push_back(Readout(c, p, x, kernel));
   }
-  t.logits = Readout(c, p, x);
+  t.logits = Readout(c, p, x, kernel);
   ATTN_RETURN_IF_ERROR(CheckFinite("lm: logits", t.logits));
   if (logit_lens) t.lens_logits.push_back(t.logits);
   *cache = std::move(next);

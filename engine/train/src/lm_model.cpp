@@ -87,35 +87,71 @@ ModelParameters InitializeLm(const LmConfig& c) {
   return p;
 }
 
+namespace {
+
+// LmShapes's shapes without their floats: CheckLmShapes runs before every LmAdvance (a generated
+// word), where building GPT-2 small's matrices to compare shapes allocated and copied ~0.5 GB.
+struct Shape {
+  Eigen::Index r = 0, c = 0;
+  Eigen::Index rows() const { return r; }
+  Eigen::Index cols() const { return c; }
+  Eigen::Index size() const { return r * c; }
+};
+struct ShapeAttention {
+  Shape wq, wk, wv, wo, bq, bk, bv, bo;
+};
+struct ShapeBlock {
+  Shape ln1_gamma, ln1_beta;
+  ShapeAttention attention;
+  Shape ln2_gamma, ln2_beta, fc_w, fc_b, proj_w, proj_b;
+};
+struct ShapeConv {
+  Shape w, b;
+};
+struct ShapeModel {  // ModelParametersT's fields, as ForEachParameterPair visits them
+  Shape wte, wpe;
+  std::vector<ShapeBlock> blocks;
+  std::vector<ShapeConv> convs;
+  Shape lnf_gamma, lnf_beta, out_w, out_b;
+};
+
+ShapeModel LmShapeModel(const LmConfig& c) {
+  ShapeModel p;
+  const Eigen::Index d = c.d_model;
+  p.wte = {c.vocab, d};
+  if (c.positions == Positions::kLearned) p.wpe = {c.seq_len, d};
+  ShapeBlock b;
+  b.ln1_gamma = b.ln1_beta = b.ln2_gamma = b.ln2_beta = b.proj_b = {1, d};
+  b.attention.wq = b.attention.wk = b.attention.wv = b.attention.wo = {d, d};
+  b.attention.bq = b.attention.bk = b.attention.bv = b.attention.bo = {1, d};
+  b.fc_w = {d, 4 * d};
+  b.fc_b = {1, 4 * d};
+  b.proj_w = {4 * d, d};
+  p.blocks.assign(static_cast<size_t>(c.layers), b);
+  p.lnf_gamma = p.lnf_beta = {1, d};
+  p.out_b = {1, c.vocab};
+  return p;
+}
+
+}  // namespace
+
 ModelParameters LmShapes(const LmConfig& c) {
+  const ShapeModel shapes = LmShapeModel(c);
   ModelParameters p;
-  const int d = c.d_model;
-  p.wte = Matrix(c.vocab, d);
-  if (c.positions == Positions::kLearned) p.wpe = Matrix(c.seq_len, d);
-  for (int l = 0; l < c.layers; ++l) {
-    BlockParametersT<float> b;
-    b.ln1_gamma = b.ln1_beta = b.ln2_gamma = b.ln2_beta = b.proj_b = Matrix(1, d);
-    b.attention.wq = b.attention.wk = b.attention.wv = b.attention.wo = Matrix(d, d);
-    b.attention.bq = b.attention.bk = b.attention.bv = b.attention.bo = Matrix(1, d);
-    b.fc_w = Matrix(d, 4 * d);
-    b.fc_b = Matrix(1, 4 * d);
-    b.proj_w = Matrix(4 * d, d);
-    p.blocks.push_back(std::move(b));
-  }
-  p.lnf_gamma = p.lnf_beta = Matrix(1, d);
-  p.out_b = Matrix(1, c.vocab);
+  p.blocks.resize(shapes.blocks.size());
+  ForEachParameterPair(shapes, p, [](const std::string&, const Shape& s, Matrix& m) { m.resize(s.r, s.c); });
   return p;
 }
 
 template <typename T>
 Status CheckLmShapes(const LmConfig& c, const ModelParametersT<T>& params) {
   ATTN_RETURN_IF_ERROR(ValidateLmConfig(c));
-  const ModelParameters expected = LmShapes(c);
+  const ShapeModel expected = LmShapeModel(c);
   if (expected.blocks.size() != params.blocks.size())
     return Status(StatusCode::kShapeMismatch, "lm: blocks: expected " + std::to_string(expected.blocks.size()) +
                                                   ", got " + std::to_string(params.blocks.size()));
   Status status = Status::Ok();
-  ForEachParameterPair(expected, params, [&](const std::string& name, const Matrix& want, const Mat<T>& got) {
+  ForEachParameterPair(expected, params, [&](const std::string& name, const Shape& want, const Mat<T>& got) {
     if (status.ok() && (want.rows() != got.rows() || want.cols() != got.cols()))
       status = Status(StatusCode::kShapeMismatch, "lm: " + name + ": expected (" + std::to_string(want.rows()) + ", " +
                                                       std::to_string(want.cols()) + "), got (" +

@@ -46,7 +46,8 @@ struct LmConfig {
   double layer_norm_eps = 1e-5;
   LmActivation activation = LmActivation::kGeluTanh;
   uint32_t seed = 1;   // every parameter is seeded from it
-  // The kernel of the training passes' products and attention (LmForward / LmBackward). kEigen, the
+  // The kernel of the products and attention of the training passes (LmForward / LmBackward) and of
+  // inference (LmAdvance, LmGenerate: lm_inference.h). kEigen, the
   // default, gives the same bytes on every CPU of a build; a SIMD kernel (FastestKernel(): AVX-512 or
   // AVX2 where the CPU has it) is 2–4 times as fast and rounds in its own order. Must be available.
   KernelId kernel = KernelId::kEigen;
