@@ -107,9 +107,9 @@ void LmPanel::Draw(PanelContext& ctx) {
   if (client.shown_key() != key) DrawNote("Computing the model for the new settings; below, the last result.");
   const int n = static_cast<int>(m.words.size());
   ctx.published.Scalar("lm.n", n);
-  char size[200];
-  std::snprintf(size, sizeof(size), "%d layers × %d heads, d_model %d, a context of %d %ss, %s parameters", m.layers,
-                m.heads, m.d_model, m.seq_len, unit, Thousands(m.parameters).c_str());
+  char size[240];
+  std::snprintf(size, sizeof(size), "%d layers × %d heads, d_model %d, a context of %d %ss, a vocabulary of %s, %s parameters",
+                m.layers, m.heads, m.d_model, m.seq_len, unit, Thousands(m.vocab).c_str(), Thousands(m.parameters).c_str());
   if (m.dropped > 0 && n < m.seq_len)
     Prose("The model (%s) reads the first %d of your %d %ss: the view shows at most %d.", size, n, n + m.dropped, unit,
           lessons::kLmViewMaxTokens);
