@@ -297,4 +297,32 @@ attn::Status ParseState(const std::string& text, ViewState* state) {
   return reader.status();
 }
 
+std::vector<int> LmKnockedOut(const LmState& state, int total) {
+  std::vector<int> heads;
+  const std::string& text = state.ablated;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = at;
+    long value = 0;
+    bool big = false;  // past total: ignored, whatever its digits
+    for (; end < text.size() && text[end] >= '0' && text[end] <= '9'; ++end) {
+      value = value * 10 + (text[end] - '0');
+      if (value >= total) big = true, value = total;
+    }
+    if (end > at && !big) heads.push_back(static_cast<int>(value));
+    at = std::max(end, at + 1);  // past the number, or past a character that is not one
+  }
+  std::sort(heads.begin(), heads.end());
+  heads.erase(std::unique(heads.begin(), heads.end()), heads.end());
+  return heads;
+}
+
+void LmSetKnockedOut(LmState* state, int head, bool out) {
+  std::vector<int> heads = LmKnockedOut(*state, 1 << 20);
+  heads.erase(std::remove(heads.begin(), heads.end(), head), heads.end());
+  if (out && head >= 0) heads.insert(std::upper_bound(heads.begin(), heads.end(), head), head);
+  std::string text;
+  for (int h : heads) text += (text.empty() ? "" : ",") + std::to_string(h);
+  state->ablated = text;
+}
+
 }  // namespace lessons

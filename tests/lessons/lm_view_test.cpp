@@ -105,7 +105,7 @@ TEST(LmView, EveryNumberIsTheEngines) {
 
 TEST(LmView, KnockingHeadsOutIsTheEnginesAblation) {
   LmState s;
-  s.ablated = (1 << 0) | (1 << 6);  // heads 1.1 and 2.3
+  s.ablated = "0,6";  // heads 1.1 and 2.3
   LmViewModel m;
   ASSERT_TRUE(ComputeLm(Shipped(), nullptr, kTokens, s, &m).ok());
   EXPECT_EQ(m.ablated, (std::vector<int>{0, 6}));
@@ -138,7 +138,7 @@ TEST(LmView, KnockingHeadsOutIsTheEnginesAblation) {
 
 TEST(LmView, WithTheHeldOutTableEachHeadHasItsLineAndMeanAblationUsesItsMeans) {
   LmState s;
-  s.ablated = 1 << 5;  // head 2.2
+  s.ablated = "5";  // head 2.2
   s.ablation = 1;
   LmViewModel m;
   ASSERT_TRUE(ComputeLm(Shipped(), &Heads(), kTokens, s, &m).ok());
@@ -211,7 +211,7 @@ TEST(LmView, ByIdsIsByWordsForTheSameIds) {
   LmState s;
   s.generate = true;
   s.words = 6;
-  s.ablated = 1 << 2;
+  s.ablated = "2";
   LmViewModel by_words, by_ids;
   ASSERT_TRUE(ComputeLm(Shipped(), nullptr, kTokens, s, &by_words).ok());
   ASSERT_TRUE(ComputeLmOnIds(Shipped(), nullptr, Ids(kTokens), s, &by_ids).ok());
@@ -249,7 +249,7 @@ TEST(LmView, AVocabularyWithoutUnkHasNoUnknownClass) {
 TEST(LmWire, AnAnswerReadsBackAsWritten) {
   LmState s;
   s.generate = true;
-  s.ablated = 1 << 3;
+  s.ablated = "3";
   LmViewModel m;
   ASSERT_TRUE(ComputeLm(Shipped(), &Heads(), kTokens, s, &m).ok());
   m.forward_ms = 1.5, m.cached_word_ms = 0.25, m.recompute_word_ms = 2;
@@ -292,10 +292,28 @@ TEST(LmWire, AnAnswerReadsBackAsWritten) {
   EXPECT_EQ(read.message(), error.message());
 }
 
+// The heads knocked out, as the link holds them: ascending, each once, in range; the rest ignored.
+TEST(LmState, KnockedOutHeadsReadAndWrite) {
+  LmState s;
+  s.ablated = "17,3,x,3,,143,144,99999999999999999999,0005";
+  EXPECT_EQ(LmKnockedOut(s, 144), (std::vector<int>{3, 5, 17, 143}));
+  EXPECT_EQ(LmKnockedOut(s, 16), (std::vector<int>{3, 5}));
+  LmSetKnockedOut(&s, 9, true);
+  EXPECT_EQ(s.ablated, "3,5,9,17,143,144");  // written back within the widest range, in order
+  LmSetKnockedOut(&s, 143, false);
+  LmSetKnockedOut(&s, 144, false);
+  EXPECT_EQ(s.ablated, "3,5,9,17");
+  ViewState view;
+  view.lm.ablated = "0,6,140";
+  ViewState back;
+  ParseState(SerializeState(view), &back);
+  EXPECT_EQ(back.lm.ablated, "0,6,140");
+}
+
 TEST(LmWire, ARequestCarriesTheTokensAndTheState) {
   LmRequest q;
   q.tokens = kTokens;
-  q.state.temperature = 1.25f, q.state.words = 9, q.state.generate = true, q.state.seed = 42, q.state.ablated = 5;
+  q.state.temperature = 1.25f, q.state.words = 9, q.state.generate = true, q.state.seed = 42, q.state.ablated = "0,2";
   q.state.ablation = 1;
   LmRequest back;
   q.text = "The jury said it did find";
@@ -309,7 +327,7 @@ TEST(LmWire, CutOrCorruptBytesAreAParseErrorNeverACrash) {
   LmState s;
   s.generate = true;
   s.words = 3;
-  s.ablated = 1;
+  s.ablated = "0";
   LmViewModel m;
   ASSERT_TRUE(ComputeLm(Shipped(), nullptr, Tokenize("the city said"), s, &m).ok());
   const std::string answer = WriteLmAnswer(attn::Status::Ok(), m);

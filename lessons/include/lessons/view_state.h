@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "attn/config.h"
 #include "attn/kernels.h"
@@ -358,9 +359,10 @@ struct LmState {
   static constexpr IntField kSeed{"lm.sd", "seed", 1, 9999};
   static constexpr IntField kWord{"lm.w", "word", -1, 127};  // a checkpoint's view reads up to 128 tokens
   static constexpr IntField kHead{"lm.e", "head", -1, 255};
-  static constexpr IntField kAblated{"lm.x", "heads knocked out", 0, 65535};
+  // The heads knocked out, layer · heads + head (0-based), ascending and comma-separated: "0,6,17"
+  // (GPT-2 small's 144 heads fit; LmKnockedOut reads it).
+  static constexpr TextField kAblated{"lm.x", 600};
   static constexpr ChoiceField kAblation{"lm.am", 2, kLmAblationNames};
-  static constexpr int kMaxAblatable = 16;  // kAblated is a bit per head, layer-major
 
   float temperature = 0.8f;  // the continuation's sampling: softmax(logits / T); 0: greedy
   int words = 20;            // how many words the continuation adds
@@ -368,7 +370,7 @@ struct LmState {
   int seed = 1;
   int word = -1;             // the word whose next-word distribution is detailed; -1: the last
   int head = -1;             // the head enlarged (layer · heads + head); -1: none
-  int ablated = 0;           // bit layer · heads + head: that head is knocked out
+  std::string ablated;       // the heads knocked out ("0,6,17"); "" none
   int ablation = 0;          // 0: its output set to zero; 1: to its mean over held-out text
 
   void Visit(FieldVisitor& v) {
@@ -378,10 +380,15 @@ struct LmState {
     v.Int(kSeed, seed);
     v.Int(kWord, word);
     v.Int(kHead, head);
-    v.Int(kAblated, ablated);
+    v.String(kAblated, ablated);
     v.ChoiceIndex(kAblation, ablation);
   }
 };
+
+// The heads of state.ablated in [0, total), ascending, each once; anything else in it is ignored.
+std::vector<int> LmKnockedOut(const LmState& state, int total);
+// Knocks `head` out (or puts it back), keeping state.ablated ascending.
+void LmSetKnockedOut(LmState* state, int head, bool out);
 
 // View 13: smoothing a noisy price series, attention re-weighting vs a moving average.
 struct PricesState {

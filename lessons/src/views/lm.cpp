@@ -102,11 +102,10 @@ Status ComputeFromIds(const LmModel& model, const LmHeadTable* heads, const std:
 
   // Knocked-out heads: the same pass with their outputs replaced.
   attn::train::LmAblation ablation;
-  for (int bit = 0; bit < c.layers * c.heads && bit < LmState::kMaxAblatable; ++bit)
-    if (state.ablated & (1 << bit)) {
-      ablation.heads.push_back({bit / c.heads, bit % c.heads});
-      m.ablated.push_back(bit);
-    }
+  for (int head : LmKnockedOut(state, c.layers * c.heads)) {
+    ablation.heads.push_back({head / c.heads, head % c.heads});
+    m.ablated.push_back(head);
+  }
   m.ablation = state.ablation;
   Matrix logits = trace.logits;
   const bool have_heads = heads && heads->layers == c.layers && heads->heads == c.heads;

@@ -409,10 +409,10 @@ void LmPanel::DrawHeads(PanelContext& ctx) {
   o.highlight_row = word;
   o.on_click = [&s, n](int i, int) { s.word = i == n - 1 ? -1 : i; };
   DrawMatrix("lm.big", w, client.version(), o, ctx.published);
-  bool out = (s.ablated >> s.head) & 1;
-  if (s.head < lessons::LmState::kMaxAblatable &&
-      ImGui::Checkbox(("knock head " + HeadName(s.head, m.heads) + " out").c_str(), &out))
-    s.ablated = out ? (s.ablated | (1 << s.head)) : (s.ablated & ~(1 << s.head));
+  const std::vector<int> knocked = lessons::LmKnockedOut(s, total);
+  bool out = std::binary_search(knocked.begin(), knocked.end(), s.head);
+  if (ImGui::Checkbox(("knock head " + HeadName(s.head, m.heads) + " out").c_str(), &out))
+    lessons::LmSetKnockedOut(&s, s.head, out);
 }
 
 // [SECTION] Knocking heads out
@@ -421,16 +421,20 @@ void LmPanel::DrawAblation(PanelContext& ctx) {
   lessons::LmState& s = ctx.state.lm;
   const lessons::LmViewModel& m = TheLmClient().model();
   ImGui::SeparatorText("Knock heads out");
-  if (ImGui::BeginTable("lm.knock", m.heads + 1, ImGuiTableFlags_SizingFixedFit)) {
+  const std::vector<int> knocked = lessons::LmKnockedOut(s, m.layers * m.heads);
+  // A row a layer; GPT-2 small's 12 heads a layer scroll sideways on a phone.
+  if (ImGui::BeginTable("lm.knock", m.heads + 1, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX,
+                        ImVec2(ImGui::GetContentRegionAvail().x,
+                               (ImGui::GetFrameHeight() + ImGui::GetStyle().CellPadding.y * 2.0f) * static_cast<float>(m.layers) +
+                                   ImGui::GetStyle().ScrollbarSize + 2.0f))) {
     for (int l = 0; l < m.layers; ++l) {
       ImGui::TableNextColumn();
       ImGui::Text("layer %d", l + 1);
       for (int h = 0; h < m.heads; ++h) {
         const int i = l * m.heads + h;
         ImGui::TableNextColumn();
-        bool out = (s.ablated >> i) & 1;
-        if (i < lessons::LmState::kMaxAblatable && ImGui::Checkbox(HeadName(i, m.heads).c_str(), &out))
-          s.ablated = out ? (s.ablated | (1 << i)) : (s.ablated & ~(1 << i));
+        bool out = std::binary_search(knocked.begin(), knocked.end(), i);
+        if (ImGui::Checkbox(HeadName(i, m.heads).c_str(), &out)) lessons::LmSetKnockedOut(&s, i, out);
       }
     }
     ImGui::EndTable();
