@@ -297,31 +297,49 @@ attn::Status ParseState(const std::string& text, ViewState* state) {
   return reader.status();
 }
 
-std::vector<int> LmKnockedOut(const LmState& state, int total) {
-  std::vector<int> heads;
-  const std::string& text = state.ablated;
+namespace {
+
+// Calls fn(head) for each number in `text` below `total` (what is not a number separates; a number
+// ≥ total is skipped whatever its digits).
+template <typename F>
+void ForEachListedHead(const std::string& text, int total, F fn) {
   for (size_t at = 0; at < text.size();) {
     size_t end = at;
     long value = 0;
-    bool big = false;  // past total: ignored, whatever its digits
-    for (; end < text.size() && text[end] >= '0' && text[end] <= '9'; ++end) {
-      value = value * 10 + (text[end] - '0');
-      if (value >= total) big = true, value = total;
-    }
-    if (end > at && !big) heads.push_back(static_cast<int>(value));
-    at = std::max(end, at + 1);  // past the number, or past a character that is not one
+    for (; end < text.size() && text[end] >= '0' && text[end] <= '9'; ++end) value = std::min<long>(value * 10 + (text[end] - '0'), total);
+    if (end > at && value < total) fn(static_cast<int>(value));
+    at = std::max(end, at + 1);
   }
+}
+
+}  // namespace
+
+std::vector<int> LmKnockedOut(const LmState& state, int total) {
+  std::vector<int> heads;
+  ForEachListedHead(state.ablated, total, [&](int h) { heads.push_back(h); });
   std::sort(heads.begin(), heads.end());
   heads.erase(std::unique(heads.begin(), heads.end()), heads.end());
   return heads;
 }
 
+bool LmIsKnockedOut(const LmState& state, int head) {
+  bool found = false;
+  ForEachListedHead(state.ablated, head + 1, [&](int h) { found = found || h == head; });
+  return found;
+}
+
 void LmSetKnockedOut(LmState* state, int head, bool out) {
-  std::vector<int> heads = LmKnockedOut(*state, 1 << 20);
-  heads.erase(std::remove(heads.begin(), heads.end(), head), heads.end());
-  if (out && head >= 0) heads.insert(std::upper_bound(heads.begin(), heads.end(), head), head);
+  // The page's module holds this: a small loop, no sort (LmKnockedOut orders the list when read).
   std::string text;
-  for (int h : heads) text += (text.empty() ? "" : ",") + std::to_string(h);
+  char number[16];
+  auto add = [&](int h) {
+    std::snprintf(number, sizeof(number), text.empty() ? "%d" : ",%d", h);
+    text += number;
+  };
+  ForEachListedHead(state->ablated, 1 << 20, [&](int h) {
+    if (h != head) add(h);
+  });
+  if (out && head >= 0) add(head);
   state->ablated = text;
 }
 

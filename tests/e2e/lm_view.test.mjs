@@ -152,7 +152,7 @@ test('knocking heads out: the words shown are the ablated model\'s; KL and Δ lo
   await clickPublished(page, 'control.1.2');
   await settle(page);
   const after = await published(page);
-  assert.match(await page.evaluate(() => window.attnlab.state()), /lm\.x=0(,|%2C)1(,|%2C)6(&|$)/);
+  assert.match(await page.evaluate(() => window.attnlab.state()), /lm\.x=0(,|%2C)6(,|%2C)1(&|$)/);
   assert.equal(after.scalars['lm.answers'], before + 1);
   assert.ok(after.texts.some((t) => t.startsWith('With heads 1.1, 1.2 and 2.3 zeroed')));
   assert.equal(labels['lm.word.0'], full.words[0]);

@@ -298,11 +298,16 @@ TEST(LmState, KnockedOutHeadsReadAndWrite) {
   s.ablated = "17,3,x,3,,143,144,99999999999999999999,0005";
   EXPECT_EQ(LmKnockedOut(s, 144), (std::vector<int>{3, 5, 17, 143}));
   EXPECT_EQ(LmKnockedOut(s, 16), (std::vector<int>{3, 5}));
+  EXPECT_TRUE(LmIsKnockedOut(s, 5));
+  EXPECT_FALSE(LmIsKnockedOut(s, 9));
   LmSetKnockedOut(&s, 9, true);
-  EXPECT_EQ(s.ablated, "3,5,9,17,143,144");  // written back within the widest range, in order
-  LmSetKnockedOut(&s, 143, false);
+  EXPECT_EQ(s.ablated, "17,3,3,143,144,5,9");  // the numbers kept, the new one last
+  EXPECT_TRUE(LmIsKnockedOut(s, 9));
+  LmSetKnockedOut(&s, 3, false);
   LmSetKnockedOut(&s, 144, false);
-  EXPECT_EQ(s.ablated, "3,5,9,17");
+  LmSetKnockedOut(&s, 9, true);  // already out: listed once
+  EXPECT_EQ(s.ablated, "17,143,5,9");
+  EXPECT_EQ(LmKnockedOut(s, 144), (std::vector<int>{5, 9, 17, 143}));
   ViewState view;
   view.lm.ablated = "0,6,140";
   ViewState back;

@@ -4,7 +4,7 @@
 // last answer: a request goes out when its key changes, one at a time; a newer one waiting replaces
 // the one before it, so a dragged slider asks for its last value, not every step.
 // web/bindings/lm_host.mjs installs Module.lmPost and Module.lmControl; page_js.cpp's lmDone /
-// lmFailed, lmOpening / lmModelChanged / lmOpenFailed deliver here.
+// lmFailed and lmModelEvent deliver here.
 #pragma once
 
 #include <string>

@@ -97,7 +97,7 @@ export async function loadAttnlab(moduleOptions = {}) {
   };
   // The view's buttons (web/app/lm_client.h): 'pick' (Open a model…), 'reset', 'save' (Export weights).
   m.lmControl = (kind) => {
-    lmHost().then((h) => h[kind]?.(), (e) => m.lmOpenFailed(`the model's script could not load (${e?.message || e})`));
+    lmHost().then((h) => h[kind]?.(), (e) => m.lmModelEvent('failed', `the model's script could not load (${e?.message || e})`));
   };
   const deadResult = () => ({ ok: false, code: 'module_died', message: `attnlab stopped working (${life.dead}); reload the page` });
   // After stop() (a mount's destroy()): every engine call answers module_died, every hook nothing.

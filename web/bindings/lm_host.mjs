@@ -7,8 +7,8 @@
 //                          bytes), a failure through Module.lmFailed(ticket, why)
 //   openFiles(files)       a checkpoint (.safetensors) and its config.json, from the file picker or a
 //                          drop: read with the File API (nothing is uploaded), refused before reading
-//                          when it cannot fit; Module.lmOpening(what), then lmModelChanged() or
-//                          lmOpenFailed(why)
+//                          when it cannot fit; Module.lmModelEvent('opening', what), then
+//                          lmModelEvent('changed', '') or lmModelEvent('failed', why)
 //   pick()                 the file picker (within a click's user activation)
 //   reset()                the built-in model again
 //   save()                 the model as NAME.safetensors + NAME.config.json, through Module.exportFile
@@ -91,29 +91,29 @@ export function attachLmHost(m) {
     send({ ticket, ...message });
   });
   const changed = (data) => {
-    if (data.failed) m.lmOpenFailed(data.failed);
-    else m.lmModelChanged();
+    if (data.failed) m.lmModelEvent('failed', data.failed);
+    else m.lmModelEvent('changed', '');
   };
   const openFiles = async (files) => {
     const list = Array.from(files || []);
     const model = list.find((f) => /\.safetensors$/i.test(f.name));
     const config = list.find((f) => /\.json$/i.test(f.name));
     if (!model) {
-      m.lmOpenFailed(`expected a .safetensors file (and its config.json), got ${list.map((f) => f.name).join(', ') || 'no file'}`);
+      m.lmModelEvent('failed', `expected a .safetensors file (and its config.json), got ${list.map((f) => f.name).join(', ') || 'no file'}`);
       return;
     }
     const tooBig = await refuseIfTooBig(model);
     if (tooBig) {
-      m.lmOpenFailed(tooBig);
+      m.lmModelEvent('failed', tooBig);
       return;
     }
-    m.lmOpening(`${model.name} (${megabytes(model.size)})`);
+    m.lmModelEvent('opening', `${model.name} (${megabytes(model.size)})`);
     let bytes, configText = '';
     try {
       bytes = new Uint8Array(await model.arrayBuffer());
       if (config) configText = await config.text();
     } catch (e) {
-      m.lmOpenFailed(`${model.name} could not be read (${e?.message || e})`);
+      m.lmModelEvent('failed', `${model.name} could not be read (${e?.message || e})`);
       return;
     }
     changed(await ask({ open: { bytes, config: configText, name: model.name } }));
@@ -138,7 +138,7 @@ export function attachLmHost(m) {
   const save = async () => {
     const data = await ask({ save: true });
     if (data.failed) {
-      m.lmOpenFailed(`the model could not be saved (${data.failed})`);
+      m.lmModelEvent('failed', `the model could not be saved (${data.failed})`);
       return;
     }
     const stem = 'attnlab-lm';

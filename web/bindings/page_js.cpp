@@ -335,18 +335,17 @@ void LmFailed(int ticket, const std::string& why) {
   attnlab::platform::MarkDirty();
 }
 
-// A checkpoint is being read and opened (`what`: its name and size), has opened (or the built-in
-// model is back), or could not open (`why`).
-void LmOpening(const std::string& what) {
-  attnlab::TheLmClient().Opening(what);
-  attnlab::platform::MarkDirty();
-}
-void LmModelChanged() {
-  attnlab::TheLmClient().ModelChanged();
-  attnlab::platform::MarkDirty();
-}
-void LmOpenFailed(const std::string& why) {
-  attnlab::TheLmClient().OpenFailed(why);
+// View 12's model itself (lm_host.mjs): kind "opening" (`text`: the file's name and size), "changed"
+// (a checkpoint opened, or the built-in model is back) or "failed" (`text`: why). One binding for
+// the three: each costs the page's module bytes.
+void LmModelEvent(const std::string& kind, const std::string& text) {
+  attnlab::LmClient& client = attnlab::TheLmClient();
+  if (kind == "opening")
+    client.Opening(text);
+  else if (kind == "changed")
+    client.ModelChanged();
+  else
+    client.OpenFailed(text);
   attnlab::platform::MarkDirty();
 }
 
@@ -406,9 +405,7 @@ EMSCRIPTEN_BINDINGS(attnlab_page) {
   ATTNJS_FUNCTION("jobDone", JobDone);
   ATTNJS_FUNCTION("lmDone", LmDone);
   ATTNJS_FUNCTION("lmFailed", LmFailed);
-  ATTNJS_FUNCTION("lmOpening", LmOpening);
-  ATTNJS_FUNCTION("lmModelChanged", LmModelChanged);
-  ATTNJS_FUNCTION("lmOpenFailed", LmOpenFailed);
+  ATTNJS_FUNCTION("lmModelEvent", LmModelEvent);
   ATTNJS_FUNCTION("readPixel", ReadPixel);
   ATTNJS_FUNCTION("readPixels", ReadPixels);
   ATTNJS_FUNCTION("graphicsLost", attnlab::GraphicsLost);

@@ -359,8 +359,8 @@ struct LmState {
   static constexpr IntField kSeed{"lm.sd", "seed", 1, 9999};
   static constexpr IntField kWord{"lm.w", "word", -1, 127};  // a checkpoint's view reads up to 128 tokens
   static constexpr IntField kHead{"lm.e", "head", -1, 255};
-  // The heads knocked out, layer · heads + head (0-based), ascending and comma-separated: "0,6,17"
-  // (GPT-2 small's 144 heads fit; LmKnockedOut reads it).
+  // The heads knocked out, layer · heads + head (0-based), comma-separated: "0,6,17" (GPT-2 small's
+  // 144 heads fit; LmKnockedOut reads it in order).
   static constexpr TextField kAblated{"lm.x", 600};
   static constexpr ChoiceField kAblation{"lm.am", 2, kLmAblationNames};
 
@@ -370,7 +370,7 @@ struct LmState {
   int seed = 1;
   int word = -1;             // the word whose next-word distribution is detailed; -1: the last
   int head = -1;             // the head enlarged (layer · heads + head); -1: none
-  std::string ablated;       // the heads knocked out ("0,6,17"); "" none
+  std::string ablated;       // the heads knocked out ("0,17,6"); "" none
   int ablation = 0;          // 0: its output set to zero; 1: to its mean over held-out text
 
   void Visit(FieldVisitor& v) {
@@ -387,7 +387,9 @@ struct LmState {
 
 // The heads of state.ablated in [0, total), ascending, each once; anything else in it is ignored.
 std::vector<int> LmKnockedOut(const LmState& state, int total);
-// Knocks `head` out (or puts it back), keeping state.ablated ascending.
+// Whether `head` is in state.ablated.
+bool LmIsKnockedOut(const LmState& state, int head);
+// Knocks `head` out (appended to the list) or puts it back.
 void LmSetKnockedOut(LmState* state, int head, bool out);
 
 // View 13: smoothing a noisy price series, attention re-weighting vs a moving average.

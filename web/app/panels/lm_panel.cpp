@@ -67,10 +67,9 @@ void LmPanel::Draw(PanelContext& ctx) {
   const bool opened = client.has_model() && !client.model().source.empty();
   if (opened)
     DrawExplanation(ctx,
-        "A language model predicts the next token. The checkpoint you opened runs on your sentence in a Web Worker, "
-        "each head by the engine's own attention. Under each token: its five likeliest next tokens. Below: every head, "
-        "what knocking heads out changes, and what each layer would already predict (the logit lens).",
-        "type the start of a sentence and read the next tokens under its last one; press Generate; knock out a head.");
+        "A language model predicts the next token: the checkpoint you opened runs on your sentence in a Web Worker, "
+        "each head by the engine's own attention.",
+        "read the next tokens under the last one; press Generate; knock out a head.");
   else
     DrawExplanation(ctx,
         "A language model predicts the next word. This small GPT (embeddings, 4 blocks of causal multi-head "
@@ -175,8 +174,8 @@ void LmPanel::DrawModelChoice(PanelContext& ctx) {
   else if (!client.open_error().empty())
     DrawStatusLine(client.open_error());
   else if (!opened)
-    DrawNote("Open a GPT-2 or nanoGPT checkpoint (a .safetensors file and its config.json; F32, F16 or BF16) or "
-             "drop them on the page: the view then runs on it. Export weights saves this model for PyTorch.");
+    DrawNote("Open or drop a GPT-2 or nanoGPT .safetensors and its config.json to run this view on it; Export "
+             "weights saves this model for PyTorch.");
   ctx.published.Scalar("lm.open.error", client.open_error().empty() ? 0 : 1);
 }
 
@@ -409,8 +408,7 @@ void LmPanel::DrawHeads(PanelContext& ctx) {
   o.highlight_row = word;
   o.on_click = [&s, n](int i, int) { s.word = i == n - 1 ? -1 : i; };
   DrawMatrix("lm.big", w, client.version(), o, ctx.published);
-  const std::vector<int> knocked = lessons::LmKnockedOut(s, total);
-  bool out = std::binary_search(knocked.begin(), knocked.end(), s.head);
+  bool out = lessons::LmIsKnockedOut(s, s.head);
   if (ImGui::Checkbox(("knock head " + HeadName(s.head, m.heads) + " out").c_str(), &out))
     lessons::LmSetKnockedOut(&s, s.head, out);
 }
@@ -421,7 +419,6 @@ void LmPanel::DrawAblation(PanelContext& ctx) {
   lessons::LmState& s = ctx.state.lm;
   const lessons::LmViewModel& m = TheLmClient().model();
   ImGui::SeparatorText("Knock heads out");
-  const std::vector<int> knocked = lessons::LmKnockedOut(s, m.layers * m.heads);
   // A row a layer; GPT-2 small's 12 heads a layer scroll sideways on a phone.
   if (ImGui::BeginTable("lm.knock", m.heads + 1, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX,
                         ImVec2(ImGui::GetContentRegionAvail().x,
@@ -433,7 +430,7 @@ void LmPanel::DrawAblation(PanelContext& ctx) {
       for (int h = 0; h < m.heads; ++h) {
         const int i = l * m.heads + h;
         ImGui::TableNextColumn();
-        bool out = std::binary_search(knocked.begin(), knocked.end(), i);
+        bool out = lessons::LmIsKnockedOut(s, i);
         if (ImGui::Checkbox(HeadName(i, m.heads).c_str(), &out)) lessons::LmSetKnockedOut(&s, i, out);
       }
     }
