@@ -53,10 +53,12 @@ void SetupFont(const std::string& ttf, float scale) {
     std::memcpy(data, ttf.data(), ttf.size());
     ImFontConfig config;
     config.OversampleH = 1;
-    // Latin-1, the Greek letters, modifier letters (ᵀ ᵢ), general punctuation, super- and subscripts,
-    // the maths symbols the text uses, ⱼ: the font is subset to the same (web/CMakeLists.txt).
-    static const ImWchar ranges[] = {0x0020, 0x00FF, 0x0391, 0x03A9, 0x03B1, 0x03C9, 0x1D40, 0x1D6A, 0x2010, 0x2027,
-                                     0x2030, 0x203A, 0x2070, 0x209C, 0x2192, 0x2192,
+    // Latin-1, the Greek letters, the modifier letters the text uses (ᵀ ᵏ ᵒ ᵢ), general punctuation,
+    // super- and subscript digits and signs, the subscript letters and maths symbols the text uses, ⱼ:
+    // the font is subset to the same (web/CMakeLists.txt).
+    static const ImWchar ranges[] = {0x0020, 0x00FF, 0x0391, 0x03A9, 0x03B1, 0x03C9, 0x1D40, 0x1D40, 0x1D4F, 0x1D4F,
+                                     0x1D52, 0x1D52, 0x1D62, 0x1D62, 0x2010, 0x2027, 0x2070, 0x208E, 0x2095, 0x2096,
+                                     0x209A, 0x209A, 0x209C, 0x209C, 0x2192, 0x2192,
                                      0x2202, 0x2202, 0x2212, 0x2212, 0x2218, 0x2218, 0x221A, 0x221A, 0x221D, 0x221E,
                                      0x2248, 0x2248, 0x2264, 0x2265, 0x22EF, 0x22EF, 0x230A, 0x230B, 0x2C7C, 0x2C7C, 0};
     io.Fonts->AddFontFromMemoryTTF(data, static_cast<int>(ttf.size()), std::round(15.0f * dpr * scale), &config, ranges);
