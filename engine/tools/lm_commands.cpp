@@ -112,7 +112,11 @@ int Lm(int argc, char** argv) {
   if (!status.ok()) return UsageError("lm", "--model '" + Excerpt(model_path.c_str()) + "': " + status.ToString());
   if (!save_path.empty()) {  // the model as GPT-2 safetensors + FILE.config.json (docs/pytorch.md)
     std::string safetensors, config_json;
+    // "[id]" placeholders are no words: a checkpoint without them is saved without them.
+    std::vector<std::string> words;
+    if (info.vocabulary == "placeholders") std::swap(words, model.vocabulary);
     status = train::WriteLmCheckpoint(model, &safetensors, &config_json);
+    if (info.vocabulary == "placeholders") std::swap(words, model.vocabulary);
     if (!status.ok()) return UsageError("lm", "--save: " + status.ToString());
     const std::string config_out = train::ConfigNameBeside(save_path);
     std::FILE* files[2] = {nullptr, nullptr};

@@ -92,6 +92,20 @@ test('a GPT-2 checkpoint opened with the file picker: its config is shown, and e
   assert.ok(all.includes(`reads your sentence as ${n} tokens`) && all.includes('·jury'), 'the tokens are shown, a leading space as ·');
   assert.deepEqual(problems, []);
   await screenshot(page, 'lm-checkpoint');
+  // Export weights of a GPT-2 checkpoint: no words in the file (its display forms are not words), so
+  // it opens again with GPT-2's BPE and the same numbers.
+  await clickPublished(page, 'lm.export');
+  await page.waitForFunction(() => window.attnlabHandle.exports.filter((e) => e.kind === 'file').length === 2);
+  const saved = await page.evaluate(async () => Promise.all(window.attnlabHandle.exports.filter((e) => e.kind === 'file')
+    .map(async (e) => ({ name: e.name, bytes: Array.from(new Uint8Array(await e.blob.arrayBuffer())) }))));
+  const header = Buffer.from(saved[0].bytes.slice(8, 8 + Number(Buffer.from(saved[0].bytes.slice(0, 8)).readBigUInt64LE()))).toString();
+  assert.ok(!header.includes('attnlab.vocabulary'), 'no words in the export of a GPT-2 checkpoint');
+  await pickFiles(page, saved.map((f) => file(f.name, new Uint8Array(f.bytes))));
+  await page.waitForFunction(() => window.attnlab.texts().some((t) => t.startsWith('Your checkpoint attnlab-lm.safetensors')) &&
+    window.attnlab.scalars()['lm.current'] === 1);
+  const again = await published(page);
+  assert.ok(again.texts.join('\n').includes(`reads your sentence as ${n} tokens`));
+  for (let k = 0; k < 5; ++k) assert.equal(again.labels[`lm.top.${n - 1}.${k}`], labels[`lm.top.${n - 1}.${k}`]);
   // Back to the built-in model: its words again.
   await clickPublished(page, 'lm.reset');
   await waitForModel(page, 0);

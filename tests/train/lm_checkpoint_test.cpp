@@ -258,6 +258,28 @@ TEST(CheckpointWriter, ConfigSaysRopeAndTheFileHasNoPositionTable) {
   bad = SmallModel(Positions::kLearned);
   bad.params.blocks.pop_back();
   EXPECT_EQ(WriteLmCheckpoint(bad, &bytes, &config).code(), StatusCode::kShapeMismatch);
+  bad = SmallModel(Positions::kLearned);
+  bad.vocabulary.pop_back();
+  EXPECT_EQ(WriteLmCheckpoint(bad, &bytes, &config).code(), StatusCode::kShapeMismatch);
+}
+
+// A model without words (GPT-2's vocabulary, read with GPT-2's BPE) is written without
+// "attnlab.vocabulary", and reads back as one without words: placeholders, the same parameters.
+TEST(CheckpointWriter, NoWordsNoVocabularyEntry) {
+  LmModel m = SmallModel(Positions::kLearned);
+  m.vocabulary.clear();
+  std::string bytes, config;
+  ASSERT_TRUE(WriteLmCheckpoint(m, &bytes, &config).ok());
+  EXPECT_EQ(bytes.find("attnlab.vocabulary"), std::string::npos);
+  LmCheckpointOptions options;
+  options.config_json = config;
+  LmModel back;
+  LmCheckpointInfo info;
+  ASSERT_TRUE(ReadLmCheckpoint(bytes, options, &back, &info).ok());
+  EXPECT_EQ(info.vocabulary, "placeholders");
+  ASSERT_EQ(static_cast<int>(back.vocabulary.size()), m.config.vocab);
+  EXPECT_EQ(back.vocabulary[3], "[3]");
+  EXPECT_EQ(back.params.wte, m.params.wte);
 }
 
 // [SECTION] Dtypes

@@ -28,7 +28,7 @@
 //   runIds(ids, knockedOut, withWeights) -> {ok, logits: (n, V), next: (n, V), weights: [..] (when withWeights)}
 //   generateIds(ids, tokens, temperature, seed) -> {ok, generated: [{id, p}], cacheBytes}
 //   info() -> {layers, heads, dModel, context, vocabulary, parameters, dtype, naming, activation, eps,
-//              positions, bytesInMemory}; vocabulary() -> [words by id]
+//              positions, bytesInMemory, words: the model has words of its own}; vocabulary() -> [words by id]
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
 #include <emscripten/val.h>
@@ -84,6 +84,7 @@ attn::Status Open(const std::string& bytes, const std::string& config_json, int 
     info.dtype = "int8";  // per-row int8 matrices (lm_asset.h), float in memory
     info.parameters = attn::train::LmParameterCount(model.config);
     info.bytes_in_memory = 4 * info.parameters;
+    info.vocabulary = "attnlab";
   } else {
     attn::train::LmCheckpointOptions options;
     options.config_json = config_json;
@@ -377,6 +378,7 @@ val Info() {
   out.set("eps", c.layer_norm_eps);
   out.set("positions", std::string(c.positions == attn::train::Positions::kRope ? "rope" : "learned"));
   out.set("bytesInMemory", static_cast<double>(l.info.bytes_in_memory));
+  out.set("words", l.info.vocabulary == "attnlab");  // its own words (else ids, "[0]", "[1]", …)
   return out;
 }
 
@@ -413,10 +415,16 @@ std::string NameModel(const std::string& source, const std::string& tokenizer, v
 
 // The model as safetensors + config.json (attnlab's own, GPT-2 names): what PyTorch loads.
 val SaveModel() {
-  const Loaded& l = TheModel();
+  Loaded& l = TheModel();
   if (!l.ok) return Failure(NoModel());
   std::string tensors, config;
+  // Words go into the file only when they are the model's own: a GPT-2 vocabulary's display forms
+  // ("·the") or "[id]" placeholders would reopen as words. Set aside, not copied (GPT-2 small's floats
+  // are 0.5 GB).
+  std::vector<std::string> shown;
+  if (l.tokenizer != "words") std::swap(shown, l.model.vocabulary);
   const attn::Status status = attn::train::WriteLmCheckpoint(l.model, &tensors, &config);
+  if (l.tokenizer != "words") std::swap(shown, l.model.vocabulary);
   if (!status.ok()) return Failure(status);
   val out = val::object();
   out.set("ok", true);

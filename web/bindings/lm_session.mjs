@@ -34,8 +34,16 @@ async function loadBuiltIn(lm) {
 async function open(lm, { bytes, config, name }) {
   const info = lm.openModel(bytes, config || '', 0);
   if (!info.ok) throw new Error(info.message);
-  const words = lm.vocabulary();
-  const ownWords = words.length > 0 && words[0] !== '[0]';
+  try {
+    return await nameOpened(lm, info, name);
+  } catch (e) {
+    await loadBuiltIn(lm);  // a checkpoint that cannot be read is not left half-named in the module
+    throw e;
+  }
+}
+
+async function nameOpened(lm, info, name) {
+  const ownWords = info.words;
   let tokenizer = 'words', vocabulary = null, encode = null;
   if (!ownWords && (info.vocabulary < kGpt2Tokens || info.vocabulary > kNanoGptPaddedTokens)) {
     // No words and not GPT-2's vocabulary: the sentence is read as the ids typed ("5 17 96"), shown as [id].

@@ -300,6 +300,8 @@ export interface CheckpointInfo extends LanguageModelInfo {
   readonly positions: 'learned' | 'rope';
   /** 4 × parameters: the floats held in the module's memory. */
   readonly bytesInMemory: number;
+  /** The model has words of its own (an asset, attnlab's exports); false: ids only ("[0]", "[1]", …). */
+  readonly words: boolean;
 }
 
 /** config.json (Hugging Face GPT-2's keys), parsed. */

@@ -270,8 +270,7 @@ const kGpt2Tokens = 50257, kNanoGptPaddedTokens = 50304;
 // imported only then: `npm install js-tiktoken`), its tokens' text as the vocabulary; any other
 // vocabulary without words takes ids only. {kind, encode?, vocabulary?, why}
 async function checkpointTokenizer(m, info) {
-  const words = m.vocabulary();
-  if (words.length && words[0] !== '[0]') return { kind: 'words', encode: (text) => m.wordIds(text), why: '' };
+  if (info.words) return { kind: 'words', encode: (text) => m.wordIds(text), why: '' };
   if (info.vocabulary < kGpt2Tokens || info.vocabulary > kNanoGptPaddedTokens)
     return { kind: null, why: `text: this checkpoint's ${info.vocabulary} tokens have no words (GPT-2's BPE needs 50257): pass token ids` };
   let Tiktoken, ranks;

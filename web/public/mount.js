@@ -223,14 +223,16 @@ export async function mount(host, options = {}) {
       exports.push({ name, kind: 'file', bytes: blob.size, blob });
       download(name, blob);
     });
-  // A checkpoint dropped on the canvas opens in view 12 (read here, never uploaded).
+  // A checkpoint dropped on view 12's canvas opens there (read here, never uploaded); other views
+  // leave a drop to the page.
+  const showsModel = () => /(^|&)v=lm(&|$)/.test(attnlab.state());
   canvas.addEventListener('dragover', (e) => {
-    if (!e.dataTransfer?.types?.includes('Files')) return;
+    if (!e.dataTransfer?.types?.includes('Files') || !showsModel()) return;
     e.preventDefault();
     e.dataTransfer.dropEffect = 'copy';
   });
   canvas.addEventListener('drop', (e) => {
-    if (!e.dataTransfer?.files?.length) return;
+    if (!e.dataTransfer?.files?.length || !showsModel()) return;
     e.preventDefault();
     attnlab.openModelFiles(e.dataTransfer.files);
   });

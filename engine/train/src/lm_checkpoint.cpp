@@ -580,9 +580,10 @@ Status WriteLmCheckpoint(const LmModel& model, std::string* safetensors, std::st
   try {
     const LmConfig& c = model.config;
     ATTN_RETURN_IF_ERROR(CheckLmShapes(c, model.params));
-    if (model.vocabulary.size() != static_cast<size_t>(c.vocab))
+    // No words (a GPT-2 vocabulary, whose tokenizer is not attnlab's): no "attnlab.vocabulary".
+    if (!model.vocabulary.empty() && model.vocabulary.size() != static_cast<size_t>(c.vocab))
       return Status(StatusCode::kShapeMismatch, "checkpoint: vocabulary: expected " + std::to_string(c.vocab) +
-                                                    " words, got " + std::to_string(model.vocabulary.size()));
+                                                    " words or none, got " + std::to_string(model.vocabulary.size()));
     std::string words;
     for (size_t i = 0; i < model.vocabulary.size(); ++i) {
       if (model.vocabulary[i].find('\n') != std::string::npos)
@@ -620,7 +621,9 @@ Status WriteLmCheckpoint(const LmModel& model, std::string* safetensors, std::st
     add("ln_f.bias", p.lnf_beta, true);
     add("lm_head.bias", p.out_b, true);
     std::string out;
-    ATTN_RETURN_IF_ERROR(WriteSafetensors({{"format", "pt"}, {"attnlab.vocabulary", words}}, tensors, &out));
+    std::vector<std::pair<std::string, std::string>> metadata = {{"format", "pt"}};
+    if (!model.vocabulary.empty()) metadata.emplace_back("attnlab.vocabulary", words);
+    ATTN_RETURN_IF_ERROR(WriteSafetensors(metadata, tensors, &out));
     char eps[32];
     std::snprintf(eps, sizeof eps, "%.17g", c.layer_norm_eps);
     std::string config = "{\n  \"model_type\": \"gpt2\",\n  \"architectures\": [\"GPT2LMHeadModel\"],\n";

@@ -419,11 +419,16 @@ void LmPanel::DrawAblation(PanelContext& ctx) {
   lessons::LmState& s = ctx.state.lm;
   const lessons::LmViewModel& m = TheLmClient().model();
   ImGui::SeparatorText("Knock heads out");
-  // A row a layer; GPT-2 small's 12 heads a layer scroll sideways on a phone.
-  if (ImGui::BeginTable("lm.knock", m.heads + 1, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX,
-                        ImVec2(ImGui::GetContentRegionAvail().x,
-                               (ImGui::GetFrameHeight() + ImGui::GetStyle().CellPadding.y * 2.0f) * static_cast<float>(m.layers) +
-                                   ImGui::GetStyle().ScrollbarSize + 2.0f))) {
+  // A row a layer. Where the row would be wider than the view (GPT-2 small's 12 heads on a phone) it
+  // scrolls sideways, in a box of exactly its rows and the scrollbar; otherwise it is laid out as is.
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float cell = ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize("12.12").x + style.CellPadding.x * 2;
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const bool scroll = cell * static_cast<float>(m.heads + 1) > avail;
+  const ImVec2 box = scroll ? ImVec2(avail, (ImGui::GetFrameHeight() + style.CellPadding.y * 2.0f) * static_cast<float>(m.layers) +
+                                                style.ScrollbarSize + 2.0f)
+                            : ImVec2(0, 0);
+  if (ImGui::BeginTable("lm.knock", m.heads + 1, ImGuiTableFlags_SizingFixedFit | (scroll ? ImGuiTableFlags_ScrollX : 0), box)) {
     for (int l = 0; l < m.layers; ++l) {
       ImGui::TableNextColumn();
       ImGui::Text("layer %d", l + 1);

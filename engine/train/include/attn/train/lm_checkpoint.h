@@ -141,7 +141,8 @@ std::string ConfigNameBeside(const std::string& safetensors_name);
 
 // attnlab's model as Hugging Face GPT-2 names (no prefix, Conv1D (in, out) layout: the engine's own
 // x·W, so no transposes), F32, plus lm_head.bias (our output bias) and __metadata__
-// {"format": "pt", "attnlab.vocabulary": words joined by '\n'}; `config_json` gets GPT-2's keys
+// {"format": "pt", "attnlab.vocabulary": words joined by '\n'} (no vocabulary entry when
+// model.vocabulary is empty: a GPT-2 vocabulary, read with GPT-2's BPE); `config_json` gets GPT-2's keys
 // (n_embd, n_head, n_layer, n_positions, n_ctx, vocab_size, layer_norm_epsilon,
 // activation_function, model_type "gpt2") and attnlab_positions ("learned" or "rope": GPT-2 has no
 // RoPE; a RoPE model has no wpe.weight). Refuses a model whose shapes are not LmShapes's or whose
