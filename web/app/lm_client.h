@@ -39,7 +39,7 @@ class LmClient {
   void Control(const char* kind);
   void Opening(const std::string& what) { opening_ = what, open_error_.clear(); }
   // A new model is in the module: the view's request goes out again (the generation is in its key).
-  void ModelChanged() { ++generation_, opening_.clear(), open_error_.clear(), asked_key_.clear(); }
+  void ModelChanged() { ++generation_, opening_.clear(), open_error_.clear(); }
   void OpenFailed(const std::string& why) { opening_.clear(), open_error_ = why.substr(0, 400); }
   const std::string& opening() const { return opening_; }        // "" or the file being opened
   const std::string& open_error() const { return open_error_; }  // "" or why the last file did not open

@@ -156,15 +156,6 @@ void Time(const attn::train::LmModel& model, std::vector<int> ids, lessons::LmVi
   m->timed_runs = runs;
 }
 
-// The ids the view reads of the page's words (what ComputeLm looks up), for timing.
-std::vector<int> WordIds(const attn::train::LmModel& model, const std::vector<std::string>& tokens) {
-  const attn::train::LmWordIndex index(model.vocabulary);
-  std::vector<int> ids;
-  for (size_t i = 0; i < tokens.size() && static_cast<int>(i) < model.config.seq_len; ++i)
-    ids.push_back(index.Id(lessons::NormalizeToken(tokens[i])));
-  return ids;
-}
-
 attn::Status ReadIntegers(const val& v, const std::string& name, int lo, int hi, int max_count, std::vector<int>* out);
 
 val ComputeView(const std::string& request_bytes) {
@@ -189,7 +180,7 @@ val ComputeView(const std::string& request_bytes) {
   if (status.ok() && !by_ids)
     status = lessons::ComputeLm(l.model, l.heads_ok ? &l.heads : nullptr, request.tokens, request.state, &model);
   if (status.ok()) {
-    Time(l.model, by_ids ? ids : WordIds(l.model, request.tokens), &model);
+    Time(l.model, model.ids, &model);  // the ids the view read
     model.source = l.source;
     model.tokenizer = l.tokenizer;
     if (!l.source.empty()) model.layout = l.info.layout, model.dtype = l.info.dtype;

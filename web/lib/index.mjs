@@ -320,41 +320,43 @@ export async function openModel(bytes, config, options = {}) {
   const info = Object.freeze(rest);
   const tokenizer = await checkpointTokenizer(m, info);
   const vocabulary = tokenizer.vocabulary ?? m.vocabulary();
-  // A text goes through the model's tokenizer; ids are read as they are.
-  const idsOf = (ids) => (typeof ids === 'string' ? tokenizer.encode(ids) : ArrayBuffer.isView(ids) ? Array.from(ids) : ids);
-  const noText = (ids) => (typeof ids === 'string' && !tokenizer.encode ? refused(tokenizer.why) : null);
+  // A call's ids: a text through the model's tokenizer (refused where it has none), ids as they are.
+  const idsOf = (ids) => {
+    if (typeof ids !== 'string') return { ids: ArrayBuffer.isView(ids) ? Array.from(ids) : ids };
+    return tokenizer.encode ? { ids: tokenizer.encode(ids) } : { refusal: refused(tokenizer.why) };
+  };
   return Object.freeze({
     info,
     tokenizer: tokenizer.kind,
     vocabulary: () => vocabulary.slice(),
     encode: guarded('encode', (text) => {
       if (typeof text !== 'string') return refused(`text: expected a string, got ${typeof text}`);
-      if (!tokenizer.encode) return refused(tokenizer.why);
-      const ids = tokenizer.encode(text);
-      return { ok: true, ids, tokens: ids.map((id) => vocabulary[id]) };
+      const { ids, refusal } = idsOf(text);
+      return refusal ?? { ok: true, ids, tokens: ids.map((id) => vocabulary[id]) };
     }),
     run: guarded('run', (ids, options = {}) => {
       const bad = wrongKeys('run', options, ['knockedOut']);
       if (bad) return refused(bad);
-      if (noText(ids)) return noText(ids);
-      ids = idsOf(ids);
-      const r = m.runIds(ids, options.knockedOut ?? [], true);
-      return r.ok ? { ok: true, ids: Array.from(ids), logits: r.logits, next: r.next, weights: r.weights } : r;
+      const { ids: read, refusal } = idsOf(ids);
+      if (refusal) return refusal;
+      const r = m.runIds(read, options.knockedOut ?? [], true);
+      return r.ok ? { ok: true, ids: Array.from(read), logits: r.logits, next: r.next, weights: r.weights } : r;
     }),
     nextTokens: guarded('nextTokens', (ids, options = {}) => {
       const bad = wrongKeys('nextTokens', options, ['top']) || checkInteger('top', options.top ?? 5, 1, info.vocabulary);
       if (bad) return refused(bad);
-      if (noText(ids)) return noText(ids);
-      ids = idsOf(ids);
-      const r = m.runIds(ids, [], false);
+      const { ids: read, refusal } = idsOf(ids);
+      if (refusal) return refusal;
+      const r = m.runIds(read, [], false);
       if (!r.ok) return r;
-      return { ok: true, ids: Array.from(ids), next: topOfRows(r.next, options.top ?? 5, (id, p) => ({ id, token: vocabulary[id], p })) };
+      return { ok: true, ids: Array.from(read), next: topOfRows(r.next, options.top ?? 5, (id, p) => ({ id, token: vocabulary[id], p })) };
     }),
     generate: guarded('generate', (ids, options = {}) => {
       const { bad, args } = generateOptions('generate', options, info.context);
       if (bad) return refused(bad);
-      if (noText(ids)) return noText(ids);
-      const r = m.generateIds(idsOf(ids), ...args);
+      const { ids: read, refusal } = idsOf(ids);
+      if (refusal) return refusal;
+      const r = m.generateIds(read, ...args);
       return r.ok ? { ok: true, generated: r.generated.map((g) => ({ ...g, token: vocabulary[g.id] })), cacheBytes: r.cacheBytes } : r;
     }),
   });

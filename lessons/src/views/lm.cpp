@@ -68,6 +68,7 @@ Status ComputeFromIds(const LmModel& model, const LmHeadTable* heads, const std:
   const int n = static_cast<int>(ids.size());
   const bool has_unknown = HasUnknown(model);
   const int unknown = has_unknown ? c.vocab - 1 : -1;
+  m.ids = ids;
 
   // The model as trained, with the logit lens.
   attn::train::LmCache cache;

@@ -54,6 +54,7 @@ struct LmViewModel {
   std::vector<std::string> words;     // (n) lower-cased page tokens; "<unk>" is shown as the word typed
   std::vector<uint8_t> known;         // (n) 1 when the word is in the vocabulary
   int dropped = 0;                    // words past the context (seq_len), not read
+  std::vector<int> ids;               // (n) the ids read; for the module's own timing, not on the wire
   // The next word after each position, with the heads of `ablated` knocked out when any.
   std::vector<std::vector<LmNextWord>> top;  // n × 5, most probable first
   std::vector<float> p_next;          // (n − 1) the probability of the sentence's own next word (−1: it is <unk>)
