@@ -26,6 +26,19 @@ const checkpointFiles = () => [file('tiny-gpt2.safetensors', gpt2Checkpoint()), 
 
 const published = (page) => page.evaluate(() => ({ scalars: window.attnlab.scalars(), labels: window.attnlab.labels(), texts: window.attnlab.texts() }));
 
+// The files the page exported, as { name, bytes: Buffer }. Bytes cross between node and the page as
+// base64: an array of numbers megabytes long takes tens of seconds to serialise.
+async function exportedFiles(page) {
+  const saved = await page.evaluate(async () => Promise.all(window.attnlabHandle.exports.filter((e) => e.kind === 'file')
+    .map((e) => new Promise((resolve, reject) => {
+      const reader = new FileReader();
+      reader.onload = () => resolve({ name: e.name, base64: reader.result.slice(reader.result.indexOf(',') + 1) });
+      reader.onerror = () => reject(reader.error);
+      reader.readAsDataURL(e.blob);
+    }))));
+  return saved.map(({ name, base64 }) => ({ name, bytes: Buffer.from(base64, 'base64') }));
+}
+
 // Opens `files` with the page's own file picker (the "Open a model…" button).
 async function pickFiles(page, files) {
   const chooser = page.waitForEvent('filechooser');
@@ -45,11 +58,12 @@ async function waitForModel(page, opened) {
 // The checkpoint's answer called directly in the page: its own module instance, the same bytes, GPT-2's
 // BPE from js-tiktoken; the five likeliest tokens after each position (lowest id first on ties).
 async function direct(page, bytes, configText) {
-  return page.evaluate(async ({ bytes, configText, sentence }) => {
+  return page.evaluate(async ({ base64, configText, sentence }) => {
+    const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
     const { default: create } = await import(new URL('attnlab-lm.mjs', location.href));
     const { gpt2Tokenizer } = await import(new URL('gpt2_tokenizer.mjs', location.href));
     const lm = await create();
-    const info = lm.openModel(new Uint8Array(bytes), configText, 0);
+    const info = lm.openModel(bytes, configText, 0);
     if (!info.ok) return info;
     const t = gpt2Tokenizer();
     const ids = t.encode(sentence);
@@ -61,7 +75,7 @@ async function direct(page, bytes, configText) {
         .map(({ p, id }) => ({ p, token: t.display(id) })));
     }
     return { ok: true, tokens: ids.map(t.display), top };
-  }, { bytes: Array.from(bytes), configText, sentence });
+  }, { base64: Buffer.from(bytes).toString('base64'), configText, sentence });
 }
 
 // [SECTION] Tests
@@ -96,11 +110,10 @@ test('a GPT-2 checkpoint opened with the file picker: its config is shown, and e
   // it opens again with GPT-2's BPE and the same numbers.
   await clickPublished(page, 'lm.export');
   await page.waitForFunction(() => window.attnlabHandle.exports.filter((e) => e.kind === 'file').length === 2);
-  const saved = await page.evaluate(async () => Promise.all(window.attnlabHandle.exports.filter((e) => e.kind === 'file')
-    .map(async (e) => ({ name: e.name, bytes: Array.from(new Uint8Array(await e.blob.arrayBuffer())) }))));
-  const header = Buffer.from(saved[0].bytes.slice(8, 8 + Number(Buffer.from(saved[0].bytes.slice(0, 8)).readBigUInt64LE()))).toString();
+  const saved = await exportedFiles(page);
+  const header = saved[0].bytes.subarray(8, 8 + Number(saved[0].bytes.readBigUInt64LE(0))).toString();
   assert.ok(!header.includes('attnlab.vocabulary'), 'no words in the export of a GPT-2 checkpoint');
-  await pickFiles(page, saved.map((f) => file(f.name, new Uint8Array(f.bytes))));
+  await pickFiles(page, saved.map((f) => file(f.name, f.bytes)));
   await page.waitForFunction(() => window.attnlab.texts().some((t) => t.startsWith('Your checkpoint attnlab-lm.safetensors')) &&
     window.attnlab.scalars()['lm.current'] === 1);
   const again = await published(page);
@@ -119,10 +132,10 @@ test('a checkpoint dropped on the canvas opens too; on a 390 px phone the view f
   const [model, configFile] = checkpointFiles();
   await page.evaluate(({ model, config }) => {
     const transfer = new DataTransfer();
-    transfer.items.add(new File([new Uint8Array(model)], 'dropped.safetensors'));
+    transfer.items.add(new File([Uint8Array.from(atob(model), (c) => c.charCodeAt(0))], 'dropped.safetensors'));
     transfer.items.add(new File([config], 'config.json'));
     document.querySelector('canvas').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
-  }, { model: Array.from(model.buffer), config: configFile.buffer.toString() });
+  }, { model: model.buffer.toString('base64'), config: configFile.buffer.toString() });
   await waitForModel(page, 1);
   const { scalars, texts } = await published(page);
   assert.equal(scalars['lm.open.error'], 0);
@@ -171,10 +184,9 @@ test('Export weights gives a checkpoint and its config that open again with the 
   const before = await published(page);
   await clickPublished(page, 'lm.export');
   await page.waitForFunction(() => window.attnlabHandle.exports.filter((e) => e.kind === 'file').length === 2);
-  const saved = await page.evaluate(async () => Promise.all(window.attnlabHandle.exports.filter((e) => e.kind === 'file')
-    .map(async (e) => ({ name: e.name, bytes: Array.from(new Uint8Array(await e.blob.arrayBuffer())) }))));
+  const saved = await exportedFiles(page);
   assert.deepEqual(saved.map((s) => s.name), ['attnlab-lm.safetensors', 'attnlab-lm.config.json']);
-  await pickFiles(page, saved.map((s) => file(s.name, new Uint8Array(s.bytes))));
+  await pickFiles(page, saved.map((s) => file(s.name, s.bytes)));
   await waitForModel(page, 1);
   const after = await published(page);
   assert.equal(after.scalars['lm.open.error'], 0);
