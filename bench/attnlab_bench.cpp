@@ -312,6 +312,10 @@ int Gpt2(const Options& o) {
     if (!status.ok()) return fail(status.message());
   }
   model.config.kernel = o.kernel;
+  {  // the weights packed once, as onnxruntime does at session creation (not timed, as its isn't)
+    const attn::Status status = attn::train::PrepareLm(&model);
+    if (!status.ok()) return fail(status.message());
+  }
   std::vector<int> prompt;  // gpt2.py's prompt(): xorshift32 from 0x9E3779B9, mod V
   uint32_t s = 0x9E3779B9u;
   for (int i = 0; i < kPrompt; ++i) {

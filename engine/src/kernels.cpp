@@ -183,6 +183,57 @@ Status MatMul(KernelId kernel, const Matrix& a, const Matrix& b, Matrix* out, co
   return Status::Ok();
 }
 
+Status PackMatrix(KernelId kernel, const Matrix& b, bool transposed, PackedMatrix* out) {
+  ATTN_RETURN_IF_ERROR(CheckKernelAvailable(kernel));
+  const simd::KernelTable* t = simd::FindKernelTable(kernel);
+  if (!t)
+    return Status(StatusCode::kInvalidArgument, std::string("pack: kernel: ") + KernelName(kernel) +
+                                                    " multiplies b in place (pack for a SIMD kernel: " +
+                                                    AvailableKernelNames() + ")");
+  ATTN_RETURN_IF_ERROR(validate::AtMost("pack: b.rows()", static_cast<long long>(b.rows()), Limits::max_dimension));
+  ATTN_RETURN_IF_ERROR(validate::AtMost("pack: b.cols()", static_cast<long long>(b.cols()), Limits::max_dimension));
+  const int k = static_cast<int>(transposed ? b.cols() : b.rows()), n = static_cast<int>(transposed ? b.rows() : b.cols());
+  ATTN_RETURN_IF_ERROR(budget::MatrixFits("pack", k, n + 2 * t->lanes));
+  try {
+    PackedMatrix packed;
+    packed.data_.resize(t->packed_size(k, n));
+    if (k > 0 && n > 0) t->pack_b(b.data(), static_cast<int>(b.cols()), transposed, k, n, packed.data_.data());
+    packed.kernel_ = kernel;
+    packed.k_ = k, packed.n_ = n;
+    packed.transposed_ = transposed;
+    packed.source_ = b.data();
+    *out = std::move(packed);
+    return Status::Ok();
+  } catch (const std::bad_alloc&) {
+    return budget::AllocationFailed("PackMatrix");
+  }
+}
+
+Status MatMul(const Matrix& a, const PackedMatrix& b, Matrix* out) {
+  const simd::KernelTable* t = simd::FindKernelTable(b.kernel_);
+  if (!t || (b.data_.empty() && b.k_ * b.n_ > 0))
+    return Status(StatusCode::kInvalidArgument, "matmul: b: not packed (PackMatrix first)");
+  if (a.cols() != b.k_)
+    return Status(StatusCode::kShapeMismatch, "matmul: a is (" + std::to_string(a.rows()) + ", " +
+                                                  std::to_string(a.cols()) + ") but the packed b has " +
+                                                  std::to_string(b.k_) + " rows");
+  ATTN_RETURN_IF_ERROR(validate::AtMost("matmul: a.rows()", static_cast<long long>(a.rows()), Limits::max_dimension));
+  ATTN_RETURN_IF_ERROR(budget::MatrixFits("matmul", a.rows(), b.n_));
+  try {
+    const int m = static_cast<int>(a.rows());
+    // As MatMul: straight into a caller's matrix of the right shape that is not the operand.
+    Matrix product;
+    const bool in_place = out->rows() == m && out->cols() == b.n_ && out != &a;
+    Matrix& target = in_place ? *out : product;
+    target.resize(m, b.n_);
+    t->gemm_packed(m, b.n_, b.k_, a.data(), static_cast<int>(a.cols()), b.data_.data(), nullptr, target.data(), b.n_);
+    if (!in_place) *out = std::move(product);
+    return Status::Ok();
+  } catch (const std::bad_alloc&) {
+    return budget::AllocationFailed("MatMul");
+  }
+}
+
 double MeasurePeakGflops(KernelId kernel, double min_seconds) {
   const simd::KernelTable* t = simd::FindKernelTable(kernel);
   if (!t) return 0.0;

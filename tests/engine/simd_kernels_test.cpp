@@ -4,6 +4,7 @@
 // are not vector-aligned. Tolerances scale with the values (Σ|a||b| for sums of products).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -109,6 +110,41 @@ TEST(SimdKernels, MatMulChecksShapes) {
   Matrix out;
   const Status status = MatMul(FastestKernel(), Matrix::Ones(2, 3), Matrix::Ones(4, 2), &out);
   EXPECT_EQ(status.code(), StatusCode::kShapeMismatch);
+}
+
+// A matrix packed once (a model's weights) multiplies as MatMul(kernel, a, b) does, to the bit, for b
+// given either way and for one row (a decode step) or many; the reference and Eigen have no packed
+// form, and a packed b refuses an a of the wrong width. Both sides of the panel width and the depth block.
+TEST(SimdKernels, PackedMatrixGivesMatMulsBits) {
+  for (const KernelTable* t : SimdTables()) {
+    for (const auto& [m, k, n] : {std::array<int, 3>{1, 300, 2 * t->lanes + 1}, {7, 257, 3}, {2, 64, 100}, {40, 33, 33}}) {
+      for (bool transposed : {false, true}) {
+        const Matrix a = RandomMatrix(m, k, 11u * m + k), b = RandomMatrix(transposed ? n : k, transposed ? k : n, 13u * n);
+        PackedMatrix packed;
+        ASSERT_TRUE(PackMatrix(t->id, b, transposed, &packed).ok());
+        EXPECT_EQ(packed.rows(), k);
+        EXPECT_EQ(packed.cols(), n);
+        EXPECT_EQ(packed.source(), b.data());
+        Matrix want, got;
+        ASSERT_TRUE(MatMul(t->id, a, b, &want, MatMulOptions{false, transposed, false}).ok());
+        ASSERT_TRUE(MatMul(a, packed, &got).ok());
+        EXPECT_EQ(got, want) << KernelName(t->id) << " m=" << m << " k=" << k << " n=" << n << " transposed=" << transposed;
+      }
+    }
+    PackedMatrix packed;
+    ASSERT_TRUE(PackMatrix(t->id, Matrix::Ones(3, 5), false, &packed).ok());
+    Matrix out;
+    const Status wrong = MatMul(Matrix::Ones(2, 4), packed, &out);
+    EXPECT_EQ(wrong.code(), StatusCode::kShapeMismatch);
+    EXPECT_NE(wrong.message().find("has 3 rows"), std::string::npos) << wrong.message();
+  }
+  PackedMatrix packed;
+  const Status eigen = PackMatrix(KernelId::kEigen, Matrix::Ones(3, 5), false, &packed);
+  EXPECT_EQ(eigen.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(eigen.message().find("eigen"), std::string::npos) << eigen.message();
+  Matrix out;
+  EXPECT_EQ(MatMul(Matrix::Ones(2, 3), PackedMatrix(), &out).code(), StatusCode::kInvalidArgument);
+  if (SimdTables().empty()) GTEST_SKIP() << "no SIMD variant on this target";
 }
 
 // MatMul's options (a training step's products: xᵀ·dy, dy·Wᵀ, added into a gradient) on every
@@ -240,6 +276,62 @@ TEST(SimdKernels, GemmMatchesDoubleLoops) {
           for (int col = n; col < c.ld && r + 1 < m; ++col) ASSERT_TRUE(std::isnan(c.at(r, col)));
         }
         ++cases;
+      }
+    }
+  }
+  if (SimdTables().empty()) GTEST_SKIP() << "no SIMD variant on this target";
+  EXPECT_GT(cases, 0);
+}
+
+// A row's sums do not depend on how the call is cut: rows of a call with fewer rows than the
+// micro-kernel (gemm's few-rows path: B read in place, a decode step's one row; gemm_packed's, down
+// the packed panels) and depths past one
+// depth block (GemmPacked's slices of k, continued from the stored value) give the bits of the tiled,
+// packed path, for B in both layouts, with and without bias. Sizes straddle the vector width, the
+// panel width and the depth block (256); the double loops bound both (as GemmMatchesDoubleLoops).
+TEST(SimdKernels, FewRowsAndDepthBlocksGiveTheTiledPathsBits) {
+  int cases = 0;
+  for (const KernelTable* t : SimdTables()) {
+    const int lanes = t->lanes, big = 7;  // 7 rows: the tiled path on every variant (kMr is 4 or 6)
+    for (int n : {1, lanes - 1, 2 * lanes + 3, 100}) {
+      for (int k : {3, 255, 256, 257, 700}) {
+        for (int variant = 0; variant < 4; ++variant) {
+          const bool transposed = variant & 1, bias = variant & 2;
+          const uint32_t seed = 1000u * n + 10u * k + variant;
+          Strided a(big, k, k + 1, 1, seed);
+          Strided b(transposed ? n : k, transposed ? k : n, (transposed ? k : n) + 2, 0, seed + 1);
+          Strided bias_row(1, n, n, 1, seed + 2);
+          const float* bias_data = bias ? bias_row.data() : nullptr;
+          std::vector<float> tiled(static_cast<size_t>(big) * n), packed(t->packed_size(k, n));
+          t->gemm(big, n, k, a.data(), a.ld, b.data(), b.ld, transposed, bias_data, tiled.data(), n);
+          t->pack_b(b.data(), b.ld, transposed, k, n, packed.data());
+          for (int rows : {1, 2, 3}) {
+            for (int first = 0; first + rows <= big; first += 3) {
+              std::vector<float> few(static_cast<size_t>(rows) * n), few_packed(few.size());
+              t->gemm(rows, n, k, &a.at(first, 0), a.ld, b.data(), b.ld, transposed, bias_data, few.data(), n);
+              t->gemm_packed(rows, n, k, &a.at(first, 0), a.ld, packed.data(), bias_data, few_packed.data(), n);
+              for (int r = 0; r < rows; ++r)
+                for (int col = 0; col < n; ++col) {
+                  const float want = tiled[static_cast<size_t>(first + r) * n + col];
+                  ASSERT_EQ(few[static_cast<size_t>(r) * n + col], want)
+                      << KernelName(t->id) << " rows=" << rows << " n=" << n << " k=" << k << " transposed=" << transposed
+                      << " bias=" << bias << " at (" << first + r << ", " << col << ")";
+                  ASSERT_EQ(few_packed[static_cast<size_t>(r) * n + col], want)
+                      << KernelName(t->id) << " packed, rows=" << rows << " n=" << n << " k=" << k;
+                }
+            }
+          }
+          for (int r = 0; r < big; ++r)
+            for (int col = 0; col < n; ++col) {
+              double want = bias ? bias_row.at(0, col) : 0.0, magnitude = std::fabs(want);
+              for (int p = 0; p < k; ++p) {
+                const double prod = double(a.at(r, p)) * (transposed ? b.at(col, p) : b.at(p, col));
+                want += prod, magnitude += std::fabs(prod);
+              }
+              ASSERT_NEAR(tiled[static_cast<size_t>(r) * n + col], want, (k + 2) * 1.2e-7 * magnitude + 1e-30);
+            }
+          ++cases;
+        }
       }
     }
   }

@@ -3,6 +3,7 @@
 // (CMake chooses) and offered where the CPU has it (checked at run time).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,35 @@ struct MatMulOptions {
 // computing it; the reference and Eigen compute the expression as written.
 // op(a): (m, k)   op(b): (k, n)   -> out: (m, n)
 Status MatMul(KernelId kernel, const Matrix& a, const Matrix& b, Matrix* out, const MatMulOptions& options);
+
+// B packed once for a SIMD variant's GEMM (a model's weights, multiplied on every call): MatMul with
+// it gives MatMul(kernel, a, b)'s bits (or a·bᵀ's, packed from a transposed b) without packing B on
+// every call. The packed floats are as many as B's, rounded up to whole panels of 2·lanes columns.
+class PackedMatrix {
+ public:
+  KernelId kernel() const { return kernel_; }
+  int rows() const { return k_; }  // k: the product's depth
+  int cols() const { return n_; }  // n: the product's columns
+  bool transposed() const { return transposed_; }  // packed from bᵀ given as (n, k)
+  const float* source() const { return source_; }   // the data pointer it was packed from (a cache key)
+  bool empty() const { return data_.empty(); }
+  int64_t bytes() const { return static_cast<int64_t>(data_.size() * sizeof(float)); }
+
+ private:
+  friend Status PackMatrix(KernelId, const Matrix&, bool, PackedMatrix*);
+  friend Status MatMul(const Matrix&, const PackedMatrix&, Matrix*);
+  KernelId kernel_ = KernelId::kReference;
+  int k_ = 0, n_ = 0;
+  bool transposed_ = false;
+  const float* source_ = nullptr;
+  std::vector<float> data_;
+};
+// Packs b (k, n), or b given as (n, k) when `transposed`, for `kernel`: kInvalidArgument for the
+// reference and Eigen (they have no packed form), kUnknownOption for a kernel this CPU lacks, sizes
+// past attn::Limits refused as MatMul refuses them. On error *out is untouched.
+Status PackMatrix(KernelId kernel, const Matrix& b, bool transposed, PackedMatrix* out);
+// out = a · B on the variant B was packed for.   a: (m, k) -> out: (m, n)
+Status MatMul(const Matrix& a, const PackedMatrix& b, Matrix* out);
 
 // This core's measured multiply-add throughput with the variant's vectors (12 independent chains,
 // no memory traffic), in GFLOP/s counting a multiply and an add as 2 flops; runs ≥ min_seconds.

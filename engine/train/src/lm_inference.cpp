@@ -23,12 +23,19 @@ Status CheckModel(const LmModel& m) {
   return Status::Ok();
 }
 
+// The packed weights to use on `kernel`, or null (none prepared, or prepared for another kernel).
+const LmPackedWeights* PackedFor(const LmModel& m, KernelId kernel) {
+  return m.packed && m.packed->kernel == kernel && m.packed->blocks.size() == m.params.blocks.size() ? m.packed.get()
+                                                                                                      : nullptr;
+}
+
 // LNf(x) wteᵀ + b: what the model would say from the stream x, its products on `kernel`.   (n, d) -> (n, V)
-Matrix Readout(const LmConfig& c, const ModelParameters& p, const Matrix& x, KernelId kernel) {
+Matrix Readout(const LmConfig& c, const ModelParameters& p, const LmPackedWeights* packed, const Matrix& x,
+               KernelId kernel) {
   Matrix normed, logits;
   std::vector<float> mean, rstd;
   LayerNormForward<float>(x, p.lnf_gamma, p.lnf_beta, &normed, &mean, &rstd, static_cast<float>(c.layer_norm_eps));
-  TiedUnembedForward<float>(normed, p.wte, p.out_b, &logits, KernelProducts{kernel});
+  TiedUnembedForward<float>(normed, p.wte, p.out_b, &logits, PackedProducts{kernel, {packed ? &packed->wte : nullptr}});
   return logits;
 }
 
@@ -57,6 +64,28 @@ Status CheckAblationMeans(const LmConfig& c, const std::vector<std::vector<std::
   return Status::Ok();
 }
 
+// A block's queries, keys and values, LN(x) Wq + bq, LN(x) Wk + bk, LN(x) Wv + bv: one product on the
+// packed [Wq | Wk | Wv] where PrepareLm made it, else three on `kernel` (the same bits: each entry is
+// the same sum either way).   ln: (n, d) -> in->query, key, value: (n, d)
+Status ProjectQkv(const AttentionParameters& a, const LmPackedWeights::Block* packed, KernelId kernel, const Matrix& ln,
+                  AttentionInputs* in) {
+  if (!packed) {
+    const KernelProducts products{kernel};
+    LinearForward<float>(ln, a.wq, a.bq, &in->query, products);
+    LinearForward<float>(ln, a.wk, a.bk, &in->key, products);
+    LinearForward<float>(ln, a.wv, a.bv, &in->value, products);
+    return Status::Ok();
+  }
+  Matrix qkv;
+  ATTN_RETURN_IF_ERROR(MatMul(ln, packed->qkv, &qkv));
+  qkv.rowwise() += packed->qkv_bias.row(0);
+  const Eigen::Index d = a.wq.cols();
+  in->query = qkv.leftCols(d);
+  in->key = qkv.middleCols(d, d);
+  in->value = qkv.rightCols(d);
+  return Status::Ok();
+}
+
 std::vector<float> RowNorms(const Matrix& x) {
   std::vector<float> norms(static_cast<size_t>(x.rows()));
   for (Eigen::Index r = 0; r < x.rows(); ++r) norms[static_cast<size_t>(r)] = x.row(r).norm();
@@ -77,6 +106,40 @@ int LmWordIndex::Id(const std::string& word) const {
   return it == ids_.end() ? unknown_ : it->second;
 }
 
+int64_t LmPackedWeights::bytes() const {
+  int64_t total = wte.bytes();
+  for (const Block& b : blocks) total += b.qkv.bytes() + b.wo.bytes() + b.fc.bytes() + b.proj.bytes();
+  return total;
+}
+
+Status PrepareLm(LmModel* model) {
+  ATTN_RETURN_IF_ERROR(CheckModel(*model));
+  const KernelId kernel = model->config.kernel;
+  if (kernel == KernelId::kEigen || kernel == KernelId::kReference) {
+    model->packed.reset();
+    return Status::Ok();
+  }
+  auto packed = std::make_shared<LmPackedWeights>();
+  packed->kernel = kernel;
+  const ModelParameters& p = model->params;
+  for (const BlockParametersT<float>& b : p.blocks) {
+    LmPackedWeights::Block block;
+    const AttentionParameters& a = b.attention;
+    Matrix qkv(a.wq.rows(), a.wq.cols() + a.wk.cols() + a.wv.cols());
+    qkv << a.wq, a.wk, a.wv;
+    ATTN_RETURN_IF_ERROR(PackMatrix(kernel, qkv, false, &block.qkv));
+    block.qkv_bias.resize(1, qkv.cols());
+    block.qkv_bias << a.bq, a.bk, a.bv;
+    ATTN_RETURN_IF_ERROR(PackMatrix(kernel, a.wo, false, &block.wo));
+    ATTN_RETURN_IF_ERROR(PackMatrix(kernel, b.fc_w, false, &block.fc));
+    ATTN_RETURN_IF_ERROR(PackMatrix(kernel, b.proj_w, false, &block.proj));
+    packed->blocks.push_back(std::move(block));
+  }
+  ATTN_RETURN_IF_ERROR(PackMatrix(kernel, p.wte, true, &packed->wte));
+  model->packed = std::move(packed);
+  return Status::Ok();
+}
+
 int64_t LmCache::bytes() const {
   int64_t floats = 0;
   for (const auto* side : {&key, &value})
@@ -86,9 +149,6 @@ int64_t LmCache::bytes() const {
 }
 
 namespace {
-
-// Fewer new rows than this run on Eigen whatever LmConfig::kernel says (AdvanceCheckedModel).
-constexpr int kKernelMinRows = 4;
 
 // LmAdvance on a model CheckModel accepted: generation checks the model once, not once a word (the
 // shape check builds every shape, 5 MB for the shipped model: most of a cached word's time).
@@ -119,24 +179,29 @@ Status AdvanceCheckedModel(const LmModel& model, const std::vector<int>& ids, co
     if (p.wpe.size()) x.row(i) += p.wpe.row(past + i);
   }
   // The products' kernel: c.kernel (kEigen unless the caller chose a SIMD kernel, with its own
-  // rounding order) for a sentence; Eigen's matrix-vector products for a word or few (generation): a
-  // SIMD kernel packs each weight matrix before using it once, Eigen's GEMV reads it once.
-  const KernelId kernel = n >= kKernelMinRows ? c.kernel : KernelId::kEigen;
+  // rounding order), on the weights PrepareLm packed where there are some. A word or few (a decode
+  // step) reads each weight once either way: the SIMD GEMM runs fewer rows than its tile down B.
+  const KernelId kernel = c.kernel;
+  const LmPackedWeights* packed = PackedFor(model, kernel);
   LmTrace t;
   t.residual_norms.push_back(RowNorms(x));
-  if (logit_lens) t.lens_logits.push_back(Readout(c, p, x, kernel));
+  if (logit_lens) t.lens_logits.push_back(Readout(c, p, packed, x, kernel));
+  // The engine's attention on queries, keys and values projected here (ProjectQkv): parameter-free,
+  // so a call neither copies nor re-checks the block's weights (4 d² floats a layer and word).
   AttentionConfig attention = LayerAttentionConfig(AsModelConfig(c));
   attention.kernel = kernel;
+  attention.project_inputs = attention.project_output = attention.use_bias = false;
   const int d_k = c.d_model / c.heads;
   const float eps = static_cast<float>(c.layer_norm_eps);
   LmCache next;
   for (int l = 0; l < c.layers; ++l) {
     const BlockParametersT<float>& bp = p.blocks[static_cast<size_t>(l)];
-    Matrix ln, fc, gelu, mlp;
+    const LmPackedWeights::Block* packed_block = packed ? &packed->blocks[static_cast<size_t>(l)] : nullptr;
+    Matrix ln, fc, gelu, mlp, attended;
     std::vector<float> mean, rstd;
     LayerNormForward<float>(x, bp.ln1_gamma, bp.ln1_beta, &ln, &mean, &rstd, eps);
     AttentionInputs in;
-    in.query = std::move(ln);  // ln is written again by the second LayerNorm
+    ATTN_RETURN_IF_ERROR(ProjectQkv(bp.attention, packed_block, kernel, ln, &in));
     // The cache's keys and values lent to the inputs for the call, not copied (~1 MB a layer for GPT-2
     // small at 128 positions), and given back before anything can return: on error the cache is unchanged.
     const auto lend = [&] {
@@ -144,13 +209,11 @@ Status AdvanceCheckedModel(const LmModel& model, const std::vector<int>& ids, co
     };
     lend();
     AttentionResult r;
-    const Status attended = EngineAttention<float>::Forward(attention, in, bp.attention, &r);
+    const Status status = EngineAttention<float>::Forward(attention, in, AttentionParameters(), &r);
     lend();  // back
-    ATTN_RETURN_IF_ERROR(attended);
-    bool any_knocked = false;
+    ATTN_RETURN_IF_ERROR(status);
     for (int h = 0; h < c.heads; ++h)
       if (knocked[l][h]) {
-        any_knocked = true;
         if (!mean_mode) {
           r.concat.middleCols(h * d_k, d_k).setZero();
           continue;
@@ -159,10 +222,13 @@ Status AdvanceCheckedModel(const LmModel& model, const std::vector<int>& ids, co
         for (int i = 0; i < n; ++i)
           for (int k = 0; k < d_k; ++k) r.concat(i, h * d_k + k) = m[static_cast<size_t>(k)];
       }
-    if (any_knocked) LinearForward<float>(r.concat, bp.attention.wo, bp.attention.bo, &r.output);
-    x += r.output;
+    // concat(heads) Wo + bo
+    LinearForward<float>(r.concat, bp.attention.wo, bp.attention.bo, &attended,
+                         PackedProducts{kernel, {packed_block ? &packed_block->wo : nullptr}});
+    x += attended;
     LayerNormForward<float>(x, bp.ln2_gamma, bp.ln2_beta, &ln, &mean, &rstd, eps);
-    GeluMlpForward<float>(ln, bp.fc_w, bp.fc_b, bp.proj_w, bp.proj_b, &fc, &gelu, &mlp, KernelProducts{kernel},
+    const PackedProducts products{kernel, {packed_block ? &packed_block->fc : nullptr, packed_block ? &packed_block->proj : nullptr}};
+    GeluMlpForward<float>(ln, bp.fc_w, bp.fc_b, bp.proj_w, bp.proj_b, &fc, &gelu, &mlp, products,
                           c.activation == LmActivation::kGeluErf);
     x += mlp;
     next.key.push_back(std::move(r.present_key));
@@ -171,9 +237,9 @@ Status AdvanceCheckedModel(const LmModel& model, const std::vector<int>& ids, co
     for (const HeadIntermediates& head : r.heads) weights.push_back(head.weights);
     t.weights.push_back(std::move(weights));
     t.residual_norms.push_back(RowNorms(x));
-    if (logit_lens && l + 1 < c.layers) t.lens_logits.push_back(Readout(c, p, x, kernel));
+    if (logit_lens && l + 1 < c.layers) t.lens_logits.push_back(Readout(c, p, packed, x, kernel));
   }
-  t.logits = Readout(c, p, x, kernel);
+  t.logits = Readout(c, p, packed, x, kernel);
   ATTN_RETURN_IF_ERROR(CheckFinite("lm: logits", t.logits));
   if (logit_lens) t.lens_logits.push_back(t.logits);
   *cache = std::move(next);

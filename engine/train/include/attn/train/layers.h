@@ -5,6 +5,7 @@
 // The attention layer itself is the engine's (attn::Forward / attn::Backward); see model.cpp.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -19,15 +20,24 @@ template <typename T>
 using Mat = MatrixT<T>;
 
 // [SECTION] Products: out = op(a) op(b), or out += … when accumulating (op(x) = xᵀ when asked),
-// by one of two policies a layer is instantiated with. EigenProducts (the default): Eigen's
+// by one of the policies a layer is instantiated with. EigenProducts (the default): Eigen's
 // expression, the same bytes on every CPU of a build (the Learn view's models; double for the
 // gradient checks). KernelProducts: float on the engine's GEMM for `kernel` (attn::MatMul; the
-// language model's training on the CPU's best ISA). Policies are types and the options template
+// language model's training on the CPU's best ISA). PackedProducts: KernelProducts reading weights
+// packed once (the language model's inference). Policies are types and the options template
 // arguments so that a layer instantiated for Eigen links no engine GEMM, and only the products a
 // layer uses are instantiated (each is kilobytes of the page's WebAssembly).
 struct EigenProducts {};
 struct KernelProducts {
   KernelId kernel = KernelId::kEigen;
+};
+
+// KernelProducts with some right-hand operands packed once (attn::PackMatrix; a model's weights for
+// inference): a product whose b is one of them (the matrix it was packed from, same layout and kernel)
+// reads the packed floats, to KernelProducts' bits; every other product is KernelProducts'.
+struct PackedProducts {
+  KernelId kernel = KernelId::kEigen;
+  std::array<const PackedMatrix*, 2> packed{};  // null entries are skipped
 };
 
 template <bool kTransposeA, bool kTransposeB, bool kAccumulate, typename T>
@@ -50,6 +60,17 @@ void Product(const KernelProducts& products, const Mat<T>& a, const Mat<T>& b, M
     if (products.kernel != KernelId::kEigen && MatMul(products.kernel, a, b, out, options).ok()) return;
   }
   Product<kTransposeA, kTransposeB, kAccumulate>(EigenProducts(), a, b, out);
+}
+template <bool kTransposeA, bool kTransposeB, bool kAccumulate, typename T>
+void Product(const PackedProducts& products, const Mat<T>& a, const Mat<T>& b, Mat<T>* out) {
+  if constexpr (std::is_same_v<T, float> && !kTransposeA && !kAccumulate) {
+    for (const PackedMatrix* p : products.packed)
+      if (p && p->source() == b.data() && p->transposed() == kTransposeB && p->kernel() == products.kernel &&
+          p->rows() == (kTransposeB ? b.cols() : b.rows()) && p->cols() == (kTransposeB ? b.rows() : b.cols()) &&
+          MatMul(a, *p, out).ok())
+        return;
+  }
+  Product<kTransposeA, kTransposeB, kAccumulate>(KernelProducts{products.kernel}, a, b, out);
 }
 
 // [SECTION] Embedding: x_r = wte[id_r] (+ wpe[r mod T] with a learned position table)

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -15,12 +16,36 @@
 
 namespace attn::train {
 
+// A model's weight matrices packed once for config.kernel's GEMM (PrepareLm): every block's [Wq | Wk |
+// Wv], Wo and the MLP's two, and the unembedding (wte, read transposed) — for GPT-2 small 124 M
+// parameters, which every forward would otherwise pack again (a pass over 500 MB).
+struct LmPackedWeights {
+  struct Block {
+    PackedMatrix qkv;  // [Wq | Wk | Wv]: (d, 3d)
+    Matrix qkv_bias;   // [bq | bk | bv]: (1, 3d)
+    PackedMatrix wo, fc, proj;  // (d, d), (d, 4d), (4d, d)
+  };
+  KernelId kernel = KernelId::kEigen;
+  std::vector<Block> blocks;  // L
+  PackedMatrix wte;           // wteᵀ: (d, V)
+  int64_t bytes() const;
+};
+
 // A trained model with its words (what the asset holds; lm_asset.h).
 struct LmModel {
   LmConfig config;
   ModelParameters params;               // LmShapes(config)
   std::vector<std::string> vocabulary;  // (V) lower-case words, most frequent first; the last is the unknown word
+  // PrepareLm's packed weights, or null: every product packs its weights itself. The same numbers
+  // either way. A packed matrix is used only for the matrix it was packed from (its data pointer):
+  // a copy of the model packs again; a model whose weights change in place must be prepared again.
+  std::shared_ptr<const LmPackedWeights> packed;
 };
+
+// Packs the model's weight matrices for config.kernel when it is a SIMD kernel (nothing for Eigen:
+// its products read the weights in place). Costs their size again in memory. Fails as
+// PackMatrix does (kResourceExhausted when memory runs out), leaving the model as it was.
+Status PrepareLm(LmModel* model);
 
 // "<unk>": the name of the unknown word's class (the vocabulary's last entry).
 extern const char* const kLmUnknownWord;
