@@ -163,6 +163,7 @@ std::string WriteLmAnswer(const Status& status, const LmViewModel& m) {
   w.Put<int64_t>(m.parameters);
   for (const std::string* t : {&m.source, &m.tokenizer, &m.layout, &m.dtype}) w.String(*t);
   w.Put<int64_t>(m.bytes_in_memory);
+  w.Put<int64_t>(m.packed_bytes);
   w.Put<uint32_t>(static_cast<uint32_t>(m.words.size()));
   for (size_t i = 0; i < m.words.size(); ++i) {
     w.String(m.words[i]);
@@ -231,6 +232,7 @@ Status ReadLmAnswer(std::string_view bytes, LmViewModel* out) {
   r.Get("parameters", &m.parameters);
   for (std::string* t : {&m.source, &m.tokenizer, &m.layout, &m.dtype}) r.String("source", t);
   r.Get("bytes in memory", &m.bytes_in_memory);
+  r.Get("packed bytes", &m.packed_bytes);
   uint32_t count = 0;
   if (r.Count("words", 5, &count)) {
     m.words.resize(count);

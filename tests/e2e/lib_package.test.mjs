@@ -479,6 +479,9 @@ test('node: openModel opens every GPT-2 / nanoGPT fixture: logits as PyTorch\'s 
     assert.deepEqual([info.layers, info.heads, info.dModel, info.context, info.vocabulary, info.activation, info.eps, info.positions],
       [2, 4, 16, 16, 97, config.activation_function === 'gelu' ? 'gelu' : 'gelu_new', config.layer_norm_epsilon, 'learned']);
     assert.equal(info.bytesInMemory, 4 * info.parameters);
+    // Every weight matrix packed once more (panels padded to whole vectors): at least the matrices' floats.
+    const d = info.dModel, matrices = info.layers * 12 * d * d + info.vocabulary * d;
+    assert.ok(info.packedBytes >= 4 * matrices && info.packedBytes < 4 * info.parameters * 1.2, `${info.packedBytes}`);
     let worst = 0, scale = 1;
     runs.forEach((r, i) => {
       assert.equal(r.ok, true, JSON.stringify(r).slice(0, 300));

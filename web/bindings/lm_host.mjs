@@ -21,7 +21,8 @@ const kDtypeBytes = { F32: 4, F16: 2, BF16: 2 };
 const megabytes = (bytes) => `${(bytes / 1024 ** 2).toLocaleString('en-US', { maximumFractionDigits: bytes < 10 * 1024 ** 2 ? 1 : 0 })} MB`;
 
 // The memory opening `file` needs: its bytes in the module while read, plus every parameter as a
-// float (F16 and BF16 are widened: the kernels are float32). "" when it fits, else why not; a
+// float (F16 and BF16 are widened: the kernels are float32) twice, as read and packed for the
+// kernel's products (attn::train::PrepareLm). "" when it fits, else why not; a
 // header it cannot read is left for the module to name.
 async function refuseIfTooBig(file) {
   let elements = 0;
@@ -36,10 +37,10 @@ async function refuseIfTooBig(file) {
   } catch {
     return '';
   }
-  const needed = file.size + 4 * elements;
+  const needed = file.size + 8 * elements;
   if (needed <= kModuleMemory * 0.9) return '';
   return `${file.name} needs about ${megabytes(needed)} to open (the file, ${megabytes(file.size)}, and its ` +
-    `${elements.toLocaleString('en-US')} parameters as float32, ${megabytes(4 * elements)}); the page's model can use ` +
+    `${elements.toLocaleString('en-US')} parameters as float32, read and packed for the kernels, ${megabytes(8 * elements)}); the page's model can use ` +
     `at most ${megabytes(kModuleMemory * 0.9)}`;
 }
 

@@ -98,6 +98,9 @@ attn::Status Open(const std::string& bytes, const std::string& config_json, int 
     // GPT-2 small is 100× the built-in model). The built-in model stays on Eigen, as trained and as
     // the native CLI runs it.
     model.config.kernel = attn::FastestKernel();
+    // Its weights packed once for that kernel (as much memory again; lm_host.mjs's pre-check counts
+    // it): a forward then reads them in place instead of packing 500 MB (GPT-2 small) every time.
+    ATTN_RETURN_IF_ERROR(attn::train::PrepareLm(&model));
   }
   l.model = std::move(model);
   l.info = std::move(info);
@@ -185,6 +188,7 @@ val ComputeView(const std::string& request_bytes) {
     model.tokenizer = l.tokenizer;
     if (!l.source.empty()) model.layout = l.info.layout, model.dtype = l.info.dtype;
     model.bytes_in_memory = l.info.bytes_in_memory;
+    model.packed_bytes = l.model.packed ? l.model.packed->bytes() : 0;
   }
   const std::string answer = lessons::WriteLmAnswer(status, model);
   return val(emscripten::typed_memory_view(answer.size(), reinterpret_cast<const uint8_t*>(answer.data())))
@@ -369,6 +373,7 @@ val Info() {
   out.set("eps", c.layer_norm_eps);
   out.set("positions", std::string(c.positions == attn::train::Positions::kRope ? "rope" : "learned"));
   out.set("bytesInMemory", static_cast<double>(l.info.bytes_in_memory));
+  out.set("packedBytes", static_cast<double>(l.model.packed ? l.model.packed->bytes() : 0));
   out.set("words", l.info.vocabulary == "attnlab");  // its own words (else ids, "[0]", "[1]", …)
   return out;
 }

@@ -300,6 +300,9 @@ export interface CheckpointInfo extends LanguageModelInfo {
   readonly positions: 'learned' | 'rope';
   /** 4 × parameters: the floats held in the module's memory. */
   readonly bytesInMemory: number;
+  /** Bytes more holding the weight matrices packed once for the kernel's products (a checkpoint, on a
+   * SIMD kernel: about bytesInMemory again); 0 when the products read the weights in place. */
+  readonly packedBytes: number;
   /** The model has words of its own (an asset, attnlab's exports); false: ids only ("[0]", "[1]", …). */
   readonly words: boolean;
 }

@@ -153,10 +153,15 @@ void LmPanel::DrawModelChoice(PanelContext& ctx) {
   const lessons::LmViewModel& m = client.model();
   const bool opened = client.has_model() && !m.source.empty();
   if (opened) {
-    Prose("Your checkpoint %s: %s, stored as %s, %s parameters, %.0f MB in memory as float32; read on this machine, "
+    const double mb = 1024.0 * 1024.0;
+    const std::string packed =
+        m.packed_bytes > 0 ? " and " + Thousands(static_cast<int64_t>(static_cast<double>(m.packed_bytes) / mb + 0.5)) +
+                                 " MB more packed for the kernel's products"
+                           : "";
+    Prose("Your checkpoint %s: %s, stored as %s, %s parameters, %.0f MB in memory as float32%s; read on this machine, "
           "never uploaded.",
           m.source.c_str(), m.layout.c_str(), m.dtype.c_str(), Thousands(m.parameters).c_str(),
-          static_cast<double>(m.bytes_in_memory) / (1024.0 * 1024.0));
+          static_cast<double>(m.bytes_in_memory) / mb, packed.c_str());
   }
   if (ImGui::Button("Open a model…")) client.Control("pick");
   ctx.published.Rect("lm.open", LastItemRect());

@@ -188,6 +188,11 @@ void PanelFewRows(int m, int k, const float* a, int lda, const float* panel, int
     F c0 = V::Zero(), c1 = V::Zero();
     const float* row = panel;
     for (int p = 0; p < k; ++p, row += kNr) {
+      // 4 KB ahead into L2 (prefetching past the end is harmless: a hint, never a fault): a decode
+      // step streams the model's weights once, and this reads them at 11–13 GB/s where the hardware's
+      // prefetcher alone reached 9.3 (one AVX-512 core, here; a plain sum of the same floats 9.8).
+      __builtin_prefetch(reinterpret_cast<const char*>(row) + 4096, 0, 1);
+      __builtin_prefetch(reinterpret_cast<const char*>(row) + 4096 + 64, 0, 1);
       const F x = V::BroadcastFrom(ai + p);
       c0 = V::MulAdd(x, V::Load(row), c0), c1 = V::MulAdd(x, V::Load(row + L), c1);
     }

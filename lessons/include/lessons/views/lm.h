@@ -50,6 +50,7 @@ struct LmViewModel {
                               // "ids": a checkpoint without words reads the token ids typed ("5 17 96")
   std::string layout, dtype;  // a checkpoint's naming and stored dtype (lm_checkpoint.h); "" built in
   int64_t bytes_in_memory = 0;  // its floats in memory (4 × parameters)
+  int64_t packed_bytes = 0;     // its weights packed once more for the kernel's products (PrepareLm); 0 unpacked
   // The sentence as the model reads it.
   std::vector<std::string> words;     // (n) lower-cased page tokens; "<unk>" is shown as the word typed
   std::vector<uint8_t> known;         // (n) 1 when the word is in the vocabulary
