@@ -101,7 +101,8 @@ test('a GPT-2 checkpoint opened with the file picker: its config is shown, and e
     }
   }
   const all = texts.join('\n');
-  assert.match(all, /Your checkpoint tiny-gpt2\.safetensors: gpt2 \(Conv1D\), stored as F32, 861,985 parameters, 3 MB in memory/);
+  // The weights packed for the kernel's products: every matrix once more (panels padded to whole vectors).
+  assert.match(all, /Your checkpoint tiny-gpt2\.safetensors: gpt2 \(Conv1D\), stored as F32, 861,985 parameters, 3 MB in memory as float32 and 3 MB more packed for the kernel's products/);
   assert.match(all, /2 layers × 2 heads, d_model 16, a context of 64 tokens/);
   assert.ok(all.includes(`reads your sentence as ${n} tokens`) && all.includes('·jury'), 'the tokens are shown, a leading space as ·');
   assert.deepEqual(problems, []);
@@ -144,6 +145,10 @@ test('a checkpoint dropped on the canvas opens too; on a 390 px phone the view f
   const names = Object.keys(layout).filter((k) => /^lm\.(word\.\d+|W\d+|open|export|reset)$/.test(k));
   assert.ok(names.length >= 3 + 4, names.join(' '));
   for (const name of names) assert.ok(layout[name].x >= 0 && layout[name].x + layout[name].width <= 390 + 0.5, `${name} fits: ${JSON.stringify(layout[name])}`);
+  // A knocked-out head: the sentence speaks of tokens, as the view does for a checkpoint.
+  await page.evaluate(() => window.attnlab.setState(`${window.attnlab.state()}&lm.x=1`));
+  await page.waitForFunction(() => window.attnlab.texts().some((t) => t.startsWith('With head 1.2 zeroed, the next-token distribution moves')));
+  assert.ok((await published(page)).texts.some((t) => /most after “.+”: [\d.]+ nats, where the full model's top token “/.test(t)));
   assert.deepEqual(problems, []);
   await screenshot(page, 'lm-checkpoint-phone');
   await page.close();

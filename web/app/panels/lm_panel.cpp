@@ -210,7 +210,9 @@ void LmPanel::DrawControls(PanelContext& ctx) {
   SliderField(s.kTemperature, &s.temperature);
   SameLineIfFits(w + 150.0f);
   ImGui::SetNextItemWidth(w);
-  SliderField(s.kWords, &s.words);
+  lessons::IntField count = s.kWords;  // a checkpoint's unit is the token
+  if (TheLmClient().model().tokenizer != "words") count.label = "tokens to generate";
+  SliderField(count, &s.words);
   ImGui::SetNextItemWidth(110.0f);
   StepperField(s.kSeed, &s.seed);
   SameLineIfFits(ButtonWidth("Generate"));
@@ -460,12 +462,13 @@ void LmPanel::DrawAblation(PanelContext& ctx) {
     if (m.kl[static_cast<size_t>(i)] > m.kl[static_cast<size_t>(most)]) most = i;
   }
   const std::string names = KnockedOutList(m);
-  Prose("With head%s %s %s, the next-word distribution moves by %.3f nats on average (KL divergence from the "
-        "full model's), most after “%s”: %.3f nats, where the full model's top word “%s” changes log-probability "
+  const char* unit = m.tokenizer != "words" ? "token" : "word";
+  Prose("With head%s %s %s, the next-%s distribution moves by %.3f nats on average (KL divergence from the "
+        "full model's), most after “%s”: %.3f nats, where the full model's top %s “%s” changes log-probability "
         "by %+.2f.",
         m.ablated.size() > 1 ? "s" : "", names.c_str(),
         m.ablation == 1 ? (m.ablated.size() > 1 ? "replaced by their held-out means" : "replaced by its held-out mean") : "zeroed",
-        mean_kl, m.words[static_cast<size_t>(most)].c_str(), m.kl[static_cast<size_t>(most)],
+        unit, mean_kl, m.words[static_cast<size_t>(most)].c_str(), m.kl[static_cast<size_t>(most)], unit,
         m.base_top[static_cast<size_t>(most)][0].word.c_str(), m.delta_logp[static_cast<size_t>(most)]);
   ctx.published.Scalar("lm.kl.mean", mean_kl);
   ctx.published.Scalar("lm.kl.most", most);

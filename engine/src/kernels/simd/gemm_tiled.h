@@ -152,6 +152,12 @@ std::size_t PackedSize(int k, int n) {
   return static_cast<std::size_t>(RoundUp(MaxInt(n, 0), kNr)) * MaxInt(k, 0);
 }
 
+// C (m, n) += bias (n) on every row: after the products' sums, as every path adds it.
+inline void AddBias(int m, int n, const float* bias, float* c, int ldc) {
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) c[i * ldc + j] += bias[j];
+}
+
 // C[rows, cols] (+)= A[rows, k] · panel, for rows ≤ kMr and cols ≤ kNr (the edges). Rows past `rows`
 // read A's last row again (never past it) and are dropped; the block goes through a kMr × kNr tile
 // on the stack, so an edge copies C only, never A.
@@ -267,10 +273,7 @@ void GemmPacked(int m, int n, int k, const float* a, int lda, const float* packe
   } else {
     GemmPackedTiled<V>(m, n, k, a, lda, packed, c, ldc);
   }
-  if (bias) {
-    for (int i = 0; i < m; ++i)
-      for (int j = 0; j < n; ++j) c[i * ldc + j] += bias[j];
-  }
+  if (bias) AddBias(m, n, bias, c, ldc);
 }
 
 // C (m, n) = A (m, k) · B (k, n) for a few rows (m < kMr: a decode step's one row), B read in place
@@ -339,10 +342,7 @@ void GemmFewRows(int m, int n, int k, const float* a, int lda, const float* b, i
       }
     }
   }
-  if (bias) {
-    for (int i = 0; i < m; ++i)
-      for (int j = 0; j < n; ++j) c[i * ldc + j] += bias[j];
-  }
+  if (bias) AddBias(m, n, bias, c, ldc);
 }
 
 // C (m, n) = A (m, k) · B (k, n), or A · Bᵀ with B given as (n, k) when b_transposed; + bias (n)
