@@ -288,13 +288,14 @@ TEST(SimdKernels, GemmMatchesDoubleLoops) {
 // the packed panels) and depths past one
 // depth block (GemmPacked's slices of k, continued from the stored value) give the bits of the tiled,
 // packed path, for B in both layouts, with and without bias. Sizes straddle the vector width, the
-// panel width and the depth block (256); the double loops bound both (as GemmMatchesDoubleLoops).
+// panel width and the depth block (4096 / lanes steps); the double loops bound both (as GemmMatchesDoubleLoops).
 TEST(SimdKernels, FewRowsAndDepthBlocksGiveTheTiledPathsBits) {
   int cases = 0;
   for (const KernelTable* t : SimdTables()) {
     const int lanes = t->lanes, big = 7;  // 7 rows: the tiled path on every variant (kMr is 4 or 6)
     for (int n : {1, lanes - 1, 2 * lanes + 3, 100}) {
-      for (int k : {3, 255, 256, 257, 700}) {
+      const int depth = 4096 / lanes;  // gemm_tiled.h's DepthBlock: a 32 KB slice of a panel of 2·lanes columns
+      for (int k : {3, depth - 1, depth, depth + 1, 2 * depth + 5}) {
         for (int variant = 0; variant < 4; ++variant) {
           const bool transposed = variant & 1, bias = variant & 2;
           const uint32_t seed = 1000u * n + 10u * k + variant;

@@ -176,12 +176,14 @@ void EdgeTile(int rows, int cols, int k, const float* a, int lda, const float* p
   for (int i = 0; i < rows; ++i) std::memcpy(c + i * ldc, c_pad + i * kNr, sizeof(float) * cols);
 }
 
-// Depth of one pass over the panels: a panel's slice (kDepthBlock · kNr floats: 32 KB on AVX-512,
-// 16 KB on AVX2, 8 KB on SIMD128) stays in L1 while every row tile of the block passes over it. Without
-// it a panel of GPT-2's k = 768 or 3072 (96 or 384 KB) streamed from L2 for each row tile: 65–71
-// GFLOP/s at m = 128 against 145 at k = 256 (AVX-512, this repository's bench). The sums are the
-// same: a later slice continues each entry's chain of multiply-adds from the stored value, in order.
-constexpr int kDepthBlock = 256;
+// Depth of one pass over the panels: a panel's slice (32 KB: 256 steps of AVX-512's 32 columns, 512
+// of AVX2's 16, 1024 of SIMD128's 8) stays in L1 while every row tile of the block passes over it.
+// Without it a panel of GPT-2's k = 3072 (384 KB on AVX-512) streamed from L2 for each row tile:
+// 110–117 GFLOP/s at m = 128 against 123–135 sliced (AVX-512, B from memory, medians of 6; 128 and
+// 384 were slower than 256). The sums are the same: a later slice continues each entry's chain of
+// multiply-adds from the stored value, in order.
+template <class V>
+constexpr int DepthBlock() { return 32 * 1024 / (PanelWidth<V>() * static_cast<int>(sizeof(float))); }
 
 // C[i, 0 … cols) = A[i, k] · panel for each of A's m rows, m < kMr (a decode step's one row): each
 // row runs down the panel once, in GemmPacked's order (so with its bits), no row multiplied twice.
@@ -216,6 +218,7 @@ void GemmPackedTiled(int m, int n, int k, const float* a, int lda, const float* 
   // Rows in blocks that keep the A block in L2 while every panel passes over it: 144 rows, so a
   // 128-token prefill reads each weight from memory once (96 rows read them twice: 8% slower).
   constexpr int kRowBlock = 144 / kMr * kMr;
+  constexpr int kDepthBlock = DepthBlock<V>();
   for (int p0 = 0; p0 < k; p0 += kDepthBlock) {
     const int depth = MinInt(kDepthBlock, k - p0);
     const bool accumulate = p0 > 0;
