@@ -616,9 +616,10 @@ function gpt2Intro() {
   return 'Issue 28\'s second workload: a GPT-2-small-shaped model with random weights (vocab 50257, 1024 positions, ' +
     '12 layers, d_model 768, 12 heads, 124 M parameters, F32; `bench/peers/gpt2.py export`, seed fixed), a prefill of ' +
     '128 tokens (logits at every position), then 32 greedy decode steps through the KV cache, one thread everywhere. ' +
-    'attnlab: the checkpoint read by ReadLmCheckpoint, then attn::train::LmAdvance (prefill, then one token a step), ' +
-    'its kernel LmConfig::kernel (the variant: the prefill\'s products; a decode step, one row, runs on Eigen\'s ' +
-    'matrix-vector products in every variant); attnlab-wasm is the same C++ built ' +
+    'attnlab: the checkpoint read by ReadLmCheckpoint, its weights packed once for the variant\'s GEMM by ' +
+    'attn::train::PrepareLm (not timed, as onnxruntime\'s session creation is not), then attn::train::LmAdvance ' +
+    '(prefill, then one token a step) on the variant LmConfig::kernel (eigen: Eigen\'s products on the weights in ' +
+    'place); attnlab-wasm is the same C++ built ' +
     'with Emscripten (attnlab_bench_gpt2.js, SIMD128) under node. onnxruntime-node / -web: torch.onnx.export of the ' +
     'same model with past key/values (one graph, dynamic n and past length; the prefill feeds empty pasts), ' +
     'one thread, optimisation level "all". pytorch: the same module eagerly, inference mode, one thread. Each runner ' +
