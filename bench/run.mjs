@@ -305,10 +305,14 @@ export const GPT2_DIR = path.join(BENCH, '.cache', 'gpt2-small');
 export function gpt2Units(buildDir, o = {}) {
   const { native: nativeBin } = benchBinaries(buildDir);
   const wasmBin = path.resolve(ROOT, buildDir, 'wasm/bench/attnlab_bench_gpt2.js');
+  const relaxedBin = path.resolve(ROOT, buildDir, 'wasm-relaxed/bench/attnlab_bench_gpt2.js');
   const reps = ['--reps', String(o.quick ? 1 : 3), '--warmup', '1'];
   const peer = (f) => path.join(BENCH, 'peers', f);
   return [
     { impl: 'attnlab-wasm', cmd: [...NODE, wasmBin, 'gpt2', ...reps], needs: wasmBin },
+    // The relaxed-SIMD build (f32x4.relaxed_madd), what Chromium loads: an optional second build, left
+    // out when it is not there (as the layer workload's wasm-relaxed rows are).
+    { impl: 'attnlab-wasm', cmd: [...NODE_RELAXED, relaxedBin, 'gpt2', ...reps], needs: relaxedBin, optional: true },
     { impl: 'onnxruntime-web', cmd: [...NODE, peer('gpt2_ort.mjs'), '--pkg', 'onnxruntime-web', ...reps] },
     { impl: 'attnlab-native', cmd: [nativeBin, 'gpt2', ...reps], needs: nativeBin },
     // The engine's portable products too (LmConfig::kernel = eigen): inference's other kernel.
@@ -325,6 +329,7 @@ function measureGpt2(o) {
   }
   const rows = [];
   for (const u of gpt2Units(o.buildDir, o)) {
+    if (u.optional && !fs.existsSync(u.needs)) continue;
     const label = `gpt2 ${u.impl}`;
     const { row, seconds } = u.needs && !fs.existsSync(u.needs) ? { row: { error: 'not built' }, seconds: 0 }
       : runChild([...u.cmd, '--dir', GPT2_DIR], label);
@@ -620,7 +625,8 @@ function gpt2Intro() {
     'attn::train::PrepareLm (not timed, as onnxruntime\'s session creation is not), then attn::train::LmAdvance ' +
     '(prefill, then one token a step) on the variant LmConfig::kernel (eigen: Eigen\'s products on the weights in ' +
     'place); attnlab-wasm is the same C++ built ' +
-    'with Emscripten (attnlab_bench_gpt2.js, SIMD128) under node. onnxruntime-node / -web: torch.onnx.export of the ' +
+    'with Emscripten (attnlab_bench_gpt2.js) under node: SIMD128, and the relaxed-SIMD build Chromium loads ' +
+    '(wasm_relaxed_simd, node --experimental-wasm-relaxed-simd). onnxruntime-node / -web: torch.onnx.export of the ' +
     'same model with past key/values (one graph, dynamic n and past length; the prefill feeds empty pasts), ' +
     'one thread, optimisation level "all". pytorch: the same module eagerly, inference mode, one thread. Each runner ' +
     'is one process: prefill ms and decode ms/token are medians of its repeats (a decode sample is 32 steps / 32), ' +

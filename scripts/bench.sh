@@ -3,7 +3,7 @@
 #   1. scripts/setup.sh with the bench's Debian packages too (scripts/deps-bench-debian.txt)
 #   2. attnlab's bench binaries: target attnlab_bench in presets native-release, wasm-release and
 #      wasm-relaxed (the relaxed-SIMD build: attnlab-wasm's second variant)
-#      (and attnlab_bench_gpt2 in wasm-release: the GPT-2-small workload's wasm runner, a 4 GB heap)
+#      (and attnlab_bench_gpt2 in both wasm builds: the GPT-2-small workload's wasm runners, a 4 GB heap)
 #   3. the ONNX models of the onnxruntime peers (bench/.cache/*.onnx), when missing or out of date, and
 #      the GPT-2-small workload's model (bench/.cache/gpt2-small: safetensors + ONNX, ~1.1 GB, seeded)
 #   4. node bench/run.mjs "$@"  (e.g. --quick, --only pytorch,attnlab-native, --only gpt2, --markdown bench/RESULTS.md)
@@ -19,7 +19,7 @@ for preset in native-release wasm-release wasm-relaxed; do
   log=build/bench-logs/$preset.log
   say "building attnlab_bench ($preset)"
   targets=(attnlab_bench)
-  [ "$preset" = wasm-release ] && targets+=(attnlab_bench_gpt2)
+  [ "$preset" != native-release ] && targets+=(attnlab_bench_gpt2)  # both wasm builds: plain and relaxed SIMD
   if ! { cmake --preset "$preset" && cmake --build --preset "$preset" --target "${targets[@]}"; } >"$log" 2>&1; then
     say "building attnlab_bench ($preset) failed; the last lines of $log:"
     tail -n 15 "$log" >&2
