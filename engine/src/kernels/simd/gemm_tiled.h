@@ -158,20 +158,17 @@ inline void AddBias(int m, int n, const float* bias, float* c, int ldc) {
     for (int j = 0; j < n; ++j) c[i * ldc + j] += bias[j];
 }
 
-// C[rows, cols] (+)= A[rows, k] · panel, for rows ≤ kMr and cols ≤ kNr (the edges). Rows past `rows`
+// C[rows, cols] = A[rows, k] · panel, for rows ≤ kMr and cols ≤ kNr (the edges). Rows past `rows`
 // read A's last row again (never past it) and are dropped; the block goes through a kMr × kNr tile
 // on the stack, so an edge copies C only, never A.
 template <class V>
-void EdgeTile(int rows, int cols, int k, const float* a, int lda, const float* panel, int ldp, float* c, int ldc,
-              bool accumulate) {
+void EdgeTile(int rows, int cols, int k, const float* a, int lda, const float* panel, int ldp, float* c, int ldc) {
   constexpr int kMr = V::kMr, kNr = PanelWidth<V>();
   alignas(64) float c_pad[kMr * kNr];
-  if (accumulate)
-    for (int i = 0; i < rows; ++i) std::memcpy(c_pad + i * kNr, c + i * ldc, sizeof(float) * cols);
   if (kMr > 4 && rows <= 4) {
-    MicroKernel<V, 4>(k, a, lda, panel, ldp, c_pad, kNr, accumulate, rows);
+    MicroKernel<V, 4>(k, a, lda, panel, ldp, c_pad, kNr, false, rows);
   } else {
-    MicroKernel<V>(k, a, lda, panel, ldp, c_pad, kNr, accumulate, rows);
+    MicroKernel<V>(k, a, lda, panel, ldp, c_pad, kNr, false, rows);
   }
   for (int i = 0; i < rows; ++i) std::memcpy(c + i * ldc, c_pad + i * kNr, sizeof(float) * cols);
 }
@@ -231,13 +228,17 @@ void GemmPackedTiled(int m, int n, int k, const float* a, int lda, const float* 
         // The next panel's slice fetched into L2 a few lines per row tile while this one is used: a
         // model's weights come from memory, and the hardware's prefetcher, which restarts at each
         // slice (96 KB apart at k = 768), left GPT-2's products at 110–117 GFLOP/s instead of 123–135
-        // (AVX-512, B from memory, medians of 6). A no-op in WebAssembly.
+        // (AVX-512, B from memory, medians of 6). WebAssembly has no prefetch.
+#if !defined(__wasm__)
         const char* next = reinterpret_cast<const char*>(panel + static_cast<std::size_t>(k) * kNr);
         const int next_lines = t + 1 < panels ? depth * kNr * static_cast<int>(sizeof(float)) / 64 : 0;
         const int per_tile = (next_lines + (i_end - i0 + kMr - 1) / kMr - 1) / ((i_end - i0 + kMr - 1) / kMr);
         int line = 0;
+#endif
         for (int i = i0; i < i_end; i += kMr) {
+#if !defined(__wasm__)
           for (int e = 0; e < per_tile && line < next_lines; ++e, ++line) __builtin_prefetch(next + 64 * line, 0, 1);
+#endif
           const int rows = MinInt(kMr, i_end - i);
           const float* a_block = a + i * lda + p0;
           float* c_block = c + i * ldc + j0;
@@ -245,8 +246,8 @@ void GemmPackedTiled(int m, int n, int k, const float* a, int lda, const float* 
             MicroKernel<V>(depth, a_block, lda, panel, ldp, c_block, ldc, accumulate);
           } else if (kMr > 4 && rows == 4 && cols == kNr) {
             MicroKernel<V, 4>(depth, a_block, lda, panel, ldp, c_block, ldc, accumulate);
-          } else {
-            EdgeTile<V>(rows, cols, depth, a_block, lda, panel, ldp, c_block, ldc, accumulate);
+          } else if (p0 == 0) {  // an edge: its whole depth at once (its tile is on the stack, not in C)
+            EdgeTile<V>(rows, cols, k, a + i * lda, lda, panel, ldp, c_block, ldc);
           }
         }
       }
@@ -279,87 +280,39 @@ void GemmPacked(int m, int n, int k, const float* a, int lda, const float* packe
   if (bias) AddBias(m, n, bias, c, ldc);
 }
 
-// C (m, n) = A (m, k) · B (k, n) for a few rows (m < kMr: a decode step's one row), B read in place
-// once: each entry is the chain GemmPacked computes (0, then + a[p]·b[p][j] for p = 0 … k − 1 with
-// V::MulAdd, then + bias), so the result is GemmPacked's bit for bit, without packing B (a pass that
-// writes as much as it reads) or multiplying kMr rows where the block has one. B row-major: rows of
-// B stream through, four at a time, into the rows of C (in L1). B given as (n, k): its panels are
-// packed one at a time into scratch (a transpose, kNr · k floats) and each row of A runs down them.
+// C (m, n) = A (m, k) · B (k, n) for a few rows (m < kMr: a decode step's one row), without packing
+// all of B first (a pass that writes as much as it reads) or multiplying kMr rows where the block has
+// one: one panel at a time is packed into scratch (L1/L2-sized: kNr · k floats, B given either way)
+// and each row of A runs down it (PanelFewRows), in GemmPacked's order, so with its bits.
+#if !defined(__wasm__)
 template <class V>
 void GemmFewRows(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed,
                  const float* bias, float* c, int ldc) {
-  constexpr int L = V::kLanes, kNr = PanelWidth<V>();
-  using F = typename V::F;
-  if (b_transposed) {
-    float* panel = Scratch(static_cast<std::size_t>(k) * kNr + 16);
-    for (int j0 = 0; j0 < n; j0 += kNr) {
-      PackPanel<V>(b, ldb, true, k, n, j0, panel);
-      PanelFewRows<V>(m, k, a, lda, panel, MinInt(kNr, n - j0), c + j0, ldc);
-    }
-  } else {
-    for (int i = 0; i < m; ++i)
-      for (int j = 0; j < n; ++j) c[i * ldc + j] = 0.0f;
-    const int whole = n / L * L;
-    alignas(64) float tail_b[4][L];
-    alignas(64) float tail_c[L];
-    for (int p = 0; p < k; p += 4) {
-      const int rows = MinInt(4, k - p);
-      // B's rows p … p + 3; past k (rows < 4) the pointers repeat row p and their steps are skipped.
-      const float* b0 = b + p * ldb;
-      const float* b1 = rows > 1 ? b0 + ldb : b0;
-      const float* b2 = rows > 2 ? b0 + 2 * ldb : b0;
-      const float* b3 = rows > 3 ? b0 + 3 * ldb : b0;
-      if (whole < n)
-        for (int r = 0; r < 4; ++r)
-          for (int j = 0; j < L; ++j) tail_b[r][j] = whole + j < n ? (r == 0 ? b0 : r == 1 ? b1 : r == 2 ? b2 : b3)[whole + j] : 0.0f;
-      for (int i = 0; i < m; ++i) {
-        const float* ai = a + i * lda + p;
-        float* ci = c + i * ldc;
-        const F x0 = V::Broadcast(ai[0]);
-        const F x1 = V::Broadcast(rows > 1 ? ai[1] : 0.0f), x2 = V::Broadcast(rows > 2 ? ai[2] : 0.0f),
-                x3 = V::Broadcast(rows > 3 ? ai[3] : 0.0f);
-        const auto step = [&](F acc, const float* r0, const float* r1, const float* r2, const float* r3) {
-          acc = V::MulAdd(x0, V::Load(r0), acc);
-          if (rows > 1) acc = V::MulAdd(x1, V::Load(r1), acc);
-          if (rows > 2) acc = V::MulAdd(x2, V::Load(r2), acc);
-          if (rows > 3) acc = V::MulAdd(x3, V::Load(r3), acc);
-          return acc;
-        };
-        if (rows == 4) {
-          for (int j = 0; j < whole; j += L) {
-            F acc = V::Load(ci + j);
-            acc = V::MulAdd(x0, V::Load(b0 + j), acc);
-            acc = V::MulAdd(x1, V::Load(b1 + j), acc);
-            acc = V::MulAdd(x2, V::Load(b2 + j), acc);
-            acc = V::MulAdd(x3, V::Load(b3 + j), acc);
-            V::Store(ci + j, acc);
-          }
-        } else {
-          for (int j = 0; j < whole; j += L) V::Store(ci + j, step(V::Load(ci + j), b0 + j, b1 + j, b2 + j, b3 + j));
-        }
-        if (whole < n) {
-          for (int j = 0; j < L; ++j) tail_c[j] = whole + j < n ? ci[whole + j] : 0.0f;
-          V::Store(tail_c, step(V::Load(tail_c), tail_b[0], tail_b[1], tail_b[2], tail_b[3]));
-          for (int j = whole; j < n; ++j) ci[j] = tail_c[j - whole];
-        }
-      }
-    }
+  constexpr int kNr = PanelWidth<V>();
+  float* panel = Scratch(static_cast<std::size_t>(k) * kNr + 16);
+  for (int j0 = 0; j0 < n; j0 += kNr) {
+    PackPanel<V>(b, ldb, b_transposed, k, n, j0, panel);
+    PanelFewRows<V>(m, k, a, lda, panel, MinInt(kNr, n - j0), c + j0, ldc);
   }
   if (bias) AddBias(m, n, bias, c, ldc);
 }
+#endif
 
 // C (m, n) = A (m, k) · B (k, n), or A · Bᵀ with B given as (n, k) when b_transposed; + bias (n)
-// when bias is not null. Row strides lda, ldb, ldc. Fewer than kMr rows: GemmFewRows. Otherwise B
+// when bias is not null. Row strides lda, ldb, ldc. Fewer than kMr rows: GemmFewRows (x86; the same
+// bits as the tiled path, so WebAssembly, where a model's weights are packed once, skips it). Otherwise B
 // is packed (into scratch), then GemmPacked: read in place, a row-major B's rows 1 KB apart fall in 4
 // of L1's 64 sets and evict each other (measured 20% slower).
 template <class V>
 void Gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed,
           const float* bias, float* c, int ldc) {
   if (m <= 0 || n <= 0) return;
+#if !defined(__wasm__)  // the page's module is size-bound (an embed's 500 KB) and its few-row products small
   if (m < V::kMr && k > 0) {
     GemmFewRows<V>(m, n, k, a, lda, b, ldb, b_transposed, bias, c, ldc);
     return;
   }
+#endif
   float* packed = nullptr;
   if (k > 0) {
     ScratchLayout layout;
