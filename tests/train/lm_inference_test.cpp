@@ -80,6 +80,43 @@ INSTANTIATE_TEST_SUITE_P(Positions, LmCacheTest, ::testing::Values(Positions::kL
                            return std::string(info.param == Positions::kRope ? "rope" : "learned");
                          });
 
+// PrepareLm's packed weights give the bits of packing per call (the same chains), prompt and decode;
+// a copy of a prepared model whose weights then change never reads the original's packing.
+TEST(LmPrepared, PackedWeightsGiveTheSameBitsAndACopyNeverReadsStalePacking) {
+  LmModel m = SmallModel(Positions::kLearned);
+  m.config.kernel = FastestKernel();
+  if (m.config.kernel == KernelId::kEigen) GTEST_SKIP() << "no SIMD kernel: nothing is packed";
+  LmModel prepared = m;
+  ASSERT_TRUE(PrepareLm(&prepared).ok());
+  ASSERT_TRUE(prepared.packed);
+  EXPECT_GT(prepared.packed->bytes(), 0);
+  const std::vector<int> ids = Sentence(9, m.config.vocab);
+  const auto run = [&](const LmModel& model, LmTrace* prompt, LmTrace* step) {
+    LmCache cache;
+    ASSERT_TRUE(LmAdvance(model, std::vector<int>(ids.begin(), ids.end() - 1), LmAblation(), true, &cache, prompt).ok());
+    ASSERT_TRUE(LmAdvance(model, {ids.back()}, LmAblation(), false, &cache, step).ok());
+  };
+  LmTrace plain_prompt, plain_step, packed_prompt, packed_step;
+  run(m, &plain_prompt, &plain_step);
+  run(prepared, &packed_prompt, &packed_step);
+  EXPECT_EQ(packed_prompt.logits, plain_prompt.logits);
+  EXPECT_EQ(packed_prompt.lens_logits, plain_prompt.lens_logits);
+  EXPECT_EQ(packed_step.logits, plain_step.logits);
+  // A copy shares the packing; its weights changed afterwards must be what it runs on.
+  LmModel copy = prepared;
+  copy.params.blocks[0].attention.wq *= 2.0f;
+  copy.params.blocks[1].fc_w *= 2.0f;
+  copy.params.wte *= 0.5f;
+  LmModel fresh = copy;
+  fresh.packed.reset();
+  LmTrace copy_prompt, copy_step, fresh_prompt, fresh_step;
+  run(copy, &copy_prompt, &copy_step);
+  run(fresh, &fresh_prompt, &fresh_step);
+  EXPECT_EQ(copy_prompt.logits, fresh_prompt.logits);
+  EXPECT_EQ(copy_step.logits, fresh_step.logits);
+  EXPECT_NE(copy_step.logits, plain_step.logits) << "the changed weights change the answer";
+}
+
 TEST(LmTrace, HoldsEveryHeadTheNormsAndTheLogitLens) {
   const LmModel m = SmallModel(Positions::kLearned);
   const std::vector<int> ids = Sentence(7, m.config.vocab);

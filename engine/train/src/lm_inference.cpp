@@ -69,7 +69,8 @@ Status CheckAblationMeans(const LmConfig& c, const std::vector<std::vector<std::
 // the same sum either way).   ln: (n, d) -> in->query, key, value: (n, d)
 Status ProjectQkv(const AttentionParameters& a, const LmPackedWeights::Block* packed, KernelId kernel, const Matrix& ln,
                   AttentionInputs* in) {
-  if (!packed) {
+  const std::array<const float*, 6> sources{a.wq.data(), a.wk.data(), a.wv.data(), a.bq.data(), a.bk.data(), a.bv.data()};
+  if (!packed || packed->qkv_sources != sources) {  // not packed, or packed from other matrices (a copy's)
     const KernelProducts products{kernel};
     LinearForward<float>(ln, a.wq, a.bq, &in->query, products);
     LinearForward<float>(ln, a.wk, a.bk, &in->key, products);
@@ -130,6 +131,7 @@ Status PrepareLm(LmModel* model) {
     ATTN_RETURN_IF_ERROR(PackMatrix(kernel, qkv, false, &block.qkv));
     block.qkv_bias.resize(1, qkv.cols());
     block.qkv_bias << a.bq, a.bk, a.bv;
+    block.qkv_sources = {a.wq.data(), a.wk.data(), a.wv.data(), a.bq.data(), a.bk.data(), a.bv.data()};
     ATTN_RETURN_IF_ERROR(PackMatrix(kernel, a.wo, false, &block.wo));
     ATTN_RETURN_IF_ERROR(PackMatrix(kernel, b.fc_w, false, &block.fc));
     ATTN_RETURN_IF_ERROR(PackMatrix(kernel, b.proj_w, false, &block.proj));

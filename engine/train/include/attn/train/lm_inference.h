@@ -5,6 +5,7 @@
 // numbers. Shapes: n words, V vocabulary, d = d_model, L layers, h heads, p cached positions.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -23,6 +24,7 @@ struct LmPackedWeights {
   struct Block {
     PackedMatrix qkv;  // [Wq | Wk | Wv]: (d, 3d)
     Matrix qkv_bias;   // [bq | bk | bv]: (1, 3d)
+    std::array<const float*, 6> qkv_sources{};  // wq, wk, wv, bq, bk, bv's data: what qkv was packed from
     PackedMatrix wo, fc, proj;  // (d, d), (d, 4d), (4d, d)
   };
   KernelId kernel = KernelId::kEigen;
