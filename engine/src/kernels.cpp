@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <initializer_list>
 #include <iterator>
 #include <new>
 #include <vector>
@@ -90,6 +91,19 @@ void TransposeTiled(const Matrix& a, float* out) {
     }
 }
 
+// Where a SIMD GEMM writes its (m, n) product: straight into the caller's matrix when it has that
+// shape and is none of the operands, so a repeated call allocates nothing (a fresh 4 MB product per
+// call at 4096 × 256 page-faulted on some runs and not others: the bench's GEMM read 215 or 280
+// GFLOP/s); else into *spare, which the caller moves into *out. Either way sized (m, n).
+Matrix& ProductTarget(Matrix* out, Eigen::Index m, Eigen::Index n, std::initializer_list<const Matrix*> operands,
+                      Matrix* spare) {
+  const bool in_place =
+      out->rows() == m && out->cols() == n && std::find(operands.begin(), operands.end(), out) == operands.end();
+  Matrix& target = in_place ? *out : *spare;
+  target.resize(m, n);
+  return target;
+}
+
 // product = op(a) op(b) on the reference loops or Eigen, as the expression reads.
 void ProductOnReference(const Matrix& a, const Matrix& b, const MatMulOptions& o, Matrix* product) {
   if (o.transpose_a && o.transpose_b) {
@@ -167,14 +181,9 @@ Status MatMul(KernelId kernel, const Matrix& a, const Matrix& b, Matrix* out, co
         out->noalias() += Eigen::Map<const Matrix>(sum, m, n);
         return Status::Ok();
       }
-      // The SIMD GEMM writes straight into a caller's matrix of the right shape that is neither
-      // operand: a repeated call allocates nothing (a fresh 4 MB product per call at 4096 × 256
-      // page-faulted on some runs and not others: the bench's GEMM read 215 or 280 GFLOP/s).
-      const bool in_place = out->rows() == m && out->cols() == n && out != &a && out != &b;
-      Matrix& target = in_place ? *out : product;
-      target.resize(m, n);
+      Matrix& target = ProductTarget(out, m, n, {&a, &b}, &product);
       gemm(target.data());
-      if (in_place) return Status::Ok();
+      if (&target == out) return Status::Ok();
     }
     *out = std::move(product);
   } catch (const std::bad_alloc&) {
@@ -221,13 +230,10 @@ Status MatMul(const Matrix& a, const PackedMatrix& b, Matrix* out) {
   ATTN_RETURN_IF_ERROR(budget::MatrixFits("matmul", a.rows(), b.n_));
   try {
     const int m = static_cast<int>(a.rows());
-    // As MatMul: straight into a caller's matrix of the right shape that is not the operand.
     Matrix product;
-    const bool in_place = out->rows() == m && out->cols() == b.n_ && out != &a;
-    Matrix& target = in_place ? *out : product;
-    target.resize(m, b.n_);
+    Matrix& target = ProductTarget(out, m, b.n_, {&a}, &product);
     t->gemm_packed(m, b.n_, b.k_, a.data(), static_cast<int>(a.cols()), b.data_.data(), nullptr, target.data(), b.n_);
-    if (!in_place) *out = std::move(product);
+    if (&target != out) *out = std::move(product);
     return Status::Ok();
   } catch (const std::bad_alloc&) {
     return budget::AllocationFailed("MatMul");

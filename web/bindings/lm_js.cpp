@@ -161,6 +161,9 @@ void Time(const attn::train::LmModel& model, std::vector<int> ids, lessons::LmVi
 
 attn::Status ReadIntegers(const val& v, const std::string& name, int lo, int hi, int max_count, std::vector<int>* out);
 
+// The bytes PrepareLm's packed weights hold (0 unpacked: the built-in model, on Eigen).
+int64_t PackedBytes(const attn::train::LmModel& model) { return model.packed ? model.packed->bytes() : 0; }
+
 val ComputeView(const std::string& request_bytes) {
   lessons::LmRequest request;
   lessons::LmViewModel model;
@@ -188,7 +191,7 @@ val ComputeView(const std::string& request_bytes) {
     model.tokenizer = l.tokenizer;
     if (!l.source.empty()) model.layout = l.info.layout, model.dtype = l.info.dtype;
     model.bytes_in_memory = l.info.bytes_in_memory;
-    model.packed_bytes = l.model.packed ? l.model.packed->bytes() : 0;
+    model.packed_bytes = PackedBytes(l.model);
   }
   const std::string answer = lessons::WriteLmAnswer(status, model);
   return val(emscripten::typed_memory_view(answer.size(), reinterpret_cast<const uint8_t*>(answer.data())))
@@ -373,7 +376,7 @@ val Info() {
   out.set("eps", c.layer_norm_eps);
   out.set("positions", std::string(c.positions == attn::train::Positions::kRope ? "rope" : "learned"));
   out.set("bytesInMemory", static_cast<double>(l.info.bytes_in_memory));
-  out.set("packedBytes", static_cast<double>(l.model.packed ? l.model.packed->bytes() : 0));
+  out.set("packedBytes", static_cast<double>(PackedBytes(l.model)));
   out.set("words", l.info.vocabulary == "attnlab");  // its own words (else ids, "[0]", "[1]", …)
   return out;
 }

@@ -10,6 +10,7 @@
 
 #include "imgui.h"
 #include "lessons/explain.h"
+#include "lessons/format.h"
 #include "lm_client.h"
 #include "theme.h"
 #include "widgets/field_widgets.h"
@@ -154,10 +155,9 @@ void LmPanel::DrawModelChoice(PanelContext& ctx) {
   const bool opened = client.has_model() && !m.source.empty();
   if (opened) {
     const double mb = 1024.0 * 1024.0;
-    const std::string packed =
-        m.packed_bytes > 0 ? " and " + Thousands(static_cast<int64_t>(static_cast<double>(m.packed_bytes) / mb + 0.5)) +
-                                 " MB more packed for the kernel's products"
-                           : "";
+    const std::string packed = m.packed_bytes > 0 ? lessons::Format(" and %.0f MB more packed for the kernel's products",
+                                                                    static_cast<double>(m.packed_bytes) / mb)
+                                                  : "";
     Prose("Your checkpoint %s: %s, stored as %s, %s parameters, %.0f MB in memory as float32%s; read on this machine, "
           "never uploaded.",
           m.source.c_str(), m.layout.c_str(), m.dtype.c_str(), Thousands(m.parameters).c_str(),

@@ -232,7 +232,8 @@ void GemmPackedTiled(int m, int n, int k, const float* a, int lda, const float* 
 #if !defined(__wasm__)
         const char* next = reinterpret_cast<const char*>(panel + static_cast<std::size_t>(k) * kNr);
         const int next_lines = t + 1 < panels ? depth * kNr * static_cast<int>(sizeof(float)) / 64 : 0;
-        const int per_tile = (next_lines + (i_end - i0 + kMr - 1) / kMr - 1) / ((i_end - i0 + kMr - 1) / kMr);
+        const int tiles = (i_end - i0 + kMr - 1) / kMr;
+        const int per_tile = (next_lines + tiles - 1) / tiles;
         int line = 0;
 #endif
         for (int i = i0; i < i_end; i += kMr) {
