@@ -33,7 +33,7 @@ const ATTNLAB_ONLY_NS = [16384];
 const PEER_MAX_N = 4096;  // peers at n = 16384 are not asked for (ort-web already needs 721 MB at 4096)
 const PYTHON = process.env.ATTNLAB_BENCH_PYTHON || '/usr/bin/python3';  // Debian's, which has torch
 const NODE = [process.execPath, '--no-experimental-fetch'];
-// attnlab's relaxed-SIMD build (preset wasm-relaxed) needs the flag in node 20 (Chromium has it on).
+// attnlab's relaxed-SIMD twins (bench/relaxed/) need the flag in node 20 (Chromium has it on).
 const NODE_RELAXED = [...NODE, '--experimental-wasm-relaxed-simd'];
 // attnlab-wasm's two builds, as its rows' variants: the plain SIMD128 one and the relaxed-SIMD one
 // (f32x4.relaxed_madd, fused on FMA CPUs), each against its own measured peak.
@@ -45,7 +45,7 @@ const CHILD_TIMEOUT_MS = 15 * 60 * 1000;
 const benchBinaries = (buildDir) => ({
   native: path.resolve(ROOT, buildDir, 'native/bench/attnlab_bench'),
   wasm: path.resolve(ROOT, buildDir, 'wasm/bench/attnlab_bench.js'),
-  wasmRelaxed: path.resolve(ROOT, buildDir, 'wasm-relaxed/bench/attnlab_bench.js'),
+  wasmRelaxed: path.resolve(ROOT, buildDir, 'wasm/bench/relaxed/attnlab_bench.js'),
 });
 
 // The benchmark layer as attnlab_bench describes it (lessons/bench_layer.h), from whichever build
@@ -305,7 +305,7 @@ export const GPT2_DIR = path.join(BENCH, '.cache', 'gpt2-small');
 export function gpt2Units(buildDir, o = {}) {
   const { native: nativeBin } = benchBinaries(buildDir);
   const wasmBin = path.resolve(ROOT, buildDir, 'wasm/bench/attnlab_bench_gpt2.js');
-  const relaxedBin = path.resolve(ROOT, buildDir, 'wasm-relaxed/bench/attnlab_bench_gpt2.js');
+  const relaxedBin = path.resolve(ROOT, buildDir, 'wasm/bench/relaxed/attnlab_bench_gpt2.js');
   const reps = ['--reps', String(o.quick ? 1 : 3), '--warmup', '1'];
   const peer = (f) => path.join(BENCH, 'peers', f);
   return [

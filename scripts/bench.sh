@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # npm run bench [-- options for bench/run.mjs]: one command builds what it needs and prints a table.
 #   1. scripts/setup.sh with the bench's Debian packages too (scripts/deps-bench-debian.txt)
-#   2. attnlab's bench binaries: target attnlab_bench in presets native-release, wasm-release and
-#      wasm-relaxed (the relaxed-SIMD build: attnlab-wasm's second variant)
-#      (and attnlab_bench_gpt2 in both wasm builds: the GPT-2-small workload's wasm runners, a 4 GB heap)
+#   2. attnlab's bench binaries: target attnlab_bench in presets native-release and wasm-release, and
+#      in wasm-release its relaxed-SIMD twin (attnlab-wasm's second variant), attnlab_bench_gpt2 and its
+#      twin (the GPT-2-small workload's wasm runners, a 4 GB heap)
 #   3. the ONNX models of the onnxruntime peers (bench/.cache/*.onnx), when missing or out of date, and
 #      the GPT-2-small workload's model (bench/.cache/gpt2-small: safetensors + ONNX, ~1.1 GB, seeded)
 #   4. node bench/run.mjs "$@"  (e.g. --quick, --only pytorch,attnlab-native, --only gpt2, --markdown bench/RESULTS.md)
@@ -15,11 +15,11 @@ say() { printf 'bench: %s\n' "$*" >&2; }
 bash scripts/setup.sh scripts/deps-debian.txt scripts/deps-bench-debian.txt
 
 mkdir -p build/bench-logs
-for preset in native-release wasm-release wasm-relaxed; do
+for preset in native-release wasm-release; do
   log=build/bench-logs/$preset.log
   say "building attnlab_bench ($preset)"
   targets=(attnlab_bench)
-  [ "$preset" != native-release ] && targets+=(attnlab_bench_gpt2)  # both wasm builds: plain and relaxed SIMD
+  [ "$preset" = wasm-release ] && targets+=(attnlab_bench_relaxed attnlab_bench_gpt2 attnlab_bench_gpt2_relaxed)
   if ! { cmake --preset "$preset" && cmake --build --preset "$preset" --target "${targets[@]}"; } >"$log" 2>&1; then
     say "building attnlab_bench ($preset) failed; the last lines of $log:"
     tail -n 15 "$log" >&2

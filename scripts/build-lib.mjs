@@ -2,7 +2,7 @@
 // (defaults build/wasm/lib -> build/npm/attnlab; scripts/build-lib.sh builds the wasm first).
 //
 // The package: the engine-only module (attnlab-engine.mjs + .wasm, CMake target attnlab_lib, and
-// attnlab-engine-relaxed.wasm, its relaxed-SIMD build: target attnlab_relaxed_lib), the
+// attnlab-engine-relaxed.wasm, its relaxed-SIMD twin: target attnlab_lib_relaxed), the
 // loader and its types (web/lib/index.mjs, index.d.ts), its README and the licence, and a
 // package.json whose version is the root package.json's (one version in one place: CMake's
 // project() and attn::Version() say the same, tests/cli_version_test.cmake checks). --pack runs
@@ -19,7 +19,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const kFiles = (buildLibDir) => ({
   'attnlab-engine.mjs': join(buildLibDir, 'attnlab-engine.mjs'),
   'attnlab-engine.wasm': join(buildLibDir, 'attnlab-engine.wasm'),
-  // The relaxed-SIMD build (CMake target attnlab_relaxed_lib), loaded where the engine has relaxed SIMD.
+  // The relaxed-SIMD build (CMake target attnlab_lib_relaxed), loaded where the engine has relaxed SIMD.
   'attnlab-engine-relaxed.wasm': join(buildLibDir, 'attnlab-engine-relaxed.wasm'),
   'relaxed_simd.mjs': join(root, 'web/bindings/relaxed_simd.mjs'),
   // The language model's module (CMake target attnlab_lm, built beside the page) and its weights.

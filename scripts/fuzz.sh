@@ -45,7 +45,7 @@ if [ ${#native[@]} -gt 0 ]; then
 fi
 if [ ${#node_targets[@]} -gt 0 ]; then  # the npm package's engine, both wasm files (scripts/build-lib.mjs packs them)
   cmake --preset wasm-release >/dev/null || exit 1
-  cmake --build --preset wasm-release --target attnlab_lib attnlab_relaxed_lib attnlab_lm || exit 1  # attnlab_lm: the package carries the language model
+  cmake --build --preset wasm-release --target attnlab_lib attnlab_lib_relaxed attnlab_lm || exit 1  # attnlab_lm: the package carries the language model
 fi
 
 out=build/fuzz/run

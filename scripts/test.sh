@@ -29,10 +29,8 @@ stage() {  # stage NAME COMMAND...
   fi
 }
 
-ctest_stage() {  # ctest_stage PRESET
+ctest_run() {  # ctest_run TEST_PRESET: the preset's tests, counted
   local preset=$1
-  stage "$preset-configure" cmake --preset "$preset" || true
-  stage "$preset-build" cmake --build --preset "$preset"
   rm -f "$logs/$preset-ctest.xml"  # never count an earlier run's results
   # As many tests at once as there are cores: no test asserts a duration, so sharing a core is safe.
   # Where torch is installed this includes label torch-124m (GPT-2 small's 124 M parameters against
@@ -41,10 +39,18 @@ ctest_stage() {  # ctest_stage PRESET
   count_results "$logs/$preset-ctest.xml"
 }
 
+ctest_stage() {  # ctest_stage PRESET: configure, build, test
+  local preset=$1
+  stage "$preset-configure" cmake --preset "$preset" || true
+  stage "$preset-build" cmake --build --preset "$preset"
+  ctest_run "$preset"
+}
+
 ctest_stage native-release
 ctest_stage wasm-release
-# The same suite on the relaxed-SIMD build (f32x4.relaxed_madd, what Chromium loads), under node's flag.
-ctest_stage wasm-relaxed
+# The same suite on the relaxed-SIMD twins the wasm-release build links beside each test executable
+# (f32x4.relaxed_madd, what Chromium loads), under node's flag.
+ctest_run wasm-relaxed
 
 # TAP on the console (and in the log), JUnit XML for the counts.
 node_test_stage() {  # node_test_stage NAME DIR

@@ -123,8 +123,6 @@ class Reader {
 std::string WriteLmRequest(const LmRequest& request) {
   Writer w;
   w.Put<uint32_t>(kRequestMagic);
-  w.Put<uint32_t>(static_cast<uint32_t>(request.tokens.size()));
-  for (const std::string& t : request.tokens) w.String(t);
   w.String(request.text);
   w.String(FieldsKey(request.state));
   return w.out;
@@ -132,16 +130,11 @@ std::string WriteLmRequest(const LmRequest& request) {
 
 Status ReadLmRequest(std::string_view bytes, LmRequest* request) {
   Reader r(bytes);
-  uint32_t magic = 0, count = 0;
+  uint32_t magic = 0;
   LmRequest q;
   std::string fields;
   if (r.Get("magic", &magic) && magic != kRequestMagic)
     return Status(StatusCode::kParseError, "lm message: magic: expected a request, got " + std::to_string(magic));
-  if (r.Count("tokens", 4, &count)) {
-    q.tokens.resize(count);
-    for (std::string& t : q.tokens)
-      if (!r.String("token", &t)) break;
-  }
   if (r.status().ok() && r.String("text", &q.text) && r.String("state", &fields)) r.AtEnd("request");
   if (!r.status().ok()) return r.status();
   // The state as its fields' text ("lm.t=0.8&…"): read back as a link is, so a bad value is clamped.
@@ -158,7 +151,7 @@ std::string WriteLmAnswer(const Status& status, const LmViewModel& m) {
   w.Put<int32_t>(static_cast<int32_t>(status.code()));
   w.String(status.message());
   if (!status.ok()) return w.out;
-  for (int v : {m.layers, m.heads, m.d_model, m.seq_len, m.vocab, m.dropped, m.ablation, m.prompt_words})
+  for (int v : {m.layers, m.heads, m.d_model, m.seq_len, m.vocab, m.first, m.dropped, m.ablation, m.prompt_words})
     w.Put<int32_t>(v);
   w.Put<int64_t>(m.parameters);
   for (const std::string* t : {&m.source, &m.tokenizer, &m.layout, &m.dtype}) w.String(*t);
@@ -225,10 +218,10 @@ Status ReadLmAnswer(std::string_view bytes, LmViewModel* out) {
     return Status(static_cast<StatusCode>(code), message);
   }
   LmViewModel m;
-  int32_t ints[8] = {};
+  int32_t ints[9] = {};
   for (int32_t& v : ints) r.Get("shape", &v);
   m.layers = ints[0], m.heads = ints[1], m.d_model = ints[2], m.seq_len = ints[3], m.vocab = ints[4];
-  m.dropped = ints[5], m.ablation = ints[6], m.prompt_words = ints[7];
+  m.first = ints[5], m.dropped = ints[6], m.ablation = ints[7], m.prompt_words = ints[8];
   r.Get("parameters", &m.parameters);
   for (std::string* t : {&m.source, &m.tokenizer, &m.layout, &m.dtype}) r.String("source", t);
   r.Get("bytes in memory", &m.bytes_in_memory);
@@ -306,7 +299,8 @@ Status ReadLmAnswer(std::string_view bytes, LmViewModel* out) {
   const size_t n = m.words.size();
   const uint64_t heads = m.layers > 0 && m.heads > 0 ? uint64_t(m.layers) * uint64_t(m.heads) : 0;
   bool shapes = n > 0 && heads > 0 && m.top.size() == n && m.weights.size() == heads &&
-                m.prompt_words >= 0 && static_cast<size_t>(m.prompt_words) <= n &&
+                m.first >= 0 && m.prompt_words >= 0 &&
+                static_cast<uint64_t>(m.prompt_words) <= static_cast<uint64_t>(m.first) + n &&
                 m.residual_norms.size() == static_cast<size_t>(m.layers) + 1 && m.lens.size() == m.residual_norms.size() &&
                 (n == 0 || m.p_next.size() == n - 1);
   for (const Matrix& x : m.weights) shapes = shapes && x.rows() == static_cast<Eigen::Index>(n) && x.cols() == x.rows();

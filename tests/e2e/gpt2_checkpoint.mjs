@@ -23,7 +23,8 @@ export function safetensors(tensors) {  // [{name, shape, data: Float32Array}]
   return bytes;
 }
 
-export function gpt2Checkpoint(seed = 7) {
+// positions: the context (n_positions; gpt2Config's 64 unless given: GPT-2's 1024 for a long text).
+export function gpt2Checkpoint(seed = 7, positions = gpt2Config.n_positions) {
   let state = seed;
   const uniform = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32) - 0.5;
   const d = gpt2Config.n_embd;
@@ -32,7 +33,7 @@ export function gpt2Checkpoint(seed = 7) {
     for (let i = 0; i < data.length; ++i) data[i] = mean + scale * uniform();
     return { name, shape, data };
   };
-  const tensors = [tensor('wte.weight', [gpt2Config.vocab_size, d], 0.5), tensor('wpe.weight', [gpt2Config.n_positions, d], 0.2)];
+  const tensors = [tensor('wte.weight', [gpt2Config.vocab_size, d], 0.5), tensor('wpe.weight', [positions, d], 0.2)];
   for (let l = 0; l < gpt2Config.n_layer; ++l) {
     tensors.push(tensor(`h.${l}.ln_1.weight`, [d], 0.2, 1), tensor(`h.${l}.ln_1.bias`, [d], 0.1),
       tensor(`h.${l}.attn.c_attn.weight`, [d, 3 * d], 1.2), tensor(`h.${l}.attn.c_attn.bias`, [3 * d], 0.1),

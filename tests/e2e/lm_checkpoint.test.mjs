@@ -104,7 +104,7 @@ test('a GPT-2 checkpoint opened with the file picker: its config is shown, and e
   // The weights packed for the kernel's products: every matrix once more (panels padded to whole vectors).
   assert.match(all, /Your checkpoint tiny-gpt2\.safetensors: gpt2 \(Conv1D\), stored as F32, 861,985 parameters, 3 MB in memory as float32 and 3 MB more packed for the kernel's products/);
   assert.match(all, /2 layers × 2 heads, d_model 16, a context of 64 tokens/);
-  assert.ok(all.includes(`reads your sentence as ${n} tokens`) && all.includes('·jury'), 'the tokens are shown, a leading space as ·');
+  assert.ok(all.includes(`reads your text as ${n} tokens`) && all.includes('·jury'), 'the tokens are shown, a leading space as ·');
   assert.deepEqual(problems, []);
   await screenshot(page, 'lm-checkpoint');
   // Export weights of a GPT-2 checkpoint: no words in the file (its display forms are not words), so
@@ -118,12 +118,64 @@ test('a GPT-2 checkpoint opened with the file picker: its config is shown, and e
   await page.waitForFunction(() => window.attnlab.texts().some((t) => t.startsWith('Your checkpoint attnlab-lm.safetensors')) &&
     window.attnlab.scalars()['lm.current'] === 1);
   const again = await published(page);
-  assert.ok(again.texts.join('\n').includes(`reads your sentence as ${n} tokens`));
+  assert.ok(again.texts.join('\n').includes(`reads your text as ${n} tokens`));
   for (let k = 0; k < 5; ++k) assert.equal(again.labels[`lm.top.${n - 1}.${k}`], labels[`lm.top.${n - 1}.${k}`]);
   // Back to the built-in model: its words again.
   await clickPublished(page, 'lm.reset');
   await waitForModel(page, 0);
   assert.equal((await published(page)).labels['lm.word.1'], 'jury');
+  await page.close();
+});
+
+// GPT-2's context is 1024 tokens: a text that long is read whole, in one forward, and the view draws
+// its last 128 tokens (every head's map of them, their next tokens), each predicted with everything
+// before it; the view says so and how long the forward took.
+test('a text as long as the context: the model reads 1024 tokens, the view draws the last 128 and says how long a forward takes', async () => {
+  const long = Array.from({ length: 90 }, (_, i) => `The jury said it did find that ${i} of the problems were real.`).join(' ');
+  const { page, problems } = await openPage(session, { hash: `#v=lm&s=${encodeURIComponent(long)}`, waitForVectors: false });
+  await page.waitForFunction(() => window.attnlab.scalars()['lm.current'] === 1);
+  const positions = 1024;
+  const bytes = gpt2Checkpoint(11, positions);
+  const configText = JSON.stringify({ ...config, n_positions: positions });
+  await pickFiles(page, [file('long-gpt2.safetensors', bytes), file('config.json', configText, 'application/json')]);
+  await waitForModel(page, 1);
+  const { scalars, labels, texts } = await published(page);
+  assert.equal(scalars['lm.error'], 0);
+  // The same model called directly on the first 1024 tokens: the drawn rows are its last 128.
+  const expected = await page.evaluate(async ({ base64, configText, long, positions }) => {
+    const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+    const { default: create } = await import(new URL('attnlab-lm.mjs', location.href));
+    const { gpt2Tokenizer } = await import(new URL('gpt2_tokenizer.mjs', location.href));
+    const lm = await create();
+    const info = lm.openModel(bytes, configText, 0);
+    if (!info.ok) return info;
+    const t = gpt2Tokenizer();
+    const all = t.encode(long), ids = all.slice(0, positions);
+    const r = lm.runIds(ids, [], false);
+    const top = (i) => {
+      const row = Array.from(r.next.data.slice(i * r.next.cols, (i + 1) * r.next.cols));
+      return row.map((p, id) => ({ p, id })).sort((a, b) => b.p - a.p || a.id - b.id)[0];
+    };
+    return { ok: true, total: all.length, rows: [positions - 128, positions - 65, positions - 1].map((i) => ({ i, token: t.display(ids[i]), ...top(i), top: t.display(top(i).id) })) };
+  }, { base64: Buffer.from(bytes).toString('base64'), configText, long, positions });
+  assert.ok(expected.ok, expected.message);
+  assert.ok(expected.total > positions, `the text is longer than the context (${expected.total} tokens)`);
+  assert.equal(scalars['lm.first'], positions - 128);
+  assert.equal(scalars['lm.n'], 128);
+  for (const { i, token, p, top } of expected.rows) {
+    const k = i - (positions - 128);
+    assert.equal(labels[`lm.word.${k}`], token, `drawn token ${k} is token ${i + 1} of the text`);
+    assert.equal(labels[`lm.top.${k}.0`], top, `its likeliest next token, read with the ${i} before it`);
+    assert.ok(Math.abs(scalars[`lm.top.${k}.0`] - p) <= 1e-6, `p at token ${i + 1}`);
+  }
+  const all = texts.join('\n');
+  assert.ok(all.includes(`reads the first 1024 of your ${expected.total} tokens: its context ends there`), all.slice(0, 400));
+  assert.ok(all.includes('It reads all 1024 tokens in one forward; the view draws the last 128 (tokens 897–1024)'));
+  assert.ok(all.includes(`reads your text as ${expected.total} tokens, a leading space shown as “·”; the drawn ones: … `));
+  assert.match(all, /On the last 128 tokens of your text its perplexity is [0-9.]+ \(over their 127 next tokens/);
+  assert.match(all, /a forward of 1023 tokens [0-9.]+ ms/, 'how long a forward of the text takes');
+  assert.deepEqual(problems, []);
+  await screenshot(page, 'lm-long-text');
   await page.close();
 });
 

@@ -153,22 +153,29 @@ test('a refused huge forward leaves memory as it was; what worked still works, a
   await page.close();
 });
 
-test('setSentence keeps to 511 bytes at a UTF-8 boundary, so state() reads back with setState()', async () => {
+test('setSentence keeps to 8191 bytes at a UTF-8 boundary, so state() reads back with setState(); a long text scrolls in its box', async () => {
   const { page, problems } = await openPage(session);
   const r = await page.evaluate(() => {
     const a = window.attnlab;
-    const note = a.setSentence('é'.repeat(300));  // 600 bytes of two-byte characters
+    const note = a.setSentence('é'.repeat(4100));  // 8200 bytes of two-byte characters
     a.renderNow();
+    a.renderNow();  // the box's height follows its text in the next frame
     const state = a.state();
     const error = a.setState(state);
     const sentence = decodeURIComponent(state.split('&').find((p) => p.startsWith('s=')).slice(2));
-    return { note, error, bytes: new TextEncoder().encode(sentence).length, sentence, box: document.querySelector('.attnlab-sentence').value };
+    const box = document.querySelector('.attnlab-sentence');
+    return { note, error, bytes: new TextEncoder().encode(sentence).length, sentence, box: box.value,
+             height: box.clientHeight, scrollHeight: box.scrollHeight, overflow: getComputedStyle(box).overflowY };
   });
-  assert.match(r.note, /^out_of_range: sentence: longer than 511 bytes \(600\): cut to 510/);
+  assert.match(r.note, /^out_of_range: sentence: longer than 8191 bytes \(8200\): cut to 8190/);
   assert.equal(r.error, '', 'setState(state()) applies without error');
-  assert.equal(r.bytes, 510);
-  assert.equal(r.sentence, 'é'.repeat(255), 'cut between characters, not inside one');
+  assert.equal(r.bytes, 8190);
+  assert.equal(r.sentence, 'é'.repeat(4095), 'cut between characters, not inside one');
   assert.equal(r.box, r.sentence, 'the sentence box shows what the page keeps');
+  // 16 px text at 1.25 lines: eight lines and the padding, the rest scrolled inside the box.
+  assert.ok(r.height <= 8 * 20 + 10 + 1, `the box is at most eight lines tall (${r.height} px)`);
+  assert.ok(r.scrollHeight > r.height, 'the text is taller than the box');
+  assert.equal(r.overflow, 'auto', 'and scrolls inside it');
   assert.deepEqual(problems, []);
   await page.close();
 });

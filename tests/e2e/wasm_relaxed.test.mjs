@@ -144,12 +144,12 @@ console.log(JSON.stringify({ available: relaxedSimdAvailable() }));`, { relaxed:
 const kBuilt = {
   'page': [join(siteDir, 'attnlab-relaxed.wasm'), join(siteDir, 'attnlab.wasm')],
   'npm package': [join(root, 'build/wasm/lib/attnlab-engine-relaxed.wasm'), join(root, 'build/wasm/lib/attnlab-engine.wasm')],
-  'bench': [join(root, 'build/wasm-relaxed/bench/attnlab_bench.wasm'), join(root, 'build/wasm/bench/attnlab_bench.wasm')],
+  'bench': [join(root, 'build/wasm/bench/relaxed/attnlab_bench.wasm'), join(root, 'build/wasm/bench/attnlab_bench.wasm')],
 };
 
 for (const [what, [relaxedFile, plainFile]] of Object.entries(kBuilt)) {
   test(`the ${what}'s relaxed wasm holds f32x4.relaxed_madd and no prototype opcode; its plain twin neither`, (t) => {
-    if (what === 'bench' && !existsSync(relaxedFile)) return t.skip('attnlab_bench of preset wasm-relaxed not built (npm run bench builds it)');
+    if (what === 'bench' && !existsSync(relaxedFile)) return t.skip('attnlab_bench\'s relaxed twin not built (npm run bench builds it)');
     const relaxed = rewriteRelaxedOpcodes(new Uint8Array(readFileSync(relaxedFile)));
     assert.equal(relaxed.rewritten, 0, 'every prototype fma was rewritten at the link');
     assert.ok(relaxed.relaxedMadd > 0, 'the kernel\'s multiply-adds are relaxed_madd');

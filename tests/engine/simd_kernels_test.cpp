@@ -18,6 +18,9 @@
 #include "attn/kernels.h"
 #include "kernels/simd/kernel_table.h"
 #include "support/random.h"
+#ifdef __EMSCRIPTEN__
+#include "support/wasm_build.h"
+#endif
 
 namespace attn {
 namespace {
@@ -237,8 +240,8 @@ TEST(SimdKernels, BuildNameSaysWhichBuild) {
   EXPECT_STREQ(KernelBuildName(KernelId::kReference), "reference");
   EXPECT_STREQ(KernelBuildName(KernelId::kEigen), "eigen");
   for (const KernelTable* t : SimdTables()) {
-#ifdef ATTN_WASM_RELAXED_SIMD
-    const bool relaxed = t->id == KernelId::kWasmSimd128;
+#ifdef __EMSCRIPTEN__
+    const bool relaxed = t->id == KernelId::kWasmSimd128 && TestBuildIsRelaxedSimd();
 #else
     const bool relaxed = false;
 #endif

@@ -239,11 +239,73 @@ TEST(LmView, AVocabularyWithoutUnkHasNoUnknownClass) {
   EXPECT_GE(m.p_next[0], 0.0f);  // scored, not "unknown"
   // Greedy takes the likeliest token, whatever it is; with <unk> it skipped the last id.
   for (const auto& row : m.top) EXPECT_EQ(row[0].p_t, 1.0f);
-  // More tokens than the view shows: the first kLmViewMaxTokens (within the context) are read.
+  // More tokens than the context: the first seq_len are read (the shipped model's 64 are all drawn).
   LmViewModel longer;
   ASSERT_TRUE(ComputeLmOnIds(model, nullptr, std::vector<int>(200, 5), s, &longer).ok());
-  EXPECT_EQ(static_cast<int>(longer.words.size()), std::min(model.config.seq_len, kLmViewMaxTokens));
-  EXPECT_EQ(longer.dropped, 200 - static_cast<int>(longer.words.size()));
+  EXPECT_EQ(static_cast<int>(longer.words.size()), model.config.seq_len);
+  EXPECT_EQ(longer.first, 0);
+  EXPECT_EQ(longer.dropped, 200 - model.config.seq_len);
+}
+
+// A text longer than the view draws (GPT-2 reads 1024 tokens; the view draws 128): the model reads
+// all of it, up to its context, and every drawn number is the full pass's at the last
+// kLmViewMaxTokens positions — each word's next-token guess made with every word before it.
+TEST(LmView, ALongTextIsReadWholeAndItsLastTokensDrawn) {
+  LmModel model;
+  model.config.vocab = 50, model.config.seq_len = 300, model.config.d_model = 16;
+  model.config.layers = 2, model.config.heads = 2;
+  model.params = attn::train::InitializeLm(model.config);
+  for (int v = 0; v < model.config.vocab; ++v) model.vocabulary.push_back("t" + std::to_string(v));
+  attn::SeededRandom rng(4);
+  std::vector<int> ids;
+  for (int i = 0; i < 320; ++i) ids.push_back(static_cast<int>(rng.Below(50)));
+  LmState s;
+  s.generate = true;
+  s.words = 5;
+  s.ablated = "1";
+  LmViewModel m;
+  ASSERT_TRUE(ComputeLmOnIds(model, nullptr, ids, s, &m).ok());
+  const int read = 300, first = read - kLmViewMaxTokens, n = kLmViewMaxTokens;
+  EXPECT_EQ(m.dropped, 20);
+  EXPECT_EQ(m.first, first);
+  ASSERT_EQ(static_cast<int>(m.words.size()), n);
+  EXPECT_EQ(m.words[0], "t" + std::to_string(ids[first]));
+  EXPECT_EQ(static_cast<int>(m.ids.size()), read) << "the whole text is read";
+  EXPECT_EQ(m.prompt_words, read - s.words) << "the continuation follows the whole text";
+  // The full pass, traced everywhere: the drawn numbers are its last rows.
+  attn::train::LmCache cache;
+  attn::train::LmTrace full;
+  const std::vector<int> read_ids(ids.begin(), ids.begin() + read);
+  ASSERT_TRUE(attn::train::LmAdvance(model, read_ids, {}, true, &cache, &full).ok());
+  ASSERT_EQ(m.weights.size(), 4u);
+  for (int k = 0; k < 4; ++k) {
+    const attn::Matrix& w = m.weights[static_cast<size_t>(k)];
+    ASSERT_EQ(w.rows(), n);
+    EXPECT_EQ(w, attn::Matrix(full.weights[static_cast<size_t>(k / 2)][static_cast<size_t>(k % 2)].bottomRightCorner(n, n)));
+    EXPECT_LT(w.row(n - 1).sum(), 1.0f - 1e-3f) << "the last word's weight on the earlier words is not drawn";
+  }
+  ASSERT_EQ(static_cast<int>(m.p_next.size()), n - 1);
+  for (int i = 0; i + 1 < n; ++i) {
+    const attn::Matrix p = attn::train::LmSoftmax(full.logits.row(first + i));
+    EXPECT_NEAR(m.p_next[static_cast<size_t>(i)], p(0, ids[static_cast<size_t>(first + i + 1)]), 1e-6f) << i;
+  }
+  ASSERT_EQ(static_cast<int>(m.residual_norms.size()), 3);
+  for (const auto& norms : m.residual_norms) EXPECT_EQ(static_cast<int>(norms.size()), n);
+  EXPECT_EQ(m.residual_norms[2][5], full.residual_norms[2][static_cast<size_t>(first + 5)]);
+  ASSERT_EQ(static_cast<int>(m.lens.size()), 3);
+  for (const auto& row : m.lens) EXPECT_EQ(static_cast<int>(row.size()), n);
+  ASSERT_EQ(static_cast<int>(m.top.size()), n);
+  ASSERT_EQ(static_cast<int>(m.kl.size()), n);
+  ASSERT_EQ(static_cast<int>(m.base_top.size()), n);
+  Eigen::Index best = 0;
+  full.logits.row(read - 1).maxCoeff(&best);
+  EXPECT_EQ(m.base_top[static_cast<size_t>(n - 1)][0].word, model.vocabulary[static_cast<size_t>(best)]);
+  // On the wire too.
+  LmViewModel back;
+  const attn::Status read_back = ReadLmAnswer(WriteLmAnswer(attn::Status::Ok(), m), &back);
+  ASSERT_TRUE(read_back.ok()) << read_back.ToString();
+  EXPECT_EQ(back.first, first);
+  EXPECT_EQ(back.dropped, 20);
 }
 
 TEST(LmWire, AnAnswerReadsBackAsWritten) {
@@ -315,15 +377,13 @@ TEST(LmState, KnockedOutHeadsReadAndWrite) {
   EXPECT_EQ(back.lm.ablated, "0,6,140");
 }
 
-TEST(LmWire, ARequestCarriesTheTokensAndTheState) {
+TEST(LmWire, ARequestCarriesTheTextAndTheState) {
   LmRequest q;
-  q.tokens = kTokens;
   q.state.temperature = 1.25f, q.state.words = 9, q.state.generate = true, q.state.seed = 42, q.state.ablated = "0,2";
   q.state.ablation = 1;
   LmRequest back;
   q.text = "The jury said it did find";
   ASSERT_TRUE(ReadLmRequest(WriteLmRequest(q), &back).ok());
-  EXPECT_EQ(back.tokens, q.tokens);
   EXPECT_EQ(back.text, q.text);
   EXPECT_EQ(FieldsKey(back.state), FieldsKey(q.state));
 }
@@ -348,7 +408,7 @@ TEST(LmWire, CutOrCorruptBytesAreAParseErrorNeverACrash) {
     const attn::Status status = ReadLmAnswer(bytes, &back);  // ok (a value changed) or a parse error
     if (status.ok()) EXPECT_EQ(back.words.size(), back.top.size());
   }
-  const std::string request = WriteLmRequest({Tokenize("the city said"), "the city said", s});
+  const std::string request = WriteLmRequest({"the city said", s});
   LmRequest q;
   for (size_t cut = 0; cut < request.size(); ++cut)
     ASSERT_EQ(ReadLmRequest(request.substr(0, cut), &q).code(), attn::StatusCode::kParseError) << cut;

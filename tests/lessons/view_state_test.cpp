@@ -107,7 +107,9 @@ TEST(ViewState, BadFieldsAreReportedAndSkippedWhileGoodOnesApply) {
   }
   ViewState s;
   EXPECT_EQ(ParseState("s=%4", &s).code(), attn::StatusCode::kParseError);
-  EXPECT_EQ(ParseState("s=" + std::string(1000, 'a'), &s).code(), attn::StatusCode::kOutOfRange);
+  EXPECT_EQ(ParseState("s=" + std::string(8192, 'a'), &s).code(), attn::StatusCode::kOutOfRange);  // over 8191 bytes
+  EXPECT_EQ(ParseState("s=" + std::string(8191, 'a'), &s).code(), attn::StatusCode::kOk);
+  EXPECT_EQ(s.sentence.text.size(), 8191u);
 }
 
 // Issue 26: a link's text field holding bytes that are no UTF-8 text (%FF%FE, a NUL, a truncated

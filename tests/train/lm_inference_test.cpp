@@ -142,6 +142,39 @@ TEST(LmTrace, HoldsEveryHeadTheNormsAndTheLogitLens) {
   EXPECT_NEAR(p.sum(), 1.0f, 1e-5f);
 }
 
+// A trace of the last positions only (a long text's view): the same pass, so the weights among the
+// traced positions and the norms are the full trace's bits; the logits and lens are read out on
+// those rows alone (each row's products the same, summed in the same order: 1e-6 covers a kernel
+// that blocks the rows differently). Both learned positions and RoPE; a position outside ids refused.
+TEST(LmTrace, TracedFromGivesTheFullTracesLastRows) {
+  for (Positions positions : {Positions::kLearned, Positions::kRope}) {
+    const LmModel m = SmallModel(positions);
+    const std::vector<int> ids = Sentence(13, m.config.vocab);
+    LmCache cache, part_cache;
+    LmTrace full, part;
+    ASSERT_TRUE(LmAdvance(m, ids, LmAblation(), true, &cache, &full).ok());
+    const int from = 9, t = 13 - from;
+    ASSERT_TRUE(LmAdvance(m, ids, LmAblation(), true, &part_cache, &part, from).ok());
+    EXPECT_EQ(part_cache.key, cache.key) << "every position is in the cache";
+    ASSERT_EQ(part.weights.size(), full.weights.size());
+    for (size_t l = 0; l < full.weights.size(); ++l)
+      for (size_t h = 0; h < full.weights[l].size(); ++h)
+        EXPECT_EQ(part.weights[l][h], Matrix(full.weights[l][h].bottomRightCorner(t, t))) << l << "." << h;
+    ASSERT_EQ(part.residual_norms.size(), full.residual_norms.size());
+    for (size_t l = 0; l < full.residual_norms.size(); ++l)
+      EXPECT_EQ(part.residual_norms[l], std::vector<float>(full.residual_norms[l].begin() + from, full.residual_norms[l].end()));
+    ASSERT_EQ(part.logits.rows(), t);
+    EXPECT_TRUE(AllClose(part.logits, full.logits.bottomRows(t), 1e-6, 1e-6));
+    ASSERT_EQ(part.lens_logits.size(), full.lens_logits.size());
+    for (size_t l = 0; l < full.lens_logits.size(); ++l)
+      EXPECT_TRUE(AllClose(part.lens_logits[l], full.lens_logits[l].bottomRows(t), 1e-6, 1e-6)) << l;
+    LmCache unchanged;
+    EXPECT_EQ(LmAdvance(m, ids, LmAblation(), false, &unchanged, &part, 13).code(), StatusCode::kOutOfRange);
+    EXPECT_EQ(LmAdvance(m, ids, LmAblation(), false, &unchanged, &part, -1).code(), StatusCode::kOutOfRange);
+    EXPECT_EQ(unchanged.length(), 0);
+  }
+}
+
 TEST(LmAblation, ZeroingAHeadChangesOnlyWhatComesAfterIt) {
   const LmModel m = SmallModel(Positions::kLearned);
   const std::vector<int> ids = Sentence(8, m.config.vocab);

@@ -18,7 +18,7 @@ EM_JS(int, attnlab_post_timing_batch, (int ticket, int kind, int kernel, int n, 
 });
 
 // EM_JS, not EM_ASM: an EM_ASM's glue is keyed by a data address, which differs between the SIMD128
-// and the relaxed-SIMD builds, and the two must share one glue (cmake/BuildRelaxedWasm.cmake).
+// and the relaxed-SIMD builds, and the two must share one glue (cmake/ShipRelaxedWasm.cmake).
 EM_JS(int, attnlab_has_job_worker, (), { return Module.postJob ? 1 : 0; });
 
 namespace attnlab::offload {

@@ -3,8 +3,14 @@
 // none of which ImGui's one-line field can do. The app draws each box's frame and tells the page after
 // each frame where box `box` sits (attnlab.onSentenceBox): box 0 is the shared sentence (made at once),
 // boxes 1 and 2 view 10's sentence B and query word (made the first time the app shows them). Every
-// edit goes back through attnlab.setSentence(text, box).
+// edit goes back through attnlab.setSentence(text, box). A long text (the shared sentence holds
+// 8 KB, GPT-2's whole context) grows the box to kMaxLines lines and then scrolls inside it.
 // hostScrolls: an embed, where the page around scrolls (the browser's own wheel and pan do it).
+const kMaxLines = 8;
+// What each box holds, in UTF-16 units (the state counts UTF-8 bytes and cuts at a character, saying
+// so): lessons/view_state.h's SentenceState::kText, RetrievalState::kSentenceB and kQuery.
+const kMaxLength = [8191, 511, 64];
+
 export function attachSentenceBox(attnlab, canvas, { hostScrolls = false } = {}) {
   const boxes = [];
   const make = (id, label) => {
@@ -12,7 +18,7 @@ export function attachSentenceBox(attnlab, canvas, { hostScrolls = false } = {})
     box.className = 'attnlab-sentence';
     box.dataset.box = String(id);
     box.rows = 1;
-    box.maxLength = 500;
+    box.maxLength = kMaxLength[id] ?? 511;
     box.placeholder = ['Type a sentence', 'Type sentence B', 'Type a word'][id] ?? '';
     box.spellcheck = false;
     for (const [name, value] of [['autocomplete', 'off'], ['autocorrect', 'off'], ['autocapitalize', 'off'],
@@ -46,7 +52,9 @@ export function attachSentenceBox(attnlab, canvas, { hostScrolls = false } = {})
       entry.measuredWidth = w;
       entry.measuredText = box.value;
       box.style.height = 'auto';
-      const needed = box.scrollHeight;
+      const lineHeight = 1.25 * 16 * scale, padding = 10;
+      const whole = box.scrollHeight, needed = Math.min(whole, Math.round(kMaxLines * lineHeight + padding));
+      box.style.overflowY = whole > needed ? 'auto' : 'hidden';
       if (Math.abs(needed - h) > 0.5) attnlab.setSentenceBoxHeight(needed, id);
     }
     box.style.height = `${h}px`;
@@ -67,7 +75,14 @@ export function attachSentenceBox(attnlab, canvas, { hostScrolls = false } = {})
     if (hostScrolls) return;  // wheels and vertical drags pass through to the host page
     // The box is part of the page: a wheel over it scrolls like a wheel over the canvas, and so does a
     // vertical finger drag (a tap or a sideways drag stays the text area's: caret and selection).
+    // A box whose text is taller than it scrolls its own text first, then the page.
+    const scrollsItself = (dy) => {
+      if (box.scrollHeight <= box.clientHeight + 1) return false;
+      if (dy < 0) return box.scrollTop > 0;
+      return box.scrollTop + box.clientHeight < box.scrollHeight - 1;
+    };
     box.addEventListener('wheel', (e) => {
+      if (scrollsItself(e.deltaY)) return;  // the browser scrolls the box
       e.preventDefault();
       canvas.dispatchEvent(new WheelEvent('wheel', e));
     }, { passive: false });
@@ -83,7 +98,8 @@ export function attachSentenceBox(attnlab, canvas, { hostScrolls = false } = {})
       if (touch.scrolling === null && Math.hypot(dx, dy) > 8) touch.scrolling = Math.abs(dy) > Math.abs(dx);
       if (!touch.scrolling) return;
       e.preventDefault();
-      attnlab.scrollBy(-dy);
+      if (scrollsItself(-dy)) box.scrollTop -= dy;
+      else attnlab.scrollBy(-dy);
       touch.y = t.clientY;
       touch.x = t.clientX;
     }, { passive: false });

@@ -155,11 +155,13 @@ namespace {
 // LmAdvance on a model CheckModel accepted: generation checks the model once, not once a word (the
 // shape check builds every shape, 5 MB for the shipped model: most of a cached word's time).
 Status AdvanceCheckedModel(const LmModel& model, const std::vector<int>& ids, const LmAblation& ablation, bool logit_lens,
-                           LmCache* cache, LmTrace* trace) {
+                           LmCache* cache, LmTrace* trace, int traced_from) {
   const LmConfig& c = model.config;
   const ModelParameters& p = model.params;
   const int past = cache->length(), n = static_cast<int>(ids.size());
   if (n < 1) return Status(StatusCode::kInvalidArgument, "lm: ids: expected at least one word, got none");
+  if (traced_from < 0 || traced_from >= n)
+    return OutOfRange("lm: traced_from", traced_from, ("0–" + std::to_string(n - 1) + " (a position of ids)").c_str());
   if (past + n > c.seq_len)
     return OutOfRange("lm: positions (cached + new)", past + n, ("1–" + std::to_string(c.seq_len) + " (the context)").c_str());
   for (size_t i = 0; i < ids.size(); ++i)
@@ -185,9 +187,12 @@ Status AdvanceCheckedModel(const LmModel& model, const std::vector<int>& ids, co
   // step) reads each weight once either way: the SIMD GEMM runs fewer rows than its tile down B.
   const KernelId kernel = c.kernel;
   const LmPackedWeights* packed = PackedFor(model, kernel);
+  // The traced rows: the last `traced` of the n.
+  const int traced = n - traced_from;
+  const auto traced_rows = [&](const Matrix& m) { return traced == n ? m : Matrix(m.bottomRows(traced)); };
   LmTrace t;
-  t.residual_norms.push_back(RowNorms(x));
-  if (logit_lens) t.lens_logits.push_back(Readout(c, p, packed, x, kernel));
+  t.residual_norms.push_back(RowNorms(traced_rows(x)));
+  if (logit_lens) t.lens_logits.push_back(Readout(c, p, packed, traced_rows(x), kernel));
   // The engine's attention on queries, keys and values projected here (ProjectQkv): parameter-free,
   // so a call neither copies nor re-checks the block's weights (4 d² floats a layer and word).
   AttentionConfig attention = LayerAttentionConfig(AsModelConfig(c));
@@ -236,12 +241,13 @@ Status AdvanceCheckedModel(const LmModel& model, const std::vector<int>& ids, co
     next.key.push_back(std::move(r.present_key));
     next.value.push_back(std::move(r.present_value));
     std::vector<Matrix> weights;
-    for (const HeadIntermediates& head : r.heads) weights.push_back(head.weights);
+    for (const HeadIntermediates& head : r.heads)
+      weights.push_back(traced == n ? head.weights : Matrix(head.weights.bottomRightCorner(traced, traced)));
     t.weights.push_back(std::move(weights));
-    t.residual_norms.push_back(RowNorms(x));
-    if (logit_lens && l + 1 < c.layers) t.lens_logits.push_back(Readout(c, p, packed, x, kernel));
+    t.residual_norms.push_back(RowNorms(traced_rows(x)));
+    if (logit_lens && l + 1 < c.layers) t.lens_logits.push_back(Readout(c, p, packed, traced_rows(x), kernel));
   }
-  t.logits = Readout(c, p, packed, x, kernel);
+  t.logits = Readout(c, p, packed, traced_rows(x), kernel);
   ATTN_RETURN_IF_ERROR(CheckFinite("lm: logits", t.logits));
   if (logit_lens) t.lens_logits.push_back(t.logits);
   *cache = std::move(next);
@@ -252,9 +258,9 @@ Status AdvanceCheckedModel(const LmModel& model, const std::vector<int>& ids, co
 }  // namespace
 
 Status LmAdvance(const LmModel& model, const std::vector<int>& ids, const LmAblation& ablation, bool logit_lens,
-                 LmCache* cache, LmTrace* trace) {
+                 LmCache* cache, LmTrace* trace, int traced_from) {
   ATTN_RETURN_IF_ERROR(CheckModel(model));
-  return AdvanceCheckedModel(model, ids, ablation, logit_lens, cache, trace);
+  return AdvanceCheckedModel(model, ids, ablation, logit_lens, cache, trace, traced_from);
 }
 
 Matrix LmSoftmax(const Matrix& logits_row, float temperature) {
@@ -284,8 +290,11 @@ Status LmGenerate(const LmModel& model, const std::vector<int>& prompt, const Lm
   std::vector<int> next = prompt;
   const int choosable = g.exclude_unknown ? c.vocab - 1 : c.vocab;  // ids [0, choosable) may be chosen
   for (int k = 0; k < g.tokens; ++k) {
-    ATTN_RETURN_IF_ERROR(AdvanceCheckedModel(model, next, LmAblation(), false, &cache, &trace));
-    Matrix last = trace.logits.bottomRows(1);
+    // Only the last position's scores are read: the prompt's others are never read out (V·d_model
+    // multiply-adds each: a third of GPT-2 small's prefill).
+    ATTN_RETURN_IF_ERROR(AdvanceCheckedModel(model, next, LmAblation(), false, &cache, &trace,
+                                             static_cast<int>(next.size()) - 1));
+    Matrix last = trace.logits;
     const Matrix probs = LmSoftmax(last);
     if (g.exclude_unknown) last(0, c.vocab - 1) = -std::numeric_limits<float>::infinity();
     int chosen = 0;

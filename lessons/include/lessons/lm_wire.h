@@ -1,6 +1,6 @@
 // The language model's view between the page and the module that runs the model (a Web Worker, or
-// the page's thread where no worker can start): a request (the sentence's tokens and view 12's
-// state) and its answer (LmViewModel, or the error), as bytes. Written and read by this one file in
+// the page's thread where no worker can start): a request (the sentence and view 12's state) and
+// its answer (LmViewModel, or the error), as bytes. Written and read by this one file in
 // both modules, so the two sides cannot disagree; the reader trusts nothing (a short or corrupt
 // message is a kParseError naming the field, never a crash or an unbounded allocation).
 #pragma once
@@ -16,8 +16,9 @@
 namespace lessons {
 
 struct LmRequest {
-  std::vector<std::string> tokens;  // the shared sentence's page tokens (≤ SentenceState::kMaxTokens)
-  std::string text;                 // the sentence as typed (a checkpoint's own tokenizer reads this)
+  // The sentence as typed: the model's module tokenizes it (the page's words for the built-in model,
+  // lessons::Tokenize; a checkpoint's own tokenizer), all of it, however many words the other views take.
+  std::string text;
   LmState state;
 };
 

@@ -27,7 +27,9 @@ inline constexpr const char* kVectorSourceNames[] = {"glove", "hash"};
 
 // The sentence every word view shares.
 struct SentenceState {
-  static constexpr TextField kText{"s", 511};  // the sentence box holds 511 bytes
+  // The sentence box holds 8 KB: a text as long as GPT-2's context (1024 tokens, about 4–5 KB of
+  // English) for the language model's view; the other views read up to kMaxTokens words of it.
+  static constexpr TextField kText{"s", 8191};
   static constexpr ChoiceField kVectors{"vec", static_cast<int>(VectorSource::kCount), kVectorSourceNames};
   static constexpr IntField kHashDim{"d", "width d", 2, 64};
   static constexpr int kMaxTokens = 200;  // the explorer shows up to this many words
@@ -283,7 +285,7 @@ struct RetrievalState {
   static constexpr TextField kQuery{"rt.q", 64};  // one word
   static constexpr ChoiceField kScore{"rt.sc", 4, kRetrievalScoreNames};
   static constexpr FloatField kTemperature{"rt.t", "temperature τ", 0.001f, 10.0f, "%.3g", true};
-  static constexpr TextField kSentenceB{"rt.b", SentenceState::kText.max_bytes};  // the second sentence box
+  static constexpr TextField kSentenceB{"rt.b", 511};  // the second sentence box
   static constexpr BoolField kSwap{"rt.sw", "swap A and B"};
   static constexpr FloatField kCrossTemperature{"rt.ct", "cross-attention τ", 0.05f, 5.0f, "%.2f", true};
 

@@ -61,19 +61,22 @@ int64_t ParameterCount(const LmModel& model) {
   return count;
 }
 
-// Everything after the words became ids: `m` holds the model's shape and the words.
+// Where the drawn words start among the N read: the last kLmViewMaxTokens.
+int FirstDrawn(int read) { return std::max(0, read - kLmViewMaxTokens); }
+
+// Everything after the words became ids: `m` holds the model's shape, the drawn words and `first`.
 Status ComputeFromIds(const LmModel& model, const LmHeadTable* heads, const std::vector<int>& ids, const LmState& state,
                       LmViewModel& m) {
   const attn::train::LmConfig& c = model.config;
-  const int n = static_cast<int>(ids.size());
+  const int first = m.first, n = static_cast<int>(ids.size()) - first;  // n drawn of the ids read
   const bool has_unknown = HasUnknown(model);
   const int unknown = has_unknown ? c.vocab - 1 : -1;
   m.ids = ids;
 
-  // The model as trained, with the logit lens.
+  // The model as trained, with the logit lens, traced at the drawn words.
   attn::train::LmCache cache;
   attn::train::LmTrace trace;
-  ATTN_RETURN_IF_ERROR(attn::train::LmAdvance(model, ids, {}, true, &cache, &trace));
+  ATTN_RETURN_IF_ERROR(attn::train::LmAdvance(model, ids, {}, true, &cache, &trace, first));
   for (const auto& layer : trace.weights)
     for (const Matrix& w : layer) m.weights.push_back(w);
   m.residual_norms = trace.residual_norms;
@@ -89,7 +92,7 @@ Status ComputeFromIds(const LmModel& model, const LmHeadTable* heads, const std:
   double nll = 0;
   int scored = 0;
   for (int i = 0; i + 1 < n; ++i) {
-    const int next = ids[static_cast<size_t>(i + 1)];
+    const int next = ids[static_cast<size_t>(first + i + 1)];
     if (has_unknown && next == unknown) {
       m.p_next.push_back(-1);
       continue;
@@ -121,7 +124,7 @@ Status ComputeFromIds(const LmModel& model, const LmHeadTable* heads, const std:
     }
     attn::train::LmCache ablated_cache;
     attn::train::LmTrace ablated;
-    ATTN_RETURN_IF_ERROR(attn::train::LmAdvance(model, ids, ablation, false, &ablated_cache, &ablated));
+    ATTN_RETURN_IF_ERROR(attn::train::LmAdvance(model, ids, ablation, false, &ablated_cache, &ablated, first));
     for (int i = 0; i < n; ++i) {
       m.base_top.push_back(TopWords(model, trace.logits.row(i), state.temperature, kTop));
       const Matrix p = attn::train::LmSoftmax(trace.logits.row(i));
@@ -142,7 +145,7 @@ Status ComputeFromIds(const LmModel& model, const LmHeadTable* heads, const std:
   // The continuation, through the KV cache, from the last words that leave it room.
   if (state.generate) {
     const int words = std::clamp(state.words, 1, c.seq_len - 1);
-    const int prompt = std::min(n, c.seq_len - words);
+    const int prompt = std::min(static_cast<int>(ids.size()), c.seq_len - words);
     m.prompt_words = prompt;
     attn::train::LmGenerateConfig g;
     g.tokens = words;
@@ -193,14 +196,16 @@ Status ComputeLm(const LmModel& model, const LmHeadTable* heads, const std::vect
                  LmViewModel* out) {
   if (tokens.empty()) return Status(StatusCode::kEmptyInput, "lm: sentence: expected at least one word, got none");
   LmViewModel m = Shape(model);
-  const int n = std::min<int>(static_cast<int>(tokens.size()), model.config.seq_len);
-  m.dropped = static_cast<int>(tokens.size()) - n;
+  const int read = std::min<int>(static_cast<int>(tokens.size()), model.config.seq_len);
+  m.dropped = static_cast<int>(tokens.size()) - read;
+  m.first = FirstDrawn(read);
   const attn::train::LmWordIndex index(model.vocabulary);
   std::vector<int> ids;
   const int unknown = model.config.vocab - 1;
-  for (int i = 0; i < n; ++i) {
+  for (int i = 0; i < read; ++i) {
     const std::string word = NormalizeToken(tokens[static_cast<size_t>(i)]);
     ids.push_back(index.Id(word));
+    if (i < m.first) continue;
     m.words.push_back(word);
     m.known.push_back(ids.back() != unknown ? 1 : 0);
   }
@@ -221,11 +226,12 @@ Status ComputeLmOnIds(const LmModel& model, const LmHeadTable* heads, const std:
       return Status(StatusCode::kOutOfRange, "lm: ids[" + std::to_string(i) + "]: expected a token id 0–" +
                                                  std::to_string(c.vocab - 1) + ", got " + std::to_string(ids[i]));
   LmViewModel m = Shape(model);
-  const int n = std::min({static_cast<int>(ids.size()), c.seq_len, kLmViewMaxTokens});
+  const int n = std::min(static_cast<int>(ids.size()), c.seq_len);
   m.dropped = static_cast<int>(ids.size()) - n;
+  m.first = FirstDrawn(n);
   const std::vector<int> read(ids.begin(), ids.begin() + n);
   const bool has_unknown = HasUnknown(model);
-  for (int id : read) {
+  for (int id : std::vector<int>(read.begin() + m.first, read.end())) {
     m.words.push_back(model.vocabulary[static_cast<size_t>(id)]);
     m.known.push_back(has_unknown && id == c.vocab - 1 ? 0 : 1);
   }

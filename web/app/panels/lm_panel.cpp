@@ -80,15 +80,16 @@ void LmPanel::Draw(PanelContext& ctx) {
         "would already predict (the logit lens).",
         "type the start of a sentence and read the next words under its last word; press Generate and raise the "
         "temperature; knock out a head and see which words change.");
-  if (ctx.sentence_version == 0) return;
   lessons::LmState& s = ctx.state.lm;
   // What is only shown (the word detailed, the head enlarged) is not sent: a click on them redraws.
   lessons::LmState computed = s;
   computed.word = lessons::LmState().word;
   computed.head = lessons::LmState().head;
-  const std::string key = lessons::FieldsKey(computed) + "#" + std::to_string(ctx.sentence_version) + "#" +
+  // The text itself, not the shared sentence's words: the model reads a text longer than the other
+  // views take (SentenceState::kMaxTokens words), so this view never waits on their sentence.
+  const std::string key = lessons::FieldsKey(computed) + "#" + ctx.state.sentence.text + "#" +
                           std::to_string(client.generation());
-  client.Want(key, {ctx.sentence.tokens, ctx.state.sentence.text, computed});
+  client.Want(key, {ctx.state.sentence.text, computed});
   DrawModelChoice(ctx);
   DrawStatusLine(client.error());
   ctx.published.Scalar("lm.error", client.error().empty() ? 0 : 1);
@@ -104,32 +105,43 @@ void LmPanel::Draw(PanelContext& ctx) {
   const bool tokens = m.tokenizer != "words";
   const char* unit = tokens ? "token" : "word";
   ctx.published.Scalar("lm.current", client.shown_key() == key ? 1 : 0);
-  if (client.shown_key() != key) DrawNote("Computing the model for the new settings; below, the last result.");
-  const int n = static_cast<int>(m.words.size());
+  if (client.shown_key() != key && m.forward_ms >= 1000)  // a long text: say what the wait is
+    DrawNote("Computing the model for the new settings (its last forward took %.1f s here); below, the last result.",
+             m.forward_ms / 1000);
+  else if (client.shown_key() != key)
+    DrawNote("Computing the model for the new settings; below, the last result.");
+  const int n = static_cast<int>(m.words.size());  // drawn: the last n of the `read` the model reads
+  const int read = m.first + n;
   ctx.published.Scalar("lm.n", n);
+  ctx.published.Scalar("lm.first", m.first);
   char size[240];
   std::snprintf(size, sizeof(size), "%d layers × %d heads, d_model %d, a context of %d %ss, a vocabulary of %s, %s parameters",
                 m.layers, m.heads, m.d_model, m.seq_len, unit, Thousands(m.vocab).c_str(), Thousands(m.parameters).c_str());
-  if (m.dropped > 0 && n < m.seq_len)
-    Prose("The model (%s) reads the first %d of your %d %ss: the view shows at most %d.", size, n, n + m.dropped, unit,
-          lessons::kLmViewMaxTokens);
-  else if (m.dropped > 0)
-    Prose("The model (%s) reads the first %d of your %d %ss: its context ends there.", size, n, n + m.dropped, unit);
+  if (m.dropped > 0)
+    Prose("The model (%s) reads the first %d of your %d %ss: its context ends there.", size, read, read + m.dropped, unit);
   else
     Prose("The model: %s.", size);
+  if (m.first > 0)
+    Prose("It reads all %d %ss in one forward; the view draws the last %d (%ss %d–%d), each with what the model made "
+          "of every %s before it.",
+          read, unit, n, unit, m.first + 1, read, unit);
   if (tokens) {
-    std::string read;
-    for (int i = 0; i < n; ++i) read += (i ? " | " : "") + m.words[static_cast<size_t>(i)];
+    std::string list = m.first > 0 ? "… " : "";
+    for (int i = 0; i < n; ++i) list += (i ? " | " : "") + m.words[static_cast<size_t>(i)];
+    const char* drawn = m.first > 0 ? "; the drawn ones" : "";
     if (m.tokenizer == "gpt2")
-      Prose("GPT-2's tokenizer (byte-level BPE) reads your sentence as %d tokens, a leading space shown as “·”: %s", n,
-            read.c_str());
+      Prose("GPT-2's tokenizer (byte-level BPE) reads your text as %d tokens, a leading space shown as “·”%s: %s",
+            read + m.dropped, drawn, list.c_str());
     else
-      Prose("This checkpoint has no words of its own: the view reads the %d token ids in your sentence (each 0–%d): %s",
-            n, m.vocab - 1, read.c_str());
+      Prose("This checkpoint has no words of its own: the view reads the %d token ids in your text (each 0–%d)%s: %s",
+            read + m.dropped, m.vocab - 1, drawn, list.c_str());
   }
   int known_next = 0;
   for (float p : m.p_next) known_next += p >= 0 ? 1 : 0;
-  if (known_next > 0)
+  if (known_next > 0 && m.first > 0)
+    Prose("On the last %d %ss of your text its perplexity is %.1f (over their %d next %ss among its %s %ss).", n, unit,
+          m.perplexity, known_next, unit, Thousands(m.vocab).c_str(), unit);
+  else if (known_next > 0)
     Prose("On your sentence its perplexity is %.1f (over the %d next %ss among its %s %ss).", m.perplexity, known_next,
           unit, Thousands(m.vocab).c_str(), unit);
   else if (n > 1)
@@ -298,21 +310,22 @@ void LmPanel::DrawNextWords(PanelContext& ctx) {
 void LmPanel::DrawContinuation(PanelContext& ctx) {
   const lessons::LmState& s = ctx.state.lm;
   const lessons::LmViewModel& m = TheLmClient().model();
-  const int n = static_cast<int>(m.words.size());
+  const int n = static_cast<int>(m.words.size()), read = m.first + n;
   const bool tokens = m.tokenizer != "words";
   const char* unit = tokens ? "token" : "word";
   // GPT-2's tokens carry their own spaces ("·" on screen): joined as they are, words with spaces.
   const char* gap = m.tokenizer == "gpt2" ? "" : " ";
   if (s.generate && !m.continuation.empty()) {
     std::string prompt, added;
-    for (int i = n - m.prompt_words; i < n; ++i) prompt += (prompt.empty() ? "" : gap) + m.words[static_cast<size_t>(i)];
+    // The prompt's drawn words (a long text's first ones are not on the wire).
+    for (int i = std::max(0, n - m.prompt_words); i < n; ++i) prompt += (prompt.empty() ? "" : gap) + m.words[static_cast<size_t>(i)];
     for (size_t k = 0; k < m.continuation.size(); ++k) added += (k ? gap : "") + m.continuation[k].word;
-    if (m.prompt_words < n)
+    if (m.prompt_words < read)
       Prose("From its last %d %ss (a continuation of %d %ss needs room in its %d-%s context): … %s → %s",
             m.prompt_words, unit, static_cast<int>(m.continuation.size()), unit, m.seq_len, unit, prompt.c_str(),
             added.c_str());
     else
-      Prose("%s → %s", prompt.c_str(), added.c_str());
+      Prose("%s%s → %s", m.first > 0 ? "… " : "", prompt.c_str(), added.c_str());
     Prose("%s at temperature %.2f, seed %d (the link gives the same words); each word is one row of attention over "
           "the cached keys and values.",
           s.temperature > 0 ? "Sampled" : "Greedy", s.temperature, s.seed);
@@ -338,14 +351,20 @@ void LmPanel::DrawContinuation(PanelContext& ctx) {
     }
   }
   ctx.published.Scalar("lm.generated", s.generate ? static_cast<double>(m.continuation.size()) : 0.0);
-  if (m.forward_ms >= 0 && m.cached_word_ms > 0) {
+  if (m.forward_ms >= 0 && m.cached_word_ms > 0 && m.recompute_word_ms < 0) {  // a long forward: not recomputed
+    const int timed = std::min(read, m.seq_len - 1);
+    DrawNote("Timed in this browser (one run): a forward of %d %ss %.0f ms; one more %s through the KV cache "
+             "%.2f ms, where recomputing all %d would take at least the forward's time: the cache makes it %.0f× faster "
+             "or more.",
+             timed, unit, m.forward_ms, unit, m.cached_word_ms, timed + 1, m.forward_ms / m.cached_word_ms);
+  } else if (m.forward_ms >= 0 && m.cached_word_ms > 0) {
     const double ratio = m.recompute_word_ms / m.cached_word_ms;
     char saving[96];
     if (ratio >= 1.05)
       std::snprintf(saving, sizeof(saving), ": the cache makes a %s %.1f× faster", unit, ratio);
     else
       std::snprintf(saving, sizeof(saving), ": at this length the cache saves nothing measurable");
-    const int timed = std::min(n, m.seq_len - 1);
+    const int timed = std::min(read, m.seq_len - 1);
     char runs[32] = "one run";
     if (m.timed_runs > 1) std::snprintf(runs, sizeof(runs), "best of %d", m.timed_runs);
     DrawNote("Timed in this browser (%s): a forward of %d %ss %.2f ms; one more %s through the KV cache "

@@ -51,16 +51,20 @@ struct LmViewModel {
   std::string layout, dtype;  // a checkpoint's naming and stored dtype (lm_checkpoint.h); "" built in
   int64_t bytes_in_memory = 0;  // its floats in memory (4 × parameters)
   int64_t packed_bytes = 0;     // its weights packed once more for the kernel's products (PrepareLm); 0 unpacked
-  // The sentence as the model reads it.
+  // The sentence as the model reads it: N words read, of which the view draws the last n (N ≤ seq_len,
+  // n = N − first ≤ kLmViewMaxTokens). Every per-word list below is about those n.
   std::vector<std::string> words;     // (n) lower-cased page tokens; "<unk>" is shown as the word typed
   std::vector<uint8_t> known;         // (n) 1 when the word is in the vocabulary
+  int first = 0;                      // words read before the drawn ones (a text longer than kLmViewMaxTokens)
   int dropped = 0;                    // words past the context (seq_len), not read
-  std::vector<int> ids;               // (n) the ids read; for the module's own timing, not on the wire
+  std::vector<int> ids;               // (N) the ids read; for the module's own timing, not on the wire
   // The next word after each position, with the heads of `ablated` knocked out when any.
   std::vector<std::vector<LmNextWord>> top;  // n × 5, most probable first
   std::vector<float> p_next;          // (n − 1) the probability of the sentence's own next word (−1: it is <unk>)
   float perplexity = 0;               // exp(mean −log p_next) over the known next words (0: none)
-  std::vector<Matrix> weights;        // L·h, layer-major: (n, n) causal attention weights, rows sum to 1
+  // L·h, layer-major: (n, n) causal attention weights among the drawn words; a row sums to 1 less
+  // its weight on the `first` earlier words.
+  std::vector<Matrix> weights;
   std::vector<std::vector<float>> residual_norms;  // (L + 1) × n: ‖x‖₂ after the embedding, then each block
   std::vector<std::vector<LmNextWord>> lens;       // (L + 1) × n: the top word of LNf(x_ℓ) wteᵀ + b (p_t = p)
   // Knocking heads out (state.ablated): what the unablated model said, and the change.
@@ -92,7 +96,8 @@ struct LmViewModel {
   std::string note;             // "" or what the model could not do with this sentence (said in the view)
 };
 
-// The words of `tokens` the model reads: the first seq_len (n) lower-cased tokens.
+// The words of `tokens` the model reads: the first seq_len (N) lower-cased tokens; the view draws the
+// last min(N, kLmViewMaxTokens).
 // kEmptyInput when there is none; ablated heads and the selected word are clamped into range.
 // `heads` (the held-out table, lessons/lm_heads.h; null before it loads) gives each head's measured
 // line and the means a head is replaced by in mean ablation (without it a mean ablation zeroes, and
@@ -101,14 +106,15 @@ Status ComputeLm(const attn::train::LmModel& model, const LmHeadTable* heads, co
                  const LmState& state, LmViewModel* out);
 
 // The same over token ids a tokenizer outside the model produced (GPT-2's BPE, in the model's
-// worker): the first min(seq_len, kLmViewMaxTokens) of `ids`, each shown as model.vocabulary[id]
+// worker): the first seq_len of `ids`, the last kLmViewMaxTokens of them drawn, each as model.vocabulary[id]
 // (the tokenizer's display form). A vocabulary whose last word is not <unk> (a checkpoint's) has
 // no unknown class: every id is a token, and the continuation may say any of them.
 Status ComputeLmOnIds(const attn::train::LmModel& model, const LmHeadTable* heads, const std::vector<int>& ids,
                       const LmState& state, LmViewModel* out);
 
-// The tokens the view reads of a checkpoint's text: every head's (n, n) map travels to the page,
-// L·h·n² floats (9.4 MB for GPT-2 small's 144 heads at 128).
+// The tokens the view draws of a long text (the model reads up to its context, GPT-2's 1024): every
+// head's (n, n) map travels to the page, L·h·n² floats (9.4 MB for GPT-2 small's 144 heads at 128),
+// and every drawn position's logit lens reads out (L + 1)·V scores.
 inline constexpr int kLmViewMaxTokens = 128;
 
 // Words of each half of the induction demo.

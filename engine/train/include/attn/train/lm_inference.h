@@ -87,22 +87,27 @@ struct LmCache {
   int64_t bytes() const;                          // 4·2·L·h·p·d_k: the floats held
 };
 
-// What the views draw about one pass over n new words (positions p … p + n − 1).
+// What the views draw about one pass over n new words (positions p … p + n − 1), or about its last
+// t = n − f of them (LmAdvance's `traced_from` f; t = n by default), so that a long text's view holds
+// t rows, not L·h·n² weights and (L + 1)·n·V lens logits (GPT-2 small at 1024: 0.6 GB and 2.7 GB).
 struct LmTrace {
-  Matrix logits;                             // (n, V) the next word's scores at each position
-  std::vector<std::vector<Matrix>> weights;  // L × h × (n, p + n) attention weights (rows sum to 1)
-  std::vector<std::vector<float>> residual_norms;  // (L + 1) × n: ‖x‖₂ after the embedding, then after each block
-  std::vector<Matrix> lens_logits;           // logit lens (when asked): (L + 1) × (n, V), LNf(x_ℓ) wteᵀ + b; the last is logits
+  Matrix logits;                             // (t, V) the next word's scores at each traced position
+  // L × h attention weights: (n, p + n) when every position is traced (rows sum to 1); else (t, t),
+  // among the traced positions (a row's weight on the earlier positions is 1 − its sum).
+  std::vector<std::vector<Matrix>> weights;
+  std::vector<std::vector<float>> residual_norms;  // (L + 1) × t: ‖x‖₂ after the embedding, then after each block
+  std::vector<Matrix> lens_logits;           // logit lens (when asked): (L + 1) × (t, V), LNf(x_ℓ) wteᵀ + b; the last is logits
 };
 
 // Runs the model over `ids` (each in [0, vocab)) after what `cache` holds, appending their keys and
 // values to it: with an empty cache, the whole sentence; then one word at a time to generate. Fills
-// `trace` (when given; lens_logits only with `logit_lens`). Fails when p + n > seq_len (learned
+// `trace` (when given; lens_logits only with `logit_lens`) for ids[traced_from …] (0 ≤ traced_from <
+// n: every position by default; the readout runs on those rows only, so n − 1 reads one). Fails when p + n > seq_len (learned
 // positions stop there), on an id or an ablated head out of range, mean ablation whose means are
 // not L × h × d_k finite floats ("lm: ablation: means[1][2]: expected 32 floats, got 31"), or a model
 // whose shapes are not LmShapes's; on error the cache is unchanged.
 Status LmAdvance(const LmModel& model, const std::vector<int>& ids, const LmAblation& ablation, bool logit_lens,
-                 LmCache* cache, LmTrace* trace);
+                 LmCache* cache, LmTrace* trace, int traced_from = 0);
 
 // softmax(logits / temperature) of one row (temperature > 0), in double for the sums.   (1, V) -> (1, V)
 Matrix LmSoftmax(const Matrix& logits_row, float temperature = 1.0f);
