@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (tests/fuzz/*_fuzz.cpp, the `fuzz` CMake preset: clang, ASan + UBSan)
+# Builds the libFuzzer targets (tests/fuzz/*_fuzz.cpp, in the `native-debug` CMake preset: clang, ASan +
+# UBSan, every object instrumented for coverage; the same build runs the sanitized tests)
 # and runs each for a bounded time from its seed corpus (tests/fuzz/corpus/NAME/); the node targets
 # (tests/fuzz/*_fuzz.mjs: the npm package's JS boundary, built by the wasm-release preset) likewise.
 #   npm run fuzz                      every target for 60 s (what CI runs)
@@ -40,8 +41,8 @@ done
 
 echo "== fuzz: build (${targets[*]})"
 if [ ${#native[@]} -gt 0 ]; then
-  cmake --preset fuzz >/dev/null || exit 1
-  cmake --build --preset fuzz --target $(printf '%s_fuzz ' "${native[@]}") || exit 1
+  cmake --preset native-debug >/dev/null || exit 1
+  cmake --build --preset native-debug --target $(printf '%s_fuzz ' "${native[@]}") || exit 1
 fi
 if [ ${#node_targets[@]} -gt 0 ]; then  # the npm package's engine, both wasm files (scripts/build-lib.mjs packs them)
   cmake --preset wasm-release >/dev/null || exit 1
@@ -62,7 +63,7 @@ run_target() {  # run_target NAME
   mkdir -p "$corpus" "$findings"
   [ -d "tests/fuzz/corpus/$name" ] && cp -n tests/fuzz/corpus/"$name"/* "$corpus"/ 2>/dev/null
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 UBSAN_OPTIONS=print_stacktrace=1 \
-    "build/fuzz/tests/fuzz/${name}_fuzz" -max_total_time="$seconds" -rss_limit_mb=2560 -malloc_limit_mb=1024 \
+    "build/native-debug/tests/fuzz/${name}_fuzz" -max_total_time="$seconds" -rss_limit_mb=2560 -malloc_limit_mb=1024 \
     -timeout=30 -print_final_stats=1 -artifact_prefix="$findings/" "$corpus" >"$out/$name.log" 2>&1
   echo $? >"$out/$name.rc"
 }

@@ -56,9 +56,10 @@ async function waitForModel(page, opened) {
 }
 
 // The checkpoint's answer called directly in the page: its own module instance, the same bytes, GPT-2's
-// BPE from js-tiktoken; the five likeliest tokens after each position (lowest id first on ties).
-async function direct(page, bytes, configText) {
-  return page.evaluate(async ({ base64, configText, sentence }) => {
+// BPE from js-tiktoken on `text`, its first `context` tokens read; the five likeliest tokens after each
+// position of `rows` (default: every one; lowest id first on ties). `total`: the tokens of the text.
+async function direct(page, bytes, configText, { text = sentence, context = Infinity, rows = null } = {}) {
+  return page.evaluate(async ({ base64, configText, text, context, rows }) => {
     const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
     const { default: create } = await import(new URL('attnlab-lm.mjs', location.href));
     const { gpt2Tokenizer } = await import(new URL('gpt2_tokenizer.mjs', location.href));
@@ -66,16 +67,16 @@ async function direct(page, bytes, configText) {
     const info = lm.openModel(bytes, configText, 0);
     if (!info.ok) return info;
     const t = gpt2Tokenizer();
-    const ids = t.encode(sentence);
+    const all = t.encode(text), ids = all.slice(0, context ?? all.length);
     const r = lm.runIds(ids, [], false);
     const top = [];
-    for (let i = 0; i < ids.length; ++i) {
+    for (const i of rows ?? ids.keys()) {
       const row = Array.from(r.next.data.slice(i * r.next.cols, (i + 1) * r.next.cols));
-      top.push(row.map((p, id) => ({ p, id })).sort((a, b) => b.p - a.p || a.id - b.id).slice(0, 5)
-        .map(({ p, id }) => ({ p, token: t.display(id) })));
+      top[i] = row.map((p, id) => ({ p, id })).sort((a, b) => b.p - a.p || a.id - b.id).slice(0, 5)
+        .map(({ p, id }) => ({ p, token: t.display(id) }));
     }
-    return { ok: true, tokens: ids.map(t.display), top };
-  }, { base64: Buffer.from(bytes).toString('base64'), configText, sentence });
+    return { ok: true, total: all.length, tokens: ids.map(t.display), top };
+  }, { base64: Buffer.from(bytes).toString('base64'), configText, text, context: Number.isFinite(context) ? context : null, rows });
 }
 
 // [SECTION] Tests
@@ -142,31 +143,19 @@ test('a text as long as the context: the model reads 1024 tokens, the view draws
   const { scalars, labels, texts } = await published(page);
   assert.equal(scalars['lm.error'], 0);
   // The same model called directly on the first 1024 tokens: the drawn rows are its last 128.
-  const expected = await page.evaluate(async ({ base64, configText, long, positions }) => {
-    const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-    const { default: create } = await import(new URL('attnlab-lm.mjs', location.href));
-    const { gpt2Tokenizer } = await import(new URL('gpt2_tokenizer.mjs', location.href));
-    const lm = await create();
-    const info = lm.openModel(bytes, configText, 0);
-    if (!info.ok) return info;
-    const t = gpt2Tokenizer();
-    const all = t.encode(long), ids = all.slice(0, positions);
-    const r = lm.runIds(ids, [], false);
-    const top = (i) => {
-      const row = Array.from(r.next.data.slice(i * r.next.cols, (i + 1) * r.next.cols));
-      return row.map((p, id) => ({ p, id })).sort((a, b) => b.p - a.p || a.id - b.id)[0];
-    };
-    return { ok: true, total: all.length, rows: [positions - 128, positions - 65, positions - 1].map((i) => ({ i, token: t.display(ids[i]), ...top(i), top: t.display(top(i).id) })) };
-  }, { base64: Buffer.from(bytes).toString('base64'), configText, long, positions });
+  const rows = [positions - 128, positions - 65, positions - 1];
+  const expected = await direct(page, bytes, configText, { text: long, context: positions, rows });
   assert.ok(expected.ok, expected.message);
   assert.ok(expected.total > positions, `the text is longer than the context (${expected.total} tokens)`);
   assert.equal(scalars['lm.first'], positions - 128);
   assert.equal(scalars['lm.n'], 128);
-  for (const { i, token, p, top } of expected.rows) {
+  for (const i of rows) {
     const k = i - (positions - 128);
-    assert.equal(labels[`lm.word.${k}`], token, `drawn token ${k} is token ${i + 1} of the text`);
-    assert.equal(labels[`lm.top.${k}.0`], top, `its likeliest next token, read with the ${i} before it`);
-    assert.ok(Math.abs(scalars[`lm.top.${k}.0`] - p) <= 1e-6, `p at token ${i + 1}`);
+    assert.equal(labels[`lm.word.${k}`], expected.tokens[i], `drawn token ${k} is token ${i + 1} of the text`);
+    for (let r = 0; r < 5; ++r) {
+      assert.equal(labels[`lm.top.${k}.${r}`], expected.top[i][r].token, `rank ${r} after token ${i + 1}, read with the ${i} before it`);
+      assert.ok(Math.abs(scalars[`lm.top.${k}.${r}`] - expected.top[i][r].p) <= 1e-6, `p of rank ${r} after token ${i + 1}`);
+    }
   }
   const all = texts.join('\n');
   assert.ok(all.includes(`reads the first 1024 of your ${expected.total} tokens: its context ends there`), all.slice(0, 400));
@@ -281,7 +270,7 @@ test('the committed GPT-2 and nanoGPT fixtures in the page: every next-token pro
     const { scalars, labels, texts } = await published(page);
     assert.equal(scalars['lm.open.error'], 0, name);
     assert.equal(scalars['lm.n'], ids.length, name);
-    assert.ok(texts.join('\n').includes(`reads the ${ids.length} token ids in your sentence (each 0–96)`), name);
+    assert.ok(texts.join('\n').includes(`reads the ${ids.length} token ids in your text (each 0–96)`), name);
     let worst = 0;
     for (let i = 0; i < ids.length; ++i) {
       assert.equal(labels[`lm.word.${i}`], `[${ids[i]}]`);

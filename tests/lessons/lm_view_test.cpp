@@ -404,7 +404,8 @@ TEST(LmWire, CutOrCorruptBytesAreAParseErrorNeverACrash) {
   for (int trial = 0; trial < 300; ++trial) {
     std::string bytes = answer;
     for (int k = 0; k < 4; ++k)
-      bytes[static_cast<size_t>(rng.Unit() * static_cast<double>(bytes.size()))] = static_cast<char>(rng.Unit() * 256);
+      bytes[static_cast<size_t>(rng.Unit() * static_cast<double>(bytes.size()))] =
+          static_cast<char>(static_cast<unsigned char>(rng.Below(256)));  // a double past 127 into char is UB
     const attn::Status status = ReadLmAnswer(bytes, &back);  // ok (a value changed) or a parse error
     if (status.ok()) EXPECT_EQ(back.words.size(), back.top.size());
   }

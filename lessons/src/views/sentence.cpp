@@ -8,8 +8,9 @@ Status ComputeSentence(const SentenceState& state, const WordVectors* vectors, S
   std::vector<std::string> tokens = Tokenize(state.text);
   if (tokens.empty()) return Status(StatusCode::kEmptyInput, "Type a sentence: there are no words to attend to yet.");
   if (tokens.size() > static_cast<size_t>(SentenceState::kMaxTokens))
-    return Status(StatusCode::kOutOfRange, "That is " + std::to_string(tokens.size()) + " words; the explorer shows up to " +
-                                               std::to_string(SentenceState::kMaxTokens) + ".");
+    return Status(StatusCode::kOutOfRange, "That is " + std::to_string(tokens.size()) + " words; the views show up to " +
+                                               std::to_string(SentenceState::kMaxTokens) +
+                                               " (the language model, view 12, reads up to its context).");
   Sentence s;
   if (state.vectors == VectorSource::kGlove && vectors && vectors->size() > 0) {
     EmbeddedTokens e = EmbedTokens(*vectors, tokens);
