@@ -226,12 +226,13 @@ Status ComputeLmOnIds(const LmModel& model, const LmHeadTable* heads, const std:
       return Status(StatusCode::kOutOfRange, "lm: ids[" + std::to_string(i) + "]: expected a token id 0–" +
                                                  std::to_string(c.vocab - 1) + ", got " + std::to_string(ids[i]));
   LmViewModel m = Shape(model);
-  const int n = std::min(static_cast<int>(ids.size()), c.seq_len);
-  m.dropped = static_cast<int>(ids.size()) - n;
-  m.first = FirstDrawn(n);
-  const std::vector<int> read(ids.begin(), ids.begin() + n);
+  const int count = std::min(static_cast<int>(ids.size()), c.seq_len);
+  m.dropped = static_cast<int>(ids.size()) - count;
+  m.first = FirstDrawn(count);
+  const std::vector<int> read(ids.begin(), ids.begin() + count);
   const bool has_unknown = HasUnknown(model);
-  for (int id : std::vector<int>(read.begin() + m.first, read.end())) {
+  for (int i = m.first; i < count; ++i) {
+    const int id = read[static_cast<size_t>(i)];
     m.words.push_back(model.vocabulary[static_cast<size_t>(id)]);
     m.known.push_back(has_unknown && id == c.vocab - 1 ? 0 : 1);
   }
