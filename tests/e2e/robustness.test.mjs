@@ -176,6 +176,15 @@ test('setSentence keeps to 8191 bytes at a UTF-8 boundary, so state() reads back
   assert.ok(r.height <= 8 * 20 + 10 + 1, `the box is at most eight lines tall (${r.height} px)`);
   assert.ok(r.scrollHeight > r.height, 'the text is taller than the box');
   assert.equal(r.overflow, 'auto', 'and scrolls inside it');
+  // A wheel over the box scrolls its text, not the page.
+  const box = await page.locator('.attnlab-sentence').first().boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  const scrolled = async () => page.evaluate(() => ({ box: document.querySelector('.attnlab-sentence').scrollTop,
+                                                      page: window.attnlab.scalars()['page.scroll'] }));
+  const start = await scrolled();
+  await page.mouse.wheel(0, 60);
+  await page.waitForFunction((top) => document.querySelector('.attnlab-sentence').scrollTop > top, start.box);
+  assert.equal((await scrolled()).page, start.page, 'the page stays while the text scrolls');
   assert.deepEqual(problems, []);
   await page.close();
 });
