@@ -162,7 +162,9 @@ test('a text as long as the context: the model reads 1024 tokens, the view draws
   assert.ok(all.includes('It reads all 1024 tokens in one forward; the view draws the last 128 (tokens 897–1024)'));
   assert.ok(all.includes(`reads your text as ${expected.total} tokens, a leading space shown as “·”; the drawn ones: … `));
   assert.match(all, /On the last 128 tokens of your text its perplexity is [0-9.]+ \(over their 127 next tokens/);
-  assert.match(all, /a forward of 1023 tokens [0-9.]+ ms/, 'how long a forward of the text takes');
+  // The view says how long the forward took: the sentence and its token count, whatever the duration
+  // (no bound on it: the speed targets live in npm run bench).
+  assert.match(all, /a forward of 1023 tokens [0-9.]+ ms/, 'the view says how long a forward of the text takes');
   assert.deepEqual(problems, []);
   await screenshot(page, 'lm-long-text');
   await page.close();
