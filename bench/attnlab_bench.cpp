@@ -3,7 +3,8 @@
 //       the benchmark layer's forward (lessons/bench_layer.h) on an attn::PreparedAttention: the
 //       parameters seeded and packed once, outside the timing, as the peers prepare an onnxruntime
 //       session or a PyTorch module once; on T threads (AttentionConfig::threads, default 1)
-//   attnlab_bench gemm --m M --k K --n N [--warmup-ms W] [--reps R] [--kernel K]
+//   attnlab_bench gemm --m M --k K --n N [--warmup-ms W] [--reps R] [--kernel K] [--packed 1]
+//       C = A · B; --packed 1: B packed once for K (attn::PackMatrix, not timed), as a model's weights are
 //   attnlab_bench peak [--kernel K]          this core's multiply-add peak with K's vectors
 //   attnlab_bench layer [--ns N,N...] [--d-model D] [--heads H]
 //       the benchmark layer: d_model, heads, seed and the FLOPs of one forward at each n
@@ -49,6 +50,7 @@ using Clock = std::chrono::steady_clock;
 struct Options {
   std::string command;
   int n = 1024, m = 0, k = 0, reps = 5, threads = 1, warmup = 1;
+  bool packed = false;  // gemm
   std::string dir = "bench/.cache/gpt2-small";  // gpt2
   std::vector<int> ns;  // layer: the n to give FLOPs for
   lessons::BenchLayer layer;
@@ -60,7 +62,7 @@ struct Options {
   std::fprintf(stderr,
                "attnlab_bench: %s\nusage: attnlab_bench forward --n N [--warmup-ms W] [--reps R] [--kernel K] "
                "[--d-model D] [--heads H] [--threads T]\n       attnlab_bench gemm --m M --k K --n N [--warmup-ms W] [--reps R] "
-               "[--kernel K]\n       attnlab_bench peak [--kernel K]\n       attnlab_bench layer [--ns N,N...] "
+               "[--kernel K] [--packed 1]\n       attnlab_bench peak [--kernel K]\n       attnlab_bench layer [--ns N,N...] "
                "[--d-model D] [--heads H]\n       attnlab_bench lm-train [--reps R]\n       attnlab_bench lm-generate [--reps R]\n"
                "       attnlab_bench gpt2 [--dir DIR] [--reps R] [--warmup W] [--kernel K]\n"
                "kernels here: %s\n",
@@ -105,6 +107,7 @@ Options Parse(int argc, char** argv) {
     else if (flag == "--warmup-ms") o.warmup_ms = std::atof(value);
     else if (flag == "--warmup") o.warmup = std::atoi(value);
     else if (flag == "--dir") o.dir = value;
+    else if (flag == "--packed") o.packed = std::atoi(value) != 0;
     else if (flag == "--kernel") {
       const attn::Status status = attn::ParseKernel(value, &o.kernel);
       if (!status.ok()) Usage(status.message().c_str());
@@ -188,8 +191,11 @@ int Gemm(const Options& o) {
   const attn::Matrix a = attn::SeededRandom(1).UniformMatrix(o.m, o.k, -1.0f, 1.0f),
                      b = attn::SeededRandom(2).UniformMatrix(o.k, o.n, -1.0f, 1.0f);
   attn::Matrix c;
-  attn::Status status;
-  const std::vector<double> samples = Time([&] { status = attn::MatMul(o.kernel, a, b, &c); }, o.warmup_ms, o.reps);
+  attn::PackedMatrix packed;
+  attn::Status status = o.packed ? attn::PackMatrix(o.kernel, b, false, &packed) : attn::Status::Ok();
+  const std::vector<double> samples = Time([&] {
+    if (status.ok()) status = o.packed ? attn::MatMul(a, packed, &c) : attn::MatMul(o.kernel, a, b, &c);
+  }, o.warmup_ms, o.reps);
   if (!status.ok()) {
     PrintError(o, status.message());
     return 0;

@@ -116,6 +116,18 @@ TEST(Overflow, OverflowAtAMaskedPairIsFine) {
   ExpectOkEverywhere(config, inputs, want);
 }
 
+// An allowed pair that overflows under a causal mask is reported on every path, as without a mask
+// (a masked pair that overflows is fine: OverflowAtAMaskedPairIsFine).
+TEST(Overflow, OverflowAtAnAllowedPairUnderACausalMaskIsReported) {
+  AttentionConfig config;
+  config.causal = true;
+  AttentionInputs inputs;
+  inputs.query = (Matrix(2, 2) << 1, 0, 10, 0).finished();
+  inputs.key = (Matrix(2, 2) << 3e38f, 0, 1, 0).finished();  // q_1·k_0 = 3e39: row 1 sees key 0
+  inputs.value = (Matrix(2, 2) << 1, 2, 3, 4).finished();
+  ExpectOverflowEverywhere(config, inputs);
+}
+
 // Found by differential_fuzz: a key the sliding window masks weighed ~1e−38 in the fused kernel
 // (its fast exp never reaches 0), and with a value of FLT_MAX that was 4 in the output (5 for 1).
 TEST(Overflow, MaskedKeyWithAHugeValueWeighsExactlyZero) {

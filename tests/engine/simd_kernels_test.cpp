@@ -343,6 +343,46 @@ TEST(SimdKernels, FewRowsAndDepthBlocksGiveTheTiledPathsBits) {
   EXPECT_GT(cases, 0);
 }
 
+// GemmPacked's two loop orders and its row tiles of every height give the same bits: a block whose
+// A (144 rows × k) is past gemm_tiled.h's 512 KB runs slice by slice over every panel, a block of
+// 7 rows panel by panel; 149 = 144 + 5 rows end on a tile of 5 (AVX) or 4 + 1 (wasm), the 7-row
+// calls on 6 + 1 or 4 + 3. k spans several depth slices on every variant (kDepthBlock = 4096 / lanes),
+// n ends on a partial panel. Every entry is also within γ_k Σ|a b| of double loops.
+TEST(SimdKernels, BothLoopOrdersAndEveryTileHeightGiveTheSameBits) {
+  int cases = 0;
+  for (const KernelTable* t : SimdTables()) {
+    const int lanes = t->lanes, m = 149, n = 4 * lanes + 3;
+    const int k = 4 * (4096 / lanes) + 7;  // > 131072 / 144 floats on every variant: the slice order
+    ASSERT_GT(144 * k, 128 * 1024);
+    Strided a(m, k, k + 1, 1, 77u + lanes), b(k, n, n + 2, 0, 78u + lanes);
+    std::vector<float> packed(t->packed_size(k, n)), whole(static_cast<size_t>(m) * n);
+    t->pack_b(b.data(), b.ld, false, k, n, packed.data());
+    t->gemm_packed(m, n, k, a.data(), a.ld, packed.data(), nullptr, whole.data(), n);
+    for (int first = 0; first < m; first += 7) {
+      const int rows = std::min(7, m - first);
+      std::vector<float> part(static_cast<size_t>(rows) * n);
+      t->gemm_packed(rows, n, k, &a.at(first, 0), a.ld, packed.data(), nullptr, part.data(), n);
+      for (int r = 0; r < rows; ++r)
+        for (int col = 0; col < n; ++col)
+          ASSERT_EQ(part[static_cast<size_t>(r) * n + col], whole[static_cast<size_t>(first + r) * n + col])
+              << KernelName(t->id) << " rows " << first << "+" << rows << " at (" << first + r << ", " << col << ")";
+    }
+    for (int r = 0; r < m; ++r)
+      for (int col = 0; col < n; ++col) {
+        double want = 0.0, magnitude = 0.0;
+        for (int p = 0; p < k; ++p) {
+          const double prod = double(a.at(r, p)) * b.at(p, col);
+          want += prod, magnitude += std::fabs(prod);
+        }
+        ASSERT_NEAR(whole[static_cast<size_t>(r) * n + col], want, (k + 2) * 1.2e-7 * magnitude + 1e-30)
+            << KernelName(t->id) << " at (" << r << ", " << col << ")";
+      }
+    ++cases;
+  }
+  if (SimdTables().empty()) GTEST_SKIP() << "no SIMD variant on this target";
+  EXPECT_GT(cases, 0);
+}
+
 // pack_b of a transposed B (the fused kernel's Kᵀ panels and a prepared layer's weights) against a
 // plain loop, for shapes around every transpose tile (4 × 4 on wasm, 8 × 8 on x86) and panel width:
 // exact, zeros past the last column, and nothing read from the NaN padding between rows.

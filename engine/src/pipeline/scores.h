@@ -196,6 +196,22 @@ bool AllowedScoresFinite(const AttentionConfig& config, const AttentionInputsT<T
   if (all_finite(h.raw_scores) && all_finite(h.scaled_scores) && all_finite(h.capped_scores) && all_finite(h.scores) &&
       (h.scores.size() == 0 || std::isfinite(h.scores.cwiseAbs().maxCoeff() / temperature)))
     return true;
+  if (in.bool_mask.empty() && !in.key_padding.size() && in.float_mask.empty()) {
+    // Only band masks (causal, a window): each row's allowed keys are one run [first, last], tested
+    // as above in vectorised passes (pair by pair, a causal prefill of GPT-2 spent 1.5% of its time here).
+    for (Eigen::Index i = 0; i < d.n; ++i) {
+      int64_t first = 0, last = 0;
+      AllowedKeys(config, d, i, &first, &last);
+      const Eigen::Index lo = std::max<int64_t>(first, 0), hi = std::min<int64_t>(last, d.keys - 1);
+      if (hi < lo) continue;
+      const auto run = [&](const MatrixT<T>& m) { return m.row(i).segment(lo, hi - lo + 1).array(); };
+      if (!((run(h.raw_scores) * T(0)).sum() == T(0) && (run(h.scaled_scores) * T(0)).sum() == T(0) &&
+            (run(h.capped_scores) * T(0)).sum() == T(0) && (run(h.scores) * T(0)).sum() == T(0) &&
+            std::isfinite(run(h.scores).abs().maxCoeff() / temperature)))
+        return false;
+    }
+    return true;
+  }
   const bool true_blocks = in.bool_mask_meaning == BoolMaskMeaning::kTrueMeansBlock;
   for (Eigen::Index i = 0; i < d.n; ++i) {
     int64_t first = 0, last = 0;

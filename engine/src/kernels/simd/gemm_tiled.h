@@ -5,7 +5,8 @@
 // a time, one broadcast per row and step. The kMr × kNr accumulator block stays in registers for the
 // whole k loop: 2·kMr multiply-adds per 2 loads + kMr broadcasts. kMr is 6 on x86 (12 accumulators
 // of 16 registers) and 4 on wasm, where V8 keeps fewer vectors in registers (6 × 8 ran 20% slower).
-// Edges (rows < kMr, columns < kNr) go through a padded tile so the micro-kernel is always full.
+// The last rows of a block run a micro-kernel of just their height (1 … kMr); the last panel's
+// columns (< kNr) go through a tile on the stack.
 #pragma once
 
 #include <cstddef>
@@ -60,58 +61,81 @@ class ScratchLayout {
   std::size_t total_ = 0;
 };
 
-// C[kMr, kNr] = (accumulate ? C : 0) + A[kMr, k] · P[k, kNr], kMr = kRows (4 or 6).
+// C[kMr, kNr] = (accumulate ? C : 0) + A[kMr, k] · P[k, kNr], kMr = kRows (1 … 6).
 //   a: row i at a + i·lda;  panel: row p at panel + p·ldp (kNr for a packed panel);  c: row i at c + i·ldc
 // a_rows < kMr: rows from a_rows on read A's row a_rows − 1 instead (an edge; their C rows are junk).
 // The accumulators are named, not an array: GCC keeps an array in memory across the loop.
-// kRows: V::kMr, or 4 for a block of 4 rows on a 6-row variant (an edge: n = 16 is 6 + 6 + 4); each
-// entry of C is the same chain of multiply-adds whichever kRows computes it.
+// kRows: V::kMr, or fewer for the last rows of a block (GEMM's m = 128 on a 6-row variant is 21 tiles of
+// 6 and one of 2); each entry of C is the same chain of multiply-adds whichever kRows computes it.
 template <class V, int kRows = V::kMr>
 inline void MicroKernel(int k, const float* a, int lda, const float* panel, int ldp, float* c, int ldc,
                         bool accumulate, int a_rows = kRows) {
   constexpr int kMr = kRows, L = V::kLanes;
-  static_assert(kMr == 4 || kMr == 6, "the micro-kernel is written out for 4 or 6 rows");
+  static_assert(kMr >= 1 && kMr <= 6, "the micro-kernel is written out for 1 to 6 rows");
   using F = typename V::F;
   F c00 = V::Zero(), c01 = V::Zero(), c10 = V::Zero(), c11 = V::Zero(), c20 = V::Zero(), c21 = V::Zero();
   F c30 = V::Zero(), c31 = V::Zero(), c40 = V::Zero(), c41 = V::Zero(), c50 = V::Zero(), c51 = V::Zero();
   if (accumulate) {
     c00 = V::Load(c), c01 = V::Load(c + L);
-    c10 = V::Load(c + ldc), c11 = V::Load(c + ldc + L);
-    c20 = V::Load(c + 2 * ldc), c21 = V::Load(c + 2 * ldc + L);
-    c30 = V::Load(c + 3 * ldc), c31 = V::Load(c + 3 * ldc + L);
-    if constexpr (kMr == 6) {
-      c40 = V::Load(c + 4 * ldc), c41 = V::Load(c + 4 * ldc + L);
-      c50 = V::Load(c + 5 * ldc), c51 = V::Load(c + 5 * ldc + L);
-    }
+    if constexpr (kMr >= 2) c10 = V::Load(c + ldc), c11 = V::Load(c + ldc + L);
+    if constexpr (kMr >= 3) c20 = V::Load(c + 2 * ldc), c21 = V::Load(c + 2 * ldc + L);
+    if constexpr (kMr >= 4) c30 = V::Load(c + 3 * ldc), c31 = V::Load(c + 3 * ldc + L);
+    if constexpr (kMr >= 5) c40 = V::Load(c + 4 * ldc), c41 = V::Load(c + 4 * ldc + L);
+    if constexpr (kMr >= 6) c50 = V::Load(c + 5 * ldc), c51 = V::Load(c + 5 * ldc + L);
   }
   const auto row = [&](int i) { return a + (i < a_rows ? i : a_rows - 1) * lda; };
-  const float *a0 = a, *a1 = row(1), *a2 = row(2), *a3 = row(3);
-  const float *a4 = kMr == 6 ? row(4) : a, *a5 = kMr == 6 ? row(5) : a;
+  const float *a0 = a, *a1 = kMr >= 2 ? row(1) : a, *a2 = kMr >= 3 ? row(2) : a, *a3 = kMr >= 4 ? row(3) : a;
+  const float *a4 = kMr >= 5 ? row(4) : a, *a5 = kMr >= 6 ? row(5) : a;
   for (int p = 0; p < k; ++p, panel += ldp) {
     const F b0 = V::Load(panel), b1 = V::Load(panel + L);
     F ai = V::BroadcastFrom(a0 + p);
     c00 = V::MulAdd(ai, b0, c00), c01 = V::MulAdd(ai, b1, c01);
-    ai = V::BroadcastFrom(a1 + p);
-    c10 = V::MulAdd(ai, b0, c10), c11 = V::MulAdd(ai, b1, c11);
-    ai = V::BroadcastFrom(a2 + p);
-    c20 = V::MulAdd(ai, b0, c20), c21 = V::MulAdd(ai, b1, c21);
-    ai = V::BroadcastFrom(a3 + p);
-    c30 = V::MulAdd(ai, b0, c30), c31 = V::MulAdd(ai, b1, c31);
-    if constexpr (kMr == 6) {
+    if constexpr (kMr >= 2) {
+      ai = V::BroadcastFrom(a1 + p);
+      c10 = V::MulAdd(ai, b0, c10), c11 = V::MulAdd(ai, b1, c11);
+    }
+    if constexpr (kMr >= 3) {
+      ai = V::BroadcastFrom(a2 + p);
+      c20 = V::MulAdd(ai, b0, c20), c21 = V::MulAdd(ai, b1, c21);
+    }
+    if constexpr (kMr >= 4) {
+      ai = V::BroadcastFrom(a3 + p);
+      c30 = V::MulAdd(ai, b0, c30), c31 = V::MulAdd(ai, b1, c31);
+    }
+    if constexpr (kMr >= 5) {
       ai = V::BroadcastFrom(a4 + p);
       c40 = V::MulAdd(ai, b0, c40), c41 = V::MulAdd(ai, b1, c41);
+    }
+    if constexpr (kMr >= 6) {
       ai = V::BroadcastFrom(a5 + p);
       c50 = V::MulAdd(ai, b0, c50), c51 = V::MulAdd(ai, b1, c51);
     }
   }
   V::Store(c, c00), V::Store(c + L, c01);
-  V::Store(c + ldc, c10), V::Store(c + ldc + L, c11);
-  V::Store(c + 2 * ldc, c20), V::Store(c + 2 * ldc + L, c21);
-  V::Store(c + 3 * ldc, c30), V::Store(c + 3 * ldc + L, c31);
-  if constexpr (kMr == 6) {
-    V::Store(c + 4 * ldc, c40), V::Store(c + 4 * ldc + L, c41);
-    V::Store(c + 5 * ldc, c50), V::Store(c + 5 * ldc + L, c51);
+  if constexpr (kMr >= 2) V::Store(c + ldc, c10), V::Store(c + ldc + L, c11);
+  if constexpr (kMr >= 3) V::Store(c + 2 * ldc, c20), V::Store(c + 2 * ldc + L, c21);
+  if constexpr (kMr >= 4) V::Store(c + 3 * ldc, c30), V::Store(c + 3 * ldc + L, c31);
+  if constexpr (kMr >= 5) V::Store(c + 4 * ldc, c40), V::Store(c + 4 * ldc + L, c41);
+  if constexpr (kMr >= 6) V::Store(c + 5 * ldc, c50), V::Store(c + 5 * ldc + L, c51);
+}
+
+// MicroKernel on `rows` (1 … V::kMr) rows, each a real row of A: the last rows of a block multiply
+// no padding (m = 128 on AVX-512's 6-row tiles once ran its last 2 rows as 6, through an unblocked
+// edge path: 13% of the GEMM's time in GPT-2's prefill).
+template <class V>
+inline void MicroKernelRows(int rows, int k, const float* a, int lda, const float* panel, int ldp, float* c, int ldc,
+                            bool accumulate) {
+  switch (rows) {
+    case 1: MicroKernel<V, 1>(k, a, lda, panel, ldp, c, ldc, accumulate); return;
+    case 2: MicroKernel<V, 2>(k, a, lda, panel, ldp, c, ldc, accumulate); return;
+    case 3: MicroKernel<V, 3>(k, a, lda, panel, ldp, c, ldc, accumulate); return;
+    default: break;
   }
+  if constexpr (V::kMr >= 5) {
+    if (rows == 5) return MicroKernel<V, 5>(k, a, lda, panel, ldp, c, ldc, accumulate);
+    if (rows == 4) return MicroKernel<V, 4>(k, a, lda, panel, ldp, c, ldc, accumulate);
+  }
+  MicroKernel<V>(k, a, lda, panel, ldp, c, ldc, accumulate);
 }
 
 // Packs columns [j0, j0 + kNr) of B (k, n) into panel (k, kNr), zeros past column n.
@@ -158,18 +182,17 @@ inline void AddBias(int m, int n, const float* bias, float* c, int ldc) {
     for (int j = 0; j < n; ++j) c[i * ldc + j] += bias[j];
 }
 
-// C[rows, cols] = A[rows, k] · panel, for rows ≤ kMr and cols ≤ kNr (the edges). Rows past `rows`
-// read A's last row again (never past it) and are dropped; the block goes through a kMr × kNr tile
-// on the stack, so an edge copies C only, never A.
+// C[rows, cols] = (accumulate ? C : 0) + A[rows, k] · panel, for rows ≤ kMr and cols < kNr (the last
+// panel's columns): through a rows × kNr tile on the stack, so the kernel's full-width stores stay
+// inside it; the panel's zero padding makes the extra columns 0.
 template <class V>
-void EdgeTile(int rows, int cols, int k, const float* a, int lda, const float* panel, int ldp, float* c, int ldc) {
+void ColumnEdgeTile(int rows, int cols, int k, const float* a, int lda, const float* panel, int ldp, float* c, int ldc,
+                    bool accumulate) {
   constexpr int kMr = V::kMr, kNr = PanelWidth<V>();
-  alignas(64) float c_pad[kMr * kNr];
-  if (kMr > 4 && rows <= 4) {
-    MicroKernel<V, 4>(k, a, lda, panel, ldp, c_pad, kNr, false, rows);
-  } else {
-    MicroKernel<V>(k, a, lda, panel, ldp, c_pad, kNr, false, rows);
-  }
+  alignas(64) float c_pad[kMr * kNr] = {};
+  if (accumulate)
+    for (int i = 0; i < rows; ++i) std::memcpy(c_pad + i * kNr, c + i * ldc, sizeof(float) * cols);
+  MicroKernelRows<V>(rows, k, a, lda, panel, ldp, c_pad, kNr, accumulate);
   for (int i = 0; i < rows; ++i) std::memcpy(c + i * ldc, c_pad + i * kNr, sizeof(float) * cols);
 }
 
@@ -207,7 +230,49 @@ void PanelFewRows(int m, int k, const float* a, int lda, const float* panel, int
   }
 }
 
+// One slice of one panel (depth steps from p0, columns j0 … j0 + cols) over rows [i0, i_end):
+// C[i0 … i_end, j0 …] (+)= A[…, p0 … p0 + depth) · slice, in tiles of kMr rows. `next` (x86): the
+// next_bytes the block reads after this slice, fetched into L2 a few lines per row tile while this
+// one is used: a model's weights come from memory, and the hardware's prefetcher, which restarts
+// where a read jumps (from slice to slice), left GPT-2's products at 110–117 GFLOP/s instead of
+// 123–135 (AVX-512, B from memory, medians of 6). WebAssembly has no prefetch.
+template <class V>
+inline void PanelSlice(int i0, int i_end, int p0, int depth, int j0, int cols, const float* a, int lda,
+                       const float* slice, float* c, int ldc, bool accumulate, const char* next, int next_bytes) {
+  constexpr int kMr = V::kMr, kNr = PanelWidth<V>();
+#if !defined(__wasm__)
+  const int next_lines = next_bytes / 64, tiles = (i_end - i0 + kMr - 1) / kMr;
+  const int per_tile = (next_lines + tiles - 1) / tiles;
+  int line = 0;
+#else
+  (void)next, (void)next_bytes;
+#endif
+  for (int i = i0; i < i_end;) {
+#if !defined(__wasm__)
+    for (int e = 0; e < per_tile && line < next_lines; ++e, ++line) __builtin_prefetch(next + 64 * line, 0, 1);
+#endif
+    const int rows = MinInt(kMr, i_end - i);
+    const float* a_block = a + i * lda + p0;
+    float* c_block = c + i * ldc + j0;
+    if (rows == kMr && cols == kNr) {
+      MicroKernel<V>(depth, a_block, lda, slice, kNr, c_block, ldc, accumulate);
+    } else if (cols == kNr) {
+      MicroKernelRows<V>(rows, depth, a_block, lda, slice, kNr, c_block, ldc, accumulate);
+    } else {
+      ColumnEdgeTile<V>(rows, cols, depth, a_block, lda, slice, kNr, c_block, ldc, accumulate);
+    }
+    i += rows;
+  }
+}
+
 // GemmPacked for m ≥ kMr rows, k > 0: kMr × kNr tiles, the panels' depth in slices of kDepthBlock.
+// Two orders, the same sums (each entry's chain of multiply-adds runs slice after slice, in order):
+//  - panel by panel, its slices in turn, when a row block's A (rows × k) fits in L2 beside them: the
+//    block's C columns stay in cache from slice to slice, and B is read once, front to back. GPT-2's
+//    unembedding (128 × 768 · 768 × 50257) otherwise wrote and re-read its 26 MB of logits once per
+//    slice, from memory: 62 against 80+ GFLOP/s (AVX-512).
+//  - slice by slice over every panel otherwise (GPT-2's 128 × 3072 · 3072 × 768: A's block is 1.5 MB;
+//    C, 128 × 768, stays in L2 anyway).
 template <class V>
 void GemmPackedTiled(int m, int n, int k, const float* a, int lda, const float* packed, float* c, int ldc) {
   constexpr int kMr = V::kMr, kNr = PanelWidth<V>();
@@ -216,41 +281,38 @@ void GemmPackedTiled(int m, int n, int k, const float* a, int lda, const float* 
   // 128-token prefill reads each weight from memory once (96 rows read them twice: 8% slower).
   constexpr int kRowBlock = 144 / kMr * kMr;
   constexpr int kDepthBlock = DepthBlock<V>();
-  for (int p0 = 0; p0 < k; p0 += kDepthBlock) {
-    const int depth = MinInt(kDepthBlock, k - p0);
-    const bool accumulate = p0 > 0;
-    for (int i0 = 0; i0 < m; i0 += kRowBlock) {
-      const int i_end = MinInt(m, i0 + kRowBlock);
+  constexpr std::size_t kBlockOfA = 128 * 1024;  // floats: 512 KB, half of a 1 MB L2
+  const bool panel_by_panel = static_cast<std::size_t>(MinInt(m, kRowBlock)) * k <= kBlockOfA;
+  const std::size_t panel_floats = static_cast<std::size_t>(k) * kNr;
+  const float* const end = packed + panels * panel_floats;
+  // The bytes of B from `from` on, up to one slice: what a slice may prefetch in panel order.
+  const auto slice_ahead = [end](const float* from) {
+    const std::ptrdiff_t floats = end - from;
+    return static_cast<int>(sizeof(float)) * (floats < kDepthBlock * kNr ? static_cast<int>(floats) : kDepthBlock * kNr);
+  };
+  for (int i0 = 0; i0 < m; i0 += kRowBlock) {
+    const int i_end = MinInt(m, i0 + kRowBlock);
+    if (panel_by_panel) {
       for (int t = 0; t < panels; ++t) {
         const int j0 = t * kNr, cols = MinInt(kNr, n - j0);
-        const float* panel = packed + static_cast<std::size_t>(t) * k * kNr + static_cast<std::size_t>(p0) * kNr;
-        constexpr int ldp = kNr;
-        // The next panel's slice fetched into L2 a few lines per row tile while this one is used: a
-        // model's weights come from memory, and the hardware's prefetcher, which restarts at each
-        // slice (96 KB apart at k = 768), left GPT-2's products at 110–117 GFLOP/s instead of 123–135
-        // (AVX-512, B from memory, medians of 6). WebAssembly has no prefetch.
-#if !defined(__wasm__)
-        const char* next = reinterpret_cast<const char*>(panel + static_cast<std::size_t>(k) * kNr);
-        const int next_lines = t + 1 < panels ? depth * kNr * static_cast<int>(sizeof(float)) / 64 : 0;
-        const int tiles = (i_end - i0 + kMr - 1) / kMr;
-        const int per_tile = (next_lines + tiles - 1) / tiles;
-        int line = 0;
-#endif
-        for (int i = i0; i < i_end; i += kMr) {
-#if !defined(__wasm__)
-          for (int e = 0; e < per_tile && line < next_lines; ++e, ++line) __builtin_prefetch(next + 64 * line, 0, 1);
-#endif
-          const int rows = MinInt(kMr, i_end - i);
-          const float* a_block = a + i * lda + p0;
-          float* c_block = c + i * ldc + j0;
-          if (rows == kMr && cols == kNr) {
-            MicroKernel<V>(depth, a_block, lda, panel, ldp, c_block, ldc, accumulate);
-          } else if (kMr > 4 && rows == 4 && cols == kNr) {
-            MicroKernel<V, 4>(depth, a_block, lda, panel, ldp, c_block, ldc, accumulate);
-          } else if (p0 == 0) {  // an edge: its whole depth at once (its tile is on the stack, not in C)
-            EdgeTile<V>(rows, cols, k, a + i * lda, lda, panel, ldp, c_block, ldc);
-          }
+        for (int p0 = 0; p0 < k; p0 += kDepthBlock) {
+          const int depth = MinInt(kDepthBlock, k - p0);
+          const float* slice = packed + t * panel_floats + static_cast<std::size_t>(p0) * kNr;
+          const float* next = slice + static_cast<std::size_t>(depth) * kNr;  // B front to back
+          PanelSlice<V>(i0, i_end, p0, depth, j0, cols, a, lda, slice, c, ldc, p0 > 0,
+                        reinterpret_cast<const char*>(next), slice_ahead(next));
         }
+      }
+      continue;
+    }
+    for (int p0 = 0; p0 < k; p0 += kDepthBlock) {
+      const int depth = MinInt(kDepthBlock, k - p0);
+      for (int t = 0; t < panels; ++t) {
+        const int j0 = t * kNr, cols = MinInt(kNr, n - j0);
+        const float* slice = packed + t * panel_floats + static_cast<std::size_t>(p0) * kNr;
+        const float* next = slice + panel_floats;  // the same slice of the next panel
+        PanelSlice<V>(i0, i_end, p0, depth, j0, cols, a, lda, slice, c, ldc, p0 > 0,
+                      reinterpret_cast<const char*>(next), t + 1 < panels ? depth * kNr * static_cast<int>(sizeof(float)) : 0);
       }
     }
   }
