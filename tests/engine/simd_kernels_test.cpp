@@ -288,7 +288,7 @@ TEST(SimdKernels, GemmMatchesDoubleLoops) {
 
 // A row's sums do not depend on how the call is cut: rows of a call with fewer rows than the
 // micro-kernel (gemm's few-rows path: B read in place, a decode step's one row; gemm_packed's, down
-// the packed panels) and depths past one
+// the packed panels, one row four panels at a time) and depths past one
 // depth block (GemmPacked's slices of k, continued from the stored value) give the bits of the tiled,
 // packed path, for B in both layouts, with and without bias. Sizes straddle the vector width, the
 // panel width and the depth block (4096 / lanes steps); the double loops bound both (as GemmMatchesDoubleLoops).
@@ -296,7 +296,8 @@ TEST(SimdKernels, FewRowsAndDepthBlocksGiveTheTiledPathsBits) {
   int cases = 0;
   for (const KernelTable* t : SimdTables()) {
     const int lanes = t->lanes, big = 7;  // 7 rows: the tiled path on every variant (kMr is 4 or 6)
-    for (int n : {1, lanes - 1, 2 * lanes + 3, 100}) {
+    // 18·lanes + 3: nine whole panels and a part (one row: two rounds of four panels, then two alone)
+    for (int n : {1, lanes - 1, 2 * lanes + 3, 100, 18 * lanes + 3}) {
       const int depth = 4096 / lanes;  // gemm_tiled.h's DepthBlock: a 32 KB slice of a panel of 2·lanes columns
       for (int k : {3, depth - 1, depth, depth + 1, 2 * depth + 5}) {
         for (int variant = 0; variant < 4; ++variant) {
