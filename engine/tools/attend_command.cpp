@@ -6,7 +6,7 @@
 #include "attn/attention.h"
 #include "attn/config_names.h"
 #include "cli_support.h"
-#include "lessons/text.h"
+#include "attn/text.h"
 
 namespace attnlab_cli {
 namespace {
@@ -50,10 +50,10 @@ int Attend(int argc, char** argv) {
     }
     ++i;
   }
-  const auto tokens = lessons::Tokenize(sentence);
+  const auto tokens = attn::Tokenize(sentence);
   attn::AttentionResult result;
   const attn::Status status =
-      attn::SelfAttention(config, lessons::HashEmbeddings(tokens, static_cast<int>(dim)), &result);
+      attn::SelfAttention(config, attn::HashEmbeddings(tokens, static_cast<int>(dim)), &result);
   if (!status.ok()) {
     std::fprintf(stderr, "attnlab: %s\n", status.ToString().c_str());
     return kExitBadInput;

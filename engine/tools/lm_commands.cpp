@@ -16,8 +16,8 @@
 #include "cli_flags.h"
 #include "cli_support.h"
 #include "json_text.h"
-#include "lessons/brown_corpus.h"
-#include "lessons/text.h"
+#include "attn/train/corpus.h"
+#include "attn/text.h"
 
 namespace attnlab_cli {
 namespace {
@@ -148,7 +148,7 @@ int Lm(int argc, char** argv) {
     } else {
       // attnlab's word-level models: the words as `attnlab generate` reads them.
       const train::LmWordIndex index(model.vocabulary);
-      for (const std::string& word : lessons::Tokenize(prompt)) ids.push_back(index.Id(lessons::NormalizeToken(word)));
+      for (const std::string& word : attn::Tokenize(prompt)) ids.push_back(index.Id(attn::NormalizeToken(word)));
     }
     if (ids.empty()) return UsageError("lm", "invalid_argument: --prompt: expected at least one token");
   }
@@ -278,7 +278,7 @@ int Generate(int argc, char** argv) {
   const bool json = flags.Switch("--json");
   if (!flags.Finish()) return UsageError("generate", flags.error());
   std::vector<std::string> words;
-  for (const std::string& token : lessons::Tokenize(prompt)) words.push_back(lessons::NormalizeToken(token));
+  for (const std::string& token : attn::Tokenize(prompt)) words.push_back(attn::NormalizeToken(token));
   if (words.empty()) return UsageError("generate", "invalid_argument: --prompt: expected at least one word");
   train::LmModel model;
   int exit_code = kExitOk;
@@ -335,14 +335,14 @@ int LmEval(int argc, char** argv) {
   train::LmModel model;
   int exit_code = kExitOk;
   if (!LoadModel("lm-eval", model_path, &model, &exit_code)) return exit_code;
-  lessons::Corpus corpus;
-  const std::vector<uint8_t> bytes = lessons::ReadFile(corpus_path);
+  attn::train::Corpus corpus;
+  const std::vector<uint8_t> bytes = attn::train::ReadFile(corpus_path);
   if (bytes.empty())
     return UsageError("lm-eval", "parse_error: --corpus: cannot read '" + Excerpt(corpus_path.c_str()) +
                                      "' (node scripts/prepare-brown.mjs writes it)");
-  attn::Status status = lessons::ReadCorpus(bytes, &corpus);
-  lessons::LmStreams streams;
-  if (status.ok()) status = lessons::MakeLmStreams(corpus, model.config.vocab, &streams);
+  attn::Status status = attn::train::ReadCorpus(bytes, &corpus);
+  attn::train::LmStreams streams;
+  if (status.ok()) status = attn::train::MakeLmStreams(corpus, model.config.vocab, &streams);
   if (status.ok() && streams.vocabulary != model.vocabulary)
     status = attn::Status(attn::StatusCode::kInvalidArgument,
                           "the model's vocabulary is not this corpus's training split's most frequent words");

@@ -43,11 +43,11 @@ Status WindowNll(const train::LmModel& model, const std::vector<int>& inputs, co
 
 }  // namespace
 
-Status MeasureLmHeads(const train::LmModel& model, const Corpus& corpus, const LmHeadsConfig& config, LmHeadTable* table) {
+Status MeasureLmHeads(const train::LmModel& model, const attn::train::Corpus& corpus, const LmHeadsConfig& config, LmHeadTable* table) {
   const train::LmConfig& c = model.config;
   const int n = c.seq_len, L = c.layers, H = c.heads, d_k = c.d_model / c.heads, unknown = c.vocab - 1;
   const int tag_count = static_cast<int>(corpus.tags.size());
-  const Split& split = corpus.held_out;
+  const attn::train::Split& split = corpus.held_out;
   // The held-out split as the model's ids, with its tags.
   const train::LmWordIndex index(model.vocabulary);
   std::vector<int> ids(split.words.size());

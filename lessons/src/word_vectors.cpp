@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "lessons/text.h"
+#include "attn/text.h"
 
 namespace lessons {
 namespace {
@@ -101,7 +101,7 @@ EmbeddedTokens EmbedTokens(const WordVectors& vectors, const std::vector<std::st
   const int dim = vectors.dim();
   out.x.resize(static_cast<Eigen::Index>(tokens.size()), dim);
   for (size_t i = 0; i < tokens.size(); ++i) {
-    const std::string word = NormalizeToken(tokens[i]);
+    const std::string word = attn::NormalizeToken(tokens[i]);
     const char* expanded = ExpandClitic(word);
     const std::string lookup = expanded ? expanded : word;
     const long row = vectors.Find(lookup);
@@ -111,7 +111,7 @@ EmbeddedTokens EmbedTokens(const WordVectors& vectors, const std::vector<std::st
       out.known.push_back(true);
       out.lookup.push_back(lookup);
     } else {
-      const Matrix h = HashEmbedding(word, dim);
+      const Matrix h = attn::HashEmbedding(word, dim);
       out.x.row(r) = h * (vectors.mean_norm() / h.norm());
       out.known.push_back(false);
       out.lookup.emplace_back();
@@ -137,7 +137,7 @@ std::string UnknownWordsNote(const std::vector<std::string>& tokens, const std::
   std::vector<std::string> seen, lacking, rare;  // seen: normalised; the others: as typed
   for (size_t i = 0; i < tokens.size() && i < known.size(); ++i) {
     if (known[i]) continue;
-    const std::string word = NormalizeToken(tokens[i]);
+    const std::string word = attn::NormalizeToken(tokens[i]);
     if (std::find(seen.begin(), seen.end(), word) != seen.end()) continue;
     seen.push_back(word);
     (SourceListLacksForm(word) ? lacking : rare).push_back(tokens[i]);

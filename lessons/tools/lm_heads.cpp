@@ -13,7 +13,7 @@
 #include <string>
 
 #include "attn/train/lm_asset.h"
-#include "lessons/brown_corpus.h"
+#include "attn/train/corpus.h"
 #include "lessons/lm_heads.h"
 
 namespace {
@@ -50,14 +50,14 @@ int main(int argc, char** argv) {
                          "[--induction-words N] [--seed N]\n");
     return 2;
   }
-  const std::vector<uint8_t> model_bytes = lessons::ReadFile(model_path);
+  const std::vector<uint8_t> model_bytes = attn::train::ReadFile(model_path);
   attn::train::LmModel model;
   if (Status s = attn::train::ReadLmAsset(
           std::string_view(reinterpret_cast<const char*>(model_bytes.data()), model_bytes.size()), &model);
       !s.ok())
     return Fail(s);
-  lessons::Corpus corpus;
-  if (Status s = lessons::ReadCorpus(lessons::ReadFile(corpus_path), &corpus); !s.ok()) return Fail(s);
+  attn::train::Corpus corpus;
+  if (Status s = attn::train::ReadCorpus(attn::train::ReadFile(corpus_path), &corpus); !s.ok()) return Fail(s);
 
   const auto started = std::chrono::steady_clock::now();
   lessons::LmHeadTable table;

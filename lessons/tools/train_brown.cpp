@@ -31,18 +31,18 @@
 #include "attn/seeded_random.h"
 #include "attn/train/model.h"
 #include "attn/train/optimizer.h"
-#include "lessons/brown_corpus.h"
+#include "attn/train/corpus.h"
 #include "lessons/trained_heads.h"
 #include "lessons/word_vectors.h"
 
 namespace {
 
 namespace train = attn::train;
-using lessons::Corpus;
+using attn::train::Corpus;
 using lessons::Matrix;
-using lessons::ReadCorpus;
-using lessons::ReadFile;
-using lessons::Split;
+using attn::train::ReadCorpus;
+using attn::train::ReadFile;
+using attn::train::Split;
 using lessons::Status;
 using lessons::StatusCode;
 
@@ -64,7 +64,7 @@ int ArgMax(const std::vector<int>& counts) {
 }
 
 // Accuracy of "each key's most frequent training tag; keys unseen in training get `fallback`".
-float KeyBaseline(const Corpus& c, const std::vector<int>& train_keys, const std::vector<int>& held_keys, int fallback) {
+float KeyBaseline(const attn::train::Corpus& c, const std::vector<int>& train_keys, const std::vector<int>& held_keys, int fallback) {
   const int tags = static_cast<int>(c.tags.size());
   std::map<int, std::vector<int>> counts;
   for (size_t i = 0; i < train_keys.size(); ++i) {
@@ -169,10 +169,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   const auto started = std::chrono::steady_clock::now();
-  Corpus corpus;
-  const std::vector<uint8_t> corpus_bytes = ReadFile(opt.corpus);
-  if (Status s = ReadCorpus(corpus_bytes, &corpus); !s.ok()) return Fail(s);
-  const std::vector<uint8_t> vector_bytes = ReadFile(opt.vectors);
+  attn::train::Corpus corpus;
+  const std::vector<uint8_t> corpus_bytes = attn::train::ReadFile(opt.corpus);
+  if (Status s = attn::train::ReadCorpus(corpus_bytes, &corpus); !s.ok()) return Fail(s);
+  const std::vector<uint8_t> vector_bytes = attn::train::ReadFile(opt.vectors);
   lessons::WordVectors vectors;
   if (Status s = lessons::WordVectors::Parse(vector_bytes.data(), vector_bytes.size(), &vectors); !s.ok()) return Fail(s);
   // The page's vector of every vocabulary entry: the fixed token table.

@@ -7,7 +7,7 @@
 //                    [--warmup 200] [--batch 16] [--lr 0.003] [--seed 1] [--log-every 100] [--eval-every 0]
 //
 // The model and its training: attn/train/lm_model.h, lm_trainer.h. The data: the training split as
-// one stream of ids over a vocabulary of its most frequent words (lessons::MakeLmStreams); the
+// one stream of ids over a vocabulary of its most frequent words (attn::train::MakeLmStreams); the
 // held-out split scored over LmWindowStarts, the same predictions for the model and the baselines.
 //
 // What it prints: the baselines, the loss every --log-every steps with tokens/s, the held-out
@@ -26,12 +26,12 @@
 #include "attn/train/lm_asset.h"
 #include "attn/train/lm_trainer.h"
 #include "attn/train/ngram_baselines.h"
-#include "lessons/brown_corpus.h"
+#include "attn/train/corpus.h"
 
 namespace {
 
 namespace train = attn::train;
-using lessons::Status;
+using attn::Status;
 
 constexpr int kSampleTokens = 4097;  // 64 windows of 64 predictions
 constexpr int kEvalBatch = 16;
@@ -117,10 +117,10 @@ int main(int argc, char** argv) {
                          "[--seed N] [--log-every N] [--eval-every N]\n");
     return 2;
   }
-  lessons::Corpus corpus;
-  if (Status s = lessons::ReadCorpus(lessons::ReadFile(opt.corpus), &corpus); !s.ok()) return Fail(s);
-  lessons::LmStreams streams;
-  if (Status s = lessons::MakeLmStreams(corpus, opt.vocab, &streams); !s.ok()) return Fail(s);
+  attn::train::Corpus corpus;
+  if (Status s = attn::train::ReadCorpus(attn::train::ReadFile(opt.corpus), &corpus); !s.ok()) return Fail(s);
+  attn::train::LmStreams streams;
+  if (Status s = attn::train::MakeLmStreams(corpus, opt.vocab, &streams); !s.ok()) return Fail(s);
   const auto unknown_share = [&](const std::vector<int>& ids) {
     return 100.0 * static_cast<double>(std::count(ids.begin(), ids.end(), opt.vocab - 1)) / static_cast<double>(ids.size());
   };

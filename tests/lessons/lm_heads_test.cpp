@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "attn/train/lm_asset.h"
-#include "lessons/brown_corpus.h"
+#include "attn/train/corpus.h"
 #include "lessons/lm_heads.h"
 
 namespace lessons {
@@ -19,7 +19,7 @@ namespace {
 namespace train = attn::train;
 
 std::string ReadText(const std::string& path) {
-  const std::vector<uint8_t> bytes = ReadFile(path);
+  const std::vector<uint8_t> bytes = attn::train::ReadFile(path);
   return std::string(bytes.begin(), bytes.end());
 }
 
@@ -163,13 +163,13 @@ TEST(LmInduction, TheShippedModelDoesNotCopyRepeatedRandomWords) {
 // The table's attention statistics and mean outputs recomputed from the held-out text (one forward a
 // window; the ablation's 32 more a window are the tool's). Needs .cache/brown/brown-upos.bin.
 TEST(LmHeads, RecomputedSharesMatchTheCommittedTable) {
-  const std::vector<uint8_t> bytes = ReadFile(std::string(ATTN_ASSET_DIR) + "/../../.cache/brown/brown-upos.bin");
+  const std::vector<uint8_t> bytes = attn::train::ReadFile(std::string(ATTN_ASSET_DIR) + "/../../.cache/brown/brown-upos.bin");
   if (bytes.empty()) GTEST_SKIP() << "no prepared corpus (node scripts/prepare-brown.mjs)";
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "the held-out windows take minutes under AddressSanitizer";
 #endif
-  Corpus corpus;
-  ASSERT_TRUE(ReadCorpus(bytes, &corpus).ok());
+  attn::train::Corpus corpus;
+  ASSERT_TRUE(attn::train::ReadCorpus(bytes, &corpus).ok());
   LmHeadTable committed, fresh;
   ASSERT_TRUE(ReadLmHeads(HeadsText(), &committed).ok());
   LmHeadsConfig config;

@@ -14,7 +14,7 @@
 #include "lessons/asset.h"
 #include "lessons/lm_heads.h"
 #include "lessons/lm_wire.h"
-#include "lessons/text.h"
+#include "attn/text.h"
 #include "lessons/views/lm.h"
 
 namespace lessons {
@@ -43,11 +43,11 @@ const LmHeadTable& Heads() {
 std::vector<int> Ids(const std::vector<std::string>& tokens) {
   const attn::train::LmWordIndex index(Shipped().vocabulary);
   std::vector<int> ids;
-  for (const std::string& t : tokens) ids.push_back(index.Id(NormalizeToken(t)));
+  for (const std::string& t : tokens) ids.push_back(index.Id(attn::NormalizeToken(t)));
   return ids;
 }
 
-const std::vector<std::string> kTokens = Tokenize("The jury said it did find that many of the city's problems");
+const std::vector<std::string> kTokens = attn::Tokenize("The jury said it did find that many of the city's problems");
 
 TEST(LmView, EveryNumberIsTheEngines) {
   LmViewModel m;
@@ -394,7 +394,7 @@ TEST(LmWire, CutOrCorruptBytesAreAParseErrorNeverACrash) {
   s.words = 3;
   s.ablated = "0";
   LmViewModel m;
-  ASSERT_TRUE(ComputeLm(Shipped(), nullptr, Tokenize("the city said"), s, &m).ok());
+  ASSERT_TRUE(ComputeLm(Shipped(), nullptr, attn::Tokenize("the city said"), s, &m).ok());
   const std::string answer = WriteLmAnswer(attn::Status::Ok(), m);
   LmViewModel back;
   for (size_t cut = 0; cut < answer.size(); cut += cut < 64 ? 1 : 37)

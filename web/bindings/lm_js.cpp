@@ -44,7 +44,7 @@
 #include "js_guard.h"
 #include "lessons/lm_heads.h"
 #include "lessons/lm_wire.h"
-#include "lessons/text.h"
+#include "attn/text.h"
 #include "lessons/views/lm.h"
 
 namespace {
@@ -190,7 +190,7 @@ val ComputeView(const std::string& request_bytes) {
   }
   if (status.ok() && by_ids) status = lessons::ComputeLmOnIds(l.model, l.heads_ok ? &l.heads : nullptr, ids, request.state, &model);
   if (status.ok() && !by_ids)
-    status = lessons::ComputeLm(l.model, l.heads_ok ? &l.heads : nullptr, lessons::Tokenize(request.text), request.state,
+    status = lessons::ComputeLm(l.model, l.heads_ok ? &l.heads : nullptr, attn::Tokenize(request.text), request.state,
                                 &model);
   if (status.ok()) {
     Time(l.model, model.ids, &model);  // the ids the view read
@@ -208,9 +208,9 @@ val ComputeView(const std::string& request_bytes) {
 std::vector<int> IdsOf(const attn::train::LmModel& model, const std::string& text, val* words) {
   const attn::train::LmWordIndex index(model.vocabulary);
   std::vector<int> ids;
-  for (const std::string& token : lessons::Tokenize(text)) {
+  for (const std::string& token : attn::Tokenize(text)) {
     if (static_cast<int>(ids.size()) == model.config.seq_len) break;
-    const std::string word = lessons::NormalizeToken(token);
+    const std::string word = attn::NormalizeToken(token);
     words->call<void>("push", word);
     ids.push_back(index.Id(word));
   }

@@ -13,7 +13,8 @@
 #include <vector>
 
 #include "attn/train/lm_inference.h"
-#include "lessons/brown_corpus.h"
+#include "attn/train/corpus.h"
+#include "lessons/common.h"
 
 namespace lessons {
 
@@ -53,7 +54,7 @@ struct LmHeadsConfig {
 // it is (shares, tags, mean outputs, the base NLL), then with each head ablated, zero and mean
 // (2·L·h forwards a window). Fills every head's text. kOutOfRange when the split has fewer full
 // windows than asked.
-Status MeasureLmHeads(const attn::train::LmModel& model, const Corpus& corpus, const LmHeadsConfig& config,
+Status MeasureLmHeads(const attn::train::LmModel& model, const attn::train::Corpus& corpus, const LmHeadsConfig& config,
                       LmHeadTable* table);
 
 // One measured sentence: the head's largest share of previous / first / itself / induction (or

@@ -17,7 +17,7 @@ namespace lessons {
 
 struct LmRequest {
   // The sentence as typed: the model's module tokenizes it (the page's words for the built-in model,
-  // lessons::Tokenize; a checkpoint's own tokenizer), all of it, however many words the other views take.
+  // attn::Tokenize; a checkpoint's own tokenizer), all of it, however many words the other views take.
   std::string text;
   LmState state;
 };

@@ -8,7 +8,7 @@
 #include "attn/train/lm_inference.h"
 #include "attn/train/model.h"
 #include "lessons/lm_heads.h"
-#include "lessons/text.h"
+#include "attn/text.h"
 
 namespace lessons {
 namespace {
@@ -203,7 +203,7 @@ Status ComputeLm(const LmModel& model, const LmHeadTable* heads, const std::vect
   std::vector<int> ids;
   const int unknown = model.config.vocab - 1;
   for (int i = 0; i < read; ++i) {
-    const std::string word = NormalizeToken(tokens[static_cast<size_t>(i)]);
+    const std::string word = attn::NormalizeToken(tokens[static_cast<size_t>(i)]);
     ids.push_back(index.Id(word));
     if (i < m.first) continue;
     m.words.push_back(word);

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "lessons/text.h"
+#include "attn/text.h"
 #include "lessons/view_kernel.h"
 
 namespace lessons {
@@ -37,7 +37,7 @@ Status ComputeStore(const WordVectors& vectors, const VocabularyIndex& index, co
   ATTN_RETURN_IF_ERROR(BuildKeyValueStore(vectors, StoreTable(state), &m.store));
   // One word: surrounding spaces go, case does not matter (the asset is lower case).
   const size_t first = state.query.find_first_not_of(" \t"), last = state.query.find_last_not_of(" \t");
-  m.query = first == std::string::npos ? "" : NormalizeToken(state.query.substr(first, last - first + 1));
+  m.query = first == std::string::npos ? "" : attn::NormalizeToken(state.query.substr(first, last - first + 1));
   if (m.query.empty()) return Status(StatusCode::kEmptyInput, "query: type a word, or pick one of the keys");
   const long row = vectors.Find(m.query);
   if (row < 0)

@@ -1,11 +1,11 @@
 #include "lessons/views/sentence.h"
 
-#include "lessons/text.h"
+#include "attn/text.h"
 
 namespace lessons {
 
 Status ComputeSentence(const SentenceState& state, const WordVectors* vectors, Sentence* out) {
-  std::vector<std::string> tokens = Tokenize(state.text);
+  std::vector<std::string> tokens = attn::Tokenize(state.text);
   if (tokens.empty()) return Status(StatusCode::kEmptyInput, "Type a sentence: there are no words to attend to yet.");
   if (tokens.size() > static_cast<size_t>(SentenceState::kMaxTokens))
     return Status(StatusCode::kOutOfRange, "That is " + std::to_string(tokens.size()) + " words; the views show up to " +
@@ -19,7 +19,7 @@ Status ComputeSentence(const SentenceState& state, const WordVectors* vectors, S
     s.glove = true;
     s.unknown_note = UnknownWordsNote(tokens, s.known, vectors->size());
   } else {
-    s.x = HashEmbeddings(tokens, SentenceState::kHashDim.Clamp(state.hash_dim));
+    s.x = attn::HashEmbeddings(tokens, SentenceState::kHashDim.Clamp(state.hash_dim));
     s.known.assign(tokens.size(), true);  // hashed vectors exist for every word
   }
   s.tokens = std::move(tokens);

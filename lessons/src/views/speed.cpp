@@ -1,7 +1,7 @@
 #include "lessons/views/speed.h"
 
 #include "lessons/bench_layer.h"
-#include "lessons/text.h"
+#include "attn/text.h"
 
 #include <algorithm>
 #include <chrono>
@@ -59,7 +59,7 @@ Status SpeedLab::TimeHeadsRecompute(int tokens, int heads, double min_ms, HeadsR
   if (static_cast<int>(heads_sentence_.tokens.size()) != tokens) {
     heads_sentence_ = Sentence();
     for (int i = 0; i < tokens; ++i) heads_sentence_.tokens.push_back("w" + std::to_string(i));
-    heads_sentence_.x = HashEmbeddings(heads_sentence_.tokens, kGloveWidth);
+    heads_sentence_.x = attn::HashEmbeddings(heads_sentence_.tokens, kGloveWidth);
     heads_sentence_.known.assign(tokens, true);
   }
   HeadsState state;

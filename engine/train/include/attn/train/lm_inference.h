@@ -52,7 +52,7 @@ Status PrepareLm(LmModel* model);
 // "<unk>": the name of the unknown word's class (the vocabulary's last entry).
 extern const char* const kLmUnknownWord;
 
-// Word ids of lower-cased page tokens (lessons::NormalizeToken(Tokenize(text))); a word outside the
+// Word ids of lower-cased page tokens (attn::NormalizeToken(Tokenize(text))); a word outside the
 // vocabulary is the unknown word, vocab − 1.
 class LmWordIndex {
  public:

@@ -1,9 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "lessons/text.h"
+#include "attn/text.h"
 
 namespace attn {
-using namespace ::lessons;  // what these tests check lives in the lessons layer
 namespace {
 
 TEST(Tokenize, SplitsWordsAndPunctuation) {

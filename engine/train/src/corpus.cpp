@@ -1,4 +1,4 @@
-#include "lessons/brown_corpus.h"
+#include "attn/train/corpus.h"
 
 #include <algorithm>
 #include <cstring>
@@ -8,7 +8,7 @@
 
 #include "attn/train/lm_inference.h"
 
-namespace lessons {
+namespace attn::train {
 namespace {
 
 std::vector<std::string> SplitLines(const std::string& text) {
@@ -106,4 +106,4 @@ Status MakeLmStreams(const Corpus& corpus, int vocab, LmStreams* out) {
   return Status::Ok();
 }
 
-}  // namespace lessons
+}  // namespace attn::train

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "lessons/common.h"
+#include "attn/status.h"
 
-namespace lessons {
+namespace attn::train {
 
 struct Split {
   std::vector<uint32_t> offsets;  // (S + 1) where each sentence starts in words, then K
@@ -32,7 +32,7 @@ std::vector<uint8_t> ReadFile(const std::string& path);
 Status ReadCorpus(const std::vector<uint8_t>& bytes, Corpus* corpus);
 
 // The language model's view of the corpus: a vocabulary of the training split's `vocab` − 1 most
-// frequent words (ties in code-unit order) and the unknown word last (attn::train::kLmUnknownWord), and both splits as
+// frequent words (ties in code-unit order) and the unknown word last (kLmUnknownWord), and both splits as
 // streams of its ids (sentences one after another, documents in corpus order).
 struct LmStreams {
   std::vector<std::string> vocabulary;  // (vocab)
@@ -41,4 +41,4 @@ struct LmStreams {
 // kOutOfRange when vocab is outside 2 – (the training split's distinct words + 1).
 Status MakeLmStreams(const Corpus& corpus, int vocab, LmStreams* out);
 
-}  // namespace lessons
+}  // namespace attn::train

@@ -1,4 +1,4 @@
-#include "lessons/text.h"
+#include "attn/text.h"
 
 #include <cctype>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include "attn/seeded_random.h"
 
-namespace lessons {
+namespace attn {
 namespace {
 
 bool IsWordChar(unsigned char c) { return std::isalnum(c) || c >= 0x80; }  // keep UTF-8 bytes
@@ -109,4 +109,4 @@ Matrix HashEmbeddings(const std::vector<std::string>& tokens, int dim) {
   return x;
 }
 
-}  // namespace lessons
+}  // namespace attn

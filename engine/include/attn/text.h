@@ -1,4 +1,5 @@
-// Text to vectors: the tokenizer and the deterministic fallback embedding the page uses.
+// Text to vectors: the tokenizer and the deterministic stand-in embedding the page, the CLI and the
+// npm package use for words without a real vector.
 #pragma once
 
 #include <cstdint>
@@ -6,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "lessons/common.h"
+#include "attn/matrix.h"
 
-namespace lessons {
+namespace attn {
 
 // Splits on whitespace and around punctuation, and splits clitics off like the Penn Treebank:
 // "The cat didn't sit." -> {"The", "cat", "did", "n't", "sit", "."}
@@ -25,4 +26,4 @@ Matrix HashEmbedding(std::string_view token, int dim);
 // One HashEmbedding row per token.   -> (tokens.size(), dim)
 Matrix HashEmbeddings(const std::vector<std::string>& tokens, int dim);
 
-}  // namespace lessons
+}  // namespace attn
