@@ -2,6 +2,8 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "attn/seeded_random.h"
@@ -30,6 +32,18 @@ uint64_t SplitMix64(uint64_t* state) {
 
 double Uniform01(uint64_t* state) {  // in (0, 1]
   return (static_cast<double>(SplitMix64(state) >> 11) + 1.0) * (1.0 / 9007199254740992.0);
+}
+
+template <typename T>
+std::string Shortest(T value, int max_digits, T (*read)(const char*, char**)) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  char text[40];
+  for (int digits = 1; digits <= max_digits; ++digits) {  // max_digits always reads back
+    std::snprintf(text, sizeof(text), "%.*g", digits, static_cast<double>(value));
+    if (read(text, nullptr) == value) break;
+  }
+  return text;
 }
 
 bool EndsWithIgnoringCase(const std::string& s, const char* suffix) {
@@ -108,5 +122,8 @@ Matrix HashEmbeddings(const std::vector<std::string>& tokens, int dim) {
   for (size_t i = 0; i < tokens.size(); ++i) x.row(static_cast<Eigen::Index>(i)) = HashEmbedding(tokens[i], dim);
   return x;
 }
+
+std::string ShortestNumberText(float value) { return Shortest<float>(value, 9, std::strtof); }
+std::string ShortestNumberText(double value) { return Shortest<double>(value, 17, std::strtod); }
 
 }  // namespace attn

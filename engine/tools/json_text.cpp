@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "attn/text.h"
+
 namespace attnlab_cli {
 namespace {
 
@@ -77,15 +79,7 @@ std::string JsonString(std::string_view text) {
   return out + "\"";
 }
 
-std::string JsonNumber(double value) {
-  if (!std::isfinite(value)) return "null";
-  char text[32];
-  for (int digits = 1; digits <= 17; ++digits) {  // the shortest that reads back the same
-    std::snprintf(text, sizeof(text), "%.*g", digits, value);
-    if (std::strtod(text, nullptr) == value) break;
-  }
-  return text;
-}
+std::string JsonNumber(double value) { return std::isfinite(value) ? attn::ShortestNumberText(value) : "null"; }
 
 std::string CutText(const std::string& text, size_t max_bytes) {
   if (text.size() <= max_bytes) return text;

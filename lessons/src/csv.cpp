@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "attn/text.h"
+
 namespace lessons {
 namespace {
 
@@ -19,17 +21,10 @@ std::string Field(const std::string& s) {
   return out + "\"";
 }
 
-// The shortest text that reads back as the same value: a float (the engine's) or a double.
+// An empty cell for NaN; else the shortest text that reads back as the same value.
 template <typename T>
 std::string Number(T v) {
-  if (std::isnan(v)) return "";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[40];
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(buf, sizeof(buf), "%.*g", digits, static_cast<double>(v));
-    if (static_cast<T>(std::strtod(buf, nullptr)) == v) break;
-  }
-  return buf;
+  return std::isnan(v) ? "" : attn::ShortestNumberText(v);
 }
 
 std::string Label(const std::vector<std::string>& labels, size_t k) {

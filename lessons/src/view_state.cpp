@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "attn/text.h"
+
 namespace lessons {
 namespace {
 
@@ -83,21 +85,11 @@ size_t FirstNonText(const std::string& s) {
   return s.size();
 }
 
-// Shortest text that reads back as the same float.
-std::string FormatFloat(float value) {
-  char buf[32];
-  for (int precision = 1; precision <= 9; ++precision) {
-    std::snprintf(buf, sizeof(buf), "%.*g", precision, static_cast<double>(value));
-    if (std::strtof(buf, nullptr) == value) break;
-  }
-  return buf;
-}
-
 // Every field as (key, encoded value), in visiting order.
 class Collector : public FieldVisitor {
  public:
   void Int(const IntField& f, int& value) override { Add(f.key, std::to_string(value)); }
-  void Float(const FloatField& f, float& value) override { Add(f.key, FormatFloat(value)); }
+  void Float(const FloatField& f, float& value) override { Add(f.key, attn::ShortestNumberText(value)); }
   void Bool(const BoolField& f, bool& value) override { Add(f.key, value ? "1" : "0"); }
   void String(const TextField& f, std::string& value) override { Add(f.key, PercentEncode(value)); }
   void ChoiceIndex(const ChoiceField& f, int& index) override { Add(f.key, f.names[index]); }
@@ -135,8 +127,8 @@ class Reader : public FieldVisitor {
       return Fail(attn::StatusCode::kParseError, f.key, "expected a finite number, got '" + *text + "'");
     value = f.Clamp(v);  // ±inf clamps to the ends of the range
     if (value != v)
-      Fail(attn::StatusCode::kOutOfRange, f.key, "expected " + FormatFloat(f.min) + ".." + FormatFloat(f.max) +
-                                                     ", got " + *text + ": used " + FormatFloat(value));
+      Fail(attn::StatusCode::kOutOfRange, f.key, "expected " + attn::ShortestNumberText(f.min) + ".." + attn::ShortestNumberText(f.max) +
+                                                     ", got " + *text + ": used " + attn::ShortestNumberText(value));
   }
   void Bool(const BoolField& f, bool& value) override {
     const std::string* text = Take(f.key);
@@ -239,7 +231,7 @@ const std::vector<SeededOnlyFields>& SeededOnly() {
 }  // namespace
 
 void KeyWriter::Int(const IntField& f, int& value) { text += std::string(f.key) + "=" + std::to_string(value) + "&"; }
-void KeyWriter::Float(const FloatField& f, float& value) { text += std::string(f.key) + "=" + FormatFloat(value) + "&"; }
+void KeyWriter::Float(const FloatField& f, float& value) { text += std::string(f.key) + "=" + attn::ShortestNumberText(value) + "&"; }
 void KeyWriter::Bool(const BoolField& f, bool& value) { text += std::string(f.key) + (value ? "=1&" : "=0&"); }
 void KeyWriter::String(const TextField& f, std::string& value) { text += std::string(f.key) + "=" + PercentEncode(value) + "&"; }
 

@@ -26,4 +26,10 @@ Matrix HashEmbedding(std::string_view token, int dim);
 // One HashEmbedding row per token.   -> (tokens.size(), dim)
 Matrix HashEmbeddings(const std::vector<std::string>& tokens, int dim);
 
+// The shortest "%g" text that reads back (strtof / strtod) as the same value: 0.1f -> "0.1",
+// 1e-7 -> "1e-07"; "inf", "-inf", "nan" for the others. How a view state, a CSV and the CLI's JSON
+// write a number.
+std::string ShortestNumberText(float value);
+std::string ShortestNumberText(double value);
+
 }  // namespace attn
