@@ -268,16 +268,16 @@ Status HeadRoleCounter::Add(const std::vector<Matrix>& weights, const std::vecto
 }
 
 Status HeadRoleCounter::Roles(const std::vector<std::string>& tag_names, int min_queries,
-                              std::vector<HeadRole>* roles) const {
+                              std::vector<TaggedHeadRole>* roles) const {
   if (static_cast<int>(tag_names.size()) != tags_)
     return Status(StatusCode::kShapeMismatch, "tag_names: expected " + std::to_string(tags_) + " names, got " +
                                                   std::to_string(tag_names.size()));
   if (min_queries < 1) return Status(StatusCode::kOutOfRange, "min_queries: expected ≥ 1, got " + std::to_string(min_queries));
   if (queries_ == 0) return Status(StatusCode::kEmptyInput, "head roles: no sentence was added");
   const auto mean = [](double sum, long count) { return count ? static_cast<float>(sum / count) : 0.0f; };
-  roles->assign(static_cast<size_t>(heads_), HeadRole());
+  roles->assign(static_cast<size_t>(heads_), TaggedHeadRole());
   for (int h = 0; h < heads_; ++h) {
-    HeadRole& r = (*roles)[static_cast<size_t>(h)];
+    TaggedHeadRole& r = (*roles)[static_cast<size_t>(h)];
     r.previous = mean(previous_[static_cast<size_t>(h)], previous_queries_);
     r.next = mean(next_[static_cast<size_t>(h)], next_queries_);
     r.itself = mean(itself_[static_cast<size_t>(h)], queries_);
@@ -303,13 +303,13 @@ Status HeadRoleCounter::Roles(const std::vector<std::string>& tag_names, int min
 }
 
 Status MeasureHeadRoles(const std::vector<Matrix>& weights, const std::vector<int>& tags,
-                        const std::vector<std::string>& tag_names, std::vector<HeadRole>* roles) {
+                        const std::vector<std::string>& tag_names, std::vector<TaggedHeadRole>* roles) {
   HeadRoleCounter counter(static_cast<int>(weights.size()), static_cast<int>(tag_names.size()));
   ATTN_RETURN_IF_ERROR(counter.Add(weights, tags));
   return counter.Roles(tag_names, 1, roles);
 }
 
-std::string DescribeHeadRole(int head, const HeadRole& r, const std::vector<std::string>& tag_names) {
+std::string DescribeHeadRole(int head, const TaggedHeadRole& r, const std::vector<std::string>& tag_names) {
   const char* where = "the previous word";
   float share = r.previous;
   if (r.next > share) where = "the next word", share = r.next;
@@ -366,7 +366,7 @@ Status SerializeTrainedHeads(const TrainedHeads& heads, std::vector<uint8_t>* by
   w.U32(s.tokens);
   for (float v : {s.loss, s.accuracy, s.baseline_word, s.baseline_row, s.baseline_majority}) w.F32(v);
   w.U32(static_cast<uint32_t>(heads.corpus_roles.size()));
-  for (const HeadRole& r : heads.corpus_roles) {
+  for (const TaggedHeadRole& r : heads.corpus_roles) {
     for (float v : {r.previous, r.next, r.itself, r.position_even}) w.F32(v);
     w.I32(r.tag_from);
     w.I32(r.tag_to);
@@ -467,7 +467,7 @@ Status ParseTrainedHeads(const uint8_t* data, size_t size, TrainedHeads* out) {
   ATTN_RETURN_IF_ERROR(r.U32("role count", &role_count));
   if (role_count != f[6]) return ParseError("role count: expected " + std::to_string(f[6]) + " (heads), got " + std::to_string(role_count));
   for (uint32_t h = 0; h < role_count; ++h) {
-    HeadRole role;
+    TaggedHeadRole role;
     const std::string at = "role " + std::to_string(h + 1) + ": ";
     ATTN_RETURN_IF_ERROR(r.F32(at + "previous", &role.previous));
     ATTN_RETURN_IF_ERROR(r.F32(at + "next", &role.next));

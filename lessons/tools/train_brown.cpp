@@ -273,7 +273,7 @@ int main(int argc, char** argv) {
   heads.params = params;
   heads.params.wte.resize(0, 0);
   heads.tags = corpus.tags;
-  heads.corpus_roles.assign(static_cast<size_t>(config.heads), lessons::HeadRole());
+  heads.corpus_roles.assign(static_cast<size_t>(config.heads), lessons::TaggedHeadRole());
   std::vector<uint8_t> bytes;
   if (Status s = lessons::SerializeTrainedHeads(heads, &bytes); !s.ok()) return Fail(s);
   lessons::TrainedHeads stored;
@@ -309,7 +309,7 @@ int main(int argc, char** argv) {
               scores.tokens, scores.loss, 100 * scores.accuracy, 100 * scores.baseline_word, 100 * scores.baseline_row,
               100 * scores.baseline_majority);
   std::printf("corpus roles (layer 1, held-out, gold tags; tag relations need %d queries):\n", kCorpusRoleMinQueries);
-  for (const lessons::HeadRole& r : stored.corpus_roles)
+  for (const lessons::TaggedHeadRole& r : stored.corpus_roles)
     std::printf("  %s   [previous %.2f, next %.2f, itself %.2f, even %.2f]\n", r.text.c_str(), r.previous, r.next,
                 r.itself, r.position_even);
   std::printf("wrote %s: %zu bytes; training %.0f s, all %.0f s (wall clock), %.0f s of CPU\n", opt.out.c_str(),

@@ -86,7 +86,7 @@ TEST(TrainedHeadsTest, CommittedAssetParses) {
   EXPECT_GT(heads.held_out.baseline_row, heads.held_out.baseline_majority);
   ASSERT_EQ(static_cast<int>(heads.corpus_roles.size()), c.heads);
   for (int h = 0; h < c.heads; ++h) {
-    const HeadRole& r = heads.corpus_roles[static_cast<size_t>(h)];
+    const TaggedHeadRole& r = heads.corpus_roles[static_cast<size_t>(h)];
     EXPECT_EQ(r.text.rfind("head " + std::to_string(h + 1), 0), 0u) << r.text;
     EXPECT_GE(r.tag_from, 0);
     EXPECT_LE(r.previous + r.next + r.itself, 1.0001f);
@@ -248,10 +248,10 @@ TEST(TrainedHeadsTest, RolesOfConstructedWeights) {
   next(0, 1) = 1, next(1, 2) = 1, next(2, 3) = 1, next(3, 3) = 1;
   other_det(0, 0) = 1, other_det(1, 2) = 1, other_det(2, 2) = 1, other_det(3, 0) = 1;  // nouns → the other determiner
   const Matrix even = Matrix::Constant(4, 4, 0.25f);
-  std::vector<HeadRole> roles;
+  std::vector<TaggedHeadRole> roles;
   ASSERT_TRUE(MeasureHeadRoles({previous, next, even, other_det}, tags, names, &roles).ok());
   ASSERT_EQ(roles.size(), 4u);
-  for (const HeadRole& r : roles) EXPECT_FLOAT_EQ(r.position_even, 0.25f);
+  for (const TaggedHeadRole& r : roles) EXPECT_FLOAT_EQ(r.position_even, 0.25f);
   EXPECT_FLOAT_EQ(roles[0].previous, 1.0f);
   EXPECT_FLOAT_EQ(roles[0].next, 0.0f);
   EXPECT_FLOAT_EQ(roles[0].itself, 0.25f);
@@ -294,10 +294,10 @@ TEST(TrainedHeadsTest, RolesOfATypedSentence) {
   const Matrix x = EmbedTokens(PageVectors(), {"the", "dog", "chased", "a", "small", "cat", "across", "the", "yard", "."}).x;
   TaggedSentence tagged;
   ASSERT_TRUE(TagSentence(heads, x, &tagged).ok());
-  std::vector<HeadRole> roles;
+  std::vector<TaggedHeadRole> roles;
   ASSERT_TRUE(MeasureHeadRoles(tagged.weights, tagged.tags, heads.tags, &roles).ok());
   ASSERT_EQ(static_cast<int>(roles.size()), heads.config.heads);
-  for (const HeadRole& r : roles) EXPECT_FLOAT_EQ(r.position_even, 0.1f);
+  for (const TaggedHeadRole& r : roles) EXPECT_FLOAT_EQ(r.position_even, 0.1f);
 }
 
 }  // namespace

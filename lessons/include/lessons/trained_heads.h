@@ -21,9 +21,10 @@
 namespace lessons {
 
 // [SECTION] What a head does
-// Measured from layer-1 weights, over the queries of one sentence or of many (the asset stores the
+// Measured from layer-1 weights with part-of-speech tags (attn::train::HeadRole is the key-kind role
+// of the Learn view's models), over the queries of one sentence or of many (the asset stores the
 // held-out corpus's, with the gold tags; the page measures a typed sentence with the predicted tags).
-struct HeadRole {
+struct TaggedHeadRole {
   float previous = 0;       // mean weight a query puts on the word just before it (queries 2..n)
   float next = 0;           // mean weight on the word just after it (queries 1..n−1)
   float itself = 0;         // mean weight on itself (every query)
@@ -49,7 +50,7 @@ class HeadRoleCounter {
   int sentences() const { return sentences_; }
 
   // One role per head, with its text ("head 2 ..."). tag_names: `tags` entries; min_queries ≥ 1.
-  Status Roles(const std::vector<std::string>& tag_names, int min_queries, std::vector<HeadRole>* roles) const;
+  Status Roles(const std::vector<std::string>& tag_names, int min_queries, std::vector<TaggedHeadRole>* roles) const;
 
  private:
   int heads_, tags_, sentences_ = 0;
@@ -66,7 +67,7 @@ class HeadRoleCounter {
 // Roles on one sentence: weights heads × (n, n), tags n ids; min_queries 1. The page, live:
 //   MeasureHeadRoles(tagged.weights, tagged.tags, heads.tags, &roles)   (the predicted tags)
 Status MeasureHeadRoles(const std::vector<Matrix>& weights, const std::vector<int>& tags,
-                        const std::vector<std::string>& tag_names, std::vector<HeadRole>* roles);
+                        const std::vector<std::string>& tag_names, std::vector<TaggedHeadRole>* roles);
 
 // One line from a role's numbers, nothing written per head. The head's best position (previous
 // word, next word or itself) and its tag relation are each compared with their even share; the one
@@ -76,7 +77,7 @@ Status MeasureHeadRoles(const std::vector<Matrix>& weights, const std::vector<in
 // and when neither exceeds it by 0.1: "head 3 spreads its weight (at most 0.12 on the next word)".
 // `head` is 1-based. The 12 universal tags are written as plural words ("DET" → "determiners",
 // "ADP" → "prepositions", "." → "punctuation"), other tag names as given.
-std::string DescribeHeadRole(int head, const HeadRole& role, const std::vector<std::string>& tag_names);
+std::string DescribeHeadRole(int head, const TaggedHeadRole& role, const std::vector<std::string>& tag_names);
 
 // A universal tag as those plural words ("DET" → "determiners", "." → "punctuation"); another name as given.
 std::string TagPlural(const std::string& tag);
@@ -96,7 +97,7 @@ struct TrainedHeads {
   attn::train::ModelParameters params;  // every parameter but wte (empty): the page's vectors are the table
   std::vector<std::string> tags;        // config.classes names; a class id is its position ("NOUN", ..., "X")
   HeldOutScores held_out;
-  std::vector<HeadRole> corpus_roles;   // config.heads entries: layer 1 on the held-out split, gold tags
+  std::vector<TaggedHeadRole> corpus_roles;   // config.heads entries: layer 1 on the held-out split, gold tags
 };
 
 // Parses heads-trained-brown.bin. kParseError names what is wrong (truncation, magic, a size or

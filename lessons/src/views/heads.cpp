@@ -66,10 +66,10 @@ Status ComputeHeads(const Sentence& sentence, const HeadsState& state, const Tra
     TaggedSentence tagged;
     ATTN_RETURN_IF_ERROR(TagSentence(*trained, sentence.x, &tagged));
     for (int t : tagged.tags) m.tags.push_back(trained->tags[t]);
-    std::vector<HeadRole> roles;
+    std::vector<TaggedHeadRole> roles;
     ATTN_RETURN_IF_ERROR(MeasureHeadRoles(tagged.weights, tagged.tags, trained->tags, &roles));
-    for (const HeadRole& r : roles) m.roles.push_back(r.text);
-    for (const HeadRole& r : trained->corpus_roles) m.corpus_roles.push_back(r.text);
+    for (const TaggedHeadRole& r : roles) m.roles.push_back(r.text);
+    for (const TaggedHeadRole& r : trained->corpus_roles) m.corpus_roles.push_back(r.text);
     m.held_out = DescribeHeldOut(*trained);
   } else {
     m.kv_heads = state.kv_heads;

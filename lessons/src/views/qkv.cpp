@@ -34,7 +34,7 @@ Status ComputeQkv(const Sentence& sentence, const QkvState& state, const Trained
   if (m.trained) {  // the head's role on this sentence, from the tagger's own tags
     TaggedSentence tagged;
     ATTN_RETURN_IF_ERROR(TagSentence(*trained, sentence.x, &tagged));
-    std::vector<HeadRole> roles;
+    std::vector<TaggedHeadRole> roles;
     ATTN_RETURN_IF_ERROR(MeasureHeadRoles(tagged.weights, tagged.tags, trained->tags, &roles));
     m.role = roles[m.trained_head].text;
   }
