@@ -160,8 +160,7 @@ void App::DrawLinkNote() {
   ImGui::PushStyleColor(ImGuiCol_Text, CurrentTheme().warning_text);
   Prose("%s", link_note_.c_str());
   ImGui::PopStyleColor();
-  const ImVec2 n0 = ImGui::GetItemRectMin(), n1 = ImGui::GetItemRectMax();
-  published_.Rect("link_note", {n0.x, n0.y, n1.x - n0.x, n1.y - n0.y});
+  published_.Rect("link_note", LastItemRect());
   if (ImGui::SmallButton("dismiss")) link_note_.clear();
 }
 
@@ -190,8 +189,7 @@ void App::DrawSentenceControls(bool word_vectors) {
   const lessons::Sentence& sentence = sentence_.model();
   if (word_vectors && sentence.glove && !sentence.unknown_note.empty()) {  // which words are unknown, and the real reason
     DrawNote("%s", sentence.unknown_note.c_str());
-    const ImVec2 n0 = ImGui::GetItemRectMin(), n1 = ImGui::GetItemRectMax();
-    published_.Rect("sentence.unknown_note", {n0.x, n0.y, n1.x - n0.x, n1.y - n0.y});
+    published_.Rect("sentence.unknown_note", LastItemRect());
   }
   DrawStatusLine(sentence_error());
 }
@@ -236,8 +234,7 @@ void App::DrawSentenceChoices(bool word_vectors) {
     if (ImGui::Button(label.c_str())) s.text = kPresets[k];
     ImGui::PopID();
     if (label != kPresets[k]) ImGui::SetItemTooltip("%s", kPresets[k]);
-    const ImVec2 b0 = ImGui::GetItemRectMin(), b1 = ImGui::GetItemRectMax();
-    published_.Rect("preset." + std::to_string(k + 1), {b0.x, b0.y, b1.x - b0.x, b1.y - b0.y});
+    published_.Rect("preset." + std::to_string(k + 1), LastItemRect());
   }
   if (!word_vectors) return;
   int source = static_cast<int>(s.vectors);
@@ -280,8 +277,7 @@ void App::DrawViewPicker() {
       ImGui::SetScrollY(0.0f);
     }
     if (shown) ImGui::PopStyleColor();
-    const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();
-    published_.Rect(std::string("view.") + std::to_string(k + 1), {p0.x, p0.y, p1.x - p0.x, p1.y - p0.y});
+    published_.Rect(std::string("view.") + std::to_string(k + 1), LastItemRect());
   }
   ImGui::Separator();
 }
@@ -301,8 +297,7 @@ void App::DrawTakeaway(const Panel& panel) {
     state_.view = (*(it + 1))->id();
     ImGui::SetScrollY(0.0f);  // the next view starts at its top
   }
-  const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();
-  published_.Rect("next", {p0.x, p0.y, p1.x - p0.x, p1.y - p0.y});
+  published_.Rect("next", LastItemRect());
 }
 
 void App::Frame() {

@@ -16,7 +16,7 @@
 #include "lessons/views/speed.h"
 #include "lm_client.h"
 #include "offload.h"
-#include "main.h"
+#include "frame_loop.h"
 #include "platform_html5.h"
 #include "published.h"
 #include "theme.h"

@@ -581,8 +581,7 @@ void LmPanel::DrawResidualAndLens(PanelContext& ctx) {
         ImGui::TableNextColumn();
         ImGui::Text("%s %.2f", w.word.c_str(), w.p);
         if (i == n - 1 && l == 0) {  // the last row's bottom: the tests check no band is left under it
-          const ImVec2 c0 = ImGui::GetItemRectMin(), c1 = ImGui::GetItemRectMax();
-          ctx.published.Rect("lm.lens.last", {c0.x, c0.y, c1.x - c0.x, c1.y - c0.y});
+          ctx.published.Rect("lm.lens.last", LastItemRect());
         }
         const std::string name = "lm.lens." + std::to_string(l) + "." + std::to_string(i);
         ctx.published.Label(name, w.word);
@@ -590,8 +589,7 @@ void LmPanel::DrawResidualAndLens(PanelContext& ctx) {
       }
     }
     ImGui::EndTable();
-    const ImVec2 t0 = ImGui::GetItemRectMin(), t1 = ImGui::GetItemRectMax();
-    ctx.published.Rect("lm.lens", {t0.x, t0.y, t1.x - t0.x, t1.y - t0.y});
+    ctx.published.Rect("lm.lens", LastItemRect());
   }
 }
 

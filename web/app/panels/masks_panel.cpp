@@ -64,8 +64,7 @@ void MasksPanel::DrawPaddingToggles(PanelContext& ctx) {
     if (ImGui::Button(label.c_str())) lessons::TogglePadding(&s.padding, k);
     if (padded) ImGui::PopStyleColor();
     ImGui::PopID();
-    const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();
-    ctx.published.Rect("masks.pad" + std::to_string(k), {p0.x, p0.y, p1.x - p0.x, p1.y - p0.y});
+    ctx.published.Rect("masks.pad" + std::to_string(k), LastItemRect());
   }
 }
 

@@ -8,6 +8,7 @@
 #include "attn/positions.h"
 #include "imgui.h"
 #include "theme.h"
+#include "widgets/flow_layout.h"
 #include "widgets/matrix_view.h"
 #include "widgets/prose.h"
 
@@ -24,8 +25,7 @@ void OrderPanel::Draw(PanelContext& ctx) {
       "again.");
   lessons::OrderState& s = ctx.state.order;
   if (ImGui::Button("Shuffle the words")) s.shuffle = s.shuffle % s.kShuffle.max + 1;
-  const ImVec2 b0 = ImGui::GetItemRectMin(), b1 = ImGui::GetItemRectMax();
-  ctx.published.Rect("order.shuffle", {b0.x, b0.y, b1.x - b0.x, b1.y - b0.y});
+  ctx.published.Rect("order.shuffle", LastItemRect());
   ImGui::SameLine();
   ImGui::BeginDisabled(s.shuffle == 0);
   if (ImGui::Button("Original order")) s.shuffle = 0;

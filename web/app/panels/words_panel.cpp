@@ -39,8 +39,7 @@ void WordsPanel::Draw(PanelContext& ctx) {
   const float half = std::max(140.0f, ImGui::GetContentRegionAvail().x * 0.5f - 8.0f);
   ImGui::SetNextItemWidth(half);
   SliderField(s.kTemperature, &s.temperature);
-  const ImVec2 t0 = ImGui::GetItemRectMin(), t1 = ImGui::GetItemRectMax();
-  ctx.published.Rect("words.temperature", {t0.x, t0.y, t1.x - t0.x, t1.y - t0.y});
+  ctx.published.Rect("words.temperature", LastItemRect());
   SameLineIfFits(ImGui::CalcTextSize(s.kLines.label).x + ImGui::GetFrameHeight() * 1.5f);
   CheckboxField(s.kLines, &s.lines);
   DrawMaps(ctx);

@@ -1,6 +1,7 @@
 #include "widgets/export_menu.h"
 
 #include "imgui.h"
+#include "widgets/flow_layout.h"
 
 namespace attnlab {
 namespace {
@@ -19,8 +20,7 @@ void DrawExportMenu(const std::string& name, const LayoutRect& figure, const std
                     Published& published, bool button) {
   const std::string id = PopupId(name);
   const auto publish = [&](const std::string& key) {
-    const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
-    published.Rect(key, {a.x, a.y, b.x - a.x, b.y - a.y});
+    published.Rect(key, LastItemRect());
   };
   if (button) {
     ImGui::PushID(name.c_str());

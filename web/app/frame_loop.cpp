@@ -1,5 +1,5 @@
 // Frame loop: platform events -> ImGui -> app -> WebGL2. Draws only when something changed.
-#include "main.h"
+#include "frame_loop.h"
 
 #include <emscripten.h>
 #include <emscripten/html5.h>

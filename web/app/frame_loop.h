@@ -1,4 +1,5 @@
-// The page's life cycle, called from JS through the bindings.
+// The frame loop and the page's life cycle around it (start, pause, stop, PNG export), called from JS
+// through the bindings.
 #pragma once
 
 #include <array>
