@@ -9,7 +9,7 @@
 # -flto -Werror=odr and linked into a shared object, where the ImGui, GL and engine symbols may
 # stay unresolved. The page itself is built by emcc and needs no part of this.
 #
-# Left out: main.cpp, platform_html5.cpp, offload.cpp and lm_client.cpp (Emscripten's html5.h, EM_JS), and web/bindings (embind).
+# Left out: frame_loop.cpp, platform_html5.cpp, offload.cpp and lm_client.cpp (Emscripten's html5.h, EM_JS), and web/bindings (embind).
 # Needs Dear ImGui's headers (ATTN_IMGUI_DIR) and the GLES3 headers (Debian: libgles-dev).
 if(EMSCRIPTEN OR NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU" OR ATTN_SANITIZE)
   # -Wodr is GCC's; the native release build runs the check (a property of the sources, so the
@@ -18,7 +18,7 @@ if(EMSCRIPTEN OR NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU" OR ATTN_SANITIZE)
 endif()
 
 file(GLOB_RECURSE attn_odr_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/web/app/*.cpp)
-list(FILTER attn_odr_sources EXCLUDE REGEX "/web/app/(main|platform_html5|offload|lm_client)\\.cpp$")
+list(FILTER attn_odr_sources EXCLUDE REGEX "/web/app/(frame_loop|platform_html5|offload|lm_client)\\.cpp$")
 
 find_path(ATTN_GLES3_INCLUDE_DIR GLES3/gl3.h)
 set(attn_odr_missing)
