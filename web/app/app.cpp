@@ -100,7 +100,13 @@ attn::Status App::LoadPrices(const std::string& csv) {
 
 bool App::NeedsWordVectors() const {
   if (word_vectors_loaded() || state_.sentence.vectors != lessons::VectorSource::kGlove) return false;
-  return std::any_of(panels_.begin(), panels_.end(), [&](const auto& p) { return p->id() == state_.view && p->uses_sentence(); });
+  const Panel* shown = ShownPanel();
+  return shown && shown->uses_word_vectors();
+}
+
+bool App::NeedsPrices() const {
+  const Panel* shown = ShownPanel();
+  return shown && shown->reads_prices() && prices_.table.series.empty() && prices_.error.empty();
 }
 
 void App::PricesFailed(const std::string& why) { prices_.error = "Prices unavailable (" + why + ")."; }
@@ -108,8 +114,13 @@ void App::PricesFailed(const std::string& why) { prices_.error = "Prices unavail
 bool App::NeedsTrainedHeads() const {
   if (trained_heads_loaded_ || !trained_heads_error_.empty()) return false;
   if (state_.sentence.vectors != lessons::VectorSource::kGlove) return false;
-  return (state_.view == lessons::ViewId::kQkv && state_.qkv.trained) ||
-         (state_.view == lessons::ViewId::kHeads && state_.heads.trained);
+  const Panel* shown = ShownPanel();
+  return shown && shown->reads_trained_heads(state_);
+}
+
+const Panel* App::ShownPanel() const {
+  const auto shown = std::find_if(panels_.begin(), panels_.end(), [&](const auto& p) { return p->id() == state_.view; });
+  return shown == panels_.end() ? nullptr : shown->get();
 }
 
 attn::Status App::LoadTrainedHeads(const uint8_t* bytes, size_t size) {
@@ -328,12 +339,12 @@ void App::Frame() {
     DrawDisplayControls();
   }
   DrawLinkNote();
-  const auto shown = std::find_if(panels_.begin(), panels_.end(), [&](const auto& p) { return p->id() == state_.view; });
-  const bool sentence_shown = shown != panels_.end() && (*shown)->uses_sentence();
+  const Panel* shown = ShownPanel();
+  const bool sentence_shown = shown && shown->uses_sentence();
   // The sentence first: the notes under its box (unknown words, errors) are drawn from it in the same
   // frame, so one frame per keystroke is final. Again after the controls, which may pick a preset.
   UpdateSentence();
-  if (sentence_shown) DrawSentenceControls((*shown)->uses_word_vectors());
+  if (sentence_shown) DrawSentenceControls(shown->uses_word_vectors());
   UpdateSentence();
   wants_another_frame_ = false;
   PanelContext ctx{state_, sentence_.model(), sentence_.version(), published_, &prices_, &wants_another_frame_, embedded_,

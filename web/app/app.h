@@ -43,10 +43,9 @@ class App {
   // The asset could not be fetched (`why`, e.g. "HTTP 404"): hashed vectors, and the reason shown.
   void WordVectorsFailed(const std::string& why);
   // The prices view is shown and prices.csv (30 KB) has not arrived: fetch it now.
-  bool NeedsPrices() const {
-    return state_.view == lessons::ViewId::kPrices && prices_.table.series.empty() && prices_.error.empty();
-  }
-  // Views 3 and 5 draw the trained heads and heads-trained-brown.bin (200 KB) has not arrived.
+  bool NeedsPrices() const;
+  // The view shown draws the trained heads (Panel::reads_trained_heads: views 3 and 5 when asked) and
+  // heads-trained-brown.bin (200 KB) has not arrived.
   bool NeedsTrainedHeads() const;
   // The asset's bytes: parsed, then views 3 and 5 re-run with it; on bad bytes they say why and
   // draw seeded heads. Returns the parse status.
@@ -57,7 +56,8 @@ class App {
   void PricesFailed(const std::string& why);
   const lessons::PricesInputs& prices() const { return prices_; }
   bool word_vectors_loaded() const { return word_vectors_.size() > 0; }
-  // The view shown draws the sentence with GloVe vectors (not yet loaded): fetch them now.
+  // The view shown draws the sentence's word vectors (Panel::uses_word_vectors) with GloVe (not yet
+  // loaded): fetch them now.
   bool NeedsWordVectors() const;
 
   lessons::ViewState& state() { return state_; }
@@ -100,6 +100,8 @@ class App {
   bool wants_another_frame() const { return wants_another_frame_; }
 
  private:
+  // The panel of the view in the state (null only for a view id no panel has).
+  const Panel* ShownPanel() const;
   void UpdateSentence();
   // The sentence box, the word-vector progress and notes; DrawSentenceChoices: presets and the
   // source of the vectors (not in an embed). word_vectors: the view reads them (Panel::uses_word_vectors),

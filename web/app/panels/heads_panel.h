@@ -12,6 +12,7 @@ class HeadsPanel : public Panel {
   lessons::ViewId id() const override { return lessons::ViewId::kHeads; }
   const char* title() const override { return "5 Heads"; }
   void Draw(PanelContext& ctx) override;
+  bool reads_trained_heads(const lessons::ViewState& state) const override { return state.heads.trained; }
   const char* takeaway() const override {
     return "Heads are attentions side by side with their own projections; untrained, their weights are close to uniform.";
   }

@@ -56,6 +56,10 @@ class Panel {
   // Views of the sentence's word vectors (GloVe or hashed) show the choice between them and GloVe's
   // loading; a view that reads the words some other way (the language model's own vocabulary) does not.
   virtual bool uses_word_vectors() const { return uses_sentence(); }
+  // The other assets the view reads, fetched once it is shown (App::Needs*, mount_assets.js): the
+  // heads trained on English (in states that draw them) and prices.csv.
+  virtual bool reads_trained_heads(const lessons::ViewState& /*state*/) const { return false; }
+  virtual bool reads_prices() const { return false; }
   // The one line the reader should leave the view with, shown at its end above "next →".
   virtual const char* takeaway() const = 0;
 };

@@ -16,6 +16,7 @@ class PricesPanel : public Panel {
     return "Attention smooths by similarity of value and time, a moving average by position alone; the error against the real price says which did better here.";
   }
   bool uses_sentence() const override { return false; }
+  bool reads_prices() const override { return true; }
 
  private:
   void DrawControls(PanelContext& ctx);

@@ -12,6 +12,7 @@ class QkvPanel : public Panel {
   lessons::ViewId id() const override { return lessons::ViewId::kQkv; }
   const char* title() const override { return "3 Q,K,V"; }
   void Draw(PanelContext& ctx) override;
+  bool reads_trained_heads(const lessons::ViewState& state) const override { return state.qkv.trained; }
   const char* takeaway() const override {
     return "Wq, Wk and Wv decide what is compared and what is passed on; the scores are no longer symmetric.";
   }
