@@ -4,10 +4,16 @@
 //   const handle = await mount(element, { view: 'heads', state: 'h.n=8', theme: 'auto', embed: true });
 //   handle.state();  handle.setState('v=masks&m.c=0');  handle.destroy();
 //
-// Assets are fetched relative to this file, not to the page that embeds it, and only when the view
-// shown needs them: the 1.5 MB word vectors for the views of words, prices.csv for the prices view,
-// the trained heads for views 3 and 5.
+// mount() builds the element and starts the module; each of its other jobs is a file of its own:
+// the assets a view needs (mount_assets.js), the module's death and the GL context's loss
+// (mount_life.js), exports (mount_export.js), the keyboard and screen readers (mount_access.js) and an
+// embed's scrolling of its host page (mount_host_scroll.js).
 import { loadAttnlab } from './attnlab.js';
+import { attachAccessibility } from './mount_access.js';
+import { attachAssetLoading } from './mount_assets.js';
+import { attachExports } from './mount_export.js';
+import { attachHostScroll } from './mount_host_scroll.js';
+import { watchLifeCycle } from './mount_life.js';
 import { attachSentenceBox } from './sentence_box.js';
 import { attachShare } from './share.js';
 
@@ -114,52 +120,20 @@ export async function mount(host, options = {}) {
   } catch (e) {
     return fail(`attnlab could not load: ${e && e.message ? e.message : e}`);
   }
-  // The module died (a trap or an abort): nothing will be drawn again, so the page says so over the
-  // frozen canvas and offers a reload instead of looking alive.
-  attnlab.onDied((why) => {
-    status.replaceChildren(`attnlab stopped working (${why}). What you see is frozen. `);
-    const reload = document.createElement('button');
-    reload.className = 'attnlab-reload';
-    reload.textContent = 'Reload';
-    reload.addEventListener('click', () => location.reload());
-    status.append(reload);
-    status.classList.add('attnlab-error', 'attnlab-notice');
-    status.hidden = false;
-    for (const box of root.querySelectorAll('.attnlab-sentence')) box.setAttribute('disabled', '');
-  });
-  // A lost WebGL context (the GPU reset, too many contexts on the page): preventDefault lets the
-  // browser restore it; the app then makes every GL object again (web/app/main.cpp). Meanwhile the
-  // canvas is blank and the page says why; the first frame drawn after restoration removes the note.
-  let restoringGraphics = false;
-  canvas.addEventListener('webglcontextlost', (e) => {
-    e.preventDefault();
-    if (attnlab.dead()) return;
-    restoringGraphics = true;
-    status.textContent = 'restoring graphics…';
-    status.classList.add('attnlab-notice');
-    status.hidden = false;
-  });
+  const life = watchLifeCycle(attnlab, { root, canvas, status });
+  const assets = attachAssetLoading(attnlab);
   const listeners = new Set();
   const resizeListeners = new Set();
   let current = null;  // the state string of the last frame (null before the first)
-  let loadingVectors = false, loadingPrices = false, loadingHeads = false;
   let shownHeight = 0;
   let barScroll = 0;
+  let access = null, hostScroll = null;  // attached below, before the first frame
   const timing = { mountToFirstFrameMs: 0, pageToFirstFrameMs: 0 };  // what an embed costs to start
   attnlab.onAfterFrame((stateText, contentHeight, scroll, summary) => {
-    if (restoringGraphics) {
-      restoringGraphics = false;
-      status.hidden = true;
-      status.classList.remove('attnlab-notice');
-    }
+    life.afterFrame();
     if (!timing.pageToFirstFrameMs) {
       timing.pageToFirstFrameMs = performance.now();
       timing.mountToFirstFrameMs = timing.pageToFirstFrameMs - mountedAt;
-    }
-    if (summary !== lastSummary) {
-      lastSummary = summary;
-      clearTimeout(summaryTimer);
-      summaryTimer = setTimeout(() => { spoken.textContent = summary; }, 500);
     }
     if (!embed && scroll !== barScroll) {  // the full page's Share button sits on the title line
       barScroll = scroll;
@@ -176,53 +150,12 @@ export async function mount(host, options = {}) {
       canvas.style.height = `${contentHeight}px`;
       for (const fn of resizeListeners) fn(root.getBoundingClientRect().height);
     }
-    scrollHostIfDue();
-    // Lecture mode's "the text as page text" (ui.t=1 in the state): the same section, shown under
-    // the canvas at the UI scale (ui.s).
-    const pageText = /(^|&)ui\.t=1(&|$)/.test(stateText);
-    if (pageText !== root.classList.contains('attnlab-with-text')) root.classList.toggle('attnlab-with-text', pageText);
-    const scale = Number((stateText.match(/(?:^|&)ui\.s=([\d.]+)/) || [])[1]) || 1;
-    prose.style.fontSize = pageText ? `${16 * scale}px` : '';
-    const texts = attnlab.texts();
-    const joined = texts.join('\n');
-    if (joined !== proseShown) {
-      proseShown = joined;
-      prose.replaceChildren(...texts.map((t) => Object.assign(document.createElement('p'), { textContent: t })));
-    }
-    if (!loadingVectors && attnlab.needsWordVectors()) {
-      loadingVectors = true;
-      loadWordVectors(attnlab);
-    }
-    if (!loadingPrices && attnlab.needsPrices()) {
-      loadingPrices = true;
-      loadPrices(attnlab);
-    }
-    if (!loadingHeads && attnlab.needsTrainedHeads()) {
-      loadingHeads = true;
-      loadTrainedHeads(attnlab);
-    }
+    hostScroll?.afterFrame();
+    access.afterFrame(stateText, summary);
+    assets.afterFrame();
   });
   attachSentenceBox(attnlab, canvas, { hostScrolls: embed });
-  const exports = [];  // what left the page, newest last (the browser tests read it)
-  attnlab.onExport(
-    (name, text) => {
-      exports.push({ name, kind: 'csv', text });
-      navigator.clipboard?.writeText(text).catch(() => download(name, new Blob([text], { type: 'text/csv' })));
-    },
-    (name, width, height, rgba) => {
-      const picture = document.createElement('canvas');
-      picture.width = width;
-      picture.height = height;
-      picture.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(rgba.buffer), width, height), 0, 0);
-      picture.toBlob((blob) => {
-        exports.push({ name, kind: 'png', width, height, bytes: blob ? blob.size : 0, picture });
-        if (blob) download(name, blob);
-      }, 'image/png');
-    },
-    (name, blob) => {
-      exports.push({ name, kind: 'file', bytes: blob.size, blob });
-      download(name, blob);
-    });
+  const exports = attachExports(attnlab);
   // A checkpoint dropped on view 12's canvas opens there (read here, never uploaded); other views
   // leave a drop to the page.
   const showsModel = () => /(^|&)v=lm(&|$)/.test(attnlab.state());
@@ -236,51 +169,11 @@ export async function mount(host, options = {}) {
     e.preventDefault();
     attnlab.openModelFiles(e.dataTransfer.files);
   });
-  // The keyboard: a press on the canvas gives it the focus (the app's handlers keep the browser from
-  // doing so), Tab and arrows then move through its controls, Escape leaves it for the page's next stop.
-  // The outline shows the focus to keyboard users only: it follows how the reader last moved.
-  canvas.addEventListener('pointerdown', () => canvas.focus({ preventScroll: true }));
-  canvas.addEventListener('keydown', (e) => { if (e.key === 'Escape') canvas.blur(); });
-  const byKeyboard = () => root.classList.add('attnlab-keyboard');
-  const byPointer = () => root.classList.remove('attnlab-keyboard');
-  document.addEventListener('keydown', byKeyboard, true);
-  document.addEventListener('pointerdown', byPointer, true);
-  // What the view shows, in words, for screen readers: read after each change has settled.
-  const spoken = document.createElement('div');
-  spoken.className = 'attnlab-live';
-  spoken.setAttribute('aria-live', 'polite');
-  root.append(spoken);
-  // Every sentence the canvas shows, also as HTML text (texts()): screen readers read it, the
-  // browser's find and translation reach it; kept in step after each frame that changed it. With
-  // ui.t=1 it is shown under the canvas (.attnlab-with-text), selectable.
-  const prose = document.createElement('section');
-  prose.className = 'attnlab-prose';
-  prose.setAttribute('aria-label', 'The text of this view');
-  root.append(prose);
-  let proseShown = '';
-  let summaryTimer = 0;
-  let lastSummary = '';
+  access = attachAccessibility(attnlab, { root, canvas });
   attnlab.setEmbedded(embed);
   const reducedMotion = typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
   attnlab.setReducedMotion(reducedMotion);
-  // A click in an embed opened something below the host page's fold (view 1's spotlight): the page
-  // scrolls to it, as the full explorer scrolls itself. It happens once the canvas has grown to hold
-  // it, by scrolling a stand-in element inside the embed into view (which works from an iframe too).
-  let hostScroll = null;
-  if (embed) attnlab.onScrollHost((top, height) => { hostScroll = { top, height, frames: 0 }; });
-  const scrollHostIfDue = () => {
-    if (!hostScroll) return;
-    const bottom = canvas.offsetTop + canvas.offsetHeight;
-    const y = canvas.offsetTop + Math.max(0, hostScroll.top - 40);
-    if (bottom < y + hostScroll.height && ++hostScroll.frames < 10) return;  // not drawn yet
-    hostScroll = null;
-    const anchor = document.createElement('div');
-    Object.assign(anchor.style, { position: 'absolute', left: '0', width: '1px', top: `${y}px`,
-      height: `${Math.max(1, Math.min(bottom - y, window.innerHeight - 80))}px`, pointerEvents: 'none' });
-    root.append(anchor);
-    anchor.scrollIntoView({ block: 'nearest', behavior: reducedMotion ? 'auto' : 'smooth' });
-    setTimeout(() => anchor.remove(), 1500);
-  };
+  if (embed) hostScroll = attachHostScroll(attnlab, { root, canvas, reducedMotion });
   const light = prefersLight(theme);
   root.classList.toggle('attnlab-light', light);
   attnlab.setLightTheme(light);
@@ -342,8 +235,7 @@ export async function mount(host, options = {}) {
       if (destroyed) return;
       destroyed = true;
       themeQuery?.removeEventListener('change', followScheme);
-      document.removeEventListener('keydown', byKeyboard, true);
-      document.removeEventListener('pointerdown', byPointer, true);
+      access.destroy();
       attnlab.stop();  // the frame loop, ImGui and the GL context
       canvas.getContext('webgl2')?.getExtension('WEBGL_lose_context')?.loseContext();
       root.remove();  // the module and its memory go with the last reference
@@ -358,74 +250,4 @@ function addHtmlFont(bytes) {
   const face = new FontFace('attnlab-ui', bytes.slice(0));
   document.fonts.add(face);
   face.load().catch(() => {});  // a font the browser refuses: the boxes fall back to DejaVu Sans
-}
-
-// Saves `blob` as a file called `name` (a click on a temporary link: no popup, no new tab).
-function download(name, blob) {
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10000);
-}
-
-// The 1.5 MB GloVe asset, fetched once a view of words is shown. Meanwhile the words get hashed
-// stand-in vectors and the page shows how much has arrived.
-async function loadWordVectors(attnlab) {
-  try {
-    const response = await fetch(here('word-vectors.bin'));
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    const error = attnlab.loadWordVectors(await readWithProgress(response, (f) => attnlab.wordVectorsProgress(f)));
-    if (error) console.warn(`attnlab: ${error}`);
-  } catch (e) {
-    attnlab.wordVectorsFailed(String(e && e.message ? e.message : e));
-  }
-}
-
-// The body's bytes, reporting the share received so far (Content-Length may count compressed bytes:
-// the share is then an estimate, kept below 1 until the end).
-async function readWithProgress(response, progress) {
-  const total = Number(response.headers.get('Content-Length')) || 0;
-  if (!response.body || !total) return new Uint8Array(await response.arrayBuffer());
-  const reader = response.body.getReader();
-  const chunks = [];
-  let received = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    received += value.length;
-    progress(Math.min(received / total, 0.99));
-  }
-  const bytes = new Uint8Array(received);
-  let at = 0;
-  for (const c of chunks) { bytes.set(c, at); at += c.length; }
-  return bytes;
-}
-
-// heads-trained-brown.bin (200 KB) for views 3 and 5, parsed by the engine side.
-async function loadTrainedHeads(attnlab) {
-  try {
-    const response = await fetch(here('heads-trained-brown.bin'));
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    const error = attnlab.loadTrainedHeads(new Uint8Array(await response.arrayBuffer()));
-    if (error) console.warn(`attnlab: ${error}`);
-  } catch (e) {
-    attnlab.trainedHeadsFailed(String(e && e.message ? e.message : e));
-  }
-}
-
-// prices.csv (30 KB) for the prices view, parsed by the engine side like the word vectors.
-async function loadPrices(attnlab) {
-  try {
-    const response = await fetch(here('prices.csv'));
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    const error = attnlab.loadPrices(await response.text());
-    if (error) console.warn(`attnlab: ${error}`);
-  } catch (e) {
-    attnlab.pricesFailed(String(e && e.message ? e.message : e));
-  }
 }
