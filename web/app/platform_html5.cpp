@@ -281,7 +281,7 @@ void ExportImage(const std::string& file_name, int width, int height, const std:
 }
 
 void PlaceTextBox(int box, bool shown, float x, float y, float w, float h, const std::string& text, const char* label) {
-  // The UI's font is 15 px at scale 1 (main.cpp), so its size now says the lecture mode's scale.
+  // The UI's font is 15 px at scale 1 (frame_loop.cpp), so its size now says the lecture mode's scale.
   attnlab_place_text_box(box, shown ? 1 : 0, x, y, w, h, text.c_str(), label, ImGui::GetFontSize() / 15.0f);
 }
 

@@ -1,7 +1,7 @@
 // Every figure can leave the page: a ⋯ button beside it (or a right click, or a long press, on it)
 // opens a menu to save it as a PNG rendered at 2× (for print and retina screens) or to copy its
 // numbers as CSV with their labels. The CSV is written at once; the PNG after the frame, when
-// main.cpp renders the frame's draw data again into a 2× framebuffer and hands the pixels to the page.
+// frame_loop.cpp renders the frame's draw data again into a 2× framebuffer and hands the pixels to the page.
 #pragma once
 
 #include <functional>
@@ -28,7 +28,7 @@ void OpenExportMenuOnRightClick(const std::string& name);
 // is open, its items as "<name>.menu.png" and "<name>.menu.csv".
 void DrawExportMenu(const std::string& name, const LayoutRect& figure, const std::function<std::string()>& csv,
                     Published& published, bool button = true);
-// The menu's choices since the last call, oldest first (main.cpp serves them after each frame).
+// The menu's choices since the last call, oldest first (frame_loop.cpp serves them after each frame).
 std::vector<ExportRequest> TakeExportRequests();
 // Queues a PNG of `rect` (the whole view, say) without a menu.
 void RequestPng(const std::string& name, const LayoutRect& rect);
