@@ -18,8 +18,9 @@ const VIEWS = [
   ['9-rnn', 'v=rnn&rn.rho=0.5', { until: 'rnn.sweep.done', atLeast: 1 }],
   ['10-retrieval', 'v=retrieval&rt.q=italy'],
   ['11-learn', 'v=learn&l.n=1200', { until: 'learn.steps', atLeast: 1200, scroll: 560 }],
-  ['12-prices', 'v=prices&p.s=1&p.n=0.15&p.i=100'],
-  ['13-speed', 'v=speed&sp.l=0&sp.n=10', { click: 'speed.sweep', until: 'speed.sweep.wasm_simd128.4096' }],
+  ['12-lm', `v=lm&s=${encodeURIComponent('The jury said it did find that many of the problems')}`],
+  ['13-prices', 'v=prices&p.s=1&p.n=0.15&p.i=100'],
+  ['14-speed', 'v=speed&sp.l=0&sp.n=10', { click: 'speed.sweep', until: 'speed.sweep.wasm_simd128.4096' }],
 ];
 
 await mkdir(out, { recursive: true });
@@ -36,7 +37,7 @@ try {
     }
     if (action) {  // a value appears (or reaches atLeast): the sweep filled, the training got there
       await page.waitForFunction(({ k, min }) => (window.attnlab.scalars()[k] ?? -Infinity) >= (min ?? -Infinity),
-        { k: action.until, min: action.atLeast }, { timeout: 120000 });
+        { k: action.until, min: action.atLeast }, { timeout: 600000 });  // the data-size defaults: minutes on 2 cores
     }
     await settle(page);
     if (action?.scroll) {
