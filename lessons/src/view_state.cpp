@@ -127,8 +127,9 @@ class Reader : public FieldVisitor {
       return Fail(attn::StatusCode::kParseError, f.key, "expected a finite number, got '" + *text + "'");
     value = f.Clamp(v);  // ±inf clamps to the ends of the range
     if (value != v)
-      Fail(attn::StatusCode::kOutOfRange, f.key, "expected " + attn::ShortestNumberText(f.min) + ".." + attn::ShortestNumberText(f.max) +
-                                                     ", got " + *text + ": used " + attn::ShortestNumberText(value));
+      Fail(attn::StatusCode::kOutOfRange, f.key,
+           "expected " + attn::ShortestNumberText(f.min) + ".." + attn::ShortestNumberText(f.max) + ", got " + *text +
+               ": used " + attn::ShortestNumberText(value));
   }
   void Bool(const BoolField& f, bool& value) override {
     const std::string* text = Take(f.key);

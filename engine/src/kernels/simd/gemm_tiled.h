@@ -374,8 +374,7 @@ void GemmPacked(int m, int n, int k, const float* a, int lda, const float* packe
       PanelFewRows<V>(1, k, a, lda, packed + t * panel_floats, MinInt(kNr, n - t * kNr), c + t * kNr, ldc);
   } else if (m < kMr) {
     for (int t = 0; t < panels; ++t)
-      PanelFewRows<V>(m, k, a, lda, packed + static_cast<std::size_t>(t) * k * kNr, MinInt(kNr, n - t * kNr),
-                      c + t * kNr, ldc);
+      PanelFewRows<V>(m, k, a, lda, packed + t * panel_floats, MinInt(kNr, n - t * kNr), c + t * kNr, ldc);
   } else {
     GemmPackedTiled<V>(m, n, k, a, lda, packed, c, ldc);
   }
