@@ -115,6 +115,54 @@ TEST(DataSize, Deterministic) {
   for (size_t i = 0; i < a.points().size(); ++i) EXPECT_EQ(a.points()[i].accuracy, b.points()[i].accuracy) << i;
 }
 
+// Runs spread (as the page hands them to its Web Workers: claimed, computed alone, accepted in any
+// order, one given back by a worker that died) give the same bits as the runs sliced here.
+TEST(DataSize, SpreadRunsGiveTheSameBitsAsSlicedOnes) {
+  DataSizeRunner sliced, spread;
+  ASSERT_TRUE(sliced.Init(Tiny()).ok());
+  ASSERT_TRUE(spread.Init(Tiny()).ok());
+  while (!sliced.done()) ASSERT_TRUE(sliced.Next(2).ok());
+
+  std::vector<int> claimed;
+  int run = -1;
+  for (int k = 0; k < 5; ++k) {
+    ASSERT_TRUE(spread.Claim(&run));
+    claimed.push_back(run);
+  }
+  EXPECT_EQ(claimed, (std::vector<int>{0, 1, 2, 3, 4}));  // lowest first
+  EXPECT_EQ(spread.runs_claimed(), 5);
+  spread.Release(2);  // its worker died: the run is open again, and Next takes it
+  EXPECT_EQ(spread.runs_claimed(), 4);
+  ASSERT_TRUE(spread.Next(1).ok());
+  EXPECT_EQ(spread.current().seed, spread.RunAt(2).seed);
+  EXPECT_EQ(spread.current().size, spread.RunAt(2).size);
+  EXPECT_EQ(spread.current().model, spread.RunAt(2).model);
+  // Accepted last first: the points keep seed order all the same.
+  for (int r : {4, 3, 1, 0}) {
+    float accuracy = -1;
+    ASSERT_TRUE(spread.RunAlone(r, &accuracy).ok());
+    ASSERT_TRUE(spread.Accept(r, accuracy).ok());
+  }
+  EXPECT_EQ(spread.Accept(4, 0.5f).message(), "run 4: expected a claimed run, got one already recorded");
+  EXPECT_EQ(spread.Accept(6, 0.5f).message(), "run 6: expected a claimed run, got one not claimed");
+  EXPECT_EQ(spread.Accept(8, 0.5f).message(), "run: expected 0–7, got 8");
+  float unused;
+  EXPECT_EQ(spread.RunAlone(-1, &unused).message(), "run: expected 0–7, got -1");
+  while (!spread.done()) ASSERT_TRUE(spread.Next(3).ok());  // runs 2 (begun), 5, 6, 7 here
+  EXPECT_FALSE(spread.Claim(&run));
+  EXPECT_EQ(spread.runs_done(), 8);
+  EXPECT_EQ(spread.progress(), 1.0f);
+  ASSERT_EQ(spread.points().size(), sliced.points().size());
+  for (size_t i = 0; i < sliced.points().size(); ++i) {
+    const DataSizePoint &a = sliced.points()[i], &b = spread.points()[i];
+    EXPECT_EQ(a.accuracy, b.accuracy) << i;
+    EXPECT_EQ(b.seeds, (std::vector<int>{1, 2})) << i;
+    EXPECT_EQ(a.mean, b.mean) << i;  // bits: the same sum in the same order
+    EXPECT_EQ(a.min, b.min) << i;
+    EXPECT_EQ(a.max, b.max) << i;
+  }
+}
+
 DataSizePoint Point(ModelKind model, int size, float mean) {
   DataSizePoint p;
   p.model = model;

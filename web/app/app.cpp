@@ -347,6 +347,13 @@ void App::Frame() {
   if (sentence_shown) DrawSentenceControls(shown->uses_word_vectors());
   UpdateSentence();
   wants_another_frame_ = false;
+  // The jobs first (every panel's, not only the shown one's): what the views draw below is where they
+  // have got to, and the state follows them (Learn's step) before the frame's state is compared.
+  std::vector<lessons::Job*> jobs;
+  for (auto& panel : panels_)
+    if (lessons::Job* job = panel->job()) jobs.push_back(job);
+  if (jobs_.Frame(jobs)) wants_another_frame_ = true;
+  for (lessons::Job* job : jobs) job->WriteState(&state_);
   PanelContext ctx{state_, sentence_.model(), sentence_.version(), published_, &prices_, &wants_another_frame_, embedded_,
                    trained_heads_loaded_ ? &trained_heads_ : nullptr, trained_heads_error_, trained_heads_version_, ""};
   ctx.word_vectors = word_vectors_loaded() ? &word_vectors_ : nullptr;

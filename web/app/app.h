@@ -9,6 +9,7 @@
 #include "lessons/trained_heads.h"
 #include "lessons/views/sentence.h"
 #include "lessons/word_vectors.h"
+#include "job_scheduler.h"
 #include "memo.h"
 #include "panels/panel.h"
 #include "published.h"
@@ -118,6 +119,7 @@ class App {
 
   lessons::ViewState state_;
   std::vector<std::unique_ptr<Panel>> panels_;
+  JobScheduler jobs_;  // the panels' long work, stepped every frame whichever view is shown
   lessons::ViewId shown_view_ = lessons::ViewId::kCount;  // the tab drawn last frame; differs when the state moved it
   Memo<lessons::Sentence> sentence_;
   int word_vectors_version_ = 0;

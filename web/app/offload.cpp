@@ -17,6 +17,14 @@ EM_JS(int, attnlab_post_timing_batch, (int ticket, int kind, int kernel, int n, 
   return Module.postJob(ticket, {kind: kind, kernel: kernel, n: n, minMs: min_ms, wantOutput: !!want_output}) ? 1 : 0;
 });
 
+EM_JS(int, attnlab_post_job_unit, (int ticket, int kind, const int* settings, int count, int index), {
+  if (!Module.postJob) return 0;
+  const s = Array.from(HEAP32.subarray(settings >> 2, (settings >> 2) + count));
+  return Module.postJob(ticket, {unit: kind, settings: s, index: index}) ? 1 : 0;
+});
+
+EM_JS(int, attnlab_job_workers, (), { return Module.jobWorkers ? Module.jobWorkers() : 0; });
+
 // EM_JS, not EM_ASM: an EM_ASM's glue is keyed by a data address, which differs between the SIMD128
 // and the relaxed-SIMD builds, and the two must share one glue (cmake/ShipRelaxedWasm.cmake).
 EM_JS(int, attnlab_has_job_worker, (), { return Module.postJob ? 1 : 0; });
@@ -34,16 +42,39 @@ std::map<int, Result> g_done;
 
 bool Available() { return !g_failed && attnlab_has_job_worker() != 0; }
 
-int Post(const TimingBatch& batch) {
+int Workers() { return Available() ? attnlab_job_workers() : 0; }
+
+namespace {
+
+// `post(ticket)` hands the job to job_host.mjs; false: no worker could start here, and the page does
+// the work from now on.
+template <typename PostFn>
+int PostWith(PostFn post) {
   if (g_failed) return 0;
   const int ticket = g_next_ticket++;
-  if (!attnlab_post_timing_batch(ticket, static_cast<int>(batch.kind), batch.kernel, batch.n, batch.min_ms, batch.want_output)) {
-    g_failed = true;  // no worker could start here: the page does the work from now on
+  if (!post(ticket)) {
+    g_failed = true;
     if (g_failure.empty()) g_failure = "no Web Worker could start here";
     return 0;
   }
   g_posted.insert(ticket);
   return ticket;
+}
+
+}  // namespace
+
+int Post(const TimingBatch& batch) {
+  return PostWith([&](int ticket) {
+    return attnlab_post_timing_batch(ticket, static_cast<int>(batch.kind), batch.kernel, batch.n, batch.min_ms,
+                                     batch.want_output) != 0;
+  });
+}
+
+int PostUnit(const lessons::JobUnit& unit) {
+  return PostWith([&](int ticket) {
+    return attnlab_post_job_unit(ticket, static_cast<int>(unit.kind), unit.settings.data(),
+                                 static_cast<int>(unit.settings.size()), unit.index) != 0;
+  });
 }
 
 Result RunTimingBatch(const TimingBatch& batch) {

@@ -1,14 +1,17 @@
-// Long work handed to a Web Worker, so the page keeps drawing while it runs (issue 26: a forward at
-// n = 8192 held the main thread for over a second). The worker (web/bindings/job_worker.mjs)
-// instantiates the page's own compiled module without starting the app and answers one job at a
-// time with the same C++ (page_js.cpp's runJob), so its numbers are the ones the main thread would
-// get. job_host.mjs installs Module.postJob; where there is no Worker (or it failed), Available() is false
-// and the caller runs the work on the main thread, one call per frame.
+// Long work handed to the page's Web Workers, so the page keeps drawing while it runs (issue 26: a
+// forward at n = 8192 held the main thread for over a second; issue 29: the data-size grid's runs
+// spread over every core). Each worker (web/bindings/job_worker.mjs) instantiates the page's own
+// compiled module without starting the app and answers one job at a time with the same C++
+// (page_js.cpp's runJob), so its numbers are the ones the main thread would get. job_host.mjs
+// installs Module.postJob and its pool (navigator.hardwareConcurrency − 1 workers, at least one);
+// where there is no Worker (or one failed), Available() is false and the caller runs the work on the
+// main thread, a slice per frame.
 #pragma once
 
 #include <string>
 
 #include "attn/matrix.h"
+#include "lessons/job.h"
 
 namespace attnlab::offload {
 
@@ -31,13 +34,18 @@ struct Result {
   std::string error;      // "" when ok; the status text or why the worker failed
   bool worker_failed = false;  // the worker itself stopped (not the job): later work stays on the page
   double us = 0;          // µs per forward
+  double value = 0;       // a job unit's result (lessons::RunJobUnit)
   attn::Matrix output;    // (n, d_model) when asked for, else empty
 };
 
 // True while a worker can take jobs (mount.js installed one, and it has not failed).
 bool Available();
+// How many workers the pool has (0 while none can take work): how many units are worth having out.
+int Workers();
 // Posts the batch; returns its ticket (> 0), or 0 when no worker can take it.
 int Post(const TimingBatch& batch);
+// Posts a job's unit (lessons::RunJobUnit in the worker); its ticket, or 0 when no worker can take it.
+int PostUnit(const lessons::JobUnit& unit);
 // Runs the batch in this thread: what the worker runs for Post (page_js.cpp's runJob), and what the
 // page runs itself when there is no worker, so both give the same numbers. One lab per kind, kept.
 Result RunTimingBatch(const TimingBatch& batch);

@@ -64,7 +64,9 @@ function notBytes(name, v) {
   return v instanceof Uint8Array || v instanceof ArrayBuffer ? '' : `invalid_argument: ${name}: expected a Uint8Array, got ${describe(v)}`;
 }
 
-export async function loadAttnlab(moduleOptions = {}) {
+// `workers: false` keeps long work (training, timing) on the page's thread, a slice per frame, as
+// where no Web Worker can start.
+export async function loadAttnlab(moduleOptions = {}, { workers = true } = {}) {
   const wasm = await compileOnce();
   // The module dies on abort() (Module.onAbort) or on a trap inside a frame (an exception escapes
   // the frame loop between preMainLoop and postMainLoop): the page is told once, through onDied.
@@ -86,7 +88,7 @@ export async function loadAttnlab(moduleOptions = {}) {
     postMainLoop: () => { life.inFrame = false; },
     ...moduleOptions,
   });
-  const jobs = attachJobWorker(m, wasm);  // long work off the main thread (web/app/offload.h)
+  const jobs = attachJobWorker(m, wasm, workers ? undefined : 0);  // long work off the main thread (web/app/offload.h)
   // View 12's language model, in its own module and worker (web/app/lm_client.h): its host script
   // loads with the first request, so an embed of another view never fetches it.
   let lm = null;

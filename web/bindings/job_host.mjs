@@ -1,46 +1,65 @@
-// The page's side of its Web Worker (web/bindings/job_worker.mjs, web/app/offload.h): started on the
-// first job, given the compiled module (so the worker neither fetches nor compiles the wasm again),
-// one job at a time in order. Where no worker can start (no Worker; a page on another origin than
-// attnlab's files, where the browser refuses the script) postJob answers false and the app does the
-// work itself, a slice per frame. A worker that fails answers every job it held with workerFailed,
-// and the app keeps its work on the page from then on.
-export function attachJobWorker(m, wasmModule) {
-  let worker = null, failed = false;
-  const pending = new Set();
+// The page's side of its Web Workers (web/bindings/job_worker.mjs, web/app/offload.h): a pool of
+// navigator.hardwareConcurrency − 1 workers (at least one, at most 8), each started when a job first
+// needs it and given the compiled module (so no worker fetches or compiles the wasm again); a job
+// goes to the worker with the fewest jobs, and each worker answers its jobs in order. Where no worker
+// can start (no Worker; a page on another origin than attnlab's files, where the browser refuses the
+// script) postJob answers false and the app does the work itself, a slice per frame. A worker that
+// fails stops the pool: every job it held is answered with workerFailed, and the app keeps its work
+// on the page from then on.
+export function poolSize(cores = globalThis.navigator?.hardwareConcurrency) {
+  return Math.max(1, Math.min(8, (Number.isFinite(cores) ? cores : 2) - 1));
+}
+
+export function attachJobWorker(m, wasmModule, size = poolSize()) {
+  // Asked for none (mount's workers: false): no Module.postJob, so the app works on its own thread.
+  if (!(size >= 1)) return { stop: () => {}, killForTesting: () => {}, running: () => 0, size: () => 0 };
+  const workers = [];  // {worker, pending: Set of tickets}
+  let failed = false;
   const fail = (why) => {
+    if (failed) return;
     failed = true;
-    worker?.terminate();
-    worker = null;
     const failure = { ok: false, message: `the Web Worker stopped (${why})`, workerFailed: true };
-    if (!pending.size) m.jobDone(0, failure);  // none held: the app hears it all the same
-    for (const ticket of pending) m.jobDone(ticket, failure);
-    pending.clear();
+    const held = workers.flatMap((w) => [...w.pending]);
+    for (const w of workers) w.worker.terminate();
+    workers.length = 0;
+    if (!held.length) m.jobDone(0, failure);  // none held: the app hears it all the same
+    for (const ticket of held) m.jobDone(ticket, failure);
   };
+  const start = () => {
+    const worker = new Worker(new URL('job_worker.mjs', import.meta.url), { type: 'module' });
+    const entry = { worker, pending: new Set() };
+    worker.onerror = (e) => { e.preventDefault?.(); fail(e.message || 'it could not run'); };
+    worker.onmessageerror = () => fail('a message could not be read');
+    worker.onmessage = ({ data }) => {
+      if (!entry.pending.delete(data.ticket)) return;
+      m.jobDone(data.ticket, data.result);
+    };
+    worker.postMessage({ init: wasmModule });
+    workers.push(entry);
+    return entry;
+  };
+  m.jobWorkers = () => (failed ? 0 : size);
   m.postJob = (ticket, job) => {
     if (failed) return false;
-    if (!worker) {
+    let entry = workers.find((w) => w.pending.size === 0);
+    if (!entry && workers.length < size) {
       try {
-        worker = new Worker(new URL('job_worker.mjs', import.meta.url), { type: 'module' });
+        entry = start();
       } catch {
         failed = true;
         return false;
       }
-      worker.onerror = (e) => { e.preventDefault?.(); fail(e.message || 'it could not run'); };
-      worker.onmessageerror = () => fail('a message could not be read');
-      worker.onmessage = ({ data }) => {
-        if (!pending.delete(data.ticket)) return;
-        m.jobDone(data.ticket, data.result);
-      };
-      worker.postMessage({ init: wasmModule });
     }
-    pending.add(ticket);
-    worker.postMessage({ ticket, job });
+    entry ??= workers.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
+    entry.pending.add(ticket);
+    entry.worker.postMessage({ ticket, job });
     return true;
   };
   return {
-    stop: () => { worker?.terminate(); worker = null; failed = true; pending.clear(); },
-    // Test hook: as if the worker had died (the browser tests check the view reports it and recovers).
-    killForTesting: () => { if (worker) fail('terminated for testing'); },
-    running: () => worker !== null,
+    stop: () => { for (const w of workers) w.worker.terminate(); workers.length = 0; failed = true; },
+    // Test hook: as if a worker had died (the browser tests check the view reports it and recovers).
+    killForTesting: () => { if (workers.length) fail('terminated for testing'); },
+    running: () => workers.length,
+    size: () => size,
   };
 }

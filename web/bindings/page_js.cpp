@@ -274,10 +274,40 @@ void WordVectorsFailed(const std::string& why) {
 
 // ---- jobs: what a Web Worker runs for the page (web/app/offload.h) ------------------------------
 
+// A job's unit: {unit, settings: [int…], index} -> {ok, value} (lessons::RunJobUnit, which the job
+// runs itself on the page's thread without a worker).
+val RunUnit(val job) {
+  lessons::JobUnit unit;
+  int kind = 0;
+  val out = val::object();
+  attn::Status status = ReadInt(job["unit"], "unit", &kind, 1, static_cast<int>(lessons::JobUnitKind::kDataSizeRun));
+  if (status.ok()) status = ReadInt(job["index"], "index", &unit.index, 0, 1 << 20);
+  const val settings = job["settings"];
+  const int count = settings.isArray() ? settings["length"].as<int>() : -1;
+  if (status.ok() && (count < 0 || count > 8))
+    status = attn::Status(attn::StatusCode::kInvalidArgument, "settings: expected an array of at most 8 integers");
+  for (int k = 0; status.ok() && k < count; ++k) {
+    int v = 0;
+    status = ReadInt(settings[k], "settings[" + std::to_string(k) + "]", &v, -(1 << 30), 1 << 30);
+    unit.settings.push_back(v);
+  }
+  double value = 0;
+  if (status.ok()) {
+    unit.kind = static_cast<lessons::JobUnitKind>(kind);
+    status = lessons::RunJobUnit(unit, &value);
+  }
+  out.set("ok", status.ok());
+  if (status.ok()) out.set("value", value);
+  else out.set("message", status.ToString());
+  return out;
+}
+
 // In the worker (web/bindings/job_worker.mjs), on a module whose app never started:
 // runJob({kind, kernel, n, minMs, wantOutput}) -> {ok, us, output?} | {ok: false, message}, kind an
-// offload::TimingKind. offload::RunTimingBatch is what the page runs itself without a worker.
+// offload::TimingKind. offload::RunTimingBatch is what the page runs itself without a worker. A
+// job's unit ({unit, …}): RunUnit.
 val RunJob(val job) {
+  if (!job["unit"].isUndefined()) return RunUnit(job);
   attnlab::offload::TimingBatch batch;
   int kind = 0;
   bool want_output = false;
@@ -313,6 +343,7 @@ void JobDone(int ticket, val result) {
   r.worker_failed = result["workerFailed"].isTrue();
   if (!r.ok) r.error = result["message"].isString() ? result["message"].as<std::string>().substr(0, 300) : "the job failed";
   if (r.ok && result["us"].isNumber()) r.us = result["us"].as<double>();
+  if (r.ok && result["value"].isNumber()) r.value = result["value"].as<double>();
   const val output = result["output"];
   if (r.ok && !output.isUndefined()) {
     JsMatrixArg arg;

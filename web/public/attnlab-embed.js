@@ -76,6 +76,7 @@ class AttnLabElement extends HTMLElement {
       state: this.getAttribute('state') || '',
       theme: this.getAttribute('theme') || 'auto',
       embed: true,
+      workers: this.getAttribute('workers') !== 'off',  // off: long work on the host page's thread
     });
     this.mounting.then((handle) => {
       this.handle = handle;

@@ -35,12 +35,13 @@ export const kBrowsersThatWork = 'Chrome or Edge 91+, Firefox 89+, Safari 16.4+ 
 
 // "embed&v=masks&theme=light&m.c=0" -> the page's own options and the view state for the app.
 export function parseHash(hash) {
-  const out = { embed: false, theme: null, state: [] };
+  const out = { embed: false, theme: null, workers: true, state: [] };
   for (const part of hash.replace(/^#/, '').split('&')) {
     if (!part) continue;
     const [key, value = ''] = part.split('=');
     if (key === 'embed') out.embed = value !== '0';
     else if (key === 'theme') out.theme = value;
+    else if (key === 'workers') out.workers = value !== 'off' && value !== '0';  // off: long work on the page's thread
     else out.state.push(part);
   }
   out.state = out.state.join('&');
@@ -70,7 +71,7 @@ function themeProblem(theme) {
 
 export async function mount(host, options = {}) {
   const mountedAt = performance.now();
-  const { view = null, state = '', embed = true, fullPage = false, openUrl = here('index.html') } = options;
+  const { view = null, state = '', embed = true, fullPage = false, openUrl = here('index.html'), workers = true } = options;
   const badTheme = themeProblem(options.theme ?? 'auto');
   const theme = badTheme ? 'auto' : options.theme ?? 'auto';
   const root = document.createElement('div');
@@ -116,7 +117,7 @@ export async function mount(host, options = {}) {
     .then((bytes) => { addHtmlFont(bytes); return bytes; });
   let attnlab;
   try {
-    attnlab = await loadAttnlab();
+    attnlab = await loadAttnlab({}, { workers });
   } catch (e) {
     return fail(`attnlab could not load: ${e && e.message ? e.message : e}`);
   }

@@ -12,6 +12,7 @@ async function main() {
   fullPage.hash = '';
   const handle = await mount(document.getElementById('app'), {
     state: link.state, theme: link.theme || 'auto', embed: link.embed, fullPage: !link.embed, openUrl: fullPage.href,
+    workers: link.workers,
   });
   if (!handle) return;  // mount said why on the page
   window.attnlab = handle.attnlab;  // for the console and the browser tests
@@ -19,7 +20,7 @@ async function main() {
 
   // The state into the address bar, debounced, without a history entry per slider step. The page's
   // own options (embed, theme) stay in front.
-  const own = [link.embed ? 'embed' : null, link.theme ? `theme=${link.theme}` : null].filter(Boolean);
+  const own = [link.embed ? 'embed' : null, link.theme ? `theme=${link.theme}` : null, link.workers ? null : 'workers=off'].filter(Boolean);
   let timer = 0;
   let written = location.hash.replace(/^#/, '');
   handle.onStateChange((state) => {

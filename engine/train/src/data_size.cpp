@@ -75,6 +75,8 @@ Status DataSizeRunner::Init(const DataSizeConfig& config) {
     }
   }
   runs_done_ = 0;
+  run_state_.assign(total_runs(), RunState::kOpen);
+  current_index_ = 0;
   current_ = RunAt(0);
   started_ = false;
   return Status::Ok();
@@ -90,49 +92,119 @@ DataSizeRun DataSizeRunner::RunAt(int i) const {
   return r;
 }
 
-Status DataSizeRunner::StartRun() {
-  ATTN_RETURN_IF_ERROR(trainer_.Init(RunConfig(config_, current_.model, current_.size, current_.seed)));
-  started_ = true;
+Status DataSizeRunner::StartRun(Trainer& trainer, const DataSizeRun& run) const {
+  return trainer.Init(RunConfig(config_, run.model, run.size, run.seed));
+}
+
+Status DataSizeRunner::Advance(Trainer& trainer, DataSizeRun& run, int max_steps, bool* finished,
+                               float* accuracy) const {
+  *finished = false;
+  const auto failed = [&](const Status& s) {
+    return Status(s.code(), std::string(ModelKindName(run.model)) + ", N = " + std::to_string(run.size) + ", seed " +
+                                std::to_string(run.seed) + ", step " + std::to_string(run.step + 1) + ": " + s.message());
+  };
+  for (int i = 0; i < max_steps && run.step < config_.steps; ++i) {
+    StepStats stats;
+    const Status s = trainer.Step(&stats);
+    if (!s.ok()) return failed(s);
+    ++run.step;
+  }
+  if (run.step < config_.steps) return Status::Ok();
+  Evaluation held_out;
+  const Status s = trainer.Evaluate(config_.eval_sequences, &held_out);
+  if (!s.ok()) return failed(s);
+  *finished = true;
+  *accuracy = held_out.accuracy;
   return Status::Ok();
 }
 
-Status DataSizeRunner::Next(int max_steps) {
-  if (points_.empty()) return Status(StatusCode::kEmptyInput, "datasize runner: Init was not called");
-  if (max_steps < 1) return OutOfRange("max_steps", max_steps, "≥ 1");
-  if (done()) return Status::Ok();
-  if (!started_) ATTN_RETURN_IF_ERROR(StartRun());
-  const auto failed = [&](const Status& s) {
-    return Status(s.code(), std::string(ModelKindName(current_.model)) + ", N = " +
-                                std::to_string(current_.size) + ", seed " + std::to_string(current_.seed) + ", step " +
-                                std::to_string(current_.step + 1) + ": " + s.message());
-  };
-  for (int i = 0; i < max_steps && current_.step < config_.steps; ++i) {
-    StepStats stats;
-    const Status s = trainer_.Step(&stats);
-    if (!s.ok()) return failed(s);
-    ++current_.step;
-  }
-  if (current_.step < config_.steps) return Status::Ok();
-  Evaluation held_out;
-  const Status s = trainer_.Evaluate(config_.eval_sequences, &held_out);
-  if (!s.ok()) return failed(s);
-  DataSizePoint& p = points_[Index(current_.model) * config_.sizes.size() + current_.size_index];
-  p.accuracy.push_back(held_out.accuracy);
+void DataSizeRunner::Record(const DataSizeRun& run, float accuracy) {
+  DataSizePoint& p = points_[Index(run.model) * config_.sizes.size() + run.size_index];
+  const size_t at = std::lower_bound(p.seeds.begin(), p.seeds.end(), run.seed) - p.seeds.begin();
+  p.seeds.insert(p.seeds.begin() + at, run.seed);
+  p.accuracy.insert(p.accuracy.begin() + at, accuracy);
   const auto [lo, hi] = std::minmax_element(p.accuracy.begin(), p.accuracy.end());
   p.min = *lo, p.max = *hi;
   double sum = 0;
   for (float a : p.accuracy) sum += a;
   p.mean = static_cast<float>(sum / p.accuracy.size());
   ++runs_done_;
+}
+
+Status DataSizeRunner::Next(int max_steps) {
+  if (points_.empty()) return Status(StatusCode::kEmptyInput, "datasize runner: Init was not called");
+  if (max_steps < 1) return OutOfRange("max_steps", max_steps, "≥ 1");
+  if (!started_) {
+    const auto open = std::find(run_state_.begin(), run_state_.end(), RunState::kOpen);
+    if (open == run_state_.end()) return Status::Ok();  // every run is done or elsewhere
+    current_index_ = static_cast<int>(open - run_state_.begin());
+    current_ = RunAt(current_index_);
+    ATTN_RETURN_IF_ERROR(StartRun(trainer_, current_));
+    *open = RunState::kHere;
+    started_ = true;
+  }
+  bool finished = false;
+  float accuracy = 0;
+  ATTN_RETURN_IF_ERROR(Advance(trainer_, current_, max_steps, &finished, &accuracy));
+  if (!finished) return Status::Ok();
+  Record(current_, accuracy);
+  run_state_[current_index_] = RunState::kDone;
   started_ = false;
-  if (!done()) current_ = RunAt(runs_done_);
+  // What the bar names next: the next run here, as far as can be known now.
+  const auto open = std::find(run_state_.begin(), run_state_.end(), RunState::kOpen);
+  if (open != run_state_.end()) current_ = RunAt(static_cast<int>(open - run_state_.begin()));
   return Status::Ok();
+}
+
+bool DataSizeRunner::Claim(int* run) {
+  const auto open = std::find(run_state_.begin(), run_state_.end(), RunState::kOpen);
+  if (open == run_state_.end()) return false;
+  *open = RunState::kClaimed;
+  *run = static_cast<int>(open - run_state_.begin());
+  if (!started_) {  // the bar names the run Next would take
+    const auto next = std::find(run_state_.begin(), run_state_.end(), RunState::kOpen);
+    if (next != run_state_.end()) current_ = RunAt(static_cast<int>(next - run_state_.begin()));
+  }
+  return true;
+}
+
+Status DataSizeRunner::RunAlone(int run, float* accuracy) const {
+  if (points_.empty()) return Status(StatusCode::kEmptyInput, "datasize runner: Init was not called");
+  if (run < 0 || run >= total_runs()) return OutOfRange("run", run, "0–" + std::to_string(total_runs() - 1));
+  Trainer trainer;
+  DataSizeRun r = RunAt(run);
+  ATTN_RETURN_IF_ERROR(StartRun(trainer, r));
+  bool finished = false;
+  ATTN_RETURN_IF_ERROR(Advance(trainer, r, config_.steps, &finished, accuracy));
+  return Status::Ok();
+}
+
+Status DataSizeRunner::Accept(int run, float accuracy) {
+  if (run < 0 || run >= total_runs()) return OutOfRange("run", run, "0–" + std::to_string(total_runs() - 1));
+  if (run_state_[run] != RunState::kClaimed)
+    return Status(StatusCode::kOutOfRange, "run " + std::to_string(run) + ": expected a claimed run, got one " +
+                                                    (run_state_[run] == RunState::kDone ? "already recorded" : "not claimed"));
+  Record(RunAt(run), accuracy);
+  run_state_[run] = RunState::kDone;
+  return Status::Ok();
+}
+
+void DataSizeRunner::Release(int run) {
+  if (run >= 0 && run < total_runs() && run_state_[run] == RunState::kClaimed) run_state_[run] = RunState::kOpen;
+}
+
+bool DataSizeRunner::work_here() const {
+  return started_ || std::find(run_state_.begin(), run_state_.end(), RunState::kOpen) != run_state_.end();
+}
+
+int DataSizeRunner::runs_claimed() const {
+  return static_cast<int>(std::count(run_state_.begin(), run_state_.end(), RunState::kClaimed));
 }
 
 float DataSizeRunner::progress() const {
   if (points_.empty()) return 0.0f;
   const double all = static_cast<double>(total_runs()) * config_.steps;
-  const double made = static_cast<double>(runs_done_) * config_.steps + (done() ? 0 : current_.step);
+  const double made = static_cast<double>(runs_done_) * config_.steps + (started_ ? current_.step : 0);
   return static_cast<float>(made / all);
 }
 

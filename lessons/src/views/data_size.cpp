@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <string>
 
 namespace lessons {
 namespace {
@@ -21,6 +22,79 @@ attn::train::DataSizeConfig DataSizeConfigFor(const DataSizeState& s) {
   c.steps = s.steps;
   c.eval_sequences = 256;  // 3,584 scored positions per run: ±0.01 at worst, and a short frame when a run ends
   return c;
+}
+
+Status DataSizeJob::Reset(const DataSizeState& state) {
+  state_ = state;
+  running_ = false;
+  ++generation_;  // units of the last experiment still out are dropped when they come back
+  const Status status = runner_.Init(DataSizeConfigFor(state));
+  error_ = status.ok() ? "" : status.ToString();
+  return status;
+}
+
+void DataSizeJob::Stop(const std::string& error) {
+  error_ = error;
+  running_ = false;
+}
+
+Status DataSizeJob::Step(double budget_ms) {
+  if (!running()) return Status::Ok();
+  // Two steps at a time (about 3 ms in WebAssembly); a call that ends a run also scores it.
+  TimeSlice slice(budget_ms);
+  while (runner_.work_here() && slice.Next()) {
+    const Status status = runner_.Next(2);
+    if (!status.ok()) {
+      Stop(status.ToString());
+      return status;
+    }
+  }
+  return Status::Ok();
+}
+
+bool DataSizeJob::Claim(JobUnit* unit) {
+  int run = 0;
+  if (!running() || !runner_.Claim(&run)) return false;
+  unit->kind = JobUnitKind::kDataSizeRun;
+  unit->settings = {state_.seeds, state_.steps, state_.largest};
+  unit->index = run;
+  unit->generation = generation_;
+  return true;
+}
+
+void DataSizeJob::Finish(const JobUnit& unit, const std::string& error, double value) {
+  if (unit.generation != generation_) return;
+  if (!error.empty()) return Stop(error);
+  const Status accepted = runner_.Accept(unit.index, static_cast<float>(value));
+  if (!accepted.ok()) Stop(accepted.ToString());
+}
+
+void DataSizeJob::Release(const JobUnit& unit) {
+  if (unit.generation == generation_) runner_.Release(unit.index);
+}
+
+Status RunDataSizeUnit(const JobUnit& unit, double* value) {
+  if (unit.settings.size() != 3)
+    return Status(StatusCode::kShapeMismatch, "data-size unit: settings: expected 3 (seeds, steps, largest), got " +
+                                                  std::to_string(unit.settings.size()));
+  DataSizeState s;
+  const int fields[] = {DataSizeState::kSeeds.min, DataSizeState::kSeeds.max, DataSizeState::kSteps.min,
+                        DataSizeState::kSteps.max, DataSizeState::kLargest.min, DataSizeState::kLargest.max};
+  const char* names[] = {"seeds", "steps", "largest"};
+  for (int k = 0; k < 3; ++k) {
+    const int v = unit.settings[k];
+    if (v < fields[2 * k] || v > fields[2 * k + 1])
+      return Status(StatusCode::kOutOfRange, std::string("data-size unit: ") + names[k] + ": expected " +
+                                                 std::to_string(fields[2 * k]) + "–" + std::to_string(fields[2 * k + 1]) +
+                                                 ", got " + std::to_string(v));
+  }
+  s.seeds = unit.settings[0], s.steps = unit.settings[1], s.largest = unit.settings[2];
+  attn::train::DataSizeRunner runner;
+  ATTN_RETURN_IF_ERROR(runner.Init(DataSizeConfigFor(s)));
+  float accuracy = 0;
+  ATTN_RETURN_IF_ERROR(runner.RunAlone(unit.index, &accuracy));
+  *value = accuracy;
+  return Status::Ok();
 }
 
 DataSizeCurves CurvesOfPoints(const attn::train::DataSizeRunner& runner) {

@@ -123,19 +123,15 @@ Matrix LearnLab::Curves(int bins) const {
 }
 
 Status LearnLab::Train(double budget_ms, int until) {
-  const Clock::time_point start = Clock::now();
-  const auto elapsed_ms = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); };
   Status status;
-  double last_step_ms = 0;
   // A step is begun only if it should end inside the budget (the first always is): frames stay short.
-  while (steps() < until && (last_step_ms == 0 || elapsed_ms() + last_step_ms <= budget_ms)) {
+  TimeSlice slice(budget_ms);
+  while (steps() < until && slice.Next()) {
     const Clock::time_point step_start = Clock::now();
     attn::train::StepStats stats;
     status = trainer_.Step(&stats);
     if (!status.ok()) break;
-    const double step_seconds = std::chrono::duration<double>(Clock::now() - step_start).count();
-    train_seconds_ += step_seconds;
-    last_step_ms = 1000 * step_seconds;
+    train_seconds_ += std::chrono::duration<double>(Clock::now() - step_start).count();
     ++trained_steps_;
     losses_.push_back(stats.loss);
     accuracies_.push_back(stats.accuracy);
@@ -145,6 +141,30 @@ Status LearnLab::Train(double budget_ms, int until) {
     }
   }
   return status;
+}
+
+Status LearnJob::Reset(const LearnState& state) {
+  until_ = 0;
+  continuous_ = false;
+  const Status status = lab_.Reset(state);
+  error_ = status.ok() ? "" : status.ToString();
+  return status;
+}
+
+void LearnJob::TrainTo(int until, bool continuous) {
+  until_ = until;
+  continuous_ = continuous;
+}
+
+Status LearnJob::Step(double budget_ms) {
+  if (!running()) return Status::Ok();
+  const Status status = lab_.Train(budget_ms, until_);
+  if (!status.ok()) error_ = status.ToString();
+  return status;
+}
+
+void LearnJob::WriteState(ViewState* state) const {
+  if (continuous_ || !error_.empty()) state->learn.steps = lab_.steps();
 }
 
 }  // namespace lessons

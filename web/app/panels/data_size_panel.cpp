@@ -4,11 +4,11 @@
 #include "panels/data_size_panel.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 
 #include "imgui.h"
+#include "offload.h"
 #include "theme.h"
 #include "widgets/field_widgets.h"
 #include "widgets/flow_layout.h"
@@ -19,12 +19,6 @@ namespace attnlab {
 namespace {
 
 using attn::train::ModelKind;
-
-int FinishedRuns(const attn::train::DataSizeRunner& r) {
-  int n = 0;
-  for (const auto& p : r.points()) n += static_cast<int>(p.accuracy.size());
-  return n;
-}
 
 }  // namespace
 
@@ -40,11 +34,10 @@ void DataSizePanel::Draw(PanelContext& ctx) {
       "neighbourhoods) can look back at the sign, but must first learn where to look, and that takes data: it is "
       "the more flexible model, and flexibility is paid for in examples.",
       "press Run and watch the two curves cross; add seeds to see how much a single run can vary.");
-  // The slice of training first, then everything drawn from the runner as it now is: the progress
-  // bar and the summary below it never disagree within a frame.
-  Run(ctx);
+  // The app stepped the job before this frame's views: the progress bar and the summary below it are
+  // drawn from the runner as it now is, and never disagree within a frame.
   DrawControls(ctx);
-  DrawStatusLine(error_);
+  DrawStatusLine(job_.error());
   if (started_) DrawCurves(ctx);
 }
 
@@ -66,74 +59,61 @@ void DataSizePanel::DrawControls(PanelContext& ctx) {
   if (settings != settings_) {
     settings_ = settings;
     ++EngineRuns();
-    const attn::Status status = runner_.Init(lessons::DataSizeConfigFor(s));
-    error_ = status.ok() ? "" : status.ToString();
-    running_ = started_ = restart_;  // "Run again" starts the new run at once; new settings wait for Run
+    job_.Reset(s);
+    job_.SetRunning(restart_);
+    started_ = restart_;  // "Run again" starts the new run at once; new settings wait for Run
     restart_ = false;
     finished_runs_ = -1;
   }
-  const bool done = runner_.done();
-  if (ImGui::Button(running_ ? "Pause" : done && started_ ? "Run again" : started_ ? "Go on" : "Run")) {
+  const attn::train::DataSizeRunner& runner = job_.runner();
+  const bool done = runner.done();
+  const bool running = job_.running();
+  if (ImGui::Button(running ? "Pause" : done && started_ ? "Run again" : started_ ? "Go on" : "Run")) {
     if (done && started_) {
       settings_.clear();  // the next frame starts over from seed 1
       restart_ = true;
     } else {
-      running_ = !running_;
+      job_.SetRunning(!running);
       started_ = true;
     }
   }
   ctx.published.Rect("datasize.run", LastItemRect());
   ImGui::SameLine();
-  const attn::train::DataSizeRun& run = runner_.current();
+  const attn::train::DataSizeRun& run = runner.current();
+  const int elsewhere = job_.runs_elsewhere();
   char progress[128];
   if (!started_) {
-    std::snprintf(progress, sizeof(progress), "%zu sizes × %d seeds × 2 models", runner_.config().sizes.size(), s.seeds);
+    std::snprintf(progress, sizeof(progress), "%zu sizes × %d seeds × 2 models", runner.config().sizes.size(), s.seeds);
   } else if (done) {
     std::snprintf(progress, sizeof(progress), "done");
+  } else if (elsewhere > 0) {
+    // The runs are whole in the workers: the bar moves as they come back.
+    std::snprintf(progress, sizeof(progress), "%d of %d runs done, %d running in %s", runner.runs_done(), runner.runs(),
+                  elsewhere, elsewhere == 1 ? "a Web Worker" : "Web Workers");
   } else {
     std::snprintf(progress, sizeof(progress), "%s, N = %d, seed %d: step %d of %d",
                   run.model == ModelKind::kCnn ? "CNN" : "transformer", run.size, run.seed, run.step, s.steps);
   }
-  ImGui::ProgressBar(runner_.progress(), ImVec2(std::min(420.0f, ImGui::GetContentRegionAvail().x), 0), progress);
-  ctx.published.Scalar("datasize.progress", runner_.progress());
-  ctx.published.Scalar("datasize.running", running_ ? 1 : 0);
+  ImGui::ProgressBar(runner.progress(), ImVec2(std::min(420.0f, ImGui::GetContentRegionAvail().x), 0), progress);
+  ctx.published.Scalar("datasize.progress", runner.progress());
+  ctx.published.Scalar("datasize.running", running ? 1 : 0);
+  ctx.published.Scalar("datasize.in_workers", elsewhere);
+  if (!offload::Failure().empty() && started_)
+    DrawNote("%s: the runs go on on the page's thread, a slice per frame.", offload::Failure().c_str());
   DrawNote("transformer: 1 block of 2 heads, d = 24, learned positions, %lld parameters · CNN: 2 causal convolutions of "
            "3 taps, 36 channels, %lld parameters · both: %d Adam steps of 16 sequences at every N, scored on 256 new "
            "sequences",
-           static_cast<long long>(runner_.parameters(ModelKind::kTransformer)),
-           static_cast<long long>(runner_.parameters(ModelKind::kCnn)), s.steps);
-}
-
-void DataSizePanel::Run(PanelContext& ctx) {
-  if (!running_ || !error_.empty()) return;
-  ++EngineRuns();
-  const auto start = std::chrono::steady_clock::now();
-  const auto elapsed_ms = [&] {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  };
-  // Two steps at a time (about 3 ms in WebAssembly), none begun that the last call's time says would
-  // end past the frame's share (a call that ends a run also scores it: it takes longer).
-  double last_ms = 0;
-  while (!runner_.done() && (last_ms == 0 || elapsed_ms() + last_ms <= kSliceMs)) {
-    const double before = elapsed_ms();
-    const attn::Status status = runner_.Next(2);
-    last_ms = elapsed_ms() - before;
-    if (!status.ok()) {
-      error_ = status.ToString();
-      running_ = false;
-      return;
-    }
-  }
-  if (runner_.done()) running_ = false;
-  if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
+           static_cast<long long>(runner.parameters(ModelKind::kTransformer)),
+           static_cast<long long>(runner.parameters(ModelKind::kCnn)), s.steps);
 }
 
 void DataSizePanel::DrawCurves(PanelContext& ctx) {
-  const int finished = FinishedRuns(runner_);
+  const attn::train::DataSizeRunner& runner = job_.runner();
+  const int finished = runner.runs_done();
   if (finished != finished_runs_) {
     finished_runs_ = finished;
-    curves_ = lessons::CurvesOfPoints(runner_);
-    description_ = lessons::DescribeDataSize(runner_);
+    curves_ = lessons::CurvesOfPoints(runner);
+    description_ = lessons::DescribeDataSize(runner);
   }
   ImGui::SeparatorText("Held-out accuracy against N");
   const ImU32 transformer = HeadColor(1), cnn = HeadColor(0);
@@ -152,8 +132,8 @@ void DataSizePanel::DrawCurves(PanelContext& ctx) {
       if (p.accuracy.empty()) return ImGui::TextDisabled("%s: not yet", name);
       ImGui::Text("%s: %.3f (seeds: %.3f … %.3f)", name, p.mean, p.min, p.max);
     };
-    line("transformer", runner_.point(ModelKind::kTransformer, i));
-    line("CNN", runner_.point(ModelKind::kCnn, i));
+    line("transformer", runner.point(ModelKind::kTransformer, i));
+    line("CNN", runner.point(ModelKind::kCnn, i));
   };
   DrawPlot("datasize.curve",
            {{"transformer", "transformer (mean of the seeds)", &curves_.transformer_mean, transformer, 2.5f, false, -1, true},
@@ -173,26 +153,26 @@ void DataSizePanel::DrawCurves(PanelContext& ctx) {
     ImGui::TableSetupColumn("transformer: mean [lowest, highest]");
     ImGui::TableSetupColumn("CNN: mean [lowest, highest]");
     ImGui::TableHeadersRow();
-    for (size_t i = 0; i < runner_.config().sizes.size(); ++i) {
+    for (size_t i = 0; i < runner.config().sizes.size(); ++i) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      ImGui::Text("%d", runner_.config().sizes[i]);
+      ImGui::Text("%d", runner.config().sizes[i]);
       for (ModelKind kind : {ModelKind::kTransformer, ModelKind::kCnn}) {
         ImGui::TableNextColumn();
-        const attn::train::DataSizePoint& p = runner_.point(kind, static_cast<int>(i));
+        const attn::train::DataSizePoint& p = runner.point(kind, static_cast<int>(i));
         if (p.accuracy.empty()) {
           ImGui::TextDisabled("…");
         } else {
           ImGui::Text("%.3f [%.3f, %.3f]", p.mean, p.min, p.max);
           ctx.published.Scalar(std::string("datasize.") + (kind == ModelKind::kCnn ? "cnn." : "transformer.") +
-                                   std::to_string(runner_.config().sizes[i]),
+                                   std::to_string(runner.config().sizes[i]),
                                p.mean);
         }
       }
     }
     ImGui::EndTable();
   }
-  ctx.published.Scalar("datasize.crossover", attn::train::Crossover(runner_.points()));
+  ctx.published.Scalar("datasize.crossover", attn::train::Crossover(runner.points()));
 }
 
 }  // namespace attnlab

@@ -45,9 +45,8 @@ void LearnPanel::Draw(PanelContext& ctx) {
       "task, or take positions away from the previous-letter task and see how far causal attention gets "
       "without them.");
   DrawControls(ctx);
-  RunTraining(ctx);
-  DrawStatusLine(error_);
-  if (lab_.snapshots().empty()) return;
+  DrawStatusLine(job_.error());
+  if (job_.lab().snapshots().empty()) return;
   DrawCurves(ctx);
   DrawHeads(ctx);
 }
@@ -73,72 +72,55 @@ void LearnPanel::DrawControls(PanelContext& ctx) {
   ImGui::SetNextItemWidth(110.0f);
   StepperField(s.kSeed, &s.seed);
 
+  const lessons::LearnLab& lab = job_.lab();
   const std::string settings = SettingsKey(s);
-  if (settings != settings_ || lab_.steps() > s.steps) {  // new settings, or a link asks for an earlier step
+  if (settings != settings_ || lab.steps() > s.steps) {  // new settings, or a link asks for an earlier step
     settings_ = settings;
     ++EngineRuns();
-    const attn::Status status = lab_.Reset(s);
-    ++resets_;
-    error_ = status.ok() ? "" : status.ToString();
-    running_ = false;
+    job_.Reset(s);
     snapshot_ = -1;
     curves_step_ = -1;
   }
+  // Not pressed Train: the job trains up to the state's step (a link being replayed, or Step).
+  if (!job_.continuous()) job_.TrainTo(s.steps, false);
 
-  const bool training = running_ || lab_.steps() < s.steps;
+  const bool training = job_.running();
   if (ImGui::Button(training ? "Pause" : "Train")) {
-    running_ = !training;
-    if (!running_) s.steps = lab_.steps();  // stop where it is (a link made now reruns to here)
+    if (training) {
+      s.steps = lab.steps();  // stop where it is (a link made now reruns to here)
+      job_.TrainTo(s.steps, false);
+    } else {
+      job_.TrainTo(s.kSteps.max, true);  // on and on, up to the last step a link can name
+    }
   }
   ctx.published.Rect("learn.train", LastItemRect());
   ImGui::SameLine();
   if (ImGui::Button("Step")) {
-    running_ = false;
-    s.steps = lab_.steps() + 1;
+    s.steps = lab.steps() + 1;
+    job_.TrainTo(s.steps, false);
   }
   ImGui::SameLine();
   if (ImGui::Button("Reset")) {
-    running_ = false;
     s.steps = 0;
+    job_.TrainTo(0, false);
     settings_.clear();  // the next frame starts over from the seed
   }
   SameLineIfFits(260.0f);
-  ImGui::Text("step %d", lab_.steps());
-  if (lab_.steps_per_second() > 0) {
+  ImGui::Text("step %d", lab.steps());
+  if (lab.steps_per_second() > 0) {
     ImGui::SameLine();
-    ImGui::TextDisabled("· %.0f steps/s", lab_.steps_per_second());
+    ImGui::TextDisabled("· %.0f steps/s", lab.steps_per_second());
   }
   ctx.published.Scalar("learn.running", training ? 1 : 0);
   DrawNote("What to watch for: %s", lessons::LearnWhatToWatch(static_cast<attn::train::TaskKind>(s.task)));
 }
 
-void LearnPanel::RunTraining(PanelContext& ctx) {
-  lessons::LearnState& s = ctx.state.learn;
-  if (!error_.empty() || lab_.snapshots().empty()) return;
-  // Running: as many steps as the slice holds, up to the last step a link can name; otherwise up to
-  // the state's step (a link being replayed, or Step).
-  const int until = running_ ? s.kSteps.max : s.steps;
-  if (lab_.steps() >= until) {
-    running_ = false;
-    return;
-  }
-  ++EngineRuns();
-  const attn::Status status = lab_.Train(kSliceMs, until);
-  if (!status.ok()) {
-    error_ = status.ToString();
-    running_ = false;
-    s.steps = lab_.steps();
-    return;
-  }
-  if (running_) s.steps = lab_.steps();  // the link follows the training
-  if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
-}
-
 void LearnPanel::DrawCurves(PanelContext& ctx) {
-  const auto& snaps = lab_.snapshots();
-  if (curves_step_ != lab_.steps()) {
-    curves_step_ = lab_.steps();
-    curves_ = lab_.Curves(kCurveBins);
+  const lessons::LearnLab& lab = job_.lab();
+  const auto& snaps = lab.snapshots();
+  if (curves_step_ != lab.steps()) {
+    curves_step_ = lab.steps();
+    curves_ = lab.Curves(kCurveBins);
     curve_steps_ = curves_.col(0);
     curve_loss_ = curves_.col(1);
     curve_accuracy_ = curves_.col(2);
@@ -150,10 +132,10 @@ void LearnPanel::DrawCurves(PanelContext& ctx) {
       held_out_accuracy_(i, 0) = snaps[k].held_out_accuracy;
     }
   }
-  ctx.published.Scalar("learn.steps", lab_.steps());
+  ctx.published.Scalar("learn.steps", lab.steps());
   ctx.published.Scalar("learn.held_out", snaps.back().held_out_accuracy);
-  ctx.published.Scalar("learn.loss", lab_.last_loss());
-  ctx.published.Scalar("learn.steps_per_second", lab_.steps_per_second());
+  ctx.published.Scalar("learn.loss", lab.last_loss());
+  ctx.published.Scalar("learn.steps_per_second", lab.steps_per_second());
   if (ctx.state.learn.positions == 0 && snaps.back().step > 0)  // "none": what causal attention alone reaches
     DrawNote("Positions are off: held-out accuracy is %.3f at step %d, with nothing but causal attention to tell "
              "the positions apart (a token sees only the tokens before it, and how many there are).",
@@ -193,7 +175,8 @@ void LearnPanel::DrawCurves(PanelContext& ctx) {
 }
 
 void LearnPanel::DrawHeads(PanelContext& ctx) {
-  const auto& snaps = lab_.snapshots();
+  const lessons::LearnLab& lab = job_.lab();
+  const auto& snaps = lab.snapshots();
   const int last = static_cast<int>(snaps.size()) - 1;
   if (snapshot_ > last) snapshot_ = -1;
   int shown = snapshot_ < 0 ? last : snapshot_;
@@ -208,12 +191,12 @@ void LearnPanel::DrawHeads(PanelContext& ctx) {
   // The model's answers where the task asks for one: right ones as they are, wrong ones with the truth.
   std::string answers;
   int right = 0, asked = 0;
-  for (size_t t = 0; t < lab_.probe().size(); ++t) {
-    if (lab_.probe_scored()[t] <= 0) continue;
-    const bool ok = snap.predictions[t] == lab_.probe_targets()[t];
+  for (size_t t = 0; t < lab.probe().size(); ++t) {
+    if (lab.probe_scored()[t] <= 0) continue;
+    const bool ok = snap.predictions[t] == lab.probe_targets()[t];
     right += ok, ++asked;
-    answers += attn::train::ClassText(lab_.task(), snap.predictions[t]);
-    if (!ok) answers += " (not " + attn::train::ClassText(lab_.task(), lab_.probe_targets()[t]) + ")";
+    answers += attn::train::ClassText(lab.task(), snap.predictions[t]);
+    if (!ok) answers += " (not " + attn::train::ClassText(lab.task(), lab.probe_targets()[t]) + ")";
     answers += "  ";
   }
   Prose("Its answers at step %d: %s— %d of %d right", snap.step, answers.c_str(), right, asked);
@@ -231,7 +214,7 @@ void LearnPanel::DrawHeads(PanelContext& ctx) {
       ImGui::Text("head %d.%d (layer %d)", static_cast<int>(l) + 1, h + 1, static_cast<int>(l) + 1);
       ImGui::PopStyleColor();
       const attn::Matrix& w = snap.weights[l][h];
-      MatrixViewOptions o = TokenGridOptions("weight", WeightsStyle(w), MatrixLabels{&lab_.probe_text(), nullptr});
+      MatrixViewOptions o = TokenGridOptions("weight", WeightsStyle(w), MatrixLabels{&lab.probe_text(), nullptr});
       o.max_width = size;
       o.legend = k == 0;
       DrawMatrix(name, w, resets_ * 1000000 + snap.step + 1, o, ctx.published);

@@ -1,5 +1,6 @@
-// View 11: train a small transformer in the page and watch its heads form. Training runs in time
-// slices inside the frame (a few milliseconds each), so the page keeps drawing while it learns.
+// View 11: train a small transformer in the page and watch its heads form. Training is a job
+// (lessons::LearnJob) the app steps in slices of every frame, so the page keeps drawing while it
+// learns, and it goes on while another view is shown.
 #pragma once
 
 #include <string>
@@ -11,27 +12,22 @@ namespace attnlab {
 
 class LearnPanel : public Panel {
  public:
-  // Training per frame: steps run until this much of the frame is used (at least one step).
-  static constexpr double kSliceMs = 8.0;
-
   lessons::ViewId id() const override { return lessons::ViewId::kLearn; }
   const char* title() const override { return "11 Learn"; }
   bool uses_sentence() const override { return false; }
   void Draw(PanelContext& ctx) override;
+  lessons::Job* job() override { return &job_; }
   const char* takeaway() const override {
     return "Wq, Wk and Wv start random and near-uniform; training on a task shapes each head into a measurable rule (look one step back, fetch the value after a matching key).";
   }
 
  private:
   void DrawControls(PanelContext& ctx);
-  void RunTraining(PanelContext& ctx);
   void DrawCurves(PanelContext& ctx);
   void DrawHeads(PanelContext& ctx);
 
-  lessons::LearnLab lab_;
+  lessons::LearnJob job_;
   std::string settings_;   // FieldsKey of the state the lab was reset for (without the step target)
-  std::string error_;
-  bool running_ = false;   // Train pressed: runs until Pause (the state's step target follows it)
   int snapshot_ = -1;      // the snapshot drawn; -1: the latest
   int resets_ = 0;         // tiles of a new run get new texture versions
   int curves_step_ = -1;   // lab_.steps() when curves_ was made

@@ -8,6 +8,7 @@
 
 #include "imgui.h"
 #include "lessons/explain.h"
+#include "lessons/job.h"
 #include "lessons/prices.h"
 #include "lessons/trained_heads.h"
 #include "lessons/view_state.h"
@@ -60,6 +61,9 @@ class Panel {
   // heads trained on English (in states that draw them) and prices.csv.
   virtual bool reads_trained_heads(const lessons::ViewState& /*state*/) const { return false; }
   virtual bool reads_prices() const { return false; }
+  // The long work the panel started and draws (lessons/job.h), or null: the app steps it every frame,
+  // whether or not the view is shown (JobScheduler); the panel only starts, pauses and draws it.
+  virtual lessons::Job* job() { return nullptr; }
   // The one line the reader should leave the view with, shown at its end above "next →".
   virtual const char* takeaway() const = 0;
 };

@@ -10,6 +10,7 @@
 #include "attn/train/head_roles.h"
 #include "attn/train/trainer.h"
 #include "lessons/common.h"
+#include "lessons/job.h"
 #include "lessons/view_state.h"
 
 namespace lessons {
@@ -73,6 +74,34 @@ class LearnLab {
   std::vector<std::string> probe_text_;
   double train_seconds_ = 0;
   int trained_steps_ = 0;
+};
+
+// View 11's training as a job: toward the state's step (a link being replayed, Step), or on and on
+// while Train is pressed, the state's step following it (WriteState). The app steps it whichever view
+// is shown, so training goes on while the reader looks elsewhere.
+class LearnJob : public Job {
+ public:
+  // Starts over from the state's settings, stopped. On error the job keeps its error and nothing runs.
+  Status Reset(const LearnState& state);
+  // Train toward step `until`; `continuous`: the reader pressed Train (until is the last step a link can name).
+  void TrainTo(int until, bool continuous);
+  bool running() const override { return error_.empty() && !lab_.snapshots().empty() && lab_.steps() < until_; }
+  // Pressed Train, and still training.
+  bool continuous() const { return continuous_ && running(); }
+  Status Step(double budget_ms) override;
+  float progress() const override { return until_ > 0 ? static_cast<float>(lab_.steps()) / until_ : 1.0f; }
+  // While training continuously (or after a failed step), the state's step is the lab's: a link made
+  // now retrains to here.
+  void WriteState(ViewState* state) const override;
+
+  const LearnLab& lab() const { return lab_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  LearnLab lab_;
+  int until_ = 0;
+  bool continuous_ = false;
+  std::string error_;
 };
 
 }  // namespace lessons

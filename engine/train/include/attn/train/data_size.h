@@ -5,9 +5,10 @@
 // curves cross: the CNN's locality (one filter shared by every position) wins with little data,
 // attention (free to look anywhere, so it has more to learn) wins with a lot.
 //
-// The page runs it a slice at a time (Next(steps) per frame, progress() for its bar); the CLI
-// (attnlab datasize) runs it all. Runs go seed by seed — seed 1 at every N, both models, then
-// seed 2, … — so both rough curves are there after the first seed and the later seeds refine them.
+// The page runs it a slice at a time (Next(steps) per frame, progress() for its bar) and hands whole
+// runs to its Web Workers (Claim, RunAlone there, Accept); the CLI (attnlab datasize) runs it all.
+// Runs go seed by seed — seed 1 at every N, both models, then seed 2, … — so both rough curves are
+// there after the first seed and the later seeds refine them.
 //
 // Measured at the defaults (seeds 1–3; held-out accuracy, mean [min, max]; 7,998 and 8,358
 // parameters; 13–16 s natively, 31 s in WebAssembly under node; a step ≈ 1.3 ms natively):
@@ -57,7 +58,10 @@ struct DataSizePoint {
   ModelKind model = ModelKind::kTransformer;
   int size = 0;                 // N
   std::vector<float> accuracy;  // held-out accuracy of each finished seed, in seed order
-  float mean = 0, min = 0, max = 0;  // over `accuracy` (0 while it is empty)
+  std::vector<int> seeds;       // the seed of each entry of `accuracy`, ascending
+  // Over `accuracy`, summed in seed order (0 while it is empty): the same bits whatever order the
+  // runs finished in.
+  float mean = 0, min = 0, max = 0;
 };
 
 // The run Next works on.
@@ -79,9 +83,30 @@ class DataSizeRunner {
   // run that reaches config.steps is scored on held-out sequences, its accuracy joins its point,
   // and the next call starts the next run. When done(), Ok and nothing happens. A failed step
   // (training diverged) returns its status, prefixed with the run.
+  // Next works on the lowest-numbered run nobody has claimed.
   Status Next(int max_steps);
 
+  // Spreading the runs (the page's Web Workers). Every run is trained from its own seed and scored
+  // alone, so it can run anywhere: Claim hands out the lowest-numbered run not started (false when
+  // none is left), which Next then leaves alone; RunAlone, on a runner Init'ed with the same config,
+  // computes it; Accept records its accuracy; Release gives a claimed run back (its worker died).
+  // The points are the same bits however the runs were sliced, spread or ordered.
+  bool Claim(int* run);
+  // Trains run `run` (0 ≤ run < runs()) from its seed and scores it, as Next would: *accuracy is the
+  // held-out accuracy. Touches nothing of this runner's progress.
+  Status RunAlone(int run, float* accuracy) const;
+  // A claimed run's accuracy (from RunAlone); a run not claimed, or already recorded, is an error.
+  Status Accept(int run, float accuracy);
+  void Release(int run);
+
   bool done() const { return runs_done_ == total_runs(); }
+  int runs() const { return total_runs(); }
+  int runs_done() const { return runs_done_; }
+  int runs_claimed() const;  // claimed and not yet accepted or released
+  // Whether Next has anything to do: a run begun here, or one nobody has claimed.
+  bool work_here() const;
+  // Run i: seed i / (2·sizes), then size, then model (transformer first). 0 ≤ i < runs() (unchecked).
+  DataSizeRun RunAt(int i) const;
   // Updates made / all updates (2 models × sizes × seeds × steps), in [0, 1].
   float progress() const;
   const DataSizeRun& current() const { return current_; }
@@ -95,15 +120,20 @@ class DataSizeRunner {
   int64_t parameters(ModelKind model) const;
 
  private:
+  enum class RunState : char { kOpen, kHere, kClaimed, kDone };
   int total_runs() const { return 2 * static_cast<int>(config_.sizes.size()) * config_.seeds; }
-  // Run i: seed i / (2·sizes), then size, then model (transformer first).
-  DataSizeRun RunAt(int i) const;
-  Status StartRun();
+  // At most max_steps updates of `run` on `trainer` (Init'ed for it); at config.steps it is scored:
+  // *finished and *accuracy. Errors are prefixed with the run. Next and RunAlone both go through it.
+  Status Advance(Trainer& trainer, DataSizeRun& run, int max_steps, bool* finished, float* accuracy) const;
+  Status StartRun(Trainer& trainer, const DataSizeRun& run) const;
+  void Record(const DataSizeRun& run, float accuracy);
 
   DataSizeConfig config_;
   std::vector<DataSizePoint> points_;
   int64_t parameters_[2] = {0, 0};
   int runs_done_ = 0;
+  std::vector<RunState> run_state_;  // per run
+  int current_index_ = 0;  // of current_ in RunAt's order
   DataSizeRun current_;
   Trainer trainer_;
   bool started_ = false;  // trainer_ holds the current run

@@ -1,0 +1,75 @@
+// Long work a view starts from its state (issue 29): training, the data-size grid. A panel starts,
+// pauses and draws its job; the app advances it every frame, whether or not its view is shown
+// (web/app/job_scheduler.h): Step(budget_ms) here on the page's thread, and — for a job whose work
+// comes in independent units — units handed to Web Workers that run RunJobUnit, the same C++.
+// Every job gives the same result however its work is sliced or spread (tests/lessons/job_test.cpp).
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "lessons/common.h"
+#include "lessons/view_state.h"
+
+namespace lessons {
+
+// The slicing rule of every job, written once: at least one piece of work; no piece begun that the
+// last piece's time says would end past the budget.
+//   TimeSlice slice(budget_ms);
+//   while (work_left && slice.Next()) DoOnePiece();
+class TimeSlice {
+ public:
+  explicit TimeSlice(double budget_ms);
+  // True when another piece should begin; it also ends the timing of the piece before.
+  bool Next();
+  double elapsed_ms() const;
+  double last_piece_ms() const { return last_piece_ms_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  double budget_ms_;
+  Clock::time_point start_, piece_start_;
+  double last_piece_ms_ = 0;
+  int pieces_ = 0;
+};
+
+// A unit of a job that can run apart (in a Web Worker): what to compute, from the job's settings alone.
+enum class JobUnitKind {
+  kDataSizeRun = 1,  // one run of view 8's grid: settings = DataSizeState {seeds, steps, largest}; index = the run
+};
+struct JobUnit {
+  JobUnitKind kind = JobUnitKind::kDataSizeRun;
+  std::vector<int> settings;  // the state's fields the unit is computed from
+  int index = 0;              // which unit of the job
+  int generation = 0;         // the job's generation when it was handed out (a unit of an older one is dropped)
+};
+
+// Computes a unit: what a worker runs (page_js.cpp's runJob), and the same code the job runs here.
+// *value is the unit's result (a run's held-out accuracy). Bad settings or index: an error naming them.
+Status RunJobUnit(const JobUnit& unit, double* value);
+
+class Job {
+ public:
+  virtual ~Job() = default;
+  // True while it has work to do and was not paused: the app steps it.
+  virtual bool running() const = 0;
+  // Advances on this thread for about budget_ms (TimeSlice). A failure stops the job (running()
+  // false) and is what its panel shows.
+  virtual Status Step(double budget_ms) = 0;
+  // Work done / all of it, in [0, 1].
+  virtual float progress() const = 0;
+  // What the link follows of the job, written into the state after each frame's step (Learn: the
+  // step reached while training on).
+  virtual void WriteState(ViewState* /*state*/) const {}
+
+  // Units that run apart, for a job whose work comes in them: the next unit nobody has begun (false:
+  // none left), and its outcome — the value, or the error text (RunJobUnit's status as text, which
+  // stops the job; "" when it went well) — or the unit given back unfinished (its worker died: it
+  // runs here, or in another worker, later).
+  virtual bool Claim(JobUnit* /*unit*/) { return false; }
+  virtual void Finish(const JobUnit& /*unit*/, const std::string& /*error*/, double /*value*/) {}
+  virtual void Release(const JobUnit& /*unit*/) {}
+};
+
+}  // namespace lessons

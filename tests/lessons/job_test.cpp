@@ -1,0 +1,164 @@
+// The job model (lessons/job.h): the slicing rule written once (TimeSlice), view 8's grid as a job —
+// sliced here, spread over "workers" (units computed by RunJobUnit, answered in any order, one given
+// back by a worker that died) and restarted — giving the same bits every way, and view 11's training
+// as a job: its target, Train's continuous mode and the step the link follows.
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+#include "lessons/job.h"
+#include "lessons/views/data_size.h"
+#include "lessons/views/learn.h"
+#include "support/optimized_build.h"
+
+namespace lessons {
+namespace {
+
+TEST(TimeSlice, OnePieceAtLeastAndNoneBegunThatWouldEndPastTheBudget) {
+  TimeSlice none(0.0);
+  EXPECT_TRUE(none.Next()) << "the first piece always runs";
+  EXPECT_FALSE(none.Next());
+  TimeSlice some(30.0);
+  int pieces = 0;
+  while (some.Next()) {
+    ++pieces;
+    std::this_thread::sleep_for(std::chrono::milliseconds(4));
+  }
+  // 4 ms pieces in 30 ms: none begun once the elapsed time plus the last piece's passes 30.
+  EXPECT_GE(pieces, 1);
+  EXPECT_LE(pieces, 7);
+  EXPECT_LE(some.elapsed_ms() - some.last_piece_ms(), 30.0);
+  EXPECT_GE(some.last_piece_ms(), 4.0);
+}
+
+// 2 sizes × 1 seed × 2 models: four runs of 100 steps.
+DataSizeState Small() {
+  DataSizeState s;
+  s.seeds = 1;
+  s.steps = 100;
+  s.largest = 6;
+  return s;
+}
+
+void ExpectSamePoints(const attn::train::DataSizeRunner& a, const attn::train::DataSizeRunner& b) {
+  ASSERT_EQ(a.points().size(), b.points().size());
+  for (size_t i = 0; i < a.points().size(); ++i) {
+    EXPECT_EQ(a.points()[i].accuracy, b.points()[i].accuracy) << i;
+    EXPECT_EQ(a.points()[i].mean, b.points()[i].mean) << i;
+  }
+}
+
+TEST(DataSizeJob, SlicedSpreadAndRestartedGiveTheSameBits) {
+  ATTN_SKIP_UNLESS_OPTIMIZED();
+  DataSizeJob sliced;
+  ASSERT_TRUE(sliced.Reset(Small()).ok());
+  EXPECT_FALSE(sliced.running()) << "a new experiment waits for Run";
+  EXPECT_TRUE(sliced.Step(1e9).ok());
+  EXPECT_EQ(sliced.progress(), 0.0f) << "not running: a step does nothing";
+  sliced.SetRunning(true);
+  int slices = 0;
+  while (sliced.running()) {
+    ASSERT_TRUE(sliced.Step(0.0).ok());  // one piece (two updates) per slice
+    ++slices;
+  }
+  EXPECT_EQ(slices, 4 * 50);
+  EXPECT_EQ(sliced.progress(), 1.0f);
+
+  // Spread: three workers take runs 0, 1, 2; the one with run 1 dies (the run comes back and runs
+  // here), the others answer last first.
+  DataSizeJob spread;
+  ASSERT_TRUE(spread.Reset(Small()).ok());
+  JobUnit unit;
+  EXPECT_FALSE(spread.Claim(&unit)) << "nothing is handed out before Run";
+  spread.SetRunning(true);
+  std::vector<JobUnit> out(3);
+  for (JobUnit& u : out) ASSERT_TRUE(spread.Claim(&u));
+  EXPECT_EQ(out[2].index, 2);
+  EXPECT_EQ(out[2].settings, (std::vector<int>{1, 100, 6}));
+  EXPECT_EQ(spread.runs_elsewhere(), 3);
+  spread.Release(out[1]);
+  for (int k : {2, 0}) {
+    double accuracy = -1;
+    ASSERT_TRUE(RunJobUnit(out[k], &accuracy).ok());
+    spread.Finish(out[k], "", accuracy);
+  }
+  EXPECT_EQ(spread.runs_elsewhere(), 0);
+  while (spread.running()) ASSERT_TRUE(spread.Step(1e9).ok());  // runs 1 and 3 here
+  EXPECT_EQ(spread.runner().runs_done(), 4);
+  ExpectSamePoints(sliced.runner(), spread.runner());
+
+  // Restarted half-way (new settings, then the old ones again): an answer from before is dropped,
+  // and the new experiment ends where the first one did.
+  DataSizeJob restarted;
+  ASSERT_TRUE(restarted.Reset(Small()).ok());
+  restarted.SetRunning(true);
+  JobUnit stale;
+  ASSERT_TRUE(restarted.Claim(&stale));
+  for (int k = 0; k < 60; ++k) ASSERT_TRUE(restarted.Step(0.0).ok());
+  DataSizeState other = Small();
+  other.steps = 200;
+  ASSERT_TRUE(restarted.Reset(other).ok());
+  ASSERT_TRUE(restarted.Reset(Small()).ok());
+  EXPECT_EQ(restarted.progress(), 0.0f);
+  restarted.Finish(stale, "", 0.25);  // from the first experiment: dropped
+  EXPECT_EQ(restarted.runner().runs_done(), 0);
+  restarted.SetRunning(true);
+  while (restarted.running()) ASSERT_TRUE(restarted.Step(1e9).ok());
+  ExpectSamePoints(sliced.runner(), restarted.runner());
+}
+
+TEST(DataSizeJob, AFailedUnitStopsTheJobWithItsError) {
+  DataSizeJob job;
+  ASSERT_TRUE(job.Reset(Small()).ok());
+  job.SetRunning(true);
+  JobUnit unit;
+  ASSERT_TRUE(job.Claim(&unit));
+  job.Finish(unit, "non_finite: transformer, N = 16, seed 1, step 7: loss is NaN", 0);
+  EXPECT_FALSE(job.running());
+  EXPECT_EQ(job.error(), "non_finite: transformer, N = 16, seed 1, step 7: loss is NaN");
+}
+
+TEST(JobUnits, BadUnitsAreRefusedNamingWhatIsWrong) {
+  double value = 0;
+  JobUnit unit;
+  unit.settings = {1, 100};
+  EXPECT_EQ(RunJobUnit(unit, &value).message(), "data-size unit: settings: expected 3 (seeds, steps, largest), got 2");
+  unit.settings = {1, 100, 14};
+  EXPECT_EQ(RunJobUnit(unit, &value).message(), "data-size unit: largest: expected 6–13, got 14");
+  unit.settings = {0, 100, 6};
+  EXPECT_EQ(RunJobUnit(unit, &value).message(), "data-size unit: seeds: expected 1–5, got 0");
+  unit.settings = {1, 100, 6};
+  unit.index = 4;
+  EXPECT_EQ(RunJobUnit(unit, &value).message(), "run: expected 0–3, got 4");
+  unit.kind = static_cast<JobUnitKind>(9);
+  EXPECT_EQ(RunJobUnit(unit, &value).message(), "unit kind: expected 1 (a data-size run), got 9");
+}
+
+TEST(LearnJob, TrainsToItsTargetOrOnAndOnAndTheLinkFollows) {
+  LearnState s;
+  s.task = 1;
+  LearnJob sliced, whole;
+  ASSERT_TRUE(sliced.Reset(s).ok());
+  ASSERT_TRUE(whole.Reset(s).ok());
+  EXPECT_FALSE(sliced.running()) << "target 0 after a reset";
+  sliced.TrainTo(30, false);
+  whole.TrainTo(30, false);
+  while (sliced.running()) ASSERT_TRUE(sliced.Step(0.0).ok());
+  while (whole.running()) ASSERT_TRUE(whole.Step(1e9).ok());
+  EXPECT_EQ(sliced.lab().steps(), 30);
+  EXPECT_EQ(sliced.lab().last_loss(), whole.lab().last_loss());
+  EXPECT_TRUE(sliced.lab().snapshots().back().weights[0][0] == whole.lab().snapshots().back().weights[0][0]);
+  ViewState state;
+  state.learn.steps = 7;
+  sliced.WriteState(&state);
+  EXPECT_EQ(state.learn.steps, 7) << "training to a target: the state names the target, not the job";
+  sliced.TrainTo(LearnState::kSteps.max, true);
+  ASSERT_TRUE(sliced.continuous());
+  ASSERT_TRUE(sliced.Step(0.0).ok());
+  sliced.WriteState(&state);
+  EXPECT_EQ(state.learn.steps, 31) << "on and on: the link follows the step reached";
+}
+
+}  // namespace
+}  // namespace lessons

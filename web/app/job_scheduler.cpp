@@ -1,0 +1,56 @@
+#include "job_scheduler.h"
+
+#include <algorithm>
+
+#include "memo.h"
+#include "offload.h"
+
+namespace attnlab {
+
+void JobScheduler::TakeAnswers() {
+  for (auto it = out_.begin(); it != out_.end();) {
+    offload::Result result;
+    if (!offload::Take(it->first, &result)) {
+      ++it;
+      continue;
+    }
+    if (result.worker_failed) {
+      it->second.job->Release(it->second.unit);  // it runs here from now on
+    } else {
+      it->second.job->Finish(it->second.unit, result.ok ? std::string() : result.error, result.value);
+    }
+    it = out_.erase(it);
+  }
+}
+
+bool JobScheduler::Frame(const std::vector<lessons::Job*>& jobs) {
+  TakeAnswers();
+  // Units out, one per worker at a time (a worker holding two would leave another idle at the end).
+  const int workers = offload::Workers();
+  for (lessons::Job* job : jobs) {
+    lessons::JobUnit unit;
+    while (job->running() && static_cast<int>(out_.size()) < workers && job->Claim(&unit)) {
+      const int ticket = offload::PostUnit(unit);
+      if (ticket == 0) {
+        job->Release(unit);
+        break;
+      }
+      out_[ticket] = {job, unit};
+    }
+  }
+  // The rest runs here, the slice shared by the jobs that run — but not a job whose units the workers
+  // have: a run begun here at a slice per frame would finish long after theirs, and the page's frames
+  // stay short.
+  std::vector<lessons::Job*> here;
+  for (lessons::Job* job : jobs) {
+    const bool in_workers = std::any_of(out_.begin(), out_.end(), [&](const auto& o) { return o.second.job == job; });
+    if (job->running() && !in_workers) here.push_back(job);
+  }
+  for (lessons::Job* job : here) {
+    ++EngineRuns();
+    job->Step(kSliceMs / static_cast<double>(here.size()));  // a failure stops the job; its panel shows it
+  }
+  return !out_.empty() || std::any_of(jobs.begin(), jobs.end(), [](const lessons::Job* j) { return j->running(); });
+}
+
+}  // namespace attnlab
