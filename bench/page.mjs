@@ -5,7 +5,7 @@
 //   measurePage(site, { quick }) -> { heads_recompute, saturation, learn, data_size, embed, rnn, main_thread_gap }
 // Each part is its numbers, { error } when it failed, or { skipped } (--quick leaves out view 8's
 // default experiment, about a minute).
-// `node bench/page.mjs [SITE_DIR] [--quick]` prints the JSON alone (default build/wasm/site).
+// `node bench/page.mjs [SITE_DIR] [--quick] [--only PART]` prints the JSON alone (default build/wasm/site).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { newPage, openBrowser, openPage, settle, siteDir } from '../tests/e2e/browser.mjs';
@@ -20,6 +20,13 @@ export const PAGE_TARGETS = {
   learnFrameP90Ms: 20,
   dataSizeSeconds: 60,       // view 8's default experiment, Run to done
   dataSizeFrameP90Ms: 25,    // ... its frames meanwhile
+  // Issue 29: the same experiment with its runs in Web Workers against all of it on the page's thread
+  // (#workers=off), in one browser session: at most this share of the time on 2–3 cores, and on 4 or
+  // more; the page's frames meanwhile.
+  dataSizeWorkerRatio2Cores: 0.6,
+  dataSizeWorkerRatio4Cores: 0.35,
+  jobFrameMedianMs: 10,
+  jobFrameP90Ms: 17,
   embedFirstFrameMs: 10000,  // an embed page's first frame after navigation
   embedExtraStartMs: 2000,   // each further <attn-lab> on the page: mount to first frame
   mainThreadGapMs: 250,      // the longest the page's thread goes without a frame while the speed view times
@@ -86,16 +93,31 @@ async function learn(session) {
   return { steps: s['learn.steps'], steps_per_second: s['learn.steps_per_second'], ...frameStats(frames.slice(2)) };
 }
 
-// View 8's default experiment from its button (4 sizes × 3 seeds × 2 models), the frames sampled meanwhile.
-async function dataSize(session) {
-  const { page } = await openPage(session, { hash: '#v=datasize', waitForVectors: false });
+// View 8's default experiment from its button (4 sizes × 3 seeds × 2 models), the frames sampled
+// meanwhile; `hash` adds the page's own options (workers=off).
+async function dataSizeRun(session, hash = '') {
+  const { page } = await openPage(session, { hash: `#${hash}${hash ? '&' : ''}v=datasize`, waitForVectors: false });
   await clickPublished(page, 'datasize.run');
   const start = Date.now();
   const frames = await framesUntil(page, (s) => s['datasize.progress'] >= 1, 250);
   const seconds = (Date.now() - start) / 1000;
   const s = await page.evaluate(() => window.attnlab.scalars());
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
   await page.close();
-  return { seconds, ...frameStats(frames), crossover: s['datasize.crossover'] };
+  const points = Object.fromEntries(Object.entries(s).filter(([k]) => /^datasize\.(transformer|cnn)\./.test(k)));
+  return { seconds, frames, crossover: s['datasize.crossover'], points, cores };
+}
+
+// The experiment with its runs in the page's Web Workers, then all of it on the page's thread: the
+// time ratio (issue 29) and whether both gave the same points (the browser tests assert it on a
+// small experiment).
+async function dataSize(session) {
+  const workers = await dataSizeRun(session);
+  const main = await dataSizeRun(session, 'workers=off');
+  const same = JSON.stringify(workers.points) === JSON.stringify(main.points);
+  return { seconds: workers.seconds, main_thread_seconds: main.seconds, ratio: workers.seconds / main.seconds,
+           cores: workers.cores, same_points: same, crossover: workers.crossover, ...frameStats(workers.frames),
+           main_thread_frames: frameStats(main.frames) };
 }
 
 // An embed's first frame, then four <attn-lab> elements mounted one after the other on the same page.
@@ -145,12 +167,13 @@ async function rnn(session) {
   return { attention_us: s['rnn.time.attn.4096'], rnn_us: s['rnn.time.rnn.4096'] };
 }
 
-export async function measurePage(site, { quick = false, log = () => {} } = {}) {
+export async function measurePage(site, { quick = false, only = null, log = () => {} } = {}) {
   const session = await openBrowser(site);
   const out = {};
   const parts = { heads_recompute: headsRecompute, saturation, learn, data_size: dataSize, embed, rnn, main_thread_gap: mainThreadGap };
   try {
     for (const [name, measure] of Object.entries(parts)) {
+      if (only && name !== only) continue;
       if (quick && name === 'data_size') {
         out[name] = { skipped: '--quick' };
         continue;
@@ -167,7 +190,9 @@ export async function measurePage(site, { quick = false, log = () => {} } = {}) 
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
-  const site = args.find((a) => !a.startsWith('--')) ?? siteDir;
-  const page = await measurePage(site, { quick: args.includes('--quick'), log: (l) => console.error(l) });
+  const onlyAt = args.indexOf('--only');
+  const only = onlyAt >= 0 ? args[onlyAt + 1] : null;
+  const site = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--only') ?? siteDir;
+  const page = await measurePage(site, { quick: args.includes('--quick'), only, log: (l) => console.error(l) });
   console.log(JSON.stringify(page, null, 1));
 }

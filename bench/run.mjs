@@ -603,6 +603,16 @@ export function pageTargets(page) {
   part('data_size', (p) => bool(p.p90 <= T.dataSizeFrameP90Ms, p.p90),
        `view 8's frames while it runs: 90th percentile ≤ ${T.dataSizeFrameP90Ms} ms`,
        (p) => `median ${ms(p.median)}, p90 ${ms(p.p90)}, max ${ms(p.max)} over ${p.frames} frames`);
+  const ratioTarget = (p) => (p.cores >= 4 ? T.dataSizeWorkerRatio4Cores : T.dataSizeWorkerRatio2Cores);
+  part('data_size', (p) => bool(p.ratio <= ratioTarget(p) && p.same_points === true, p.ratio),
+       `view 8's experiment with its runs in Web Workers in ≤ ${T.dataSizeWorkerRatio2Cores}× the time on the page's thread ` +
+       `(2–3 cores; ≤ ${T.dataSizeWorkerRatio4Cores}× with 4 or more), the same points`,
+       (p) => `${p.seconds.toFixed(1)} s against ${p.main_thread_seconds.toFixed(1)} s: ${p.ratio.toFixed(2)}× on ${p.cores} cores` +
+         `, ${p.same_points ? 'the same points' : 'different points'}`);
+  part('data_size', (p) => bool(p.median <= T.jobFrameMedianMs && p.p90 <= T.jobFrameP90Ms, p.median, p.p90),
+       `the page's frames while the runs are in Web Workers: median ≤ ${T.jobFrameMedianMs} ms, 90th percentile ≤ ${T.jobFrameP90Ms} ms`,
+       (p) => `median ${ms(p.median)}, p90 ${ms(p.p90)} over ${p.frames} frames (on the page's thread: median ` +
+         `${ms(p.main_thread_frames?.median)}, p90 ${ms(p.main_thread_frames?.p90)})`);
   part('embed', (p) => bool(p.first_frame_ms < T.embedFirstFrameMs, p.first_frame_ms),
        `an embed's first frame < ${T.embedFirstFrameMs} ms after navigation`, (p) => ms(p.first_frame_ms, 0));
   part('embed', (p) => (p.extra_start_ms?.length && isNum(...p.extra_start_ms) ? Math.max(...p.extra_start_ms) < T.embedExtraStartMs : null),

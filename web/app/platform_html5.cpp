@@ -116,7 +116,11 @@ EM_BOOL OnMouse(int type, const EmscriptenMouseEvent* e, void*) {
   ImGuiIO& io = ImGui::GetIO();
   Dirty();
   io.AddMouseSourceEvent(ImGuiMouseSource_Mouse);
-  io.AddMousePosEvent(static_cast<float>(e->targetX), static_cast<float>(e->targetY));
+  // A release is heard on the window (a drag may end outside the canvas), where targetX/Y are the
+  // window's, not the canvas's: an <attn-lab> away from the page's corner would see the pointer jump
+  // off the button it was released on, and no button would ever be pressed (ImGui presses on a
+  // release over the item). The pointer stays where the canvas last saw it.
+  if (type != EMSCRIPTEN_EVENT_MOUSEUP) io.AddMousePosEvent(static_cast<float>(e->targetX), static_cast<float>(e->targetY));
   const int button = e->button == 2 ? 1 : e->button == 1 ? 2 : e->button;  // DOM: 0 L, 1 M, 2 R
   if (type == EMSCRIPTEN_EVENT_MOUSEDOWN) io.AddMouseButtonEvent(button, true);
   if (type == EMSCRIPTEN_EVENT_MOUSEUP) io.AddMouseButtonEvent(button, false);
