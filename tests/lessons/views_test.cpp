@@ -354,7 +354,6 @@ TEST(SpeedView, TimesTheBenchLayer) {
   EXPECT_GT(us, 0.0);
   EXPECT_EQ(lab.output().rows(), 16);
   EXPECT_EQ(lab.output().cols(), BenchLayer().d_model);
-  EXPECT_EQ(Median({3, 1, 2}), 2);
   SpeedSweep sweep;
   sweep[{static_cast<int>(attn::KernelId::kEigen), 6}] = SpeedTiming{100, 1};
   sweep[{static_cast<int>(attn::KernelId::kEigen), 8}] = SpeedTiming{900, 1};
@@ -367,7 +366,6 @@ TEST(SpeedView, TimesTheBenchLayer) {
   EXPECT_EQ(c.us[1](2, 0), 900.0f);
   EXPECT_EQ(c.n_squared(2, 0), 900.0f) << "through the largest n measured";
   EXPECT_EQ(c.n_squared(3, 0), 3600.0f) << "twice n, four times the time";
-  EXPECT_EQ(Median({}), 0);
 }
 
 TEST(FieldsKey, ChangesExactlyWhenAFieldChanges) {

@@ -102,9 +102,4 @@ SpeedCurves CurvesOfSweep(const SpeedSweep& sweep, const std::vector<attn::Kerne
   return c;
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
-
 }  // namespace lessons

@@ -317,60 +317,47 @@ void RnnPanel::DrawSpeed(PanelContext& ctx) {
                                           : ", one per frame (no Web Worker here)");
   const bool again = ImGui::Button("Time again");
   ctx.published.Rect("rnn.time", LastItemRect());
-  if (!sweep_started_ || again) {
-    sweep_started_ = true;
-    ++sweep_generation_;
-    speed_error_.clear();
-    queue_.clear();
+  if (!sweep_.started() || again) {
     log2_n_.resize(kPoints, 1);
+    std::vector<std::pair<int, int>> points;
     for (int k = 0; k < 2; ++k) {
       us_per_token_[k] = attn::Matrix::Constant(kPoints, 1, std::numeric_limits<float>::quiet_NaN());
       flops_per_token_[k].resize(kPoints, 1);
-      samples_[k].assign(kPoints, lessons::TimingSamples{});
     }
     for (int p = 0; p < kPoints; ++p) {
       log2_n_(p, 0) = static_cast<float>(lo + p);
       const int len = 1 << (lo + p);
       flops_per_token_[0](p, 0) = static_cast<float>(RnnSpeedLab::RnnFlops(len) / len);
       flops_per_token_[1](p, 0) = static_cast<float>(RnnSpeedLab::AttentionFlops(len) / len);
+      points.push_back({0, lo + p});
+      points.push_back({1, lo + p});
     }
-    // Every size once, small n first, then again: the repeats of one size are taken seconds apart,
-    // so a busy moment of the machine shows up as spread instead of as a trend.
-    for (int repeat = 0; repeat < kRepeats; ++repeat)
-      for (int p = kPoints - 1; p >= 0; --p) {  // popped from the back
-        queue_.insert(queue_.begin(), {0, lo + p});
-        queue_.insert(queue_.begin(), {1, lo + p});
-      }
+    sweep_.Start(points, kRepeats);  // small n first, both layers, three rounds
   }
   runner_.NewFrame();
   TimingRunner::Done timed;
   const auto record = [&](const TimingRunner::Done& d) {
-    if (in_flight_generation_ != sweep_generation_ || queue_.empty()) return;  // from before "Time again"
-    const int layer = queue_.back().first, log2_n = queue_.back().second;
-    queue_.pop_back();
-    if (!d.result.ok) {
-      speed_error_ = d.result.error;
-      return;
-    }
-    lessons::TimingSamples& samples = samples_[layer][log2_n - lo];
-    samples.us.push_back(d.result.us);
-    us_per_token_[layer](log2_n - lo, 0) = static_cast<float>(samples.Median() / (1 << log2_n));
+    if (!d.result.ok) return sweep_.Fail(in_flight_, d.result.error);
+    if (!sweep_.Record(in_flight_, d.result.us)) return;  // from before "Time again"
+    us_per_token_[in_flight_.series](in_flight_.log2_n - lo, 0) =
+        static_cast<float>(sweep_.samples(in_flight_.series, in_flight_.log2_n).Median() / (1 << in_flight_.log2_n));
   };
   if (runner_.TakeDone(&timed)) record(timed);
-  if (!queue_.empty()) {
+  lessons::TimingSweep::Point next;
+  if (sweep_.Next(&next)) {
     // One batch of at least 8 ms (one forward at n ≥ 2048 is long enough alone); the table shows the
     // median of the repeats and the note under it their spread.
-    const int layer = queue_.back().first, len = 1 << queue_.back().second;
-    const offload::TimingBatch batch{layer == 0 ? offload::TimingKind::kRnn : offload::TimingKind::kRnnAttention, 0, len, 8.0};
+    const int len = 1 << next.log2_n;
+    const offload::TimingBatch batch{next.series == 0 ? offload::TimingKind::kRnn : offload::TimingKind::kRnnAttention, 0, len, 8.0};
     bool finished = false;
-    if (runner_.Start(ctx, batch, layer == 0 ? RnnSpeedLab::RnnFlops(len) : RnnSpeedLab::AttentionFlops(len), &timed, &finished)) {
-      in_flight_generation_ = sweep_generation_;
+    if (runner_.Start(ctx, batch, next.series == 0 ? RnnSpeedLab::RnnFlops(len) : RnnSpeedLab::AttentionFlops(len), &timed, &finished)) {
+      in_flight_ = next;
       if (finished) record(timed);
     }
     if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
   }
-  DrawStatusLine(speed_error_);
-  const bool done = queue_.empty();
+  DrawStatusLine(sweep_.error());
+  const bool done = sweep_.done();
   ctx.published.Scalar("rnn.sweep.done", done ? 1 : 0);
 
   DrawNote("Each cell: RNN / attention.");
@@ -411,16 +398,17 @@ void RnnPanel::DrawSpeed(PanelContext& ctx) {
   // How far the repeats agree, and whether the table's trend can be read at all.
   std::vector<const lessons::TimingSamples*> points;
   std::vector<std::string> labels;
-  for (int p = 0; p < kPoints && static_cast<int>(samples_[0].size()) == kPoints; ++p)
+  for (int p = 0; p < kPoints; ++p)
     for (int k = 0; k < 2; ++k) {
-      points.push_back(&samples_[k][p]);
+      const lessons::TimingSamples& samples = sweep_.samples(k, lo + p);
+      points.push_back(&samples);
       labels.push_back(std::string(k ? "attention" : "the RNN") + " at n = " + std::to_string(1 << (lo + p)));
-      if (!samples_[k][p].empty()) {
+      if (!samples.empty()) {
         const std::string suffix = std::string(kSpeedKeys[k]) + "." + std::to_string(1 << (lo + p));
         // Rounded to float as the table's median is (us_per_token_), so min ≤ median ≤ max holds as shown.
-        ctx.published.Scalar("rnn.time.min." + suffix, static_cast<float>(samples_[k][p].Min() / (1 << (lo + p))));
-        ctx.published.Scalar("rnn.time.max." + suffix, static_cast<float>(samples_[k][p].Max() / (1 << (lo + p))));
-        ctx.published.Scalar("rnn.time.repeats." + suffix, static_cast<double>(samples_[k][p].us.size()));
+        ctx.published.Scalar("rnn.time.min." + suffix, static_cast<float>(samples.Min() / (1 << (lo + p))));
+        ctx.published.Scalar("rnn.time.max." + suffix, static_cast<float>(samples.Max() / (1 << (lo + p))));
+        ctx.published.Scalar("rnn.time.repeats." + suffix, static_cast<double>(samples.us.size()));
       }
     }
   const std::string spread = lessons::DescribeTimingSpread(points, labels);

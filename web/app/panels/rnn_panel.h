@@ -9,6 +9,7 @@
 #include "lessons/timing_samples.h"
 #include "lessons/views/rnn.h"
 #include "panels/panel.h"
+#include "lessons/timing_sweep.h"
 #include "timing_runner.h"
 
 namespace attnlab {
@@ -33,16 +34,12 @@ class RnnPanel : public Panel {
   Memo<lessons::RnnModel> model_;
   Memo<lessons::RnnCombinationModel> combination_;
 
-  // Timing: (layer 0 RNN / 1 attention, log2 n) still to measure, one batch each through runner_
+  // Timing: the sweep over (layer 0 RNN / 1 attention, log2 n), its batches timed through runner_
   // (here, one per frame, or in the page's Web Worker when a batch is long); µs per token.
   TimingRunner runner_;
-  int sweep_generation_ = 0;  // bumps on "Time again": an answer in flight from before is dropped
-  int in_flight_generation_ = 0;
-  bool sweep_started_ = false;
-  std::vector<std::pair<int, int>> queue_;  // (layer, log2 n), one timed batch each, popped from the back
+  lessons::TimingSweep sweep_;
+  lessons::TimingSweep::Point in_flight_;  // the point of the batch runner_ has out
   attn::Matrix log2_n_, us_per_token_[2], flops_per_token_[2];  // (m, 1) each; NaN until measured
-  std::vector<lessons::TimingSamples> samples_[2];  // per layer and size: every repeat, µs per forward
-  std::string speed_error_;
 };
 
 }  // namespace attnlab

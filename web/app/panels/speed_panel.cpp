@@ -66,8 +66,10 @@ void SpeedPanel::Start(PanelContext& ctx, Purpose purpose, attn::KernelId kernel
   offload::TimingBatch batch{offload::TimingKind::kSpeedLayer, static_cast<int>(kernel), n, min_ms, purpose == Purpose::kLive};
   TimingRunner::Done done;
   bool finished = false;
+  lessons::TimingSweep::Point point;
+  if (purpose == Purpose::kSweep && !sweep_batches_.Next(&point)) return;
   if (!runner_.Start(ctx, batch, SpeedLab::Flops(n), &done, &finished)) return;
-  in_flight_ = purpose, in_flight_generation_ = sweep_generation_;
+  in_flight_ = purpose, in_flight_point_ = point;
   if (finished) Handle(done);
 }
 
@@ -83,20 +85,13 @@ void SpeedPanel::Handle(const TimingRunner::Done& done) {
     live_in_worker_ = done.in_worker;
     return;
   }
-  if (in_flight_generation_ != sweep_generation_ || sweep_queue_.empty()) return;  // from an earlier press
-  if (!result.ok) {  // the point cannot be timed: on to the next
-    sweep_batches_ = {};
-    sweep_queue_.pop_back();
-    return;
-  }
-  sweep_batches_.us.push_back(result.us);
-  if (static_cast<int>(sweep_batches_.us.size()) < kSweepBatches) return;
-  const double us = sweep_batches_.Median();
-  sweep_[{static_cast<int>(kernel), sweep_queue_.back().log2_n}] =
-      lessons::SpeedTiming{us, SpeedLab::Flops(done.batch.n) / us * 1e-3, sweep_batches_};
+  const lessons::TimingSweep::Point& p = in_flight_point_;
+  if (!result.ok) return sweep_batches_.Fail(p, result.error);  // the point cannot be timed: on to the next
+  if (!sweep_batches_.Record(p, result.us) || !sweep_batches_.complete(p.series, p.log2_n)) return;
+  const lessons::TimingSamples& samples = sweep_batches_.samples(p.series, p.log2_n);
+  const double us = samples.Median();
+  sweep_[{static_cast<int>(kernel), p.log2_n}] = lessons::SpeedTiming{us, SpeedLab::Flops(done.batch.n) / us * 1e-3, samples};
   curves_ = lessons::CurvesOfSweep(sweep_, attn::AvailableKernels(), kSweepLo, kSweepHi);
-  sweep_batches_ = {};
-  sweep_queue_.pop_back();
 }
 
 void SpeedPanel::DrawControls(PanelContext& ctx, attn::KernelId kernel) {
@@ -123,13 +118,11 @@ void SpeedPanel::DrawControls(PanelContext& ctx, attn::KernelId kernel) {
   const bool sweep = ImGui::Button("Sweep every kernel");
   ctx.published.Rect("speed.sweep", LastItemRect());
   if (sweep) {
-    sweep_queue_.clear();
-    sweep_batches_ = {};
     sweep_.clear();
-    ++sweep_generation_;
+    std::vector<std::pair<int, int>> points;  // (kernel, log2 n), small n first
     for (attn::KernelId id : kernels)
-      for (int k = kSweepLo; k <= std::min(kSweepHi, SpeedLab::MaxLog2N(id)); ++k) sweep_queue_.push_back({id, k});
-    std::reverse(sweep_queue_.begin(), sweep_queue_.end());  // taken from the back: small n first
+      for (int k = kSweepLo; k <= std::min(kSweepHi, SpeedLab::MaxLog2N(id)); ++k) points.push_back({static_cast<int>(id), k});
+    sweep_batches_.Start(points, kSweepBatches);
   }
   SameLineIfFits(110);
   // 0.15 s on the page's thread: a frame that long is the most this view holds the page for.
@@ -217,15 +210,15 @@ void SpeedPanel::DrawHeadsRecompute(PanelContext& ctx) {
       error_ = status.ToString();
       return false;
     }
-    if (keep) heads_ms_.push_back(t.ms), heads_runs_.push_back(t.runs), ++heads_batches_timed_;
-    if (heads_ms_.size() > kLiveSamples) heads_ms_.erase(heads_ms_.begin()), heads_runs_.erase(heads_runs_.begin());
+    if (keep) heads_ms_.us.push_back(t.ms), heads_runs_.push_back(t.runs), ++heads_batches_timed_;
+    if (heads_ms_.us.size() > kLiveSamples) heads_ms_.us.erase(heads_ms_.us.begin()), heads_runs_.erase(heads_runs_.begin());
     return true;
   };
   if (!heads_warmed_) {
     // The first 20 ms are not timed: they seed the projections and let the browser tier the wasm
     // up (timed from the first call, the median came out twice as high).
     if (time_batch(20.0, false)) heads_warmed_ = true;
-  } else if (heads_ms_.size() < 3) {
+  } else if (heads_ms_.us.size() < 3) {
     time_batch(10.0, true);  // the first three, one a frame (the request for the next one is below)
   } else if (s.live || heads_batches_timed_ < kHeadsSettleBatches) {
     // One more batch a frame, the window keeping the last kLiveSamples, for the first second: the
@@ -235,30 +228,30 @@ void SpeedPanel::DrawHeadsRecompute(PanelContext& ctx) {
   }
   if (heads_batches_timed_ < kHeadsSettleBatches && ctx.wants_another_frame) *ctx.wants_another_frame = true;
   if (heads_ms_.empty()) return;
-  const double ms = lessons::Median(heads_ms_);
+  const double ms = heads_ms_.Median();
   ImGui::SeparatorText("The views' own computation");
   Prose("Recomputing view 5 (%d words, %d heads): %.3f ms, engine only", kHeadsTokens, kHeadsCount, ms);
   ctx.published.Rect("speed.heads_recompute", LastItemRect());
-  DrawNote("median of %d batches of ≥ 10 ms on %s, every intermediate kept for drawing", static_cast<int>(heads_ms_.size()),
+  DrawNote("median of %d batches of ≥ 10 ms on %s, every intermediate kept for drawing", static_cast<int>(heads_ms_.us.size()),
            attn::KernelBuildName(lessons::ViewKernel()));
   ctx.published.Scalar("speed.heads_recompute_ms", ms);
   int runs = 0;
   for (int r : heads_runs_) runs += r;
   ctx.published.Scalar("speed.heads_recompute_runs", runs);
-  ctx.published.Scalar("speed.heads_recompute_batches", static_cast<int>(heads_ms_.size()));
+  ctx.published.Scalar("speed.heads_recompute_batches", static_cast<int>(heads_ms_.us.size()));
   ctx.published.Scalar("speed.heads_recompute_kernel", static_cast<int>(lessons::ViewKernel()));
 }
 
 void SpeedPanel::StepSweep(PanelContext& ctx) {
-  if (sweep_queue_.empty()) return;
+  lessons::TimingSweep::Point next;
+  if (!sweep_batches_.Next(&next)) return;
   if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
-  const SweepStep step = sweep_queue_.back();
-  Start(ctx, Purpose::kSweep, step.kernel, 1 << step.log2_n, 10.0);
+  Start(ctx, Purpose::kSweep, static_cast<attn::KernelId>(next.series), 1 << next.log2_n, 10.0);
 }
 
 void SpeedPanel::DrawSweep(PanelContext& ctx) {
   if (sweep_.empty()) return;
-  ImGui::SeparatorText(sweep_queue_.empty() ? "Sweep: GFLOP/s and time per forward" : "Sweep: measuring…");
+  ImGui::SeparatorText(sweep_batches_.done() ? "Sweep: GFLOP/s and time per forward" : "Sweep: measuring…");
   // A phone has no room for three kernels' cells on one line each: each cell takes three lines there.
   const bool narrow = ImGui::GetContentRegionAvail().x < 600.0f;
   DrawNote("Each cell: GFLOP/s, the median time per forward of %d batches, and their range.", kSweepBatches);

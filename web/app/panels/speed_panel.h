@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "lessons/timing_sweep.h"
 #include "lessons/views/speed.h"
 #include "timing_runner.h"
 #include "panels/panel.h"
@@ -45,26 +46,20 @@ class SpeedPanel : public Panel {
   lessons::SpeedLab lab_;  // view 5's recompute, timed here (the bench layer's batches: runner_)
   TimingRunner runner_;
   Purpose in_flight_ = Purpose::kLive;
-  int in_flight_generation_ = 0;  // the sweep press a batch in flight belongs to
+  lessons::TimingSweep::Point in_flight_point_;  // the sweep's point of a batch in flight
   // Live: the last batches of the shown (kernel, n), the last forward's output, where they ran.
   int live_kernel_ = -2, live_n_ = 0;
   lessons::TimingSamples live_;
   attn::Matrix live_output_;
   bool live_in_worker_ = false;
-  std::vector<double> heads_ms_;  // ms per recompute of view 5, one entry per timed batch
+  lessons::TimingSamples heads_ms_;  // ms per recompute of view 5, one entry per timed batch
   std::vector<int> heads_runs_;   // recomputes in each of those batches
   int heads_batches_timed_ = 0;   // batches timed so far (the window above keeps the last kLiveSamples)
   bool heads_warmed_ = false;     // the first, untimed batch has run
   double peak_gflops_ = 0;  // this core's wasm SIMD multiply-add peak; 0 until measured
-  // Sweep: the points still to measure (a batch each step, kSweepBatches per point; small n first),
-  // the batches of the point being measured, and the results.
-  struct SweepStep {
-    attn::KernelId kernel;
-    int log2_n;
-  };
-  std::vector<SweepStep> sweep_queue_;
-  int sweep_generation_ = 0;
-  lessons::TimingSamples sweep_batches_;
+  // Sweep: (kernel, log2 n) points, kSweepBatches each, round by round (lessons::TimingSweep), and
+  // its finished points.
+  lessons::TimingSweep sweep_batches_;
   lessons::SpeedSweep sweep_;
   lessons::SpeedCurves curves_;  // sweep_ as curves, remade when a point is added
 };

@@ -77,7 +77,4 @@ struct SpeedCurves {
 SpeedCurves CurvesOfSweep(const SpeedSweep& sweep, const std::vector<attn::KernelId>& kernels, int lo_log2_n,
                           int hi_log2_n);
 
-// The median of `v` (the upper one of an even count); 0 when empty.
-double Median(std::vector<double> v);
-
 }  // namespace lessons
