@@ -27,6 +27,7 @@ export const PAGE_TARGETS = {
   dataSizeWorkerRatio4Cores: 0.35,
   jobFrameMedianMs: 10,
   jobFrameP90Ms: 17,
+  learnWorkerRateRatio: 1.0,  // view 11's steps per second in a Web Worker ≥ on the page's thread
   embedFirstFrameMs: 10000,  // an embed page's first frame after navigation
   embedExtraStartMs: 2000,   // each further <attn-lab> on the page: mount to first frame
   mainThreadGapMs: 250,      // the longest the page's thread goes without a frame while the speed view times
@@ -81,16 +82,27 @@ async function saturation(session) {
 }
 
 // View 11 from its button: 300 steps of the previous-letter task, the frames sampled meanwhile.
-async function learn(session) {
+async function learnRun(session, hash) {
   const page = await newPage(session.browser, { viewport: { width: 1280, height: 900 }, colorScheme: 'dark' });
-  await page.goto(`${session.url}#v=learn&l.task=previous&l.l=1&l.h=2`);
+  await page.goto(`${session.url}#${hash}${hash ? '&' : ''}v=learn&l.task=previous&l.l=1&l.h=2`);
   await page.waitForFunction(() => window.attnlab?.layout()['learn.train']);
   await clickPublished(page, 'learn.train');
+  const start = Date.now();
   const frames = await framesUntil(page, (s) => s['learn.steps'] >= 300, 50);
+  const seconds = (Date.now() - start) / 1000;
   await clickPublished(page, 'learn.train');  // Pause
   const s = await page.evaluate(() => window.attnlab.scalars());
   await page.close();
-  return { steps: s['learn.steps'], steps_per_second: s['learn.steps_per_second'], ...frameStats(frames.slice(2)) };
+  return { steps: s['learn.steps'], steps_per_second: s['learn.steps_per_second'], wall_steps_per_second: s['learn.steps'] / seconds,
+           in_worker: s['learn.in_worker'] === 1, ...frameStats(frames.slice(2)) };
+}
+
+// View 11 training in a Web Worker, then on the page's thread (#workers=off): steps per second of the
+// page's clock (the rate the reader sees) in each, and the frames meanwhile.
+async function learn(session) {
+  const worker = await learnRun(session, '');
+  const main = await learnRun(session, 'workers=off');
+  return { ...worker, main_thread: main, rate_ratio: worker.wall_steps_per_second / main.wall_steps_per_second };
 }
 
 // View 8's default experiment from its button (4 sizes × 3 seeds × 2 models), the frames sampled

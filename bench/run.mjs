@@ -597,6 +597,11 @@ export function pageTargets(page) {
   part('learn', (p) => bool(p.median <= T.learnFrameMedianMs && p.p90 <= T.learnFrameP90Ms, p.median, p.p90),
        `view 11's frames while training: median ≤ ${T.learnFrameMedianMs} ms, 90th percentile ≤ ${T.learnFrameP90Ms} ms`,
        (p) => `median ${ms(p.median)}, p90 ${ms(p.p90)}, max ${ms(p.max)} over ${p.frames} frames`);
+  part('learn', (p) => bool(p.in_worker && p.rate_ratio >= T.learnWorkerRateRatio, p.rate_ratio),
+       `view 11 trains in a Web Worker at ≥ ${T.learnWorkerRateRatio}× its steps per second on the page's thread (the page's clock)`,
+       (p) => `${p.wall_steps_per_second.toFixed(0)} against ${p.main_thread.wall_steps_per_second.toFixed(0)} steps/s: ` +
+         `${p.rate_ratio.toFixed(2)}×; the page's frames meanwhile median ${ms(p.median)}, p90 ${ms(p.p90)} ` +
+         `(on the page's thread: ${ms(p.main_thread.median)}, ${ms(p.main_thread.p90)})`);
   part('data_size', (p) => bool(p.seconds <= T.dataSizeSeconds, p.seconds),
        `view 8's default experiment (4 sizes × 3 seeds × 2 models) done in ≤ ${T.dataSizeSeconds} s`,
        (p) => `${p.seconds.toFixed(1)} s, crossover at N = ${p.crossover}`);

@@ -1,6 +1,7 @@
 #include "lessons/job.h"
 
 #include "lessons/views/data_size.h"
+#include "lessons/views/learn.h"
 
 namespace lessons {
 
@@ -19,13 +20,15 @@ double TimeSlice::elapsed_ms() const {
   return std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
 }
 
-Status RunJobUnit(const JobUnit& unit, double* value) {
+Status RunJobUnit(const JobUnit& unit, JobAnswer* answer) {
   switch (unit.kind) {
     case JobUnitKind::kDataSizeRun:
-      return RunDataSizeUnit(unit, value);
+      return RunDataSizeUnit(unit, &answer->value);
+    case JobUnitKind::kLearnSlice:
+      return RunLearnSlice(unit, &answer->bytes);
   }
-  return Status(attn::StatusCode::kUnknownOption,
-                "unit kind: expected 1 (a data-size run), got " + std::to_string(static_cast<int>(unit.kind)));
+  return Status(attn::StatusCode::kUnknownOption, "unit kind: expected 1 (a data-size run) or 2 (a learn slice), got " +
+                                                      std::to_string(static_cast<int>(unit.kind)));
 }
 
 }  // namespace lessons

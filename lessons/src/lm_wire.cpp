@@ -3,120 +3,34 @@
 #include <cstdint>
 #include <cstring>
 
+#include "wire.h"
+
 namespace lessons {
 namespace {
 
 constexpr uint32_t kRequestMagic = 0x514d4c41;  // "ALMQ"
 constexpr uint32_t kAnswerMagic = 0x414d4c41;   // "ALMA"
 
-// Little-endian on every target attnlab builds for (x86-64, wasm32): memcpy of the native bytes.
-class Writer {
- public:
-  template <typename T>
-  void Put(T value) {
-    char bytes[sizeof(T)];
-    std::memcpy(bytes, &value, sizeof(T));
-    out.append(bytes, sizeof(T));
-  }
-  void String(const std::string& s) {
-    Put<uint32_t>(static_cast<uint32_t>(s.size()));
-    out += s;
-  }
-  void Floats(const std::vector<float>& v) {
-    Put<uint32_t>(static_cast<uint32_t>(v.size()));
-    out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
-  }
-  void MatrixValues(const Matrix& m) {
-    Put<uint32_t>(static_cast<uint32_t>(m.rows()));
-    Put<uint32_t>(static_cast<uint32_t>(m.cols()));
-    out.append(reinterpret_cast<const char*>(m.data()), static_cast<size_t>(m.size()) * sizeof(float));
-  }
-  void Words(const std::vector<LmNextWord>& words) {
-    Put<uint32_t>(static_cast<uint32_t>(words.size()));
-    for (const LmNextWord& w : words) {
-      String(w.word);
-      Put<float>(w.p);
-      Put<float>(w.p_t);
-    }
-  }
-  std::string out;
-};
+using wire::Reader;
+using wire::Writer;
 
-// Every read checks the bytes left; a count is checked against them before anything is allocated.
-class Reader {
- public:
-  explicit Reader(std::string_view bytes) : bytes_(bytes) {}
-  template <typename T>
-  bool Get(const char* what, T* value) {
-    if (!Need(what, sizeof(T))) return false;
-    std::memcpy(value, bytes_.data() + at_, sizeof(T));
-    at_ += sizeof(T);
-    return true;
+void PutWords(Writer& w, const std::vector<LmNextWord>& words) {
+  w.Put<uint32_t>(static_cast<uint32_t>(words.size()));
+  for (const LmNextWord& word : words) {
+    w.String(word.word);
+    w.Put<float>(word.p);
+    w.Put<float>(word.p_t);
   }
-  // A count of items of at least `min_bytes` each (in 64 bits: wasm32's size_t would wrap).
-  bool Count(const char* what, uint64_t min_bytes, uint32_t* count) {
-    if (!Get(what, count)) return false;
-    return Need(what, uint64_t{*count} * min_bytes);
-  }
-  bool String(const char* what, std::string* s) {
-    uint32_t size = 0;
-    if (!Count(what, 1, &size)) return false;
-    s->assign(bytes_.data() + at_, size);
-    at_ += size;
-    return true;
-  }
-  bool Floats(const char* what, std::vector<float>* v) {
-    uint32_t size = 0;
-    if (!Count(what, sizeof(float), &size)) return false;
-    v->resize(size);
-    if (size) std::memcpy(v->data(), bytes_.data() + at_, size * sizeof(float));  // data() may be null when empty
-    at_ += size * sizeof(float);
-    return true;
-  }
-  bool MatrixValues(const char* what, Matrix* m) {
-    uint32_t rows = 0, cols = 0;
-    if (!Get(what, &rows) || !Get(what, &cols)) return false;
-    // A side past 65,536 is no map the view draws (and would overflow wasm32's Eigen::Index with the other 0).
-    if (rows > 65536 || cols > 65536) {
-      Fail(what, "at most 65536 rows and columns", std::to_string(rows) + " × " + std::to_string(cols));
-      return false;
-    }
-    if (!Need(what, uint64_t{rows} * cols * sizeof(float))) return false;
-    m->resize(rows, cols);
-    if (m->size()) std::memcpy(m->data(), bytes_.data() + at_, static_cast<size_t>(rows) * cols * sizeof(float));
-    at_ += static_cast<size_t>(rows) * cols * sizeof(float);
-    return true;
-  }
-  bool Words(const char* what, std::vector<LmNextWord>* words) {
-    uint32_t count = 0;
-    if (!Count(what, 12, &count)) return false;
-    words->resize(count);
-    for (LmNextWord& w : *words)
-      if (!String(what, &w.word) || !Get(what, &w.p) || !Get(what, &w.p_t)) return false;
-    return true;
-  }
-  bool AtEnd(const char* what) {
-    if (at_ == bytes_.size()) return true;
-    Fail(what, "the end", std::to_string(bytes_.size() - at_) + " more bytes");
-    return false;
-  }
-  Status status() const { return status_; }
+}
 
- private:
-  bool Need(const char* what, uint64_t n) {
-    if (uint64_t{bytes_.size() - at_} >= n) return true;
-    Fail(what, std::to_string(n) + " bytes", std::to_string(bytes_.size() - at_));
-    return false;
-  }
-  void Fail(const char* what, const std::string& expected, const std::string& got) {
-    if (status_.ok())
-      status_ = Status(StatusCode::kParseError, std::string("lm message: ") + what + ": expected " + expected +
-                                                    ", got " + got + " (at byte " + std::to_string(at_) + ")");
-  }
-  std::string_view bytes_;
-  size_t at_ = 0;
-  Status status_;
-};
+bool GetWords(Reader& r, const char* what, std::vector<LmNextWord>* words) {
+  uint32_t count = 0;
+  if (!r.Count(what, 12, &count)) return false;
+  words->resize(count);
+  for (LmNextWord& w : *words)
+    if (!r.String(what, &w.word) || !r.Get(what, &w.p) || !r.Get(what, &w.p_t)) return false;
+  return true;
+}
 
 }  // namespace
 
@@ -129,7 +43,7 @@ std::string WriteLmRequest(const LmRequest& request) {
 }
 
 Status ReadLmRequest(std::string_view bytes, LmRequest* request) {
-  Reader r(bytes);
+  Reader r(bytes, "lm message");
   uint32_t magic = 0;
   LmRequest q;
   std::string fields;
@@ -164,7 +78,7 @@ std::string WriteLmAnswer(const Status& status, const LmViewModel& m) {
   }
   for (const auto* rows : {&m.top, &m.lens, &m.base_top}) {
     w.Put<uint32_t>(static_cast<uint32_t>(rows->size()));
-    for (const auto& row : *rows) w.Words(row);
+    for (const auto& row : *rows) PutWords(w, row);
   }
   w.Floats(m.p_next);
   w.Put<float>(m.perplexity);
@@ -203,7 +117,7 @@ std::string WriteLmAnswer(const Status& status, const LmViewModel& m) {
 }
 
 Status ReadLmAnswer(std::string_view bytes, LmViewModel* out) {
-  Reader r(bytes);
+  Reader r(bytes, "lm message");
   uint32_t magic = 0;
   int32_t code = 0;
   std::string message;
@@ -237,7 +151,7 @@ Status ReadLmAnswer(std::string_view bytes, LmViewModel* out) {
     if (!r.Count("next words", 4, &count)) break;
     rows->resize(count);
     for (auto& row : *rows)
-      if (!r.Words("next word", &row)) break;
+      if (!GetWords(r, "next word", &row)) break;
   }
   r.Floats("p_next", &m.p_next);
   r.Get("perplexity", &m.perplexity);

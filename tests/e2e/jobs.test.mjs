@@ -1,8 +1,9 @@
 // Long work as jobs (lessons/job.h, web/app/job_scheduler.h): view 8's runs go to the page's Web
 // Workers and come back with the bits the page's own thread gets (with workers off, and with no
 // Worker at all); a worker that dies is reported and its runs finish on the page; the runs go to a
-// worker from an <attn-lab> in a blog post under the strict CSP; view 11 keeps training while another
-// view is shown. Counts and bits only: how much sooner the workers finish is npm run bench's.
+// worker from an <attn-lab> in a blog post under the strict CSP; view 11 trains in a worker with the
+// page's bits, starts over on the page when its worker dies, and keeps training while another view is
+// shown. Counts and bits only: how much sooner the workers finish is npm run bench's.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newPage, openBrowser, openPage, openWithoutWorker, settle, underCsp } from './browser.mjs';
@@ -144,4 +145,42 @@ test('view 11 keeps training while another view is shown, and the link follows i
   assert.equal(s['learn.running'], 1, 'still training');
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+// View 11 replaying a link to step 200: what it draws then (maps, loss, held-out accuracy), and
+// whether the training was seen in a worker. `during(page)` runs once it is.
+async function learnTo200(hash, during = null) {
+  const { page, problems } = await openPage(session, { hash: `#${hash}${hash ? '&' : ''}v=learn&l.n=200`, waitForVectors: false });
+  let inWorker = 0, called = false;
+  for (;;) {
+    const s = await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(window.attnlab.scalars()))));
+    inWorker = Math.max(inWorker, s['learn.in_worker'] ?? 0);
+    if (during && !called && s['learn.in_worker'] === 1 && s['learn.steps'] >= 30) {
+      called = true;
+      await during(page);
+    }
+    if (s['learn.steps'] === 200 && s['learn.running'] === 0) break;
+  }
+  await settle(page);
+  const drawn = await page.evaluate(() => {
+    const a = window.attnlab, s = a.scalars();
+    return { w11: Array.from(a.matrix('learn.W1.1').data), loss: s['learn.loss'], heldOut: s['learn.held_out'],
+             curve: Array.from(a.matrix('learn.loss.loss').data), snapshot: s['learn.snapshot_step'] };
+  });
+  const texts = await page.evaluate(() => window.attnlab.texts());
+  assert.deepEqual(problems, []);
+  await page.close();
+  return { drawn, inWorker, texts };
+}
+
+test('view 11 trains in a worker with the page\'s bits, and starts over on the page when its worker dies', async () => {
+  const here = await learnTo200('workers=off');
+  assert.equal(here.inWorker, 0);
+  const inWorker = await learnTo200('');
+  assert.equal(inWorker.inWorker, 1, 'trained in a worker');
+  assert.deepEqual(inWorker.drawn, here.drawn);
+  const died = await learnTo200('', (page) => page.evaluate(() => window.attnlab.killWorkerForTesting()));
+  assert.deepEqual(died.drawn, here.drawn);
+  assert.ok(died.texts.some((t) => t.includes('the Web Worker stopped (terminated for testing)') && t.includes("the page's thread")),
+            died.texts.join('\n'));
 });

@@ -79,9 +79,9 @@ TEST(DataSizeJob, SlicedSpreadAndRestartedGiveTheSameBits) {
   EXPECT_EQ(spread.runs_elsewhere(), 3);
   spread.Release(out[1]);
   for (int k : {2, 0}) {
-    double accuracy = -1;
-    ASSERT_TRUE(RunJobUnit(out[k], &accuracy).ok());
-    spread.Finish(out[k], "", accuracy);
+    JobAnswer answer;
+    ASSERT_TRUE(RunJobUnit(out[k], &answer).ok());
+    spread.Finish(out[k], answer);
   }
   EXPECT_EQ(spread.runs_elsewhere(), 0);
   while (spread.running()) ASSERT_TRUE(spread.Step(1e9).ok());  // runs 1 and 3 here
@@ -101,7 +101,7 @@ TEST(DataSizeJob, SlicedSpreadAndRestartedGiveTheSameBits) {
   ASSERT_TRUE(restarted.Reset(other).ok());
   ASSERT_TRUE(restarted.Reset(Small()).ok());
   EXPECT_EQ(restarted.progress(), 0.0f);
-  restarted.Finish(stale, "", 0.25);  // from the first experiment: dropped
+  restarted.Finish(stale, JobAnswer{"", 0.25, ""});  // from the first experiment: dropped
   EXPECT_EQ(restarted.runner().runs_done(), 0);
   restarted.SetRunning(true);
   while (restarted.running()) ASSERT_TRUE(restarted.Step(1e9).ok());
@@ -114,13 +114,13 @@ TEST(DataSizeJob, AFailedUnitStopsTheJobWithItsError) {
   job.SetRunning(true);
   JobUnit unit;
   ASSERT_TRUE(job.Claim(&unit));
-  job.Finish(unit, "non_finite: transformer, N = 16, seed 1, step 7: loss is NaN", 0);
+  job.Finish(unit, JobAnswer{"non_finite: transformer, N = 16, seed 1, step 7: loss is NaN", 0, ""});
   EXPECT_FALSE(job.running());
   EXPECT_EQ(job.error(), "non_finite: transformer, N = 16, seed 1, step 7: loss is NaN");
 }
 
 TEST(JobUnits, BadUnitsAreRefusedNamingWhatIsWrong) {
-  double value = 0;
+  JobAnswer value;
   JobUnit unit;
   unit.settings = {1, 100};
   EXPECT_EQ(RunJobUnit(unit, &value).message(), "data-size unit: settings: expected 3 (seeds, steps, largest), got 2");
@@ -132,7 +132,7 @@ TEST(JobUnits, BadUnitsAreRefusedNamingWhatIsWrong) {
   unit.index = 4;
   EXPECT_EQ(RunJobUnit(unit, &value).message(), "run: expected 0–3, got 4");
   unit.kind = static_cast<JobUnitKind>(9);
-  EXPECT_EQ(RunJobUnit(unit, &value).message(), "unit kind: expected 1 (a data-size run), got 9");
+  EXPECT_EQ(RunJobUnit(unit, &value).message(), "unit kind: expected 1 (a data-size run) or 2 (a learn slice), got 9");
 }
 
 // (The lab under it gives the same steps however it is sliced: Learn.TheSameSeedRetrainsTheSameRun.)

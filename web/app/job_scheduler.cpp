@@ -17,7 +17,8 @@ void JobScheduler::TakeAnswers() {
     if (result.worker_failed) {
       it->second.job->Release(it->second.unit);  // it runs here from now on
     } else {
-      it->second.job->Finish(it->second.unit, result.ok ? std::string() : result.error, result.value);
+      it->second.job->Finish(it->second.unit, lessons::JobAnswer{result.ok ? std::string() : result.error, result.value,
+                                                                std::move(result.bytes)});
     }
     it = out_.erase(it);
   }
@@ -25,11 +26,19 @@ void JobScheduler::TakeAnswers() {
 
 bool JobScheduler::Frame(const std::vector<lessons::Job*>& jobs) {
   TakeAnswers();
-  // Units out, one per worker at a time (a worker holding two would leave another idle at the end).
+  // Units out, one per worker at a time (a worker holding two would leave another idle at the end);
+  // a sticky unit (a training slice, one per job) goes to its worker whatever else it holds.
   const int workers = offload::Workers();
+  const auto spread_out = [&] {
+    return static_cast<int>(std::count_if(out_.begin(), out_.end(), [](const auto& o) { return !o.second.unit.sticky(); }));
+  };
   for (lessons::Job* job : jobs) {
     lessons::JobUnit unit;
-    while (job->running() && static_cast<int>(out_.size()) < workers && job->Claim(&unit)) {
+    while (job->running() && workers > 0 && job->Claim(&unit)) {
+      if (!unit.sticky() && spread_out() >= workers) {
+        job->Release(unit);
+        break;
+      }
       const int ticket = offload::PostUnit(unit);
       if (ticket == 0) {
         job->Release(unit);

@@ -17,10 +17,11 @@ EM_JS(int, attnlab_post_timing_batch, (int ticket, int kind, int kernel, int n, 
   return Module.postJob(ticket, {kind: kind, kernel: kernel, n: n, minMs: min_ms, wantOutput: !!want_output}) ? 1 : 0;
 });
 
-EM_JS(int, attnlab_post_job_unit, (int ticket, int kind, const int* settings, int count, int index), {
+EM_JS(int, attnlab_post_job_unit, (int ticket, int kind, const int* settings, int count, const char* text, int index,
+                                  int sticky), {
   if (!Module.postJob) return 0;
   const s = Array.from(HEAP32.subarray(settings >> 2, (settings >> 2) + count));
-  return Module.postJob(ticket, {unit: kind, settings: s, index: index}) ? 1 : 0;
+  return Module.postJob(ticket, {unit: kind, settings: s, text: UTF8ToString(text), index: index, sticky: !!sticky}) ? 1 : 0;
 });
 
 EM_JS(int, attnlab_job_workers, (), { return Module.jobWorkers ? Module.jobWorkers() : 0; });
@@ -73,7 +74,7 @@ int Post(const TimingBatch& batch) {
 int PostUnit(const lessons::JobUnit& unit) {
   return PostWith([&](int ticket) {
     return attnlab_post_job_unit(ticket, static_cast<int>(unit.kind), unit.settings.data(),
-                                 static_cast<int>(unit.settings.size()), unit.index) != 0;
+                                 static_cast<int>(unit.settings.size()), unit.text.c_str(), unit.index, unit.sticky()) != 0;
   });
 }
 

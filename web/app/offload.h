@@ -34,7 +34,8 @@ struct Result {
   std::string error;      // "" when ok; the status text or why the worker failed
   bool worker_failed = false;  // the worker itself stopped (not the job): later work stays on the page
   double us = 0;          // µs per forward
-  double value = 0;       // a job unit's result (lessons::RunJobUnit)
+  double value = 0;       // a job unit's result (lessons::RunJobUnit): a value
+  std::string bytes;      // or bytes
   attn::Matrix output;    // (n, d_model) when asked for, else empty
 };
 

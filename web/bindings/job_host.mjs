@@ -1,7 +1,8 @@
 // The page's side of its Web Workers (web/bindings/job_worker.mjs, web/app/offload.h): a pool of
 // navigator.hardwareConcurrency − 1 workers (at least one, at most 8), each started when a job first
 // needs it and given the compiled module (so no worker fetches or compiles the wasm again); a job
-// goes to the worker with the fewest jobs, and each worker answers its jobs in order. Where no worker
+// goes to the worker with the fewest jobs — a sticky one (a training slice, whose model the worker
+// keeps between slices) always to the first — and each worker answers its jobs in order. Where no worker
 // can start (no Worker; a page on another origin than attnlab's files, where the browser refuses the
 // script) postJob answers false and the app does the work itself, a slice per frame. A worker that
 // fails stops the pool: every job it held is answered with workerFailed, and the app keeps its work
@@ -41,8 +42,8 @@ export function attachJobWorker(m, wasmModule, size = poolSize()) {
   m.jobWorkers = () => (failed ? 0 : size);
   m.postJob = (ticket, job) => {
     if (failed) return false;
-    let entry = workers.find((w) => w.pending.size === 0);
-    if (!entry && workers.length < size) {
+    let entry = job.sticky ? workers[0] : workers.find((w) => w.pending.size === 0);
+    if (!entry && (workers.length < size || job.sticky)) {
       try {
         entry = start();
       } catch {

@@ -274,13 +274,13 @@ void WordVectorsFailed(const std::string& why) {
 
 // ---- jobs: what a Web Worker runs for the page (web/app/offload.h) ------------------------------
 
-// A job's unit: {unit, settings: [int…], index} -> {ok, value} (lessons::RunJobUnit, which the job
-// runs itself on the page's thread without a worker).
+// A job's unit: {unit, settings: [int…], text, index} -> {ok, value, bytes?} (lessons::RunJobUnit,
+// the code the job runs itself on the page's thread without a worker).
 val RunUnit(val job) {
   lessons::JobUnit unit;
   int kind = 0;
   val out = val::object();
-  attn::Status status = ReadInt(job["unit"], "unit", &kind, 1, static_cast<int>(lessons::JobUnitKind::kDataSizeRun));
+  attn::Status status = ReadInt(job["unit"], "unit", &kind, 1, lessons::kJobUnitKinds);
   if (status.ok()) status = ReadInt(job["index"], "index", &unit.index, 0, 1 << 20);
   const val settings = job["settings"];
   const int count = settings.isArray() ? settings["length"].as<int>() : -1;
@@ -291,14 +291,26 @@ val RunUnit(val job) {
     status = ReadInt(settings[k], "settings[" + std::to_string(k) + "]", &v, -(1 << 30), 1 << 30);
     unit.settings.push_back(v);
   }
-  double value = 0;
+  if (status.ok() && !job["text"].isUndefined()) {
+    if (!job["text"].isString() || job["text"]["length"].as<int>() > 4096)
+      status = attn::Status(attn::StatusCode::kInvalidArgument, "text: expected a string of at most 4096 characters");
+    else
+      unit.text = job["text"].as<std::string>();
+  }
+  lessons::JobAnswer answer;
   if (status.ok()) {
     unit.kind = static_cast<lessons::JobUnitKind>(kind);
-    status = lessons::RunJobUnit(unit, &value);
+    status = lessons::RunJobUnit(unit, &answer);
   }
   out.set("ok", status.ok());
-  if (status.ok()) out.set("value", value);
-  else out.set("message", status.ToString());
+  if (!status.ok()) {
+    out.set("message", status.ToString());
+    return out;
+  }
+  out.set("value", answer.value);
+  if (!answer.bytes.empty())
+    out.set("bytes", val(emscripten::typed_memory_view(answer.bytes.size(), reinterpret_cast<const uint8_t*>(answer.bytes.data())))
+                         .call<val>("slice"));
   return out;
 }
 
@@ -344,6 +356,11 @@ void JobDone(int ticket, val result) {
   if (!r.ok) r.error = result["message"].isString() ? result["message"].as<std::string>().substr(0, 300) : "the job failed";
   if (r.ok && result["us"].isNumber()) r.us = result["us"].as<double>();
   if (r.ok && result["value"].isNumber()) r.value = result["value"].as<double>();
+  const val bytes = result["bytes"];
+  if (r.ok && bytes.instanceof(val::global("Uint8Array"))) {
+    r.bytes.resize(bytes["length"].as<size_t>());
+    val(emscripten::typed_memory_view(r.bytes.size(), reinterpret_cast<uint8_t*>(r.bytes.data()))).call<void>("set", bytes);
+  }
   const val output = result["output"];
   if (r.ok && !output.isUndefined()) {
     JsMatrixArg arg;

@@ -37,17 +37,31 @@ class TimeSlice {
 // A unit of a job that can run apart (in a Web Worker): what to compute, from the job's settings alone.
 enum class JobUnitKind {
   kDataSizeRun = 1,  // one run of view 8's grid: settings = DataSizeState {seeds, steps, largest}; index = the run
+  kLearnSlice = 2,   // a slice of view 11's training: text = the LearnState's fields without the step,
+                     // settings = {from_step, until, budget_ms}; answer: a LearnDelta's bytes
 };
+constexpr int kJobUnitKinds = 2;
 struct JobUnit {
   JobUnitKind kind = JobUnitKind::kDataSizeRun;
-  std::vector<int> settings;  // the state's fields the unit is computed from
+  std::vector<int> settings;  // the numbers the unit is computed from
+  std::string text;           // and the text (a state's fields), where it needs one
   int index = 0;              // which unit of the job
   int generation = 0;         // the job's generation when it was handed out (a unit of an older one is dropped)
+  // The unit needs the state a worker kept from the job's earlier units (a training run's model): it
+  // goes to the same worker each time.
+  bool sticky() const { return kind == JobUnitKind::kLearnSlice; }
+};
+// A unit's outcome: the error ("" when it went well), its value (a run's held-out accuracy) or bytes.
+struct JobAnswer {
+  std::string error;
+  double value = 0;
+  std::string bytes;
 };
 
-// Computes a unit: what a worker runs (page_js.cpp's runJob), and the same code the job runs here.
-// *value is the unit's result (a run's held-out accuracy). Bad settings or index: an error naming them.
-Status RunJobUnit(const JobUnit& unit, double* value);
+// Computes a unit: what a worker runs (page_js.cpp's runJob), with the code the job runs here. Bad
+// settings or index: an error naming them. A learn slice keeps its lab between calls (per module:
+// per worker), so a worker trains on from where its last slice ended.
+Status RunJobUnit(const JobUnit& unit, JobAnswer* answer);
 
 class Job {
  public:
@@ -64,11 +78,10 @@ class Job {
   virtual void WriteState(ViewState* /*state*/) const {}
 
   // Units that run apart, for a job whose work comes in them: the next unit nobody has begun (false:
-  // none left), and its outcome — the value, or the error text (RunJobUnit's status as text, which
-  // stops the job; "" when it went well) — or the unit given back unfinished (its worker died: it
-  // runs here, or in another worker, later).
+  // none left), and its outcome (an error stops the job) — or the unit given back unfinished (its
+  // worker died: it runs here, or in another worker, later).
   virtual bool Claim(JobUnit* /*unit*/) { return false; }
-  virtual void Finish(const JobUnit& /*unit*/, const std::string& /*error*/, double /*value*/) {}
+  virtual void Finish(const JobUnit& /*unit*/, const JobAnswer& /*answer*/) {}
   virtual void Release(const JobUnit& /*unit*/) {}
 };
 

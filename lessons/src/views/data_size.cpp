@@ -62,10 +62,10 @@ bool DataSizeJob::Claim(JobUnit* unit) {
   return true;
 }
 
-void DataSizeJob::Finish(const JobUnit& unit, const std::string& error, double value) {
+void DataSizeJob::Finish(const JobUnit& unit, const JobAnswer& answer) {
   if (unit.generation != generation_) return;
-  if (!error.empty()) return Stop(error);
-  const Status accepted = runner_.Accept(unit.index, static_cast<float>(value));
+  if (!answer.error.empty()) return Stop(answer.error);
+  const Status accepted = runner_.Accept(unit.index, static_cast<float>(answer.value));
   if (!accepted.ok()) Stop(accepted.ToString());
 }
 

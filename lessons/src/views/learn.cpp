@@ -1,5 +1,7 @@
 #include "lessons/views/learn.h"
 
+#include "lessons/learn_wire.h"
+
 #include <algorithm>
 #include <chrono>
 
@@ -70,6 +72,7 @@ Status LearnLab::Reset(const LearnState& state) {
   snapshots_.clear();
   train_seconds_ = 0;
   trained_steps_ = 0;
+  mirrored_rate_ = -1;
   return Snapshot();
 }
 
@@ -99,13 +102,66 @@ Status LearnLab::Snapshot() {
   attn::train::Evaluation held_out;
   ATTN_RETURN_IF_ERROR(trainer_.Evaluate(kHeldOut, &held_out));
   snap.held_out_accuracy = held_out.accuracy;
-  snapshots_.push_back(std::move(snap));
+  Keep(std::move(snap));
+  return Status::Ok();
+}
+
+void LearnLab::Keep(LearnSnapshot snapshot) {
+  snapshots_.push_back(std::move(snapshot));
   if (static_cast<int>(snapshots_.size()) > kMaxSnapshots) {  // keep the first, thin the rest
     std::vector<LearnSnapshot> kept;
     for (size_t i = 0; i < snapshots_.size(); ++i)
       if (i == 0 || i % 2 == 1 || i + 1 == snapshots_.size()) kept.push_back(std::move(snapshots_[i]));
     snapshots_ = std::move(kept);
   }
+}
+
+double LearnLab::steps_per_second() const {
+  if (mirrored_rate_ >= 0) return mirrored_rate_;
+  return train_seconds_ > 0 ? trained_steps_ / train_seconds_ : 0;
+}
+
+LearnDelta LearnLab::DeltaSince(int from_step) const {
+  LearnDelta d;
+  d.from_step = std::clamp(from_step, 0, steps());
+  d.losses.assign(losses_.begin() + d.from_step, losses_.end());
+  d.accuracies.assign(accuracies_.begin() + d.from_step, accuracies_.end());
+  for (const LearnSnapshot& snap : snapshots_)
+    if (snap.step > d.from_step) d.snapshots.push_back(snap);
+  d.steps_per_second = steps_per_second();
+  return d;
+}
+
+Status LearnLab::Apply(const LearnDelta& delta) {
+  if (snapshots_.empty()) return Status(StatusCode::kEmptyInput, "learn delta: the lab was not reset");
+  if (delta.from_step != steps())
+    return Status(StatusCode::kShapeMismatch, "learn delta: from_step: expected " + std::to_string(steps()) +
+                                                  ", got " + std::to_string(delta.from_step));
+  if (delta.accuracies.size() != delta.losses.size())
+    return Status(StatusCode::kShapeMismatch, "learn delta: accuracies: expected " + std::to_string(delta.losses.size()) +
+                                                  ", got " + std::to_string(delta.accuracies.size()));
+  const LearnSnapshot& first = snapshots_.front();
+  const int last_step = delta.from_step + static_cast<int>(delta.losses.size());
+  int previous = snapshots_.back().step;
+  for (const LearnSnapshot& snap : delta.snapshots) {
+    // The same model: as many layers and heads, maps and predictions over the probe; steps in order.
+    bool fits = snap.step > previous && snap.step <= last_step && snap.weights.size() == first.weights.size() &&
+                snap.inputs.size() == first.inputs.size() && snap.attention.size() == first.attention.size() &&
+                snap.predictions.size() == probe_.size() && snap.roles.size() == first.roles.size();
+    for (size_t l = 0; fits && l < snap.weights.size(); ++l) {
+      fits = snap.weights[l].size() == first.weights[l].size();
+      for (size_t h = 0; fits && h < snap.weights[l].size(); ++h)
+        fits = snap.weights[l][h].rows() == first.weights[l][h].rows() && snap.weights[l][h].cols() == first.weights[l][h].cols();
+    }
+    if (!fits)
+      return Status(StatusCode::kShapeMismatch, "learn delta: the snapshot at step " + std::to_string(snap.step) +
+                                                    " does not fit the lab's model");
+    previous = snap.step;
+  }
+  losses_.insert(losses_.end(), delta.losses.begin(), delta.losses.end());
+  accuracies_.insert(accuracies_.end(), delta.accuracies.begin(), delta.accuracies.end());
+  for (const LearnSnapshot& snap : delta.snapshots) Keep(snap);
+  mirrored_rate_ = std::max(0.0, delta.steps_per_second);
   return Status::Ok();
 }
 
@@ -143,9 +199,18 @@ Status LearnLab::Train(double budget_ms, int until) {
   return status;
 }
 
+std::string LearnSettingsKey(LearnState state) {
+  state.steps = 0;
+  return FieldsKey(state);
+}
+
 Status LearnJob::Reset(const LearnState& state) {
   until_ = 0;
   continuous_ = false;
+  slice_out_ = false;
+  ++generation_;
+  state_ = state;
+  settings_ = LearnSettingsKey(state);
   const Status status = lab_.Reset(state);
   error_ = status.ok() ? "" : status.ToString();
   return status;
@@ -156,11 +221,73 @@ void LearnJob::TrainTo(int until, bool continuous) {
   continuous_ = continuous;
 }
 
+void LearnJob::TakeBack() {
+  if (!lab_.mirror()) return;
+  // The model was in a worker that is gone: the lab here retrains it from the seed (the same steps,
+  // the same snapshots), toward the same target.
+  const Status status = lab_.Reset(state_);
+  if (!status.ok()) error_ = status.ToString();
+}
+
 Status LearnJob::Step(double budget_ms) {
   if (!running()) return Status::Ok();
+  TakeBack();
+  if (!error_.empty()) return Status::Ok();
   const Status status = lab_.Train(budget_ms, until_);
   if (!status.ok()) error_ = status.ToString();
   return status;
+}
+
+bool LearnJob::Claim(JobUnit* unit) {
+  if (!running() || slice_out_) return false;
+  unit->kind = JobUnitKind::kLearnSlice;
+  unit->text = settings_;
+  unit->settings = {lab_.steps(), until_, kWorkerSliceMs};
+  unit->index = 0;
+  unit->generation = generation_;
+  slice_out_ = true;
+  return true;
+}
+
+void LearnJob::Finish(const JobUnit& unit, const JobAnswer& answer) {
+  if (unit.generation != generation_) return;
+  slice_out_ = false;
+  LearnDelta delta;
+  Status status = answer.error.empty() ? ReadLearnDelta(answer.bytes, &delta)
+                                       : Status(StatusCode::kOutOfRange, answer.error);
+  if (status.ok()) status = lab_.Apply(delta);
+  if (!status.ok()) error_ = answer.error.empty() ? status.ToString() : answer.error;
+}
+
+void LearnJob::Release(const JobUnit& unit) {
+  if (unit.generation != generation_) return;
+  slice_out_ = false;
+  TakeBack();
+}
+
+Status RunLearnSlice(const JobUnit& unit, std::string* bytes) {
+  static LearnLab lab;  // per module: each worker keeps its own between slices
+  static std::string settings;
+  if (unit.settings.size() != 3)
+    return Status(StatusCode::kShapeMismatch, "learn slice: settings: expected 3 (from_step, until, budget_ms), got " +
+                                                  std::to_string(unit.settings.size()));
+  const int from = unit.settings[0], until = unit.settings[1], budget_ms = unit.settings[2];
+  const int max_steps = LearnState::kSteps.max;
+  if (from < 0 || until < from || until > max_steps || budget_ms < 0 || budget_ms > 10000)
+    return Status(StatusCode::kOutOfRange, "learn slice: expected 0 ≤ from_step ≤ until ≤ " + std::to_string(max_steps) +
+                                               " and a budget of 0–10000 ms, got " + std::to_string(from) + ", " +
+                                               std::to_string(until) + ", " + std::to_string(budget_ms));
+  if (unit.text != settings || lab.steps() > from || lab.snapshots().empty()) {
+    ViewState view;
+    ParseState(unit.text, &view);  // read back as a link is: a bad value is clamped
+    settings.clear();
+    ATTN_RETURN_IF_ERROR(lab.Reset(view.learn));
+    settings = unit.text;
+  }
+  while (lab.steps() < from) ATTN_RETURN_IF_ERROR(lab.Train(1e9, from));  // a new worker catching up
+  ATTN_RETURN_IF_ERROR(lab.Train(budget_ms, until));
+  *bytes = WriteLearnDelta(lab.DeltaSince(from));
+  return Status::Ok();
 }
 
 void LearnJob::WriteState(ViewState* state) const {

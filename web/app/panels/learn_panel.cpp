@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "imgui.h"
+#include "offload.h"
 #include "theme.h"
 #include "widgets/field_widgets.h"
 #include "widgets/flow_layout.h"
@@ -22,12 +23,6 @@ const char* const kTaskLabels[] = {"previous letter", "copy", "reverse", "sort",
 const char* const kPositionLabels[] = {"no positions", "learned positions", "sinusoidal positions", "RoPE"};
 const char* const kOptimizerLabels[] = {"Adam", "SGD (momentum 0.9)"};
 constexpr int kCurveBins = 200;
-
-// The state without its step target: what the lab is seeded and configured from.
-std::string SettingsKey(lessons::LearnState s) {
-  s.steps = 0;
-  return lessons::FieldsKey(s);
-}
 
 }  // namespace
 
@@ -73,7 +68,7 @@ void LearnPanel::DrawControls(PanelContext& ctx) {
   StepperField(s.kSeed, &s.seed);
 
   const lessons::LearnLab& lab = job_.lab();
-  const std::string settings = SettingsKey(s);
+  const std::string settings = lessons::LearnSettingsKey(s);
   if (settings != settings_ || lab.steps() > s.steps) {  // new settings, or a link asks for an earlier step
     settings_ = settings;
     ++EngineRuns();
@@ -109,8 +104,11 @@ void LearnPanel::DrawControls(PanelContext& ctx) {
   ImGui::Text("step %d", lab.steps());
   if (lab.steps_per_second() > 0) {
     ImGui::SameLine();
-    ImGui::TextDisabled("· %.0f steps/s", lab.steps_per_second());
+    ImGui::TextDisabled("· %.0f steps/s%s", lab.steps_per_second(), job_.in_worker() ? " in a Web Worker" : "");
   }
+  ctx.published.Scalar("learn.in_worker", job_.in_worker() ? 1 : 0);
+  if (!offload::Failure().empty() && lab.steps() > 0)
+    DrawNote("%s: training goes on on the page's thread, a slice per frame.", offload::Failure().c_str());
   ctx.published.Scalar("learn.running", training ? 1 : 0);
   DrawNote("What to watch for: %s", lessons::LearnWhatToWatch(static_cast<attn::train::TaskKind>(s.task)));
 }

@@ -30,7 +30,7 @@ class DataSizeJob : public Job {
   Status Step(double budget_ms) override;
   float progress() const override { return runner_.progress(); }
   bool Claim(JobUnit* unit) override;
-  void Finish(const JobUnit& unit, const std::string& error, double value) override;
+  void Finish(const JobUnit& unit, const JobAnswer& answer) override;
   void Release(const JobUnit& unit) override;
 
   const attn::train::DataSizeRunner& runner() const { return runner_; }

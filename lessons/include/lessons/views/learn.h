@@ -31,6 +31,16 @@ struct LearnSnapshot {
   float held_out_accuracy = 0;
 };
 
+// What a lab trained in a Web Worker sends the page's mirror of it after a slice (learn_wire.h): the
+// steps after `from_step` and the snapshots taken after it (a snapshot ends a slice, so one at most,
+// except when a new worker first catches up to the page).
+struct LearnDelta {
+  int from_step = 0;
+  std::vector<float> losses, accuracies;  // steps from_step + 1, …
+  std::vector<LearnSnapshot> snapshots;   // in the order taken
+  double steps_per_second = 0;            // the trained lab's
+};
+
 class LearnLab {
  public:
   // Steps between snapshots double from 25 up to this, so the early changes are all kept.
@@ -47,7 +57,7 @@ class LearnLab {
   // Returns the error of a failed step (the lab keeps what it had).
   Status Train(double budget_ms, int until);
 
-  int steps() const { return trainer_.steps(); }
+  int steps() const { return static_cast<int>(losses_.size()); }
   attn::train::TaskKind task() const { return trainer_.config().task; }
   const attn::train::Trainer& trainer() const { return trainer_; }
   // The curves to draw: steps in at most `bins` equal runs, each its last step, mean batch loss
@@ -59,11 +69,20 @@ class LearnLab {
   const std::vector<int>& probe_targets() const { return probe_targets_; }
   const std::vector<float>& probe_scored() const { return probe_scored_; }
   const std::vector<std::string>& probe_text() const { return probe_text_; }
-  // Steps per second over the training so far (time inside Train only).
-  double steps_per_second() const { return train_seconds_ > 0 ? trained_steps_ / train_seconds_ : 0; }
+  // Steps per second over the training so far (time inside Train only; a mirror's: its worker's).
+  double steps_per_second() const;
+
+  // Training elsewhere: the lab in the worker sends DeltaSince(the page's steps); the page's lab,
+  // Reset from the same state and never trained itself, Applies it and draws the same curves and
+  // snapshots (kept, and thinned, as the trained lab keeps them).
+  LearnDelta DeltaSince(int from_step) const;
+  // An error when the delta does not start at steps() or its snapshots do not fit the model.
+  Status Apply(const LearnDelta& delta);
+  bool mirror() const { return mirrored_rate_ >= 0; }
 
  private:
   Status Snapshot();
+  void Keep(LearnSnapshot snapshot);  // appends, thinning the old ones past kMaxSnapshots
   bool SnapshotDue() const;
 
   attn::train::Trainer trainer_;
@@ -74,13 +93,23 @@ class LearnLab {
   std::vector<std::string> probe_text_;
   double train_seconds_ = 0;
   int trained_steps_ = 0;
+  double mirrored_rate_ = -1;  // a mirror's steps per second (its worker's); −1: trained here
 };
+
+// The state's settings without its step target, as text: what a lab is seeded and configured from.
+std::string LearnSettingsKey(LearnState state);
 
 // View 11's training as a job: toward the state's step (a link being replayed, Step), or on and on
 // while Train is pressed, the state's step following it (WriteState). The app steps it whichever view
-// is shown, so training goes on while the reader looks elsewhere.
+// is shown, so training goes on while the reader looks elsewhere. Where a worker can take it, the
+// training runs there in slices (Claim: one at a time, kWorkerSliceMs each, RunLearnSlice) and the
+// lab here is its mirror (LearnLab::Apply); if the worker dies, the lab here retrains from the seed.
 class LearnJob : public Job {
  public:
+  // A slice in a worker: long enough that the round trip between slices costs little, short enough
+  // that the curves move several times a second.
+  static constexpr int kWorkerSliceMs = 60;
+
   // Starts over from the state's settings, stopped. On error the job keeps its error and nothing runs.
   Status Reset(const LearnState& state);
   // Train toward step `until`; `continuous`: the reader pressed Train (until is the last step a link can name).
@@ -90,6 +119,11 @@ class LearnJob : public Job {
   bool continuous() const { return continuous_ && running(); }
   Status Step(double budget_ms) override;
   float progress() const override { return until_ > 0 ? static_cast<float>(lab_.steps()) / until_ : 1.0f; }
+  bool Claim(JobUnit* unit) override;
+  void Finish(const JobUnit& unit, const JobAnswer& answer) override;
+  void Release(const JobUnit& unit) override;
+  // Training in a worker now (the lab here mirrors it).
+  bool in_worker() const { return lab_.mirror() || slice_out_; }
   // While training continuously (or after a failed step), the state's step is the lab's: a link made
   // now retrains to here.
   void WriteState(ViewState* state) const override;
@@ -98,10 +132,21 @@ class LearnJob : public Job {
   const std::string& error() const { return error_; }
 
  private:
+  void TakeBack();  // a mirror whose worker is gone: retrain here from the seed
+
   LearnLab lab_;
+  LearnState state_;       // what the lab was reset from
+  std::string settings_;   // LearnSettingsKey(state_)
   int until_ = 0;
   bool continuous_ = false;
+  bool slice_out_ = false;  // a slice is in a worker
+  int generation_ = 0;      // bumps on Reset: a slice of an earlier lab is dropped
   std::string error_;
 };
+
+// A slice of training in a worker (RunJobUnit's kLearnSlice): the worker's lab (kept between calls)
+// reset when the settings differ or it is past from_step, trained up to from_step if it is behind
+// (a new worker catching up), then for budget_ms toward until; *bytes = WriteLearnDelta(DeltaSince(from_step)).
+Status RunLearnSlice(const JobUnit& unit, std::string* bytes);
 
 }  // namespace lessons

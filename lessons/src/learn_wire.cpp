@@ -1,0 +1,115 @@
+#include "lessons/learn_wire.h"
+
+#include <cstdint>
+#include <string>
+
+#include "wire.h"
+
+namespace lessons {
+namespace {
+
+constexpr uint32_t kDeltaMagic = 0x444c4c41;  // "ALLD"
+constexpr uint64_t kMatrixBytes = 8;          // a matrix's least: its two sides
+
+using wire::Reader;
+using wire::Writer;
+
+void PutRole(Writer& w, const attn::train::HeadRole& role) {
+  w.Put<int32_t>(role.layer);
+  w.Put<int32_t>(role.head);
+  w.Put<int32_t>(static_cast<int32_t>(role.kind));
+  w.Put<float>(role.share);
+  w.Floats(role.shares);
+  w.String(role.text);
+}
+
+bool GetRole(Reader& r, attn::train::HeadRole* role) {
+  int32_t kind = 0;
+  if (!r.Get("role", &role->layer) || !r.Get("role", &role->head) || !r.Get("role", &kind) ||
+      !r.Get("role", &role->share) || !r.Floats("role shares", &role->shares) || !r.String("role text", &role->text))
+    return false;
+  if (kind < 0 || kind >= static_cast<int32_t>(attn::train::KeyKind::kCount))
+    return r.Invalid("role kind", "0–" + std::to_string(static_cast<int>(attn::train::KeyKind::kCount) - 1),
+                     std::to_string(kind));
+  role->kind = static_cast<attn::train::KeyKind>(kind);
+  return true;
+}
+
+void PutSnapshot(Writer& w, const LearnSnapshot& s) {
+  w.Put<int32_t>(s.step);
+  w.Put<uint32_t>(static_cast<uint32_t>(s.weights.size()));
+  for (const auto& layer : s.weights) {
+    w.Put<uint32_t>(static_cast<uint32_t>(layer.size()));
+    for (const Matrix& m : layer) w.MatrixValues(m);
+  }
+  w.Put<uint32_t>(static_cast<uint32_t>(s.inputs.size()));
+  for (const Matrix& m : s.inputs) w.MatrixValues(m);
+  w.Put<uint32_t>(static_cast<uint32_t>(s.attention.size()));
+  for (const attn::AttentionParameters& p : s.attention)
+    for (const Matrix* m : {&p.wq, &p.wk, &p.wv, &p.wo, &p.bq, &p.bk, &p.bv, &p.bo}) w.MatrixValues(*m);
+  w.Values(s.predictions);
+  w.Put<uint32_t>(static_cast<uint32_t>(s.roles.size()));
+  for (const auto& role : s.roles) PutRole(w, role);
+  w.Put<float>(s.held_out_accuracy);
+}
+
+bool GetSnapshot(Reader& r, LearnSnapshot* s) {
+  uint32_t layers = 0, count = 0;
+  if (!r.Get("step", &s->step) || !r.Count("weights", 4, &layers)) return false;
+  s->weights.resize(layers);
+  for (auto& layer : s->weights) {
+    if (!r.Count("heads", kMatrixBytes, &count)) return false;
+    layer.resize(count);
+    for (Matrix& m : layer)
+      if (!r.MatrixValues("weights", &m)) return false;
+  }
+  if (!r.Count("inputs", kMatrixBytes, &count)) return false;
+  s->inputs.resize(count);
+  for (Matrix& m : s->inputs)
+    if (!r.MatrixValues("inputs", &m)) return false;
+  if (!r.Count("attention", 8 * kMatrixBytes, &count)) return false;
+  s->attention.resize(count);
+  for (attn::AttentionParameters& p : s->attention)
+    for (Matrix* m : {&p.wq, &p.wk, &p.wv, &p.wo, &p.bq, &p.bk, &p.bv, &p.bo})
+      if (!r.MatrixValues("attention", m)) return false;
+  if (!r.Values("predictions", &s->predictions) || !r.Count("roles", 24, &count)) return false;
+  s->roles.resize(count);
+  for (auto& role : s->roles)
+    if (!GetRole(r, &role)) return false;
+  return r.Get("held-out accuracy", &s->held_out_accuracy);
+}
+
+}  // namespace
+
+std::string WriteLearnDelta(const LearnDelta& d) {
+  Writer w;
+  w.Put<uint32_t>(kDeltaMagic);
+  w.Put<int32_t>(d.from_step);
+  w.Floats(d.losses);
+  w.Floats(d.accuracies);
+  w.Put<double>(d.steps_per_second);
+  w.Put<uint32_t>(static_cast<uint32_t>(d.snapshots.size()));
+  for (const LearnSnapshot& s : d.snapshots) PutSnapshot(w, s);
+  return w.out;
+}
+
+Status ReadLearnDelta(std::string_view bytes, LearnDelta* delta) {
+  Reader r(bytes, "learn message");
+  uint32_t magic = 0, count = 0;
+  LearnDelta d;
+  if (r.Get("magic", &magic) && magic != kDeltaMagic)
+    return Status(StatusCode::kParseError, "learn message: magic: expected a delta, got " + std::to_string(magic));
+  if (r.status().ok() && r.Get("from step", &d.from_step) && r.Floats("losses", &d.losses) &&
+      r.Floats("accuracies", &d.accuracies) && r.Get("steps per second", &d.steps_per_second) &&
+      r.Count("snapshots", 16, &count)) {
+    d.snapshots.resize(count);
+    for (LearnSnapshot& s : d.snapshots)
+      if (!GetSnapshot(r, &s)) break;
+    if (r.status().ok()) r.AtEnd("delta");
+  }
+  if (!r.status().ok()) return r.status();
+  *delta = std::move(d);
+  return Status::Ok();
+}
+
+}  // namespace lessons

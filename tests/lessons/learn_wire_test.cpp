@@ -1,0 +1,147 @@
+// View 11 trained in a worker: the page's lab, Reset from the same state and fed the worker's slices
+// (LearnLab::DeltaSince → WriteLearnDelta → ReadLearnDelta → Apply, or RunLearnSlice as the worker
+// runs it), draws exactly what a lab trained on the page draws — curves, snapshots (thinned alike past
+// kMaxSnapshots), maps and roles; a delta that does not fit is refused naming why, and corrupt bytes
+// are a parse error, never a crash.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "lessons/learn_wire.h"
+#include "lessons/views/learn.h"
+#include "support/optimized_build.h"
+
+namespace lessons {
+namespace {
+
+void ExpectSameLab(const LearnLab& a, const LearnLab& b) {
+  ASSERT_EQ(a.steps(), b.steps());
+  EXPECT_TRUE(a.Curves(200) == b.Curves(200));
+  ASSERT_EQ(a.snapshots().size(), b.snapshots().size());
+  for (size_t i = 0; i < a.snapshots().size(); ++i) {
+    const LearnSnapshot &x = a.snapshots()[i], &y = b.snapshots()[i];
+    EXPECT_EQ(x.step, y.step) << i;
+    EXPECT_TRUE(x.weights == y.weights) << i;
+    EXPECT_TRUE(x.inputs == y.inputs) << i;
+    EXPECT_TRUE(x.attention.back().wq == y.attention.back().wq) << i;
+    EXPECT_TRUE(x.attention.back().bo == y.attention.back().bo) << i;
+    EXPECT_EQ(x.predictions, y.predictions) << i;
+    ASSERT_EQ(x.roles.size(), y.roles.size());
+    for (size_t r = 0; r < x.roles.size(); ++r) {
+      EXPECT_EQ(x.roles[r].text, y.roles[r].text);
+      EXPECT_EQ(x.roles[r].shares, y.roles[r].shares);
+    }
+    EXPECT_EQ(x.held_out_accuracy, y.held_out_accuracy) << i;
+  }
+}
+
+TEST(LearnWire, AMirrorFedTheSlicesDrawsWhatTheTrainedLabDraws) {
+  LearnState s;
+  s.layers = 2;
+  s.seed = 7;
+  LearnLab trained, mirror;
+  ASSERT_TRUE(trained.Reset(s).ok());
+  ASSERT_TRUE(mirror.Reset(s).ok());
+  EXPECT_FALSE(mirror.mirror());
+  while (trained.steps() < 80) {
+    const int from = mirror.steps();
+    ASSERT_TRUE(trained.Train(2.0, 80).ok());
+    LearnDelta delta;
+    ASSERT_TRUE(ReadLearnDelta(WriteLearnDelta(trained.DeltaSince(from)), &delta).ok());
+    EXPECT_LE(delta.snapshots.size(), 1u) << "a snapshot ends a slice";
+    ASSERT_TRUE(mirror.Apply(delta).ok());
+  }
+  EXPECT_TRUE(mirror.mirror());
+  EXPECT_EQ(mirror.steps_per_second(), trained.steps_per_second());
+  ExpectSameLab(trained, mirror);
+
+  // A delta from another step, or corrupt bytes, is refused.
+  LearnDelta stale = trained.DeltaSince(10);
+  EXPECT_EQ(mirror.Apply(stale).message(), "learn delta: from_step: expected 80, got 10");
+  const std::string bytes = WriteLearnDelta(trained.DeltaSince(0));
+  LearnDelta d;
+  for (size_t cut : {size_t{0}, size_t{3}, size_t{9}, bytes.size() / 2, bytes.size() - 1}) {
+    const Status st = ReadLearnDelta(bytes.substr(0, cut), &d);
+    EXPECT_EQ(st.code(), StatusCode::kParseError) << cut;
+    EXPECT_EQ(st.message().rfind("learn message: ", 0), 0u) << st.message();
+  }
+  std::string bad = bytes;
+  bad[0] ^= 1;
+  EXPECT_EQ(ReadLearnDelta(bad, &d).message().rfind("learn message: magic: expected a delta", 0), 0u);
+  EXPECT_EQ(ReadLearnDelta(bytes + "x", &d).message(), "learn message: delta: expected the end, got 1 more bytes (at byte " +
+                                                           std::to_string(bytes.size()) + ")");
+  // Another model's snapshot (one layer, not two) does not fit.
+  LearnState one = s;
+  one.layers = 1;
+  LearnLab other;
+  ASSERT_TRUE(other.Reset(one).ok());
+  ASSERT_TRUE(other.Train(1e9, 25).ok());
+  LearnLab fresh;
+  ASSERT_TRUE(fresh.Reset(s).ok());
+  EXPECT_EQ(fresh.Apply(other.DeltaSince(0)).message(), "learn delta: the snapshot at step 25 does not fit the lab's model");
+}
+
+// Past kMaxSnapshots the trained lab thins its snapshots; the mirror, given them one slice at a time,
+// keeps the same ones.
+TEST(LearnWire, TheMirrorThinsItsSnapshotsAsTheTrainedLabDoes) {
+  ATTN_SKIP_UNLESS_OPTIMIZED();
+  LearnState s;
+  LearnLab trained, mirror;
+  ASSERT_TRUE(trained.Reset(s).ok());
+  ASSERT_TRUE(mirror.Reset(s).ok());
+  const int until = 25 + 50 + 100 * (LearnLab::kMaxSnapshots + 2);
+  while (trained.steps() < until) {
+    const int from = mirror.steps();
+    ASSERT_TRUE(trained.Train(1e9, until).ok());  // to the next snapshot
+    ASSERT_TRUE(mirror.Apply(trained.DeltaSince(from)).ok());
+  }
+  ASSERT_LE(trained.snapshots().size(), static_cast<size_t>(LearnLab::kMaxSnapshots));
+  ExpectSameLab(trained, mirror);
+}
+
+// What a worker runs: its lab kept between slices, caught up from the seed when it is new (or was
+// reset), and a unit that makes no sense refused.
+TEST(LearnWire, RunLearnSliceTrainsOnAcrossSlicesAndCatchesUp) {
+  LearnState s;
+  s.task = 1;
+  const std::string settings = LearnSettingsKey(s);
+  LearnLab trained, mirror;
+  ASSERT_TRUE(trained.Reset(s).ok());
+  ASSERT_TRUE(mirror.Reset(s).ok());
+  ASSERT_TRUE(trained.Train(1e9, 40).ok());
+  while (trained.steps() < 40) ASSERT_TRUE(trained.Train(1e9, 40).ok());
+  JobUnit unit;
+  unit.kind = JobUnitKind::kLearnSlice;
+  unit.text = settings;
+  std::string bytes;
+  while (mirror.steps() < 40) {
+    unit.settings = {mirror.steps(), 40, 0};  // one step a slice
+    ASSERT_TRUE(RunLearnSlice(unit, &bytes).ok());
+    LearnDelta delta;
+    ASSERT_TRUE(ReadLearnDelta(bytes, &delta).ok());
+    ASSERT_TRUE(mirror.Apply(delta).ok());
+  }
+  ExpectSameLab(trained, mirror);
+  // Another lab's settings: the worker starts over; a page at step 30 makes it catch up first.
+  LearnState other = s;
+  other.seed = 3;
+  unit.text = LearnSettingsKey(other);
+  unit.settings = {0, 5, 0};
+  ASSERT_TRUE(RunLearnSlice(unit, &bytes).ok());
+  unit.text = settings;
+  unit.settings = {30, 40, 1000000};
+  EXPECT_EQ(RunLearnSlice(unit, &bytes).message(),
+            "learn slice: expected 0 ≤ from_step ≤ until ≤ 20000 and a budget of 0–10000 ms, got 30, 40, 1000000");
+  unit.settings = {30, 40, 10000};
+  ASSERT_TRUE(RunLearnSlice(unit, &bytes).ok());
+  LearnDelta delta;
+  ASSERT_TRUE(ReadLearnDelta(bytes, &delta).ok());
+  EXPECT_EQ(delta.from_step, 30);
+  ASSERT_EQ(delta.losses.size(), 10u);
+  EXPECT_EQ(delta.losses.back(), trained.Curves(40)(39, 1)) << "step 40's loss, as on the page";
+  unit.settings = {1};
+  EXPECT_EQ(RunLearnSlice(unit, &bytes).message(), "learn slice: settings: expected 3 (from_step, until, budget_ms), got 1");
+}
+
+}  // namespace
+}  // namespace lessons
