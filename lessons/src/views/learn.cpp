@@ -1,9 +1,9 @@
 #include "lessons/views/learn.h"
 
-#include "lessons/learn_wire.h"
-
 #include <algorithm>
 #include <chrono>
+
+#include "lessons/learn_wire.h"
 
 namespace lessons {
 namespace {
@@ -252,11 +252,14 @@ bool LearnJob::Claim(JobUnit* unit) {
 void LearnJob::Finish(const JobUnit& unit, const JobAnswer& answer) {
   if (unit.generation != generation_) return;
   slice_out_ = false;
+  if (!answer.error.empty()) {
+    error_ = answer.error;  // the worker's training failed: the job stops, as a failed step here stops it
+    return;
+  }
   LearnDelta delta;
-  Status status = answer.error.empty() ? ReadLearnDelta(answer.bytes, &delta)
-                                       : Status(StatusCode::kOutOfRange, answer.error);
+  Status status = ReadLearnDelta(answer.bytes, &delta);
   if (status.ok()) status = lab_.Apply(delta);
-  if (!status.ok()) error_ = answer.error.empty() ? status.ToString() : answer.error;
+  if (!status.ok()) error_ = status.ToString();
 }
 
 void LearnJob::Release(const JobUnit& unit) {
