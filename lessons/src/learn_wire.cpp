@@ -1,5 +1,6 @@
 #include "lessons/learn_wire.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -81,15 +82,19 @@ bool GetSnapshot(Reader& r, LearnSnapshot* s) {
 
 }  // namespace
 
-std::string WriteLearnDelta(const LearnDelta& d) {
+std::string WriteLearnDelta(const LearnLab& lab, int from_step) {
+  const int from = std::clamp(from_step, 0, lab.steps());
   Writer w;
   w.Put<uint32_t>(kDeltaMagic);
-  w.Put<int32_t>(d.from_step);
-  w.Floats(d.losses);
-  w.Floats(d.accuracies);
-  w.Put<double>(d.steps_per_second);
-  w.Put<uint32_t>(static_cast<uint32_t>(d.snapshots.size()));
-  for (const LearnSnapshot& s : d.snapshots) PutSnapshot(w, s);
+  w.Put<int32_t>(from);
+  w.Floats(std::vector<float>(lab.losses().begin() + from, lab.losses().end()));
+  w.Floats(std::vector<float>(lab.accuracies().begin() + from, lab.accuracies().end()));
+  w.Put<double>(lab.steps_per_second());
+  uint32_t count = 0;
+  for (const LearnSnapshot& s : lab.snapshots()) count += s.step > from;
+  w.Put<uint32_t>(count);
+  for (const LearnSnapshot& s : lab.snapshots())
+    if (s.step > from) PutSnapshot(w, s);
   return w.out;
 }
 

@@ -1,5 +1,5 @@
 // View 11 trained in a worker: the page's lab, Reset from the same state and fed the worker's slices
-// (LearnLab::DeltaSince → WriteLearnDelta → ReadLearnDelta → Apply, or RunLearnSlice as the worker
+// (WriteLearnDelta → ReadLearnDelta → LearnLab::Apply, or RunLearnSlice as the worker
 // runs it), draws exactly what a lab trained on the page draws — curves, snapshots, maps and roles
 // (past kMaxSnapshots both thin theirs with the one LearnLab::Keep, a snapshot a slice: 6,700 steps
 // would take 13 s to show it); a delta that does not fit is refused naming why, and corrupt bytes are
@@ -47,7 +47,7 @@ TEST(LearnWire, AMirrorFedTheSlicesDrawsWhatTheTrainedLabDraws) {
     const int from = mirror.steps();
     ASSERT_TRUE(trained.Train(2.0, 80).ok());
     LearnDelta delta;
-    ASSERT_TRUE(ReadLearnDelta(WriteLearnDelta(trained.DeltaSince(from)), &delta).ok());
+    ASSERT_TRUE(ReadLearnDelta(WriteLearnDelta(trained, from), &delta).ok());
     EXPECT_LE(delta.snapshots.size(), 1u) << "a snapshot ends a slice";
     ASSERT_TRUE(mirror.Apply(delta).ok());
   }
@@ -56,10 +56,10 @@ TEST(LearnWire, AMirrorFedTheSlicesDrawsWhatTheTrainedLabDraws) {
   ExpectSameLab(trained, mirror);
 
   // A delta from another step, or corrupt bytes, is refused.
-  LearnDelta stale = trained.DeltaSince(10);
-  EXPECT_EQ(mirror.Apply(stale).message(), "learn delta: from_step: expected 80, got 10");
-  const std::string bytes = WriteLearnDelta(trained.DeltaSince(0));
   LearnDelta d;
+  ASSERT_TRUE(ReadLearnDelta(WriteLearnDelta(trained, 10), &d).ok());
+  EXPECT_EQ(mirror.Apply(d).message(), "learn delta: from_step: expected 80, got 10");
+  const std::string bytes = WriteLearnDelta(trained, 0);
   for (size_t cut : {size_t{0}, size_t{3}, size_t{9}, bytes.size() / 2, bytes.size() - 1}) {
     const Status st = ReadLearnDelta(bytes.substr(0, cut), &d);
     EXPECT_EQ(st.code(), StatusCode::kParseError) << cut;
@@ -78,7 +78,8 @@ TEST(LearnWire, AMirrorFedTheSlicesDrawsWhatTheTrainedLabDraws) {
   ASSERT_TRUE(other.Train(1e9, 25).ok());
   LearnLab fresh;
   ASSERT_TRUE(fresh.Reset(s).ok());
-  EXPECT_EQ(fresh.Apply(other.DeltaSince(0)).message(), "learn delta: the snapshot at step 25 does not fit the lab's model");
+  ASSERT_TRUE(ReadLearnDelta(WriteLearnDelta(other, 0), &d).ok());
+  EXPECT_EQ(fresh.Apply(d).message(), "learn delta: the snapshot at step 25 does not fit the lab's model");
 }
 
 // What a worker runs: its lab kept between slices, caught up from the seed when it is new (or was

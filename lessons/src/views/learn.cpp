@@ -121,18 +121,7 @@ double LearnLab::steps_per_second() const {
   return train_seconds_ > 0 ? trained_steps_ / train_seconds_ : 0;
 }
 
-LearnDelta LearnLab::DeltaSince(int from_step) const {
-  LearnDelta d;
-  d.from_step = std::clamp(from_step, 0, steps());
-  d.losses.assign(losses_.begin() + d.from_step, losses_.end());
-  d.accuracies.assign(accuracies_.begin() + d.from_step, accuracies_.end());
-  for (const LearnSnapshot& snap : snapshots_)
-    if (snap.step > d.from_step) d.snapshots.push_back(snap);
-  d.steps_per_second = steps_per_second();
-  return d;
-}
-
-Status LearnLab::Apply(const LearnDelta& delta) {
+Status LearnLab::Apply(LearnDelta delta) {
   if (snapshots_.empty()) return Status(StatusCode::kEmptyInput, "learn delta: the lab was not reset");
   if (delta.from_step != steps())
     return Status(StatusCode::kShapeMismatch, "learn delta: from_step: expected " + std::to_string(steps()) +
@@ -160,7 +149,7 @@ Status LearnLab::Apply(const LearnDelta& delta) {
   }
   losses_.insert(losses_.end(), delta.losses.begin(), delta.losses.end());
   accuracies_.insert(accuracies_.end(), delta.accuracies.begin(), delta.accuracies.end());
-  for (const LearnSnapshot& snap : delta.snapshots) Keep(snap);
+  for (LearnSnapshot& snap : delta.snapshots) Keep(std::move(snap));
   mirrored_rate_ = std::max(0.0, delta.steps_per_second);
   return Status::Ok();
 }
@@ -258,7 +247,7 @@ void LearnJob::Finish(const JobUnit& unit, const JobAnswer& answer) {
   }
   LearnDelta delta;
   Status status = ReadLearnDelta(answer.bytes, &delta);
-  if (status.ok()) status = lab_.Apply(delta);
+  if (status.ok()) status = lab_.Apply(std::move(delta));
   if (!status.ok()) error_ = status.ToString();
 }
 
@@ -289,7 +278,7 @@ Status RunLearnSlice(const JobUnit& unit, std::string* bytes) {
   }
   while (lab.steps() < from) ATTN_RETURN_IF_ERROR(lab.Train(1e9, from));  // a new worker catching up
   ATTN_RETURN_IF_ERROR(lab.Train(budget_ms, until));
-  *bytes = WriteLearnDelta(lab.DeltaSince(from));
+  *bytes = WriteLearnDelta(lab, from);
   return Status::Ok();
 }
 

@@ -72,12 +72,13 @@ class LearnLab {
   // Steps per second over the training so far (time inside Train only; a mirror's: its worker's).
   double steps_per_second() const;
 
-  // Training elsewhere: the lab in the worker sends DeltaSince(the page's steps); the page's lab,
-  // Reset from the same state and never trained itself, Applies it and draws the same curves and
-  // snapshots (kept, and thinned, as the trained lab keeps them).
-  LearnDelta DeltaSince(int from_step) const;
+  // Training elsewhere: the lab in the worker sends the steps after the page's (learn_wire.h's
+  // WriteLearnDelta); the page's lab, Reset from the same state and never trained itself, Applies
+  // them and draws the same curves and snapshots (kept, and thinned, as the trained lab keeps them).
   // An error when the delta does not start at steps() or its snapshots do not fit the model.
-  Status Apply(const LearnDelta& delta);
+  Status Apply(LearnDelta delta);
+  const std::vector<float>& losses() const { return losses_; }          // per step
+  const std::vector<float>& accuracies() const { return accuracies_; }  // per step
   bool mirror() const { return mirrored_rate_ >= 0; }
 
  private:
@@ -146,7 +147,7 @@ class LearnJob : public Job {
 
 // A slice of training in a worker (RunJobUnit's kLearnSlice): the worker's lab (kept between calls)
 // reset when the settings differ or it is past from_step, trained up to from_step if it is behind
-// (a new worker catching up), then for budget_ms toward until; *bytes = WriteLearnDelta(DeltaSince(from_step)).
+// (a new worker catching up), then for budget_ms toward until; *bytes = WriteLearnDelta(lab, from_step).
 Status RunLearnSlice(const JobUnit& unit, std::string* bytes);
 
 }  // namespace lessons
