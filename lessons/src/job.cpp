@@ -1,5 +1,6 @@
 #include "lessons/job.h"
 
+#include "lessons/format.h"
 #include "lessons/views/data_size.h"
 #include "lessons/views/learn.h"
 
@@ -27,8 +28,8 @@ Status RunJobUnit(const JobUnit& unit, JobAnswer* answer) {
     case JobUnitKind::kLearnSlice:
       return RunLearnSlice(unit, &answer->bytes);
   }
-  return Status(attn::StatusCode::kUnknownOption, "unit kind: expected 1 (a data-size run) or 2 (a learn slice), got " +
-                                                      std::to_string(static_cast<int>(unit.kind)));
+  return Status(attn::StatusCode::kUnknownOption,
+                Format("unit kind: expected 1 (a data-size run) or 2 (a learn slice), got %d", static_cast<int>(unit.kind)));
 }
 
 }  // namespace lessons

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "lessons/format.h"
 #include "wire.h"
 
 namespace lessons {
@@ -30,8 +31,7 @@ bool GetRole(Reader& r, attn::train::HeadRole* role) {
       !r.Get("role", &role->share) || !r.Floats("role shares", &role->shares) || !r.String("role text", &role->text))
     return false;
   if (kind < 0 || kind >= static_cast<int32_t>(attn::train::KeyKind::kCount))
-    return r.Invalid("role kind", "0–" + std::to_string(static_cast<int>(attn::train::KeyKind::kCount) - 1),
-                     std::to_string(kind));
+    return r.Invalid("role kind", Format("0–%d", static_cast<int>(attn::train::KeyKind::kCount) - 1), Format("%d", kind));
   role->kind = static_cast<attn::train::KeyKind>(kind);
   return true;
 }
@@ -103,7 +103,7 @@ Status ReadLearnDelta(std::string_view bytes, LearnDelta* delta) {
   uint32_t magic = 0, count = 0;
   LearnDelta d;
   if (r.Get("magic", &magic) && magic != kDeltaMagic)
-    return Status(StatusCode::kParseError, "learn message: magic: expected a delta, got " + std::to_string(magic));
+    return Status(StatusCode::kParseError, Format("learn message: magic: expected a delta, got %u", magic));
   if (r.status().ok() && r.Get("from step", &d.from_step) && r.Floats("losses", &d.losses) &&
       r.Floats("accuracies", &d.accuracies) && r.Get("steps per second", &d.steps_per_second) &&
       r.Count("snapshots", 16, &count)) {

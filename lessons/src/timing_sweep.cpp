@@ -8,20 +8,17 @@ void TimingSweep::Start(const std::vector<std::pair<int, int>>& points, int repe
   ++generation_;
   started_ = true;
   repeats_ = std::max(1, repeats);
-  order_.clear();
-  for (int round = 0; round < repeats_; ++round) order_.insert(order_.end(), points.begin(), points.end());
+  points_ = points;
+  samples_.assign(points.size(), TimingSamples{});
+  failed_.assign(points.size(), 0);
   next_ = 0;
-  samples_.clear();
-  failed_.clear();
-  for (const auto& p : points) samples_[p];
   error_.clear();
 }
 
 bool TimingSweep::Next(Point* point) const {
-  if (done() || !started_) return false;
-  point->series = order_[next_].first;
-  point->log2_n = order_[next_].second;
-  point->generation = generation_;
+  if (!started_ || done()) return false;
+  const auto& p = points_[next_ % points_.size()];
+  *point = Point{p.first, p.second, generation_};
   return true;
 }
 
@@ -30,24 +27,33 @@ bool TimingSweep::Record(const Point& point, double us) {
   if (point.generation != generation_ || !Next(&expected) || expected.series != point.series ||
       expected.log2_n != point.log2_n)
     return false;
-  samples_[{point.series, point.log2_n}].us.push_back(us);
+  samples_[next_ % points_.size()].us.push_back(us);
   ++next_;
-  // A failed point's later batches are skipped.
-  while (next_ < static_cast<int>(order_.size()) && failed_.count(order_[next_])) ++next_;
+  SkipFailed();
   return true;
 }
 
 void TimingSweep::Fail(const Point& point, const std::string& error) {
-  if (point.generation != generation_) return;
+  const int i = Find(point.series, point.log2_n);
+  if (point.generation != generation_ || i < 0) return;
   error_ = error;
-  failed_[{point.series, point.log2_n}] = true;
-  while (next_ < static_cast<int>(order_.size()) && failed_.count(order_[next_])) ++next_;
+  failed_[i] = 1;
+  SkipFailed();
+}
+
+void TimingSweep::SkipFailed() {  // a failed point's later batches are skipped
+  while (!done() && failed_[next_ % points_.size()]) ++next_;
+}
+
+int TimingSweep::Find(int series, int log2_n) const {
+  const auto it = std::find(points_.begin(), points_.end(), std::make_pair(series, log2_n));
+  return it == points_.end() ? -1 : static_cast<int>(it - points_.begin());
 }
 
 const TimingSamples& TimingSweep::samples(int series, int log2_n) const {
   static const TimingSamples kNone;
-  const auto it = samples_.find({series, log2_n});
-  return it == samples_.end() ? kNone : it->second;
+  const int i = Find(series, log2_n);
+  return i < 0 ? kNone : samples_[i];
 }
 
 bool TimingSweep::complete(int series, int log2_n) const {

@@ -44,7 +44,7 @@ bool JobScheduler::Frame(const std::vector<lessons::Job*>& jobs) {
         job->Release(unit);
         break;
       }
-      out_[ticket] = {job, unit};
+      out_.push_back({ticket, Out{job, unit}});
     }
   }
   // The rest runs here, the slice shared by the jobs that run — but not a job whose units the workers

@@ -6,7 +6,7 @@
 // their jobs; they step none.
 #pragma once
 
-#include <map>
+#include <utility>
 #include <vector>
 
 #include "lessons/job.h"
@@ -30,7 +30,7 @@ class JobScheduler {
     lessons::JobUnit unit;
   };
   void TakeAnswers();
-  std::map<int, Out> out_;  // ticket -> the unit a worker computes
+  std::vector<std::pair<int, Out>> out_;  // (ticket, the unit a worker computes)
 };
 
 }  // namespace attnlab

@@ -22,7 +22,6 @@
 // {ok: false, code: 'module_died'} and onDied(fn) listeners hear why.
 import createAttnlabModule from './attnlab.mjs';
 import { relaxedSimdAvailable } from './relaxed_simd.mjs';
-import { attachJobWorker } from './job_host.mjs';
 
 // The wasm is fetched and compiled once per page; every instance (each embed on a page has its own
 // memory, ImGui context and canvas) instantiates the same compiled module. Where the browser has
@@ -64,6 +63,29 @@ function notBytes(name, v) {
   return v instanceof Uint8Array || v instanceof ArrayBuffer ? '' : `invalid_argument: ${name}: expected a Uint8Array, got ${describe(v)}`;
 }
 
+// The page's Web Workers for long work (web/bindings/job_host.mjs, web/app/offload.h): the pool's
+// script loads with the first job, so an embed that never trains or times fetches none of it.
+// navigator.hardwareConcurrency − 1 workers, 1–8; none without Worker or with `workers` false (the
+// app then works on its own thread). A pool that cannot load answers the jobs it was given as failed.
+function attachJobsLazily(m, wasm, workers) {
+  const size = Math.max(1, Math.min(8, (navigator.hardwareConcurrency || 2) - 1));
+  if (!workers || typeof Worker === 'undefined') return { stop() {}, killForTesting() {} };
+  let host = null, stopped = false;
+  const load = () => (host ||= import('./job_host.mjs').then(({ attachJobWorker }) => attachJobWorker(m, wasm, size)));
+  const failed = (ticket, why) => stopped || m.jobDone(ticket, { ok: false, message: `the Web Worker stopped (${why})`, workerFailed: true });
+  m.jobWorkers = () => size;
+  // Until the pool is here: each job waits for it, in order (the pool replaces both hooks).
+  m.postJob = (ticket, job) => {
+    load().then(() => stopped || m.postJob(ticket, job) || failed(ticket, 'it could not start'),
+                (e) => failed(ticket, e?.message || e));
+    return true;
+  };
+  return {
+    stop: () => { stopped = true; host?.then((h) => h.stop()); },
+    killForTesting: () => host?.then((h) => h.killForTesting()),
+  };
+}
+
 // `workers: false` keeps long work (training, timing) on the page's thread, a slice per frame, as
 // where no Web Worker can start.
 export async function loadAttnlab(moduleOptions = {}, { workers = true } = {}) {
@@ -88,7 +110,7 @@ export async function loadAttnlab(moduleOptions = {}, { workers = true } = {}) {
     postMainLoop: () => { life.inFrame = false; },
     ...moduleOptions,
   });
-  const jobs = attachJobWorker(m, wasm, workers ? undefined : 0);  // long work off the main thread (web/app/offload.h)
+  const jobs = attachJobsLazily(m, wasm, workers);  // long work off the main thread (web/app/offload.h)
   // View 12's language model, in its own module and worker (web/app/lm_client.h): its host script
   // loads with the first request, so an embed of another view never fetches it.
   let lm = null;

@@ -1,19 +1,13 @@
-// The page's side of its Web Workers (web/bindings/job_worker.mjs, web/app/offload.h): a pool of
-// navigator.hardwareConcurrency − 1 workers (at least one, at most 8), each started when a job first
-// needs it and given the compiled module (so no worker fetches or compiles the wasm again); a job
-// goes to the worker with the fewest jobs — a sticky one (a training slice, whose model the worker
-// keeps between slices) always to the first — and each worker answers its jobs in order. Where no worker
-// can start (no Worker; a page on another origin than attnlab's files, where the browser refuses the
-// script) postJob answers false and the app does the work itself, a slice per frame. A worker that
-// fails stops the pool: every job it held is answered with workerFailed, and the app keeps its work
-// on the page from then on.
-export function poolSize(cores = globalThis.navigator?.hardwareConcurrency) {
-  return Math.max(1, Math.min(8, (Number.isFinite(cores) ? cores : 2) - 1));
-}
-
-export function attachJobWorker(m, wasmModule, size = poolSize()) {
-  // Asked for none (mount's workers: false): no Module.postJob, so the app works on its own thread.
-  if (!(size >= 1)) return { stop: () => {}, killForTesting: () => {}, running: () => 0, size: () => 0 };
+// The page's side of its Web Workers (web/bindings/job_worker.mjs, web/app/offload.h), loaded with
+// the first job (attnlab.js): a pool of `size` workers, each started when a job first needs it and
+// given the compiled module (so no worker fetches or compiles the wasm again); a job goes to the
+// worker with the fewest jobs — a sticky one (a training slice, whose model the worker keeps between
+// slices) always to the first — and each worker answers its jobs in order. Where no worker can start
+// (a page on another origin than attnlab's files, where the browser refuses the script) postJob
+// answers false and the app does the work itself, a slice per frame. A worker that fails stops the
+// pool: every job it held is answered with workerFailed, and the app keeps its work on the page from
+// then on.
+export function attachJobWorker(m, wasmModule, size) {
   const workers = [];  // {worker, pending: Set of tickets}
   let failed = false;
   const fail = (why) => {
@@ -60,7 +54,5 @@ export function attachJobWorker(m, wasmModule, size = poolSize()) {
     stop: () => { for (const w of workers) w.worker.terminate(); workers.length = 0; failed = true; },
     // Test hook: as if a worker had died (the browser tests check the view reports it and recovers).
     killForTesting: () => { if (workers.length) fail('terminated for testing'); },
-    running: () => workers.length,
-    size: () => size,
   };
 }

@@ -76,6 +76,7 @@ Status DataSizeRunner::Init(const DataSizeConfig& config) {
   }
   runs_done_ = 0;
   run_state_.assign(total_runs(), RunState::kOpen);
+  run_accuracy_.assign(total_runs(), 0.0f);
   current_index_ = 0;
   current_ = RunAt(0);
   started_ = false;
@@ -118,17 +119,27 @@ Status DataSizeRunner::Advance(Trainer& trainer, DataSizeRun& run, int max_steps
   return Status::Ok();
 }
 
-void DataSizeRunner::Record(const DataSizeRun& run, float accuracy) {
-  DataSizePoint& p = points_[Index(run.model) * config_.sizes.size() + run.size_index];
-  const size_t at = std::lower_bound(p.seeds.begin(), p.seeds.end(), run.seed) - p.seeds.begin();
-  p.seeds.insert(p.seeds.begin() + at, run.seed);
-  p.accuracy.insert(p.accuracy.begin() + at, accuracy);
-  const auto [lo, hi] = std::minmax_element(p.accuracy.begin(), p.accuracy.end());
-  p.min = *lo, p.max = *hi;
-  double sum = 0;
-  for (float a : p.accuracy) sum += a;
-  p.mean = static_cast<float>(sum / p.accuracy.size());
+void DataSizeRunner::Record(int run, float accuracy) {
+  run_accuracy_[run] = accuracy;
+  run_state_[run] = RunState::kDone;
   ++runs_done_;
+  // The point again from its finished runs, seed by seed: the same bits whatever order they came in.
+  const DataSizeRun r = RunAt(run);
+  DataSizePoint& p = points_[Index(r.model) * config_.sizes.size() + r.size_index];
+  p.accuracy.clear();
+  p.seeds.clear();
+  double sum = 0;
+  for (int seed = 1; seed <= config_.seeds; ++seed) {
+    const int i = run - 2 * static_cast<int>(config_.sizes.size()) * (r.seed - seed);  // the same model and N
+    if (run_state_[i] != RunState::kDone) continue;
+    const float a = run_accuracy_[i];
+    p.min = p.accuracy.empty() ? a : std::min(p.min, a);
+    p.max = p.accuracy.empty() ? a : std::max(p.max, a);
+    sum += a;
+    p.accuracy.push_back(a);
+    p.seeds.push_back(seed);
+  }
+  p.mean = static_cast<float>(sum / p.accuracy.size());
 }
 
 Status DataSizeRunner::Next(int max_steps) {
@@ -147,8 +158,7 @@ Status DataSizeRunner::Next(int max_steps) {
   float accuracy = 0;
   ATTN_RETURN_IF_ERROR(Advance(trainer_, current_, max_steps, &finished, &accuracy));
   if (!finished) return Status::Ok();
-  Record(current_, accuracy);
-  run_state_[current_index_] = RunState::kDone;
+  Record(current_index_, accuracy);
   started_ = false;
   // What the bar names next: the next run here, as far as can be known now.
   const auto open = std::find(run_state_.begin(), run_state_.end(), RunState::kOpen);
@@ -168,9 +178,14 @@ bool DataSizeRunner::Claim(int* run) {
   return true;
 }
 
-Status DataSizeRunner::RunAlone(int run, float* accuracy) const {
+Status DataSizeRunner::CheckRun(int run) const {
   if (points_.empty()) return Status(StatusCode::kEmptyInput, "datasize runner: Init was not called");
   if (run < 0 || run >= total_runs()) return OutOfRange("run", run, "0–" + std::to_string(total_runs() - 1));
+  return Status::Ok();
+}
+
+Status DataSizeRunner::RunAlone(int run, float* accuracy) const {
+  ATTN_RETURN_IF_ERROR(CheckRun(run));
   Trainer trainer;
   DataSizeRun r = RunAt(run);
   ATTN_RETURN_IF_ERROR(StartRun(trainer, r));
@@ -180,12 +195,11 @@ Status DataSizeRunner::RunAlone(int run, float* accuracy) const {
 }
 
 Status DataSizeRunner::Accept(int run, float accuracy) {
-  if (run < 0 || run >= total_runs()) return OutOfRange("run", run, "0–" + std::to_string(total_runs() - 1));
+  ATTN_RETURN_IF_ERROR(CheckRun(run));
   if (run_state_[run] != RunState::kClaimed)
     return Status(StatusCode::kOutOfRange, "run " + std::to_string(run) + ": expected a claimed run, got one " +
                                                     (run_state_[run] == RunState::kDone ? "already recorded" : "not claimed"));
-  Record(RunAt(run), accuracy);
-  run_state_[run] = RunState::kDone;
+  Record(run, accuracy);
   return Status::Ok();
 }
 

@@ -7,7 +7,6 @@
 // generation: an answer to a batch of an earlier sweep is dropped.
 #pragma once
 
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,24 +35,25 @@ class TimingSweep {
   void Fail(const Point& point, const std::string& error);
 
   bool started() const { return started_; }
-  bool done() const { return started_ && next_ >= static_cast<int>(order_.size()); }
+  bool done() const { return started_ && next_ >= repeats_ * static_cast<int>(points_.size()); }
   int generation() const { return generation_; }
   const std::string& error() const { return error_; }
   // The batches of a point so far (empty when none, or not in the sweep).
   const TimingSamples& samples(int series, int log2_n) const;
   // Every repeat of the point is in: its median stands.
   bool complete(int series, int log2_n) const;
-  // Every point's samples, by (series, log2 n).
-  const std::map<std::pair<int, int>, TimingSamples>& all() const { return samples_; }
 
  private:
+  int Find(int series, int log2_n) const;  // index into points_, or −1
+  void SkipFailed();
+
   int generation_ = 0;
   bool started_ = false;
   int repeats_ = 1;
-  std::vector<std::pair<int, int>> order_;  // every batch: rounds of the points
-  int next_ = 0;                            // index into order_
-  std::map<std::pair<int, int>, TimingSamples> samples_;
-  std::map<std::pair<int, int>, bool> failed_;
+  std::vector<std::pair<int, int>> points_;  // (series, log2 n)
+  std::vector<TimingSamples> samples_;       // per point
+  std::vector<char> failed_;                 // per point
+  int next_ = 0;                             // the next batch: point next_ % points, round next_ / points
   std::string error_;
 };
 

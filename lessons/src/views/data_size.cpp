@@ -5,6 +5,8 @@
 #include <limits>
 #include <string>
 
+#include "lessons/format.h"
+
 namespace lessons {
 namespace {
 
@@ -75,8 +77,8 @@ void DataSizeJob::Release(const JobUnit& unit) {
 
 Status RunDataSizeUnit(const JobUnit& unit, double* value) {
   if (unit.settings.size() != 3)
-    return Status(StatusCode::kShapeMismatch, "data-size unit: settings: expected 3 (seeds, steps, largest), got " +
-                                                  std::to_string(unit.settings.size()));
+    return Status(StatusCode::kShapeMismatch,
+                  Format("data-size unit: settings: expected 3 (seeds, steps, largest), got %zu", unit.settings.size()));
   DataSizeState s;
   const int fields[] = {DataSizeState::kSeeds.min, DataSizeState::kSeeds.max, DataSizeState::kSteps.min,
                         DataSizeState::kSteps.max, DataSizeState::kLargest.min, DataSizeState::kLargest.max};
@@ -84,9 +86,8 @@ Status RunDataSizeUnit(const JobUnit& unit, double* value) {
   for (int k = 0; k < 3; ++k) {
     const int v = unit.settings[k];
     if (v < fields[2 * k] || v > fields[2 * k + 1])
-      return Status(StatusCode::kOutOfRange, std::string("data-size unit: ") + names[k] + ": expected " +
-                                                 std::to_string(fields[2 * k]) + "–" + std::to_string(fields[2 * k + 1]) +
-                                                 ", got " + std::to_string(v));
+      return Status(StatusCode::kOutOfRange,
+                    Format("data-size unit: %s: expected %d–%d, got %d", names[k], fields[2 * k], fields[2 * k + 1], v));
   }
   s.seeds = unit.settings[0], s.steps = unit.settings[1], s.largest = unit.settings[2];
   attn::train::DataSizeRunner runner;

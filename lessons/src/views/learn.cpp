@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "lessons/format.h"
 #include "lessons/learn_wire.h"
 
 namespace lessons {
@@ -124,27 +125,22 @@ double LearnLab::steps_per_second() const {
 Status LearnLab::Apply(LearnDelta delta) {
   if (snapshots_.empty()) return Status(StatusCode::kEmptyInput, "learn delta: the lab was not reset");
   if (delta.from_step != steps())
-    return Status(StatusCode::kShapeMismatch, "learn delta: from_step: expected " + std::to_string(steps()) +
-                                                  ", got " + std::to_string(delta.from_step));
+    return Status(StatusCode::kShapeMismatch, Format("learn delta: from_step: expected %d, got %d", steps(), delta.from_step));
   if (delta.accuracies.size() != delta.losses.size())
-    return Status(StatusCode::kShapeMismatch, "learn delta: accuracies: expected " + std::to_string(delta.losses.size()) +
-                                                  ", got " + std::to_string(delta.accuracies.size()));
+    return Status(StatusCode::kShapeMismatch, Format("learn delta: accuracies: expected %zu, got %zu", delta.losses.size(),
+                                                     delta.accuracies.size()));
   const LearnSnapshot& first = snapshots_.front();
   const int last_step = delta.from_step + static_cast<int>(delta.losses.size());
   int previous = snapshots_.back().step;
   for (const LearnSnapshot& snap : delta.snapshots) {
-    // The same model: as many layers and heads, maps and predictions over the probe; steps in order.
+    // What the panel indexes: as many layers (maps, inputs, parameters), heads per layer and
+    // predictions over the probe as this lab's model has; steps in order.
     bool fits = snap.step > previous && snap.step <= last_step && snap.weights.size() == first.weights.size() &&
                 snap.inputs.size() == first.inputs.size() && snap.attention.size() == first.attention.size() &&
-                snap.predictions.size() == probe_.size() && snap.roles.size() == first.roles.size();
-    for (size_t l = 0; fits && l < snap.weights.size(); ++l) {
-      fits = snap.weights[l].size() == first.weights[l].size();
-      for (size_t h = 0; fits && h < snap.weights[l].size(); ++h)
-        fits = snap.weights[l][h].rows() == first.weights[l][h].rows() && snap.weights[l][h].cols() == first.weights[l][h].cols();
-    }
+                snap.predictions.size() == probe_.size();
+    for (size_t l = 0; fits && l < snap.weights.size(); ++l) fits = snap.weights[l].size() == first.weights[l].size();
     if (!fits)
-      return Status(StatusCode::kShapeMismatch, "learn delta: the snapshot at step " + std::to_string(snap.step) +
-                                                    " does not fit the lab's model");
+      return Status(StatusCode::kShapeMismatch, Format("learn delta: the snapshot at step %d does not fit the lab's model", snap.step));
     previous = snap.step;
   }
   losses_.insert(losses_.end(), delta.losses.begin(), delta.losses.end());
@@ -261,14 +257,13 @@ Status RunLearnSlice(const JobUnit& unit, std::string* bytes) {
   static LearnLab lab;  // per module: each worker keeps its own between slices
   static std::string settings;
   if (unit.settings.size() != 3)
-    return Status(StatusCode::kShapeMismatch, "learn slice: settings: expected 3 (from_step, until, budget_ms), got " +
-                                                  std::to_string(unit.settings.size()));
+    return Status(StatusCode::kShapeMismatch,
+                  Format("learn slice: settings: expected 3 (from_step, until, budget_ms), got %zu", unit.settings.size()));
   const int from = unit.settings[0], until = unit.settings[1], budget_ms = unit.settings[2];
   const int max_steps = LearnState::kSteps.max;
   if (from < 0 || until < from || until > max_steps || budget_ms < 0 || budget_ms > 10000)
-    return Status(StatusCode::kOutOfRange, "learn slice: expected 0 ≤ from_step ≤ until ≤ " + std::to_string(max_steps) +
-                                               " and a budget of 0–10000 ms, got " + std::to_string(from) + ", " +
-                                               std::to_string(until) + ", " + std::to_string(budget_ms));
+    return Status(StatusCode::kOutOfRange, Format("learn slice: expected 0 ≤ from_step ≤ until ≤ %d and a budget of "
+                                                  "0–10000 ms, got %d, %d, %d", max_steps, from, until, budget_ms));
   if (unit.text != settings || lab.steps() > from || lab.snapshots().empty()) {
     ViewState view;
     ParseState(unit.text, &view);  // read back as a link is: a bad value is clamped

@@ -126,13 +126,15 @@ class DataSizeRunner {
   // *finished and *accuracy. Errors are prefixed with the run. Next and RunAlone both go through it.
   Status Advance(Trainer& trainer, DataSizeRun& run, int max_steps, bool* finished, float* accuracy) const;
   Status StartRun(Trainer& trainer, const DataSizeRun& run) const;
-  void Record(const DataSizeRun& run, float accuracy);
+  void Record(int run, float accuracy);  // a finished run: its point remade
+  Status CheckRun(int run) const;        // Init was called and 0 ≤ run < runs()
 
   DataSizeConfig config_;
   std::vector<DataSizePoint> points_;
   int64_t parameters_[2] = {0, 0};
   int runs_done_ = 0;
   std::vector<RunState> run_state_;  // per run
+  std::vector<float> run_accuracy_;  // per run, once kDone
   int current_index_ = 0;  // of current_ in RunAt's order
   DataSizeRun current_;
   Trainer trainer_;
