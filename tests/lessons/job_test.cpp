@@ -157,5 +157,39 @@ TEST(LearnJob, TrainsToItsTargetOrOnAndOnAndTheLinkFollows) {
   EXPECT_FALSE(job.continuous()) << "a reset stops it";
 }
 
+// In a worker: a slice out, the lab here mirrors it; Pause pressed while it trains (the target drops
+// to the step shown) — the slice comes back past it, and the state follows to where it ended instead
+// of asking for an earlier step (which would start the lab over).
+TEST(LearnJob, ASliceThatComesBackPastAPauseIsKept) {
+  LearnJob job;
+  ASSERT_TRUE(job.Reset(LearnState()).ok());
+  job.TrainTo(LearnState::kSteps.max, true);
+  JobUnit unit;
+  ASSERT_TRUE(job.Claim(&unit));
+  EXPECT_FALSE(job.Claim(&unit)) << "one slice out at a time";
+  EXPECT_TRUE(unit.sticky());
+  EXPECT_TRUE(job.in_worker());
+  unit.settings[2] = 0;  // one step, as a short slice would give
+  JobAnswer answer;
+  ASSERT_TRUE(RunJobUnit(unit, &answer).ok());
+  job.TrainTo(0, false);  // Pause at step 0, while the slice trains
+  job.Finish(unit, answer);
+  EXPECT_EQ(job.lab().steps(), 1);
+  EXPECT_TRUE(job.lab().mirror());
+  EXPECT_FALSE(job.running());
+  ViewState state;
+  job.WriteState(&state);
+  EXPECT_EQ(state.learn.steps, 1) << "the state follows the slice once";
+  state.learn.steps = 0;
+  job.WriteState(&state);
+  EXPECT_EQ(state.learn.steps, 0) << "then a link may ask for an earlier step again";
+  // The worker is gone: the next step here retrains from the seed.
+  job.TrainTo(2, false);
+  job.Release(unit);
+  ASSERT_TRUE(job.Step(1e9).ok());
+  EXPECT_FALSE(job.lab().mirror());
+  EXPECT_GE(job.lab().steps(), 1);
+}
+
 }  // namespace
 }  // namespace lessons

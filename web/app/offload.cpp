@@ -20,7 +20,7 @@ EM_JS(int, attnlab_post_timing_batch, (int ticket, int kind, int kernel, int n, 
 EM_JS(int, attnlab_post_job_unit, (int ticket, int kind, const int* settings, int count, const char* text, int index,
                                   int sticky), {
   if (!Module.postJob) return 0;
-  const s = Array.from(HEAP32.subarray(settings >> 2, (settings >> 2) + count));
+  const s = HEAP32.slice(settings >> 2, (settings >> 2) + count);
   return Module.postJob(ticket, {unit: kind, settings: s, text: UTF8ToString(text), index: index, sticky: !!sticky}) ? 1 : 0;
 });
 

@@ -274,8 +274,8 @@ void WordVectorsFailed(const std::string& why) {
 
 // ---- jobs: what a Web Worker runs for the page (web/app/offload.h) ------------------------------
 
-// A job's unit: {unit, settings: [int…], text, index} -> {ok, value, bytes?} (lessons::RunJobUnit,
-// the code the job runs itself on the page's thread without a worker).
+// A job's unit: {unit, settings: Int32Array, text, index} -> {ok, value, bytes?} (lessons::RunJobUnit,
+// the code the job runs itself on the page's thread without a worker; RunJobUnit checks the numbers).
 val RunUnit(val job) {
   lessons::JobUnit unit;
   int kind = 0;
@@ -283,13 +283,12 @@ val RunUnit(val job) {
   attn::Status status = ReadInt(job["unit"], "unit", &kind, 1, lessons::kJobUnitKinds);
   if (status.ok()) status = ReadInt(job["index"], "index", &unit.index, 0, 1 << 20);
   const val settings = job["settings"];
-  const int count = settings.isArray() ? settings["length"].as<int>() : -1;
+  const int count = settings.instanceof(val::global("Int32Array")) ? settings["length"].as<int>() : -1;
   if (status.ok() && (count < 0 || count > 8))
-    status = attn::Status(attn::StatusCode::kInvalidArgument, "settings: expected an array of at most 8 integers");
-  for (int k = 0; status.ok() && k < count; ++k) {
-    int v = 0;
-    status = ReadInt(settings[k], "settings[" + std::to_string(k) + "]", &v, -(1 << 30), 1 << 30);
-    unit.settings.push_back(v);
+    status = attn::Status(attn::StatusCode::kInvalidArgument, "settings: expected an Int32Array of at most 8 numbers");
+  if (status.ok()) {
+    unit.settings.resize(count);
+    val(emscripten::typed_memory_view(unit.settings.size(), unit.settings.data())).call<void>("set", settings);
   }
   if (status.ok() && !job["text"].isUndefined()) {
     if (!job["text"].isString() || job["text"]["length"].as<int>() > 4096)

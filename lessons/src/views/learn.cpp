@@ -193,6 +193,7 @@ Status LearnJob::Reset(const LearnState& state) {
   until_ = 0;
   continuous_ = false;
   slice_out_ = false;
+  follow_to_ = -1;
   ++generation_;
   state_ = state;
   settings_ = LearnSettingsKey(state);
@@ -245,6 +246,7 @@ void LearnJob::Finish(const JobUnit& unit, const JobAnswer& answer) {
   Status status = ReadLearnDelta(answer.bytes, &delta);
   if (status.ok()) status = lab_.Apply(std::move(delta));
   if (!status.ok()) error_ = status.ToString();
+  if (lab_.steps() > until_) until_ = follow_to_ = lab_.steps();
 }
 
 void LearnJob::Release(const JobUnit& unit) {
@@ -278,7 +280,8 @@ Status RunLearnSlice(const JobUnit& unit, std::string* bytes) {
 }
 
 void LearnJob::WriteState(ViewState* state) const {
-  if (continuous_ || !error_.empty()) state->learn.steps = lab_.steps();
+  if (continuous_ || !error_.empty() || follow_to_ >= 0) state->learn.steps = lab_.steps();
+  follow_to_ = -1;
 }
 
 }  // namespace lessons

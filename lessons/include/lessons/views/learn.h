@@ -141,6 +141,9 @@ class LearnJob : public Job {
   int until_ = 0;
   bool continuous_ = false;
   bool slice_out_ = false;  // a slice is in a worker
+  // A slice came back past the target (Pause or Step pressed while it trained): the state's step
+  // follows it once (WriteState), so the panel does not take it for a link asking for an earlier step.
+  mutable int follow_to_ = -1;
   int generation_ = 0;      // bumps on Reset: a slice of an earlier lab is dropped
   std::string error_;
 };
