@@ -146,12 +146,12 @@ Status DataSizeRunner::Next(int max_steps) {
   if (points_.empty()) return Status(StatusCode::kEmptyInput, "datasize runner: Init was not called");
   if (max_steps < 1) return OutOfRange("max_steps", max_steps, "≥ 1");
   if (!started_) {
-    const auto open = std::find(run_state_.begin(), run_state_.end(), RunState::kOpen);
-    if (open == run_state_.end()) return Status::Ok();  // every run is done or elsewhere
-    current_index_ = static_cast<int>(open - run_state_.begin());
-    current_ = RunAt(current_index_);
+    const int open = FirstOpen();
+    if (open < 0) return Status::Ok();  // every run is done or elsewhere
+    current_index_ = open;
+    current_ = RunAt(open);
     ATTN_RETURN_IF_ERROR(StartRun(trainer_, current_));
-    *open = RunState::kHere;
+    run_state_[open] = RunState::kHere;
     started_ = true;
   }
   bool finished = false;
@@ -160,21 +160,26 @@ Status DataSizeRunner::Next(int max_steps) {
   if (!finished) return Status::Ok();
   Record(current_index_, accuracy);
   started_ = false;
-  // What the bar names next: the next run here, as far as can be known now.
-  const auto open = std::find(run_state_.begin(), run_state_.end(), RunState::kOpen);
-  if (open != run_state_.end()) current_ = RunAt(static_cast<int>(open - run_state_.begin()));
+  NameNextRun();
   return Status::Ok();
 }
 
-bool DataSizeRunner::Claim(int* run) {
+int DataSizeRunner::FirstOpen() const {
   const auto open = std::find(run_state_.begin(), run_state_.end(), RunState::kOpen);
-  if (open == run_state_.end()) return false;
-  *open = RunState::kClaimed;
-  *run = static_cast<int>(open - run_state_.begin());
-  if (!started_) {  // the bar names the run Next would take
-    const auto next = std::find(run_state_.begin(), run_state_.end(), RunState::kOpen);
-    if (next != run_state_.end()) current_ = RunAt(static_cast<int>(next - run_state_.begin()));
-  }
+  return open == run_state_.end() ? -1 : static_cast<int>(open - run_state_.begin());
+}
+
+void DataSizeRunner::NameNextRun() {
+  const int open = FirstOpen();
+  if (!started_ && open >= 0) current_ = RunAt(open);
+}
+
+bool DataSizeRunner::Claim(int* run) {
+  const int open = FirstOpen();
+  if (open < 0) return false;
+  run_state_[open] = RunState::kClaimed;
+  *run = open;
+  NameNextRun();
   return true;
 }
 
@@ -207,9 +212,7 @@ void DataSizeRunner::Release(int run) {
   if (run >= 0 && run < total_runs() && run_state_[run] == RunState::kClaimed) run_state_[run] = RunState::kOpen;
 }
 
-bool DataSizeRunner::work_here() const {
-  return started_ || std::find(run_state_.begin(), run_state_.end(), RunState::kOpen) != run_state_.end();
-}
+bool DataSizeRunner::work_here() const { return started_ || FirstOpen() >= 0; }
 
 int DataSizeRunner::runs_claimed() const {
   return static_cast<int>(std::count(run_state_.begin(), run_state_.end(), RunState::kClaimed));

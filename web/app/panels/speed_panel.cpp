@@ -62,12 +62,11 @@ std::string Bytes(double b) {
 
 }  // namespace
 
-void SpeedPanel::Start(PanelContext& ctx, Purpose purpose, attn::KernelId kernel, int n, double min_ms) {
+void SpeedPanel::Start(PanelContext& ctx, Purpose purpose, attn::KernelId kernel, int n, double min_ms,
+                       const lessons::TimingSweep::Point& point) {
   offload::TimingBatch batch{offload::TimingKind::kSpeedLayer, static_cast<int>(kernel), n, min_ms, purpose == Purpose::kLive};
   TimingRunner::Done done;
   bool finished = false;
-  lessons::TimingSweep::Point point;
-  if (purpose == Purpose::kSweep && !sweep_batches_.Next(&point)) return;
   if (!runner_.Start(ctx, batch, SpeedLab::Flops(n), &done, &finished)) return;
   in_flight_ = purpose, in_flight_point_ = point;
   if (finished) Handle(done);
@@ -246,7 +245,7 @@ void SpeedPanel::StepSweep(PanelContext& ctx) {
   lessons::TimingSweep::Point next;
   if (!sweep_batches_.Next(&next)) return;
   if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
-  Start(ctx, Purpose::kSweep, static_cast<attn::KernelId>(next.series), 1 << next.log2_n, 10.0);
+  Start(ctx, Purpose::kSweep, static_cast<attn::KernelId>(next.series), 1 << next.log2_n, 10.0, next);
 }
 
 void SpeedPanel::DrawSweep(PanelContext& ctx) {

@@ -29,8 +29,9 @@ class SpeedPanel : public Panel {
   // What a timing batch is for: a live batch of the shown setting, or a batch of a sweep point.
   enum class Purpose { kLive, kSweep };
   // Starts a batch of the bench layer through runner_ (the worker or here); what it gave, now or
-  // later, goes to Handle.
-  void Start(PanelContext& ctx, Purpose purpose, attn::KernelId kernel, int n, double min_ms);
+  // later, goes to Handle; `point`: the sweep's batch it is (kSweep).
+  void Start(PanelContext& ctx, Purpose purpose, attn::KernelId kernel, int n, double min_ms,
+             const lessons::TimingSweep::Point& point = {});
   void Handle(const TimingRunner::Done& done);
   // One step of the sweep: one batch of one point.
   void StepSweep(PanelContext& ctx);

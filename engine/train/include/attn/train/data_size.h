@@ -128,6 +128,8 @@ class DataSizeRunner {
   Status StartRun(Trainer& trainer, const DataSizeRun& run) const;
   void Record(int run, float accuracy);  // a finished run: its point remade
   Status CheckRun(int run) const;        // Init was called and 0 ≤ run < runs()
+  int FirstOpen() const;                 // the lowest run nobody has begun, or −1
+  void NameNextRun();                    // not started here: current_ is the run Next would take
 
   DataSizeConfig config_;
   std::vector<DataSizePoint> points_;
