@@ -2,6 +2,7 @@
 
 #include "lessons/format.h"
 #include "lessons/views/data_size.h"
+#include "lessons/timing_job.h"
 #include "lessons/views/learn.h"
 
 namespace lessons {
@@ -27,9 +28,11 @@ Status RunJobUnit(const JobUnit& unit, JobAnswer* answer) {
       return RunDataSizeUnit(unit, &answer->value);
     case JobUnitKind::kLearnSlice:
       return RunLearnSlice(unit, &answer->bytes);
+    case JobUnitKind::kTimingBatch:
+      return RunTimingUnit(unit, answer);
   }
   return Status(attn::StatusCode::kUnknownOption,
-                Format("unit kind: expected 1 (a data-size run) or 2 (a learn slice), got %d", static_cast<int>(unit.kind)));
+                Format("unit kind: expected 1 (a data-size run), 2 (a learn slice) or 3 (a timing batch), got %d", static_cast<int>(unit.kind)));
 }
 
 }  // namespace lessons

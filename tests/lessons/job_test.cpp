@@ -132,7 +132,7 @@ TEST(JobUnits, BadUnitsAreRefusedNamingWhatIsWrong) {
   unit.index = 4;
   EXPECT_EQ(RunJobUnit(unit, &value).message(), "run: expected 0–3, got 4");
   unit.kind = static_cast<JobUnitKind>(9);
-  EXPECT_EQ(RunJobUnit(unit, &value).message(), "unit kind: expected 1 (a data-size run) or 2 (a learn slice), got 9");
+  EXPECT_EQ(RunJobUnit(unit, &value).message(), "unit kind: expected 1 (a data-size run), 2 (a learn slice) or 3 (a timing batch), got 9");
 }
 
 // (The lab under it gives the same steps however it is sliced: Learn.TheSameSeedRetrainsTheSameRun.)

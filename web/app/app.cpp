@@ -351,7 +351,10 @@ void App::Frame() {
   // have got to, and the state follows them (Learn's step) before the frame's state is compared.
   std::vector<lessons::Job*> jobs;
   for (auto& panel : panels_)
-    if (lessons::Job* job = panel->job()) jobs.push_back(job);
+    if (lessons::Job* job = panel->job()) {
+      job->SetShown(panel.get() == shown);  // timing waits while its view is hidden
+      jobs.push_back(job);
+    }
   if (jobs_.Frame(jobs)) wants_another_frame_ = true;
   for (lessons::Job* job : jobs) job->WriteState(&state_);
   PanelContext ctx{state_, sentence_.model(), sentence_.version(), published_, &prices_, &wants_another_frame_, embedded_,
@@ -394,6 +397,9 @@ void App::Frame() {
   }
   // The view drawn this frame; a click inside it (Next) may already have asked for another.
   shown_view_ = drawn;
+  // A job the view started or pressed on in this frame is stepped from the next one.
+  for (lessons::Job* job : jobs)
+    if (job->running()) wants_another_frame_ = true;
   summary_ = std::move(ctx.summary);
   // Touch screens have no wheel: the platform turns vertical finger drags into page scrolls.
   if (pending_scroll_ != 0.0f) {

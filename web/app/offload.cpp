@@ -6,17 +6,10 @@
 #include <set>
 #include <utility>
 
-#include "lessons/views/rnn.h"
-#include "lessons/views/speed.h"
 #include "platform_html5.h"
 
 // Module.postJob(ticket, job) is web/bindings/job_host.mjs's: it starts the worker on first use and returns false
 // when there is none (no Worker in this browser, a cross-origin embed, a worker that failed).
-EM_JS(int, attnlab_post_timing_batch, (int ticket, int kind, int kernel, int n, double min_ms, int want_output), {
-  if (!Module.postJob) return 0;
-  return Module.postJob(ticket, {kind: kind, kernel: kernel, n: n, minMs: min_ms, wantOutput: !!want_output}) ? 1 : 0;
-});
-
 EM_JS(int, attnlab_post_job_unit, (int ticket, int kind, const int* settings, int count, const char* text, int index,
                                   int sticky), {
   if (!Module.postJob) return 0;
@@ -64,40 +57,11 @@ int PostWith(PostFn post) {
 
 }  // namespace
 
-int Post(const TimingBatch& batch) {
-  return PostWith([&](int ticket) {
-    return attnlab_post_timing_batch(ticket, static_cast<int>(batch.kind), batch.kernel, batch.n, batch.min_ms,
-                                     batch.want_output) != 0;
-  });
-}
-
 int PostUnit(const lessons::JobUnit& unit) {
   return PostWith([&](int ticket) {
     return attnlab_post_job_unit(ticket, static_cast<int>(unit.kind), unit.settings.data(),
                                  static_cast<int>(unit.settings.size()), unit.text.c_str(), unit.index, unit.sticky()) != 0;
   });
-}
-
-Result RunTimingBatch(const TimingBatch& batch) {
-  static lessons::SpeedLab speed;  // seeded on first use, in this thread's module
-  static lessons::RnnSpeedLab rnn;
-  Result r;
-  attn::Status status;
-  switch (batch.kind) {
-    case TimingKind::kSpeedLayer:
-      status = speed.TimeBatch(static_cast<attn::KernelId>(batch.kernel), batch.n, batch.min_ms, &r.us);
-      if (status.ok() && batch.want_output) r.output = speed.output();
-      break;
-    case TimingKind::kRnn:
-      status = rnn.TimeRnn(batch.n, batch.min_ms, &r.us);
-      break;
-    case TimingKind::kRnnAttention:
-      status = rnn.TimeAttention(batch.n, batch.min_ms, &r.us);
-      break;
-  }
-  r.ok = status.ok();
-  if (!r.ok) r.error = status.ToString();
-  return r;
 }
 
 bool Take(int ticket, Result* out) {

@@ -10,46 +10,24 @@
 
 #include <string>
 
-#include "attn/matrix.h"
 #include "lessons/job.h"
 
 namespace attnlab::offload {
-
-// A timing batch: forwards of one of the timed layers for at least min_ms (RunTimingBatch).
-enum class TimingKind {
-  kSpeedLayer,     // lessons::SpeedLab::TimeBatch: the bench layer on `kernel`
-  kRnn,            // lessons::RnnSpeedLab::TimeRnn
-  kRnnAttention,   // lessons::RnnSpeedLab::TimeAttention
-};
-struct TimingBatch {
-  TimingKind kind = TimingKind::kSpeedLayer;
-  int kernel = 0;  // attn::KernelId, for kSpeedLayer
-  int n = 0;
-  double min_ms = 0;
-  bool want_output = false;  // send the last forward's output back (kSpeedLayer)
-};
 
 struct Result {
   bool ok = false;
   std::string error;      // "" when ok; the status text or why the worker failed
   bool worker_failed = false;  // the worker itself stopped (not the job): later work stays on the page
-  double us = 0;          // µs per forward
   double value = 0;       // a job unit's result (lessons::RunJobUnit): a value
   std::string bytes;      // or bytes
-  attn::Matrix output;    // (n, d_model) when asked for, else empty
 };
 
 // True while a worker can take jobs (mount.js installed one, and it has not failed).
 bool Available();
 // How many workers the pool has (0 while none can take work): how many units are worth having out.
 int Workers();
-// Posts the batch; returns its ticket (> 0), or 0 when no worker can take it.
-int Post(const TimingBatch& batch);
 // Posts a job's unit (lessons::RunJobUnit in the worker); its ticket, or 0 when no worker can take it.
 int PostUnit(const lessons::JobUnit& unit);
-// Runs the batch in this thread: what the worker runs for Post (page_js.cpp's runJob), and what the
-// page runs itself when there is no worker, so both give the same numbers. One lab per kind, kept.
-Result RunTimingBatch(const TimingBatch& batch);
 // The result of `ticket` once it arrived: true once, then it is forgotten.
 bool Take(int ticket, Result* out);
 // From page_js.cpp's jobDone: the worker's answer (or its failure) for `ticket`; ticket 0 with

@@ -3,7 +3,7 @@
 // and answers each job with the same C++ the main thread would run (page_js.cpp's runJob).
 //
 //   page -> worker: {init: WebAssembly.Module}, then {ticket, job}
-//   worker -> page: {ticket, result}  (result: runJob's {ok, ...}; an output's or bytes' buffer is transferred)
+//   worker -> page: {ticket, result}  (result: runJob's {ok, value, bytes?}; the bytes' buffer is transferred)
 import createAttnlabModule from './attnlab.mjs';
 
 let module = null;
@@ -23,6 +23,6 @@ self.onmessage = async ({ data }) => {
   } catch (e) {
     result = { ok: false, message: `the worker failed: ${e?.message || e}`, workerFailed: true };
   }
-  const transfer = [result.output?.data?.buffer, result.bytes?.buffer].filter(Boolean);
+  const transfer = [result.bytes?.buffer].filter(Boolean);
   self.postMessage({ ticket: data.ticket, result }, transfer);
 };

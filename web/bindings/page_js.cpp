@@ -13,7 +13,6 @@
 #include "js_guard.h"
 #include "js_options.h"
 #include "lessons/view_kernel.h"
-#include "lessons/views/speed.h"
 #include "lm_client.h"
 #include "offload.h"
 #include "frame_loop.h"
@@ -274,9 +273,11 @@ void WordVectorsFailed(const std::string& why) {
 
 // ---- jobs: what a Web Worker runs for the page (web/app/offload.h) ------------------------------
 
-// A job's unit: {unit, settings: Int32Array, text, index} -> {ok, value, bytes?} (lessons::RunJobUnit,
-// the code the job runs itself on the page's thread without a worker; RunJobUnit checks the numbers).
-val RunUnit(val job) {
+// In the worker (web/bindings/job_worker.mjs), on a module whose app never started: a job's unit
+// {unit, settings: Int32Array, text, index} -> {ok, value, bytes?} | {ok: false, message}
+// (lessons::RunJobUnit, the code the job runs itself on the page's thread without a worker; RunJobUnit
+// checks the numbers).
+val RunJob(val job) {
   lessons::JobUnit unit;
   int kind = 0;
   val out = val::object();
@@ -313,39 +314,6 @@ val RunUnit(val job) {
   return out;
 }
 
-// In the worker (web/bindings/job_worker.mjs), on a module whose app never started:
-// runJob({kind, kernel, n, minMs, wantOutput}) -> {ok, us, output?} | {ok: false, message}, kind an
-// offload::TimingKind. offload::RunTimingBatch is what the page runs itself without a worker. A
-// job's unit ({unit, …}): RunUnit.
-val RunJob(val job) {
-  if (!job["unit"].isUndefined()) return RunUnit(job);
-  attnlab::offload::TimingBatch batch;
-  int kind = 0;
-  bool want_output = false;
-  attn::Status status = ReadInt(job["kind"], "kind", &kind, 0, static_cast<int>(attnlab::offload::TimingKind::kRnnAttention));
-  if (status.ok()) status = ReadInt(job["kernel"], "kernel", &batch.kernel, 0, static_cast<int>(attn::KernelId::kCount) - 1);
-  if (status.ok()) status = ReadInt(job["n"], "n", &batch.n, 1, 1 << lessons::SpeedLab::kMaxLog2N);
-  if (status.ok()) status = ReadBool(job["wantOutput"], "wantOutput", &want_output);
-  val out = val::object();
-  if (!status.ok()) {
-    out.set("ok", false);
-    out.set("message", status.ToString());
-    return out;
-  }
-  batch.kind = static_cast<attnlab::offload::TimingKind>(kind);
-  batch.want_output = want_output;
-  batch.min_ms = job["minMs"].isNumber() ? std::min(std::max(job["minMs"].as<double>(), 0.0), 1000.0) : 0.0;
-  const attnlab::offload::Result r = attnlab::offload::RunTimingBatch(batch);
-  out.set("ok", r.ok);
-  if (!r.ok) {
-    out.set("message", r.error);
-    return out;
-  }
-  out.set("us", r.us);
-  if (r.output.size()) out.set("output", ToJsMatrix(r.output));
-  return out;
-}
-
 // On the page: the worker's answer for `ticket` (runJob's object), or {ok: false, message,
 // workerFailed: true} when the worker itself stopped.
 void JobDone(int ticket, val result) {
@@ -353,17 +321,11 @@ void JobDone(int ticket, val result) {
   r.ok = result["ok"].isTrue();
   r.worker_failed = result["workerFailed"].isTrue();
   if (!r.ok) r.error = result["message"].isString() ? result["message"].as<std::string>().substr(0, 300) : "the job failed";
-  if (r.ok && result["us"].isNumber()) r.us = result["us"].as<double>();
   if (r.ok && result["value"].isNumber()) r.value = result["value"].as<double>();
   const val bytes = result["bytes"];
   if (r.ok && bytes.instanceof(val::global("Uint8Array"))) {
     r.bytes.resize(bytes["length"].as<size_t>());
     val(emscripten::typed_memory_view(r.bytes.size(), reinterpret_cast<uint8_t*>(r.bytes.data()))).call<void>("set", bytes);
-  }
-  const val output = result["output"];
-  if (r.ok && !output.isUndefined()) {
-    JsMatrixArg arg;
-    if (!CheckJsMatrix("output", output, &arg).ok() || !CopyJsMatrix(arg, &r.output).ok()) r.output.resize(0, 0);
   }
   attnlab::offload::Deliver(ticket, std::move(r));
 }

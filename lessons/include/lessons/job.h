@@ -39,17 +39,18 @@ enum class JobUnitKind {
   kDataSizeRun = 1,  // one run of view 8's grid: settings = DataSizeState {seeds, steps, largest}; index = the run
   kLearnSlice = 2,   // a slice of view 11's training: text = the LearnState's fields without the step,
                      // settings = {from_step, until, budget_ms}; answer: a LearnDelta's bytes
+  kTimingBatch = 3,  // a timing batch of view 9 or 14 (lessons/timing_job.h's TimingUnit)
 };
-constexpr int kJobUnitKinds = 2;
+constexpr int kJobUnitKinds = 3;
 struct JobUnit {
   JobUnitKind kind = JobUnitKind::kDataSizeRun;
   std::vector<int> settings;  // the numbers the unit is computed from
   std::string text;           // and the text (a state's fields), where it needs one
   int index = 0;              // which unit of the job
   int generation = 0;         // the job's generation when it was handed out (a unit of an older one is dropped)
-  // The unit needs the state a worker kept from the job's earlier units (a training run's model): it
-  // goes to the same worker each time.
-  bool sticky() const { return kind == JobUnitKind::kLearnSlice; }
+  // The unit needs the state a worker kept from the job's earlier units (a training run's model, a
+  // layer's warm-up): it goes to the same worker each time.
+  bool sticky() const { return kind != JobUnitKind::kDataSizeRun; }
 };
 // A unit's outcome: the error ("" when it went well), its value (a run's held-out accuracy) or bytes.
 struct JobAnswer {
@@ -76,6 +77,9 @@ class Job {
   // What the link follows of the job, written into the state after each frame's step (Learn: the
   // step reached while training on).
   virtual void WriteState(ViewState* /*state*/) const {}
+  // Whether the job's view is on screen this frame (the app says so before stepping): work only worth
+  // doing while it is seen — timing — waits while it is not.
+  virtual void SetShown(bool /*shown*/) {}
 
   // Units that run apart, for a job whose work comes in them: the next unit nobody has begun (false:
   // none left), and its outcome (an error stops the job) — or the unit given back unfinished (its

@@ -37,6 +37,11 @@ class TimingSweep {
   bool started() const { return started_; }
   bool done() const { return started_ && next_ >= repeats_ * static_cast<int>(points_.size()); }
   int generation() const { return generation_; }
+  // Batches done (or skipped) over all of them, in [0, 1]; 0 before Start.
+  float progress() const {
+    const int all = repeats_ * static_cast<int>(points_.size());
+    return started_ && all > 0 ? static_cast<float>(next_) / static_cast<float>(all) : 0.0f;
+  }
   const std::string& error() const { return error_; }
   // The batches of a point so far (empty when none, or not in the sweep).
   const TimingSamples& samples(int series, int log2_n) const;

@@ -242,4 +242,31 @@ Status RnnSpeedLab::TimeAttention(int n, double min_ms, double* us) {
   return TimeRuns(min_ms, [&] { return attn::ForwardOutput(config, inputs, attention_, &output_); }, us);
 }
 
+// [SECTION] RnnTimingJob
+
+void RnnTimingJob::Start() {
+  std::vector<std::pair<int, int>> points;
+  for (int p = 0; p < kPoints; ++p) {
+    points.push_back({0, RnnSpeedLab::kMinLog2N + p});
+    points.push_back({1, RnnSpeedLab::kMinLog2N + p});
+  }
+  for (Matrix& us : us_per_token_) us = Matrix::Constant(kPoints, 1, std::numeric_limits<float>::quiet_NaN());
+  sweep_.Start(points, kRepeats);  // small n first, both layers, round by round
+}
+
+bool RnnTimingJob::Next(Named* next) const {
+  TimingSweep::Point point;
+  if (!sweep_.Next(&point)) return false;
+  *next = {{point.series == 0 ? TimingKind::kRnn : TimingKind::kRnnAttention, 0, 1 << point.log2_n, kBatchMs, false}, 0, point};
+  return true;
+}
+
+void RnnTimingJob::Took(const Named& named, const std::string& error, const TimingResult& result) {
+  const TimingSweep::Point& p = named.point;
+  if (!error.empty()) return sweep_.Fail(p, error);
+  if (!sweep_.Record(p, result.us)) return;  // from before "Time again"
+  us_per_token_[p.series](p.log2_n - RnnSpeedLab::kMinLog2N, 0) =
+      static_cast<float>(sweep_.samples(p.series, p.log2_n).Median() / (1 << p.log2_n));
+}
+
 }  // namespace lessons

@@ -102,4 +102,90 @@ SpeedCurves CurvesOfSweep(const SpeedSweep& sweep, const std::vector<attn::Kerne
   return c;
 }
 
+// [SECTION] SpeedJob
+
+void SpeedJob::Show(attn::KernelId kernel, int n, bool live) {
+  if (shown_kernel_ != static_cast<int>(kernel) || shown_n_ != n) live_ = {};
+  shown_kernel_ = static_cast<int>(kernel), shown_n_ = n, shown_live_ = live;
+}
+
+void SpeedJob::StartSweep() {
+  sweep_.clear();
+  curves_ = {};
+  std::vector<std::pair<int, int>> points;  // (kernel, log2 n), small n first
+  for (attn::KernelId id : attn::AvailableKernels())
+    for (int k = kSweepLo; k <= std::min(kSweepHi, SpeedLab::MaxLog2N(id)); ++k) points.push_back({static_cast<int>(id), k});
+  sweep_batches_.Start(points, kSweepBatches);
+}
+
+int SpeedJob::heads_runs() const {
+  int runs = 0;
+  for (int r : heads_runs_) runs += r;
+  return runs;
+}
+
+bool SpeedJob::Next(Named* next) const {
+  if (peak_wanted_) {  // pressed: first
+    *next = {{TimingKind::kPeak, 0, 0, kPeakMs, false}, kPeak, {}};
+    return true;
+  }
+  TimingSweep::Point point;
+  if (sweep_batches_.Next(&point)) {  // a sweep goes on whatever else would time
+    *next = {{TimingKind::kSpeedLayer, point.series, 1 << point.log2_n, kSweepBatchMs, false}, kSweep, point};
+    return true;
+  }
+  if (shown_kernel_ < 0) return false;
+  const bool settling = live_.us.size() < (shown_live_ ? 1u : 3u) && !slow() && error_.empty();
+  if (!settling && !(shown_live_ && !slow())) return false;
+  *next = {{TimingKind::kSpeedLayer, shown_kernel_, shown_n_, kLiveBatchMs, true}, kLive, {}};
+  return true;
+}
+
+void SpeedJob::Took(const Named& named, const std::string& error, const TimingResult& result) {
+  error_ = error;
+  if (named.purpose == kPeak) {
+    peak_wanted_ = false;
+    if (error.empty()) peak_gflops_ = result.gflops;
+    return;
+  }
+  if (named.purpose == kLive) {
+    if (!error.empty() || named.batch.kernel != shown_kernel_ || named.batch.n != shown_n_) return;  // another setting's
+    live_.us.push_back(result.us);
+    if (live_.us.size() > kLiveSamples) live_.us.erase(live_.us.begin());
+    live_output_ = result.output;
+    live_in_worker_ = result.in_worker;
+    return;
+  }
+  const TimingSweep::Point& p = named.point;
+  if (!error.empty()) return sweep_batches_.Fail(p, error);  // the point cannot be timed: on to the next
+  if (!sweep_batches_.Record(p, result.us) || !sweep_batches_.complete(p.series, p.log2_n)) return;
+  const TimingSamples& samples = sweep_batches_.samples(p.series, p.log2_n);
+  const double us = samples.Median();
+  sweep_[{p.series, p.log2_n}] = SpeedTiming{us, SpeedLab::Flops(named.batch.n) / us * 1e-3, samples};
+  curves_ = CurvesOfSweep(sweep_, attn::AvailableKernels(), kSweepLo, kSweepHi);
+}
+
+bool SpeedJob::OwnDue() const {
+  if (shown_kernel_ < 0 || heads_failed_) return false;
+  // Past its first second, it goes on only beside live timing (which a slow forward pauses).
+  return !heads_warmed_ || heads_ms_.us.size() < 3 || heads_batches_timed_ < kHeadsSettleBatches || (shown_live_ && !slow());
+}
+
+void SpeedJob::StepOwn() {
+  HeadsRecomputeTiming t;
+  // The first 20 ms are not timed: they seed the projections and let the browser tier the wasm up
+  // (timed from the first call, the median came out twice as high).
+  const Status status = heads_lab_.TimeHeadsRecompute(kHeadsTokens, kHeadsCount, heads_warmed_ ? kHeadsBatchMs : kHeadsWarmUpMs, &t);
+  if (!status.ok()) {
+    error_ = status.ToString(), heads_failed_ = true;
+    return;
+  }
+  if (!heads_warmed_) {
+    heads_warmed_ = true;
+    return;
+  }
+  heads_ms_.us.push_back(t.ms), heads_runs_.push_back(t.runs), ++heads_batches_timed_;
+  if (heads_ms_.us.size() > kLiveSamples) heads_ms_.us.erase(heads_ms_.us.begin()), heads_runs_.erase(heads_runs_.begin());
+}
+
 }  // namespace lessons

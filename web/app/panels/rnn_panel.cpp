@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "imgui.h"
+#include "offload.h"
 #include "theme.h"
 #include "widgets/field_widgets.h"
 #include "widgets/flow_layout.h"
@@ -23,8 +24,7 @@ namespace attnlab {
 namespace {
 
 using lessons::RnnSpeedLab;
-constexpr int kPoints = RnnSpeedLab::kMaxLog2N - RnnSpeedLab::kMinLog2N + 1;
-constexpr int kRepeats = 3;  // each size timed three times, in three passes over the sizes
+constexpr int kPoints = lessons::RnnTimingJob::kPoints;
 const char* const kLayerLabels[] = {"RNN", "1-D CNN (kernel 3)", "fully connected (per token)"};
 const char* const kSpeedKeys[] = {"rnn", "attn"};
 
@@ -317,47 +317,20 @@ void RnnPanel::DrawSpeed(PanelContext& ctx) {
                                           : ", one per frame (no Web Worker here)");
   const bool again = ImGui::Button("Time again");
   ctx.published.Rect("rnn.time", LastItemRect());
-  if (!sweep_.started() || again) {
+  if (!timing_.sweep().started() || again) timing_.Start();  // the app's job scheduler times it (RnnTimingJob)
+  if (log2_n_.size() == 0) {
     log2_n_.resize(kPoints, 1);
-    std::vector<std::pair<int, int>> points;
-    for (int k = 0; k < 2; ++k) {
-      us_per_token_[k] = attn::Matrix::Constant(kPoints, 1, std::numeric_limits<float>::quiet_NaN());
-      flops_per_token_[k].resize(kPoints, 1);
-    }
+    for (int k = 0; k < 2; ++k) flops_per_token_[k].resize(kPoints, 1);
     for (int p = 0; p < kPoints; ++p) {
       log2_n_(p, 0) = static_cast<float>(lo + p);
       const int len = 1 << (lo + p);
       flops_per_token_[0](p, 0) = static_cast<float>(RnnSpeedLab::RnnFlops(len) / len);
       flops_per_token_[1](p, 0) = static_cast<float>(RnnSpeedLab::AttentionFlops(len) / len);
-      points.push_back({0, lo + p});
-      points.push_back({1, lo + p});
     }
-    sweep_.Start(points, kRepeats);  // small n first, both layers, three rounds
   }
-  runner_.NewFrame();
-  TimingRunner::Done timed;
-  const auto record = [&](const TimingRunner::Done& d) {
-    if (!d.result.ok) return sweep_.Fail(in_flight_, d.result.error);
-    if (!sweep_.Record(in_flight_, d.result.us)) return;  // from before "Time again"
-    us_per_token_[in_flight_.series](in_flight_.log2_n - lo, 0) =
-        static_cast<float>(sweep_.samples(in_flight_.series, in_flight_.log2_n).Median() / (1 << in_flight_.log2_n));
-  };
-  if (runner_.TakeDone(&timed)) record(timed);
-  lessons::TimingSweep::Point next;
-  if (sweep_.Next(&next)) {
-    // One batch of at least 8 ms (one forward at n ≥ 2048 is long enough alone); the table shows the
-    // median of the repeats and the note under it their spread.
-    const int len = 1 << next.log2_n;
-    const offload::TimingBatch batch{next.series == 0 ? offload::TimingKind::kRnn : offload::TimingKind::kRnnAttention, 0, len, 8.0};
-    bool finished = false;
-    if (runner_.Start(ctx, batch, next.series == 0 ? RnnSpeedLab::RnnFlops(len) : RnnSpeedLab::AttentionFlops(len), &timed, &finished)) {
-      in_flight_ = next;
-      if (finished) record(timed);
-    }
-    if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
-  }
-  DrawStatusLine(sweep_.error());
-  const bool done = sweep_.done();
+  const lessons::TimingSweep& sweep = timing_.sweep();
+  DrawStatusLine(sweep.error());
+  const bool done = sweep.done();
   ctx.published.Scalar("rnn.sweep.done", done ? 1 : 0);
 
   DrawNote("Each cell: RNN / attention.");
@@ -377,7 +350,7 @@ void RnnPanel::DrawSpeed(PanelContext& ctx) {
       ImGui::TableNextColumn();
       ImGui::Text("%s / %s", Count(RnnSpeedLab::RnnFlops(len)).c_str(), Count(RnnSpeedLab::AttentionFlops(len)).c_str());
       ImGui::TableNextColumn();
-      const float r = us_per_token_[0](p, 0), a = us_per_token_[1](p, 0);
+      const float r = timing_.us_per_token(0)(p, 0), a = timing_.us_per_token(1)(p, 0);
       if (std::isfinite(r) && std::isfinite(a)) {
         ImGui::TextColored(r <= a ? CurrentTheme().good_text : ImGui::GetStyleColorVec4(ImGuiCol_Text), "%.3g", r);
         ImGui::SameLine(0, 0);
@@ -390,7 +363,7 @@ void RnnPanel::DrawSpeed(PanelContext& ctx) {
       for (int k = 0; k < 2; ++k) {
         const std::string suffix = std::string(kSpeedKeys[k]) + "." + std::to_string(len);
         ctx.published.Scalar("rnn.flops." + suffix, k == 0 ? RnnSpeedLab::RnnFlops(len) : RnnSpeedLab::AttentionFlops(len));
-        if (std::isfinite(us_per_token_[k](p, 0))) ctx.published.Scalar("rnn.time." + suffix, us_per_token_[k](p, 0));
+        if (std::isfinite(timing_.us_per_token(k)(p, 0))) ctx.published.Scalar("rnn.time." + suffix, timing_.us_per_token(k)(p, 0));
       }
     }
     ImGui::EndTable();
@@ -400,7 +373,7 @@ void RnnPanel::DrawSpeed(PanelContext& ctx) {
   std::vector<std::string> labels;
   for (int p = 0; p < kPoints; ++p)
     for (int k = 0; k < 2; ++k) {
-      const lessons::TimingSamples& samples = sweep_.samples(k, lo + p);
+      const lessons::TimingSamples& samples = sweep.samples(k, lo + p);
       points.push_back(&samples);
       labels.push_back(std::string(k ? "attention" : "the RNN") + " at n = " + std::to_string(1 << (lo + p)));
       if (!samples.empty()) {
@@ -436,10 +409,10 @@ void RnnPanel::DrawSpeed(PanelContext& ctx) {
         t.describe = [&](int p) {
           ImGui::Text("n = %d", 1 << (lo + p));
           for (int k = 0; k < 2; ++k)
-            if (std::isfinite(us_per_token_[k](p, 0))) ImGui::Text("%s: %.3g µs per token", k ? "attention" : "RNN", us_per_token_[k](p, 0));
+            if (std::isfinite(timing_.us_per_token(k)(p, 0))) ImGui::Text("%s: %.3g µs per token", k ? "attention" : "RNN", timing_.us_per_token(k)(p, 0));
         };
-        DrawPlot("rnn.speed.time", {{"rnn", "RNN", &us_per_token_[0], theme.compared[0], 2.0f, false, -1, true},
-                                    {"attn", "attention", &us_per_token_[1], theme.compared[1], 2.0f, false, -1, true}},
+        DrawPlot("rnn.speed.time", {{"rnn", "RNN", &timing_.us_per_token(0), theme.compared[0], 2.0f, false, -1, true},
+                                    {"attn", "attention", &timing_.us_per_token(1), theme.compared[1], 2.0f, false, -1, true}},
                  t, ctx.published);
       },
       [&] {

@@ -9,8 +9,6 @@
 #include "lessons/timing_samples.h"
 #include "lessons/views/rnn.h"
 #include "panels/panel.h"
-#include "lessons/timing_sweep.h"
-#include "timing_runner.h"
 
 namespace attnlab {
 
@@ -19,6 +17,7 @@ class RnnPanel : public Panel {
   lessons::ViewId id() const override { return lessons::ViewId::kRnn; }
   const char* title() const override { return "9 RNN"; }
   void Draw(PanelContext& ctx) override;
+  lessons::Job* job() override { return &timing_; }
   const char* takeaway() const override {
     return "An RNN passes information one step at a time, so it needs n steps and its gradients fade or grow with "
            "distance; attention links any two words in one step, at the price of n² work.";
@@ -34,12 +33,10 @@ class RnnPanel : public Panel {
   Memo<lessons::RnnModel> model_;
   Memo<lessons::RnnCombinationModel> combination_;
 
-  // Timing: the sweep over (layer 0 RNN / 1 attention, log2 n), its batches timed through runner_
-  // (here, one per frame, or in the page's Web Worker when a batch is long); µs per token.
-  TimingRunner runner_;
-  lessons::TimingSweep sweep_;
-  lessons::TimingSweep::Point in_flight_;  // the point of the batch runner_ has out
-  attn::Matrix log2_n_, us_per_token_[2], flops_per_token_[2];  // (m, 1) each; NaN until measured
+  // Timing: the sweep over (layer 0 RNN / 1 attention, log2 n), a job the app steps (here, one batch
+  // per frame, or in a Web Worker when a batch is long); the plots' x and FLOPs per token.
+  lessons::RnnTimingJob timing_;
+  attn::Matrix log2_n_, flops_per_token_[2];  // (m, 1) each
 };
 
 }  // namespace attnlab

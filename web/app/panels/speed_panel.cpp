@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -15,6 +14,7 @@
 #include "lessons/bench_layer.h"
 #include "lessons/view_kernel.h"
 #include "imgui.h"
+#include "offload.h"
 #include "widgets/field_widgets.h"
 #include "widgets/flow_layout.h"
 #include "widgets/plot.h"
@@ -24,18 +24,8 @@
 namespace attnlab {
 namespace {
 
+using lessons::SpeedJob;
 using lessons::SpeedLab;
-constexpr int kLiveSamples = 9;
-// Batches per point of the sweep: its median and range (lessons::TimingSamples).
-constexpr int kSweepBatches = 3;
-// View 5's recompute is timed in this many batches of ≥ 10 ms, one a frame, before the number stands.
-constexpr int kHeadsSettleBatches = 60;
-constexpr int kSweepLo = 6, kSweepHi = 12;  // the sweep's n = 64 … 4096
-// Live timing repeats only while one forward is quicker than this (a core kept busy for seconds at a
-// time, for a number already known, drains a battery).
-constexpr double kLiveLimitUs = 300000.0;
-// View 5's recompute is timed for this sentence length and head count (state h.n=8&h.tr=0).
-constexpr int kHeadsTokens = 32, kHeadsCount = 8;
 
 // The kernels as a reader knows them; the published names stay the engine's. A SIMD kernel is named
 // as this build compiled it (attn::KernelBuildName: the relaxed-SIMD wasm says so).
@@ -62,37 +52,6 @@ std::string Bytes(double b) {
 
 }  // namespace
 
-void SpeedPanel::Start(PanelContext& ctx, Purpose purpose, attn::KernelId kernel, int n, double min_ms,
-                       const lessons::TimingSweep::Point& point) {
-  offload::TimingBatch batch{offload::TimingKind::kSpeedLayer, static_cast<int>(kernel), n, min_ms, purpose == Purpose::kLive};
-  TimingRunner::Done done;
-  bool finished = false;
-  if (!runner_.Start(ctx, batch, SpeedLab::Flops(n), &done, &finished)) return;
-  in_flight_ = purpose, in_flight_point_ = point;
-  if (finished) Handle(done);
-}
-
-void SpeedPanel::Handle(const TimingRunner::Done& done) {
-  const offload::Result& result = done.result;
-  error_ = result.ok ? std::string() : result.error;
-  const attn::KernelId kernel = static_cast<attn::KernelId>(done.batch.kernel);
-  if (in_flight_ == Purpose::kLive) {
-    if (!result.ok || live_kernel_ != done.batch.kernel || live_n_ != done.batch.n) return;
-    live_.us.push_back(result.us);
-    if (live_.us.size() > kLiveSamples) live_.us.erase(live_.us.begin());
-    live_output_ = result.output;
-    live_in_worker_ = done.in_worker;
-    return;
-  }
-  const lessons::TimingSweep::Point& p = in_flight_point_;
-  if (!result.ok) return sweep_batches_.Fail(p, result.error);  // the point cannot be timed: on to the next
-  if (!sweep_batches_.Record(p, result.us) || !sweep_batches_.complete(p.series, p.log2_n)) return;
-  const lessons::TimingSamples& samples = sweep_batches_.samples(p.series, p.log2_n);
-  const double us = samples.Median();
-  sweep_[{static_cast<int>(kernel), p.log2_n}] = lessons::SpeedTiming{us, SpeedLab::Flops(done.batch.n) / us * 1e-3, samples};
-  curves_ = lessons::CurvesOfSweep(sweep_, attn::AvailableKernels(), kSweepLo, kSweepHi);
-}
-
 void SpeedPanel::DrawControls(PanelContext& ctx, attn::KernelId kernel) {
   lessons::SpeedState& s = ctx.state.speed;
   const std::vector<attn::KernelId> kernels = attn::AvailableKernels();
@@ -116,16 +75,10 @@ void SpeedPanel::DrawControls(PanelContext& ctx, attn::KernelId kernel) {
   SameLineIfFits(150);
   const bool sweep = ImGui::Button("Sweep every kernel");
   ctx.published.Rect("speed.sweep", LastItemRect());
-  if (sweep) {
-    sweep_.clear();
-    std::vector<std::pair<int, int>> points;  // (kernel, log2 n), small n first
-    for (attn::KernelId id : kernels)
-      for (int k = kSweepLo; k <= std::min(kSweepHi, SpeedLab::MaxLog2N(id)); ++k) points.push_back({static_cast<int>(id), k});
-    sweep_batches_.Start(points, kSweepBatches);
-  }
+  if (sweep) timing_.StartSweep();
   SameLineIfFits(110);
-  // 0.15 s on the page's thread: a frame that long is the most this view holds the page for.
-  if (ImGui::Button("Measure peak")) peak_gflops_ = SpeedLab::MeasurePeakGflops(0.15);
+  // 0.15 s of multiply-adds: in a Web Worker where there is one, else a long frame on the page's thread.
+  if (ImGui::Button("Measure peak")) timing_.MeasurePeak();
   if (SpeedLab::MaxLog2N(kernel) < SpeedLab::kMaxLog2N)
     DrawNote("%s builds every n×n intermediate: n is kept to %d here.", KernelLabel(kernel),
                         1 << SpeedLab::MaxLog2N(kernel));
@@ -133,45 +86,36 @@ void SpeedPanel::DrawControls(PanelContext& ctx, attn::KernelId kernel) {
 
 void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
   const lessons::SpeedState& s = ctx.state.speed;
-  if (live_kernel_ != static_cast<int>(kernel) || live_n_ != n) {
-    live_kernel_ = static_cast<int>(kernel), live_n_ = n;
-    live_ = {};
-  }
-  const bool slow = !live_.empty() && live_.us.back() > kLiveLimitUs;
-  // The first batches of a setting: 3 (1 when live, which goes on); a single forward over
-  // kLiveLimitUs is timed well alone and stops them (and live timing: a core kept busy for seconds
-  // at a time, for a number that is already known, only drains a battery).
-  const size_t first_batches = s.live ? 1 : 3;
-  const bool settling = live_.us.size() < first_batches && !slow && error_.empty();
-  if (settling || (s.live && !slow)) Start(ctx, Purpose::kLive, kernel, n, 15.0);
-  DrawStatusLine(error_);
+  timing_.Show(kernel, n, s.live);
+  const lessons::TimingSamples& live = timing_.live();
+  DrawStatusLine(timing_.error());
   if (!offload::Failure().empty())
     DrawNote("%s: the timing runs on the page's thread, one call per frame.", offload::Failure().c_str());
-  if (live_.empty()) {
-    if (runner_.in_flight()) Prose("Timing n = %d in a Web Worker, so the page stays responsive…", n);
+  if (live.empty()) {
+    if (timing_.in_flight()) Prose("Timing n = %d in a Web Worker, so the page stays responsive…", n);
     return;
   }
-  const double us = live_.Median(), gflops = SpeedLab::Flops(n) / us * 1e-3;
+  const double us = live.Median(), gflops = SpeedLab::Flops(n) / us * 1e-3;
   const bool fused = SpeedLab::Fused(kernel);
   ImGui::SeparatorText("This browser, this core");
   Prose("n = %d, d_model = %d, %d heads:  %.0f µs per forward  ·  %.2f GFLOP/s", n, lessons::BenchLayer().d_model, lessons::BenchLayer().heads, us,
                      gflops);
-  if (peak_gflops_ > 0)
+  if (timing_.peak_gflops() > 0)
     Prose("%.0f%% of this core's measured SIMD multiply-add peak (%.1f GFLOP/s)",
-                       100.0 * gflops / peak_gflops_, peak_gflops_);
-  const char* where = live_in_worker_ ? "a Web Worker" : "the page's thread";
-  if (live_.us.size() == 1) {
+                       100.0 * gflops / timing_.peak_gflops(), timing_.peak_gflops());
+  const char* where = timing_.live_in_worker() ? "a Web Worker" : "the page's thread";
+  if (live.us.size() == 1) {
     DrawNote("one batch of ≥ 15 ms in %s (the kernel's first batch is not timed); %.3g GFLOP per forward",
              where, SpeedLab::Flops(n) * 1e-9);
   } else {
     DrawNote("median of %d batches of ≥ 15 ms in %s, from %.0f to %.0f µs (%.0f%% apart%s); %.3g GFLOP per forward",
-             static_cast<int>(live_.us.size()), where, live_.Min(), live_.Max(), 100.0 * live_.Spread(),
-             live_.Spread() > lessons::kNoisySpread ? ": too noisy to compare settings" : "", SpeedLab::Flops(n) * 1e-9);
+             static_cast<int>(live.us.size()), where, live.Min(), live.Max(), 100.0 * live.Spread(),
+             live.Spread() > lessons::kNoisySpread ? ": too noisy to compare settings" : "", SpeedLab::Flops(n) * 1e-9);
   }
-  if (s.live && slow) {
-    DrawNote("Live timing pauses while one forward takes over %.1f s.", kLiveLimitUs * 1e-6);
+  if (s.live && timing_.slow()) {
+    DrawNote("Live timing pauses while one forward takes over %.1f s.", SpeedJob::kLiveLimitUs * 1e-6);
     ImGui::SameLine();
-    if (ImGui::Button("Time again")) live_ = {};
+    if (ImGui::Button("Time again")) timing_.TimeAgain();
   }
   // The (n, n) matrices a head keeps when every intermediate is returned: raw, scaled, capped, masked scores, weights.
   const double full_bytes = SpeedLab::IntermediateBytes(n);
@@ -184,10 +128,10 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
                        Bytes(full_bytes).c_str());
   }
   ctx.published.Scalar("speed.us", us);
-  ctx.published.Scalar("speed.us_min", live_.Min());
-  ctx.published.Scalar("speed.us_max", live_.Max());
-  ctx.published.Scalar("speed.batches", static_cast<int>(live_.us.size()));
-  ctx.published.Scalar("speed.in_worker", live_in_worker_ ? 1 : 0);
+  ctx.published.Scalar("speed.us_min", live.Min());
+  ctx.published.Scalar("speed.us_max", live.Max());
+  ctx.published.Scalar("speed.batches", static_cast<int>(live.us.size()));
+  ctx.published.Scalar("speed.in_worker", timing_.live_in_worker() ? 1 : 0);
   char summary[128];
   std::snprintf(summary, sizeof(summary), "Speed: n = %d, %.4g µs per forward, %.3g GFLOP/s", n, us, gflops);
   ctx.summary = summary;
@@ -195,79 +139,45 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
   ctx.published.Scalar("speed.n", n);
   ctx.published.Scalar("speed.fused", fused ? 1 : 0);
   ctx.published.Scalar("speed.kernel", static_cast<int>(kernel));
-  ctx.published.Matrix("speed.output", live_output_);
+  ctx.published.Matrix("speed.output", timing_.live_output());
 }
 
 void SpeedPanel::DrawHeadsRecompute(PanelContext& ctx) {
-  const lessons::SpeedState& s = ctx.state.speed;
-  const auto time_batch = [&](double min_ms, bool keep) {
-    if (!runner_.TakeFrameCall(ctx)) return false;
-    ++EngineRuns();
-    lessons::HeadsRecomputeTiming t;
-    const attn::Status status = lab_.TimeHeadsRecompute(kHeadsTokens, kHeadsCount, min_ms, &t);
-    if (!status.ok()) {
-      error_ = status.ToString();
-      return false;
-    }
-    if (keep) heads_ms_.us.push_back(t.ms), heads_runs_.push_back(t.runs), ++heads_batches_timed_;
-    if (heads_ms_.us.size() > kLiveSamples) heads_ms_.us.erase(heads_ms_.us.begin()), heads_runs_.erase(heads_runs_.begin());
-    return true;
-  };
-  if (!heads_warmed_) {
-    // The first 20 ms are not timed: they seed the projections and let the browser tier the wasm
-    // up (timed from the first call, the median came out twice as high).
-    if (time_batch(20.0, false)) heads_warmed_ = true;
-  } else if (heads_ms_.us.size() < 3) {
-    time_batch(10.0, true);  // the first three, one a frame (the request for the next one is below)
-  } else if (s.live || heads_batches_timed_ < kHeadsSettleBatches) {
-    // One more batch a frame, the window keeping the last kLiveSamples, for the first second: the
-    // browser installs its optimised code between frames, some 100 ms or more after the first call
-    // (in Chromium the first batches read 0.23 ms, those after a second 0.19).
-    time_batch(10.0, true);
-  }
-  if (heads_batches_timed_ < kHeadsSettleBatches && ctx.wants_another_frame) *ctx.wants_another_frame = true;
-  if (heads_ms_.empty()) return;
-  const double ms = heads_ms_.Median();
+  const lessons::TimingSamples& heads_ms = timing_.heads_ms();
+  if (heads_ms.empty()) return;
+  const double ms = heads_ms.Median();
   ImGui::SeparatorText("The views' own computation");
-  Prose("Recomputing view 5 (%d words, %d heads): %.3f ms, engine only", kHeadsTokens, kHeadsCount, ms);
+  Prose("Recomputing view 5 (%d words, %d heads): %.3f ms, engine only", SpeedJob::kHeadsTokens, SpeedJob::kHeadsCount, ms);
   ctx.published.Rect("speed.heads_recompute", LastItemRect());
-  DrawNote("median of %d batches of ≥ 10 ms on %s, every intermediate kept for drawing", static_cast<int>(heads_ms_.us.size()),
+  DrawNote("median of %d batches of ≥ 10 ms on %s, every intermediate kept for drawing", static_cast<int>(heads_ms.us.size()),
            attn::KernelBuildName(lessons::ViewKernel()));
   ctx.published.Scalar("speed.heads_recompute_ms", ms);
-  int runs = 0;
-  for (int r : heads_runs_) runs += r;
-  ctx.published.Scalar("speed.heads_recompute_runs", runs);
-  ctx.published.Scalar("speed.heads_recompute_batches", static_cast<int>(heads_ms_.us.size()));
+  ctx.published.Scalar("speed.heads_recompute_runs", timing_.heads_runs());
+  ctx.published.Scalar("speed.heads_recompute_batches", static_cast<int>(heads_ms.us.size()));
   ctx.published.Scalar("speed.heads_recompute_kernel", static_cast<int>(lessons::ViewKernel()));
 }
 
-void SpeedPanel::StepSweep(PanelContext& ctx) {
-  lessons::TimingSweep::Point next;
-  if (!sweep_batches_.Next(&next)) return;
-  if (ctx.wants_another_frame) *ctx.wants_another_frame = true;
-  Start(ctx, Purpose::kSweep, static_cast<attn::KernelId>(next.series), 1 << next.log2_n, 10.0, next);
-}
-
 void SpeedPanel::DrawSweep(PanelContext& ctx) {
-  if (sweep_.empty()) return;
-  ImGui::SeparatorText(sweep_batches_.done() ? "Sweep: GFLOP/s and time per forward" : "Sweep: measuring…");
+  const lessons::SpeedSweep& sweep = timing_.sweep();
+  if (sweep.empty()) return;
+  ImGui::SeparatorText(timing_.sweep_batches().done() ? "Sweep: GFLOP/s and time per forward" : "Sweep: measuring…");
   // A phone has no room for three kernels' cells on one line each: each cell takes three lines there.
   const bool narrow = ImGui::GetContentRegionAvail().x < 600.0f;
-  DrawNote("Each cell: GFLOP/s, the median time per forward of %d batches, and their range.", kSweepBatches);
+  DrawNote("Each cell: GFLOP/s, the median time per forward of %d batches, and their range.", SpeedJob::kSweepBatches);
   const std::vector<attn::KernelId> kernels = attn::AvailableKernels();
   if (ImGui::BeginTable("speed.sweep", 1 + static_cast<int>(kernels.size()),
                         ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("n");
     for (attn::KernelId id : kernels) ImGui::TableSetupColumn(narrow ? attn::KernelBuildName(id) : KernelLabel(id));
     ImGui::TableHeadersRow();
-    for (int k = kSweepLo; k <= kSweepHi; ++k) {
+    for (int k = SpeedJob::kSweepLo; k <= SpeedJob::kSweepHi; ++k) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::Text("%d", 1 << k);
       for (attn::KernelId id : kernels) {
         ImGui::TableNextColumn();
-        const auto it = sweep_.find({static_cast<int>(id), k});
-        if (it == sweep_.end()) {
+        const auto it = sweep.find({static_cast<int>(id), k});
+        if (it == sweep.end()) {
           ImGui::TextDisabled(k > SpeedLab::MaxLog2N(id) ? "—" : "…");
           continue;
         }
@@ -289,7 +199,7 @@ void SpeedPanel::DrawSweep(PanelContext& ctx) {
   }
   std::vector<const lessons::TimingSamples*> points;
   std::vector<std::string> labels;
-  for (const auto& [point, timing] : sweep_) {
+  for (const auto& [point, timing] : sweep) {
     points.push_back(&timing.samples);
     labels.push_back(std::string(KernelLabel(static_cast<attn::KernelId>(point.first))) + " at n = " + std::to_string(1 << point.second));
   }
@@ -299,18 +209,19 @@ void SpeedPanel::DrawSweep(PanelContext& ctx) {
 }
 
 void SpeedPanel::DrawSweepPlot(PanelContext& ctx) {
-  if (curves_.us.empty()) return;
+  const lessons::SpeedCurves& curves = timing_.curves();
+  if (curves.us.empty()) return;
   ImGui::SeparatorText("Time against n (log-log)");
   Prose("The slope becomes n² once the scores dominate.");
   std::vector<PlotSeries> series;
   const std::vector<attn::KernelId> kernels = attn::AvailableKernels();
-  for (size_t k = 0; k < kernels.size() && k < curves_.us.size(); ++k)
-    series.push_back({attn::KernelName(kernels[k]), KernelLabel(kernels[k]), &curves_.us[k], HeadColor(static_cast<int>(k)), 2.0f,
+  for (size_t k = 0; k < kernels.size() && k < curves.us.size(); ++k)
+    series.push_back({attn::KernelName(kernels[k]), KernelLabel(kernels[k]), &curves.us[k], HeadColor(static_cast<int>(k)), 2.0f,
                       false, -1, true});
-  if (curves_.n_squared.size()) series.push_back({"n2", "∝ n², through the largest n timed", &curves_.n_squared,
+  if (curves.n_squared.size()) series.push_back({"n2", "∝ n², through the largest n timed", &curves.n_squared,
                                                   CurrentTheme().plot_marker, 1.0f});
   PlotOptions o;
-  o.x = &curves_.log2_n;
+  o.x = &curves.log2_n;
   o.x_powers_of_two = true;
   o.x_step = 1.0;
   o.log_y = true;
@@ -320,9 +231,9 @@ void SpeedPanel::DrawSweepPlot(PanelContext& ctx) {
   o.x_label = "n (words)";
   o.y_label = "µs per forward";
   o.describe = [&](int i) {
-    ImGui::Text("n = %d", 1 << static_cast<int>(curves_.log2_n(i, 0)));
-    for (size_t k = 0; k < kernels.size() && k < curves_.us.size(); ++k)
-      if (std::isfinite(curves_.us[k](i, 0))) ImGui::Text("%s: %.4g µs", KernelLabel(kernels[k]), curves_.us[k](i, 0));
+    ImGui::Text("n = %d", 1 << static_cast<int>(curves.log2_n(i, 0)));
+    for (size_t k = 0; k < kernels.size() && k < curves.us.size(); ++k)
+      if (std::isfinite(curves.us[k](i, 0))) ImGui::Text("%s: %.4g µs", KernelLabel(kernels[k]), curves.us[k](i, 0));
   };
   DrawPlot("speed.curve", series, o, ctx.published);
 }
@@ -342,11 +253,7 @@ void SpeedPanel::Draw(PanelContext& ctx) {
   const attn::KernelId kernel = s.kernel >= 0 && attn::KernelAvailable(static_cast<attn::KernelId>(s.kernel))
                                     ? static_cast<attn::KernelId>(s.kernel)
                                     : attn::FastestKernel();
-  runner_.NewFrame();
-  TimingRunner::Done done;
-  if (runner_.TakeDone(&done)) Handle(done);
   DrawControls(ctx, kernel);
-  StepSweep(ctx);  // first: a sweep goes on whatever else would time
   DrawLive(ctx, kernel, 1 << std::min(s.log2_n, SpeedLab::MaxLog2N(kernel)));
   DrawHeadsRecompute(ctx);
   DrawSweep(ctx);

@@ -11,6 +11,7 @@
 #include "attn/attention.h"
 #include "lessons/common.h"
 #include "lessons/layers.h"
+#include "lessons/timing_job.h"
 #include "lessons/view_state.h"
 #include "lessons/views/sentence.h"
 
@@ -94,6 +95,31 @@ class RnnSpeedLab {
   attn::AttentionParameters attention_;  // seeded once
   std::map<int, Matrix> inputs_;       // x per n, seeded
   Matrix output_;
+};
+
+// View 9's timing, a job (lessons/timing_job.h): the RNN and the attention layer at n = 2^kMinLog2N …
+// 2^kMaxLog2N, kRepeats batches of ≥ kBatchMs each, round by round (TimingSweep). The panel starts it
+// (and "Time again") and draws it.
+class RnnTimingJob : public TimingJob {
+ public:
+  static constexpr int kPoints = RnnSpeedLab::kMaxLog2N - RnnSpeedLab::kMinLog2N + 1;
+  static constexpr int kRepeats = 3;
+  static constexpr double kBatchMs = 8.0;  // one forward at n ≥ 2048 is long enough alone
+
+  void Start();
+  float progress() const override { return sweep_.progress(); }
+  const TimingSweep& sweep() const { return sweep_; }
+  // (kPoints, 1) µs per token of layer 0 (the RNN) or 1 (attention) at n = 2^(kMinLog2N + row): the
+  // median of its batches so far; NaN before the first. Empty before Start.
+  const Matrix& us_per_token(int layer) const { return us_per_token_[layer]; }
+
+ protected:
+  bool Next(Named* next) const override;
+  void Took(const Named& named, const std::string& error, const TimingResult& result) override;
+
+ private:
+  TimingSweep sweep_;  // series 0 the RNN, 1 attention
+  Matrix us_per_token_[2];
 };
 
 }  // namespace lessons
