@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "lessons/views/relevance.h"
+
 #include <cmath>
 
 namespace attn {
@@ -44,6 +46,32 @@ TEST(SaturationSweep, UnscaledSaturatesScaledDoesNot) {
   EXPECT_EQ(again.entropy, c.entropy);
   EXPECT_EQ(SaturationSweep(1, 10, 1, &again).code(), StatusCode::kOutOfRange);
   EXPECT_EQ(SaturationSweep(64, 13, 1, &again).code(), StatusCode::kOutOfRange);
+}
+
+// View 4 computes the sweep as a job, a d_k a piece: the same bits as the sweep in one call.
+TEST(SaturationJob, OneColumnAStepGivesTheSweepsBits) {
+  SaturationJob job;
+  EXPECT_FALSE(job.running()) << "nothing until the view starts it";
+  job.Start();
+  int steps = 0;
+  while (job.running()) {
+    ASSERT_TRUE(job.Step(0.0).ok());  // a budget of 0: one column, the least a step does
+    ++steps;
+    EXPECT_FLOAT_EQ(job.progress(), steps / 10.0f);
+    if (!job.done()) EXPECT_TRUE(std::isnan(job.model().curves.entropy(0, 9))) << "not computed yet";
+  }
+  EXPECT_EQ(steps, SaturationModel::kMaxLog2Dk);
+  ASSERT_TRUE(job.done());
+  EXPECT_EQ(job.error(), "");
+  SaturationCurves whole;
+  ASSERT_TRUE(SaturationSweep(SaturationModel::kTokens, SaturationModel::kMaxLog2Dk, SaturationModel::kSeed, &whole).ok());
+  EXPECT_EQ(job.model().curves.log2_dk, whole.log2_dk);
+  EXPECT_EQ(job.model().curves.entropy, whole.entropy);
+  EXPECT_EQ(job.model().curves.gradient_norm, whole.gradient_norm);
+  EXPECT_GT(job.model().ms, 0.0);
+  SaturationCurves curves;
+  ASSERT_TRUE(StartSaturationCurves(8, 3, &curves).ok());
+  EXPECT_EQ(SaturationColumn(8, 4, 1, &curves).message(), "log2_dk: expected 1..3, got 4");
 }
 
 }  // namespace

@@ -44,6 +44,7 @@ bool JobScheduler::Frame(const std::vector<lessons::Job*>& jobs) {
         job->Release(unit);
         break;
       }
+      ++EngineRuns();  // run in a worker, for the page
       out_.push_back({ticket, Out{job, unit}});
     }
   }

@@ -27,5 +27,11 @@ struct SaturationCurves {
 // ∂L/∂output, so ∂L/∂weights has unit-variance entries at every d_k and only softmax changes.
 // kOutOfRange unless 2 <= tokens <= 1024 and 1 <= max_log2_dk <= 12.
 Status SaturationSweep(int tokens, int max_log2_dk, uint32_t seed, SaturationCurves* out);
+// One column of the sweep: d_k = 2^log2_dk (1 ≤ log2_dk ≤ curves->log2_dk.cols(), the tables sized by
+// SaturationSweep's rule), the same numbers SaturationSweep writes there. For a job that computes the
+// sweep a column at a time (lessons/views/relevance.h's SaturationJob).
+Status SaturationColumn(int tokens, int log2_dk, uint32_t seed, SaturationCurves* curves);
+// The (1, P) and (2, P) tables of a sweep to d_k = 2^max_log2_dk, NaN until computed; the same checks.
+Status StartSaturationCurves(int tokens, int max_log2_dk, SaturationCurves* out);
 
 }  // namespace lessons

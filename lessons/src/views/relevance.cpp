@@ -29,12 +29,25 @@ Status ComputeRelevance(const Sentence& sentence, const RelevanceState& state, R
   return Status::Ok();
 }
 
-Status ComputeSaturation(SaturationModel* out) {
-  const auto start = std::chrono::steady_clock::now();
-  SaturationModel m;
-  ATTN_RETURN_IF_ERROR(SaturationSweep(SaturationModel::kTokens, 10, 1, &m.curves));
-  m.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  *out = std::move(m);
+void SaturationJob::Start() {
+  if (started_) return;
+  started_ = true;
+  const Status status = StartSaturationCurves(SaturationModel::kTokens, SaturationModel::kMaxLog2Dk, &model_.curves);
+  if (!status.ok()) error_ = status.ToString();
+}
+
+Status SaturationJob::Step(double budget_ms) {
+  TimeSlice slice(budget_ms);
+  while (running() && slice.Next()) {
+    const auto start = std::chrono::steady_clock::now();
+    const Status status = SaturationColumn(SaturationModel::kTokens, next_, SaturationModel::kSeed, &model_.curves);
+    model_.ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (!status.ok()) {
+      error_ = status.ToString();
+      return status;
+    }
+    ++next_;
+  }
   return Status::Ok();
 }
 

@@ -136,9 +136,12 @@ void RelevancePanel::DrawRowBars(PanelContext& ctx) {
 
 void RelevancePanel::DrawSaturation(PanelContext& ctx) {
   ImGui::SeparatorText("Why divide by √d_k: saturation");
-  saturation_.Update("", lessons::ComputeSaturation);
+  saturation_.Start();  // once; the app's job scheduler computes it, a d_k a piece
   DrawStatusLine(saturation_.error());
-  if (!saturation_.has_model()) return;
+  if (!saturation_.done()) {
+    DrawNote("Computing d_k = 2 … 1024: %.0f%% done…", 100.0 * saturation_.progress());
+    return;
+  }
   const lessons::SaturationModel& sat = saturation_.model();
   ctx.published.Scalar("rel.sat.ms", sat.ms);
   ctx.published.Scalar("rel.sat.tokens", sat.kTokens);

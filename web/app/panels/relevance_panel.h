@@ -12,6 +12,7 @@ class RelevancePanel : public Panel {
   lessons::ViewId id() const override { return lessons::ViewId::kRelevance; }
   const char* title() const override { return "4 Relevance"; }
   void Draw(PanelContext& ctx) override;
+  lessons::Job* job() override { return &saturation_; }
   const char* takeaway() const override {
     return "The relevance function decides which words score high, the normaliser how scores become weights; without 1/√d_k, softmax saturates as d_k grows.";
   }
@@ -24,7 +25,7 @@ class RelevancePanel : public Panel {
   void DrawSaturation(PanelContext& ctx);
 
   Memo<lessons::RelevanceModel> memo_;
-  Memo<lessons::SaturationModel> saturation_;  // computed once, the first time the view is drawn
+  lessons::SaturationJob saturation_;  // started the first time the view is drawn; the app steps it
 };
 
 }  // namespace attnlab
