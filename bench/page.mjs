@@ -169,14 +169,25 @@ async function mainThreadGap(session) {
   return { max_gap_ms: Math.max(...gaps), frames: gaps.length, in_worker: inWorker === 1 };
 }
 
-// View 9's timing sweep: time per token of an RNN layer and of attention, n = 16 … 4096.
-async function rnn(session) {
-  const { page } = await openPage(session, { width: 1280, height: 800 });
-  await page.evaluate(() => window.attnlab.setState('v=rnn'));
-  await page.waitForFunction(() => window.attnlab.scalars()['rnn.sweep.done'] === 1, null, { polling: 200 });
+// View 9's timing sweep (n = 16 … 4096, both layers, 3 rounds) as it opens, the frames sampled
+// meanwhile; `hash` adds the page's own options (workers=off).
+async function rnnRun(session, hash = '') {
+  const { page } = await openPage(session, { width: 1280, height: 800, hash: `#${hash}${hash ? '&' : ''}v=rnn` });
+  const start = Date.now();
+  const frames = await framesUntil(page, (s) => s['rnn.sweep.done'] === 1, 50);
+  const seconds = (Date.now() - start) / 1000;
   const s = await page.evaluate(() => window.attnlab.scalars());
   await page.close();
-  return { attention_us: s['rnn.time.attn.4096'], rnn_us: s['rnn.time.rnn.4096'] };
+  return { seconds, frames, attention_us: s['rnn.time.attn.4096'], rnn_us: s['rnn.time.rnn.4096'] };
+}
+
+// Its batches in a Web Worker (issue 29: a timing sweep does not share its core with drawing), then
+// on the page's thread, one a frame: the page's frames meanwhile in each.
+async function rnn(session) {
+  const workers = await rnnRun(session);
+  const main = await rnnRun(session, 'workers=off');
+  return { attention_us: workers.attention_us, rnn_us: workers.rnn_us, seconds: workers.seconds, ...frameStats(workers.frames),
+           main_thread: { seconds: main.seconds, attention_us: main.attention_us, rnn_us: main.rnn_us, ...frameStats(main.frames) } };
 }
 
 export async function measurePage(site, { quick = false, only = null, log = () => {} } = {}) {

@@ -626,6 +626,10 @@ export function pageTargets(page) {
   part('rnn', (p) => bool(p.attention_us > p.rnn_us, p.attention_us, p.rnn_us),
        'view 9 at n = 4096: attention\'s measured time per token above the RNN\'s (4·n·d against 4·d² operations)',
        (p) => `${p.attention_us.toFixed(2)} µs against ${p.rnn_us.toFixed(2)} µs`);
+  part('rnn', (p) => bool(p.median <= T.jobFrameMedianMs && p.p90 <= T.jobFrameP90Ms, p.median, p.p90),
+       `the page's frames while view 9's timing sweep runs in a Web Worker: median ≤ ${T.jobFrameMedianMs} ms, 90th percentile ≤ ${T.jobFrameP90Ms} ms`,
+       (p) => `median ${ms(p.median)}, p90 ${ms(p.p90)} over ${p.frames} frames, ${p.seconds.toFixed(1)} s (on the page's thread, ` +
+         `one batch a frame: median ${ms(p.main_thread?.median)}, p90 ${ms(p.main_thread?.p90)}, ${p.main_thread?.seconds?.toFixed(1)} s)`);
   part('main_thread_gap', (p) => bool(p.max_gap_ms <= T.mainThreadGapMs, p.max_gap_ms),
        `the page's thread never goes ${T.mainThreadGapMs} ms without a frame while view 14 times n = 8192 and sweeps every kernel`,
        (p) => `longest gap ${ms(p.max_gap_ms, 0)} over ${p.frames} frames, n = 8192 timed ${p.in_worker ? 'in a Web Worker' : 'on the page\'s thread'}`);

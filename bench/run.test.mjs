@@ -115,11 +115,12 @@ test('the page section: each speed and frame-time target with its number, met or
     data_size: { seconds: 59.96, median: 10, p90: 14.25, max: 22, frames: 230, crossover: 256, main_thread_seconds: 100,
                  ratio: 0.5996, cores: 2, same_points: true, main_thread_frames: { median: 9, p90: 11.3 } },
     embed: { first_frame_ms: 1234.4, extra_start_ms: [150, 1999.6, 160] },
-    rnn: { attention_us: 12.5, rnn_us: 1.25 },
+    rnn: { attention_us: 12.5, rnn_us: 1.25, seconds: 4.2, median: 3.5, p90: 17.5, frames: 80,
+           main_thread: { seconds: 5.1, median: 14, p90: 19 } },
     main_thread_gap: { max_gap_ms: 117.4, frames: 2400, in_worker: true },
   };
   const lines = pageTargets(page);
-  assert.equal(lines.length, 14);
+  assert.equal(lines.length, 15);
   const line = (re) => lines.find((l) => re.test(l));
   assert.match(line(/recompute of view 5/), /^- \*\*met\*\*: page: .* ≤ 0\.2 ms \(0\.190 ms, median of 9 batches, headless Chromium\)$/);
   assert.match(line(/from JavaScript/), /^- \*\*met\*\*: .*\(0\.190 ms against 0\.040 ms from JavaScript, 4\.75×\)$/);
@@ -130,6 +131,7 @@ test('the page section: each speed and frame-time target with its number, met or
   assert.match(line(/view 8's frames/), /^- \*\*met\*\*: .*≤ 25 ms \(median 10\.0 ms, p90 14\.3 ms, max 22\.0 ms over 230 frames\)$/);
   assert.match(line(/in Web Workers in/), /^- \*\*met\*\*: .*≤ 0\.6× .*\(60\.0 s against 100\.0 s: 0\.60× on 2 cores, the same points\)$/);
   assert.match(line(/runs are in Web Workers/), /^- \*\*met\*\*: .*median ≤ 10 ms, 90th percentile ≤ 17 ms \(median 10\.0 ms, p90 14\.3 ms over 230 frames/);
+  assert.match(line(/view 9's timing sweep/), /^- \*\*not met\*\*: .*median ≤ 10 ms, 90th percentile ≤ 17 ms \(median 3\.5 ms, p90 17\.5 ms over 80 frames, 4\.2 s \(on the page's thread, one batch a frame: median 14\.0 ms, p90 19\.0 ms, 5\.1 s\)\)$/);
   assert.match(line(/trains in a Web Worker/), /^- \*\*met\*\*: .*\(40 against 32 steps\/s: 1\.25×; the page's frames meanwhile median 12\.0 ms, p90 20\.5 ms \(on the page's thread: 11\.0 ms, 13\.0 ms\)\)$/);
   assert.match(pageTargets({ data_size: { ...page.data_size, cores: 4 } }).find((l) => /in Web Workers in/.test(l)), /^- \*\*not met\*\*/,
                '4 cores: ≤ 0.35×');
@@ -148,7 +150,7 @@ test('the page section: each speed and frame-time target with its number, met or
                               rnn: { attention_us: 1, rnn_us: undefined } });
   assert.deepEqual(other.map((l) => l.split(':')[0]), ['- **not met**', '- **not met**', '- not measured', '- not measured', '- not measured',
                                              '- not measured', '- not measured', '- not measured', '- not measured',
-                                             '- **not met**', '- **not met**', '- not measured']);
+                                             '- **not met**', '- **not met**', '- not measured', '- not measured']);
   assert.match(other.find((l) => /steps\/s/.test(l)), /\(page\.click: Timeout 300000ms exceeded\.\)$/);
   assert.match(other.find((l) => /default experiment/.test(l)), /\(not run with --quick\)$/);
   assert.match(other.find((l) => /view 9/.test(l)), /\(not shown\)$/);

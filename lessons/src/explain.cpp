@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <numeric>
 
 #include "attn/seeded_random.h"
 #include "attn/validate.h"
@@ -59,15 +58,20 @@ std::string DescribeWeightsRow(const Matrix& weights, int row, const std::vector
   const auto name = [&](int k) {
     return k < static_cast<int>(labels.size()) ? "'" + labels[k] + "'" : std::to_string(k + 1);
   };
-  std::vector<int> order(static_cast<size_t>(weights.cols()));
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return weights(row, a) > weights(row, b); });
   std::string out = "weights of " + name(row) + " (" + std::to_string(row + 1) + "):";
-  const int shown = std::min<int>(std::max(top, 1), static_cast<int>(order.size()));
+  const int cols = static_cast<int>(weights.cols());
+  const int shown = std::min(std::max(top, 1), cols);
+  // The `shown` largest, ties in column order (a stable sort's order), picked one by one: a row is
+  // at most a sentence long, and the page's module carries no sort for it.
+  std::vector<char> taken(static_cast<size_t>(cols), 0);
   for (int k = 0; k < shown; ++k) {
+    int best = -1;
+    for (int j = 0; j < cols; ++j)
+      if (!taken[j] && (best < 0 || weights(row, j) > weights(row, best))) best = j;
+    taken[best] = 1;
     char value[32];
-    std::snprintf(value, sizeof(value), "%.2g", static_cast<double>(weights(row, order[k])));
-    out += std::string(k ? ", " : " ") + name(order[k]) + " " + value;
+    std::snprintf(value, sizeof(value), "%.2g", static_cast<double>(weights(row, best)));
+    out += std::string(k ? ", " : " ") + name(best) + " " + value;
   }
   return out;
 }

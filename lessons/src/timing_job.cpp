@@ -76,7 +76,9 @@ TimingBatch TimingJob::WarmUp(const TimingBatch& b) {
   return warm;
 }
 
-bool TimingJob::Apart(const TimingBatch& batch) const {
+bool TimingJob::Apart(const Named& named) const {
+  const TimingBatch& batch = named.batch;
+  if (named.background) return true;
   if (batch.kind == TimingKind::kPeak) return batch.min_ms > kPageCallMs;
   const auto seen = slowest_gflops_.find(Layer(batch));
   if (seen == slowest_gflops_.end()) return batch.n > kWarmUpN;  // its first batch here tells the speed
@@ -124,7 +126,7 @@ Status TimingJob::Step(double /*budget_ms*/) {
 
 bool TimingJob::Claim(JobUnit* unit) {
   Named next;
-  if (out_ || !shown_ || !Next(&next) || !Apart(next.batch)) return false;
+  if (out_ || !shown_ || !Next(&next) || !Apart(next)) return false;
   out_warm_ = next.batch.kind != TimingKind::kPeak && !warmed_[1].count(Layer(next.batch));
   *unit = TimingUnit(out_warm_ ? WarmUp(next.batch) : next.batch);
   out_ = true, out_named_ = next;

@@ -20,7 +20,8 @@ namespace {
 // The rules of TimingJob alone: a fixed list of batches, each timed once, in order.
 class ListJob : public TimingJob {
  public:
-  explicit ListJob(std::vector<TimingBatch> batches) : batches_(std::move(batches)) {}
+  explicit ListJob(std::vector<TimingBatch> batches, bool background = false)
+      : batches_(std::move(batches)), background_(background) {}
   struct Took {
     TimingBatch batch;
     std::string error;
@@ -33,6 +34,7 @@ class ListJob : public TimingJob {
   bool Next(Named* next) const override {
     if (took.size() >= batches_.size()) return false;
     next->batch = batches_[took.size()];
+    next->background = background_;
     return true;
   }
   void Took(const Named& named, const std::string& error, const TimingResult& result) override {
@@ -41,6 +43,7 @@ class ListJob : public TimingJob {
 
  private:
   std::vector<TimingBatch> batches_;
+  bool background_;
 };
 
 // What job_worker.mjs does with a unit: RunJobUnit, the answer back.
@@ -66,6 +69,19 @@ TEST(TimingJob, AShortBatchRunsHereAfterItsWarmUpOneCallAStep) {
   EXPECT_GT(job.took[0].result.us, 0);
   EXPECT_FALSE(job.took[0].result.in_worker);
   EXPECT_EQ(job.took[0].result.output.rows(), 64);
+  EXPECT_FALSE(job.running());
+}
+
+TEST(TimingJob, ASweepsBatchGoesApartHoweverShort) {
+  ListJob job({{TimingKind::kRnn, 0, 16, 1.0, false}}, /*background=*/true);
+  JobUnit unit;
+  ASSERT_TRUE(job.Claim(&unit)) << "the page's frames do not share a core with a sweep";
+  EXPECT_EQ(unit.settings[2], 16) << "its warm-up (n ≤ 256: the same size)";
+  job.Finish(unit, RunApart(unit));
+  ASSERT_TRUE(job.Claim(&unit));
+  job.Finish(unit, RunApart(unit));
+  ASSERT_EQ(job.took.size(), 1u);
+  EXPECT_TRUE(job.took[0].result.in_worker);
   EXPECT_FALSE(job.running());
 }
 

@@ -61,6 +61,9 @@ class TimingJob : public Job {
     TimingBatch batch;
     int purpose = 0;          // the view's own tag (a live batch, a sweep point, …)
     TimingSweep::Point point;  // a sweep's point, where it is one
+    // Nobody waits on it frame by frame (a sweep's batch): it goes to a worker whenever there is one,
+    // so the page's frames do not share a core with it. Otherwise only when predicted to be long.
+    bool background = false;
   };
 
   bool running() const override;
@@ -87,7 +90,7 @@ class TimingJob : public Job {
   virtual void StepOwn() {}
 
  private:
-  bool Apart(const TimingBatch& batch) const;  // run in a worker (predicted past kPageCallMs)
+  bool Apart(const Named& named) const;  // run in a worker (background, or predicted past kPageCallMs)
   void Learn(const TimingBatch& batch, const std::string& error, const TimingResult& result);
   static std::pair<int, int> Layer(const TimingBatch& b) { return {static_cast<int>(b.kind), b.kernel}; }
   static TimingBatch WarmUp(const TimingBatch& b);

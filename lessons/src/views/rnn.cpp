@@ -257,7 +257,8 @@ void RnnTimingJob::Start() {
 bool RnnTimingJob::Next(Named* next) const {
   TimingSweep::Point point;
   if (!sweep_.Next(&point)) return false;
-  *next = {{point.series == 0 ? TimingKind::kRnn : TimingKind::kRnnAttention, 0, 1 << point.log2_n, kBatchMs, false}, 0, point};
+  *next = {{point.series == 0 ? TimingKind::kRnn : TimingKind::kRnnAttention, 0, 1 << point.log2_n, kBatchMs, false}, 0, point,
+           true};
   return true;
 }
 

@@ -131,7 +131,7 @@ bool SpeedJob::Next(Named* next) const {
   }
   TimingSweep::Point point;
   if (sweep_batches_.Next(&point)) {  // a sweep goes on whatever else would time
-    *next = {{TimingKind::kSpeedLayer, point.series, 1 << point.log2_n, kSweepBatchMs, false}, kSweep, point};
+    *next = {{TimingKind::kSpeedLayer, point.series, 1 << point.log2_n, kSweepBatchMs, false}, kSweep, point, true};
     return true;
   }
   if (shown_kernel_ < 0) return false;

@@ -313,7 +313,7 @@ void RnnPanel::DrawSpeed(PanelContext& ctx) {
                      "times are the engine's, measured in this page on one core (the RNN: one product per step; "
                      "attention: %s), one size at a time%s.",
                      d, attn::KernelName(RnnSpeedLab::AttentionLayer().kernel),
-                     offload::Available() ? "; a size that would hold the page for long runs in a Web Worker"
+                     offload::Available() ? ", in a Web Worker (the page's drawing does not share its core)"
                                           : ", one per frame (no Web Worker here)");
   const bool again = ImGui::Button("Time again");
   ctx.published.Rect("rnn.time", LastItemRect());
