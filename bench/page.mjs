@@ -172,7 +172,8 @@ async function mainThreadGap(session) {
 // View 9's timing sweep (n = 16 … 4096, both layers, 3 rounds) as it opens, the frames sampled
 // meanwhile; `hash` adds the page's own options (workers=off).
 async function rnnRun(session, hash = '') {
-  const { page } = await openPage(session, { width: 1280, height: 800, hash: `#${hash}${hash ? '&' : ''}v=rnn` });
+  const { page } = await openPage(session, { width: 1280, height: 800, hash: `#${hash}${hash ? '&' : ''}v=masks`, waitForVectors: false });
+  await page.evaluate(() => window.attnlab.setState('v=rnn'));  // the sweep starts as the view opens
   const start = Date.now();
   const frames = await framesUntil(page, (s) => s['rnn.sweep.done'] === 1, 50);
   const seconds = (Date.now() - start) / 1000;

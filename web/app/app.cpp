@@ -399,7 +399,7 @@ void App::Frame() {
   shown_view_ = drawn;
   // A job the view started or pressed on in this frame is stepped from the next one.
   for (lessons::Job* job : jobs)
-    if (job->running()) wants_another_frame_ = true;
+    if (jobs_.wants_frame(job)) wants_another_frame_ = true;
   summary_ = std::move(ctx.summary);
   // Touch screens have no wheel: the platform turns vertical finger drags into page scrolls.
   if (pending_scroll_ != 0.0f) {

@@ -52,15 +52,17 @@ bool JobScheduler::Frame(const std::vector<lessons::Job*>& jobs) {
   // have: a run begun here at a slice per frame would finish long after theirs, and the page's frames
   // stay short.
   std::vector<lessons::Job*> here;
-  for (lessons::Job* job : jobs) {
-    const bool in_workers = std::any_of(out_.begin(), out_.end(), [&](const auto& o) { return o.second.job == job; });
-    if (job->running() && !in_workers) here.push_back(job);
-  }
+  for (lessons::Job* job : jobs)
+    if (wants_frame(job)) here.push_back(job);
   for (lessons::Job* job : here) {
     ++EngineRuns();
     job->Step(kSliceMs / static_cast<double>(here.size()));  // a failure stops the job; its panel shows it
   }
-  return !out_.empty() || std::any_of(jobs.begin(), jobs.end(), [](const lessons::Job* j) { return j->running(); });
+  return !here.empty();
+}
+
+bool JobScheduler::has_units_out(const lessons::Job* job) const {
+  return std::any_of(out_.begin(), out_.end(), [&](const auto& o) { return o.second.job == job; });
 }
 
 }  // namespace attnlab

@@ -18,11 +18,15 @@ class JobScheduler {
   // The page's share of a frame for jobs, all of them together: with drawing, a frame stays near 16 ms.
   static constexpr double kSliceMs = 10.0;
 
-  // One frame's work: answers in, units out, a slice here. True while any job runs or has units out
-  // (the next frame is wanted).
+  // One frame's work: answers in, units out, a slice here. True when a job ran here (the next frame
+  // is wanted). Units out in workers want no frames: an answer asks for one when it arrives
+  // (offload::Deliver), so the page does not draw beside a timing batch for nothing.
   bool Frame(const std::vector<lessons::Job*>& jobs);
-  // Units out in workers now.
+  // Units out in workers now, all of them or `job`'s.
   int units_out() const { return static_cast<int>(out_.size()); }
+  bool has_units_out(const lessons::Job* job) const;
+  // A job that runs and has nothing out: the next frame steps it (a job a view started this frame).
+  bool wants_frame(const lessons::Job* job) const { return job->running() && !has_units_out(job); }
 
  private:
   struct Out {
