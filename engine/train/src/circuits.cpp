@@ -1,0 +1,175 @@
+#include "attn/train/circuits.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "attn/positions.h"
+#include "attn/train/layers.h"
+
+namespace attn::train {
+namespace {
+
+using MatD = Mat<double>;
+
+// One head's slices of its block, in double, with the block's LN1 γ folded into the reading side
+// (W_Q, W_K, W_V) for the composition scores.
+struct HeadWeights {
+  MatD q, k, v;  // (d, d_k) W_Q,h W_K,h W_V,h
+  MatD o;        // (d_k, d) W_O,h
+  MatD bq, bk, bv;  // (1, d_k)
+  MatD q_folded, k_folded, v_folded;  // diag(γ) W_·,h
+};
+
+HeadWeights Slice(const ModelConfig& c, const BlockParametersT<float>& b, int h) {
+  const int d = c.d_model, dk = HeadDim(c);
+  const AttentionParameters& a = b.attention;
+  HeadWeights w;
+  w.q = a.wq.block(0, h * dk, d, dk).cast<double>();
+  w.k = a.wk.block(0, h * dk, d, dk).cast<double>();
+  w.v = a.wv.block(0, h * dk, d, dk).cast<double>();
+  w.o = a.wo.block(h * dk, 0, dk, d).cast<double>();
+  w.bq = a.bq.block(0, h * dk, 1, dk).cast<double>();
+  w.bk = a.bk.block(0, h * dk, 1, dk).cast<double>();
+  w.bv = a.bv.block(0, h * dk, 1, dk).cast<double>();
+  w.q_folded = w.q, w.k_folded = w.k, w.v_folded = w.v;
+  if (c.layer_norm) {
+    const Eigen::Array<double, Eigen::Dynamic, 1> gamma = b.ln1_gamma.row(0).transpose().cast<double>().array();
+    w.q_folded.array().colwise() *= gamma;
+    w.k_folded.array().colwise() *= gamma;
+    w.v_folded.array().colwise() *= gamma;
+  }
+  return w;
+}
+
+// a_l(x) for every row: LN1 of block l, or the rows themselves.
+MatD AttentionInput(const ModelConfig& c, const BlockParametersT<float>& b, const MatD& x) {
+  if (!c.layer_norm) return x;
+  MatD y;
+  std::vector<double> mean, rstd;
+  LayerNormForward<double>(x, b.ln1_gamma.cast<double>(), b.ln1_beta.cast<double>(), &y, &mean, &rstd);
+  return y;
+}
+
+MatD QkOf(const HeadWeights& w, const MatD& input, int dk) {
+  const MatD q = (input * w.q).rowwise() + w.bq.row(0);
+  const MatD k = (input * w.k).rowwise() + w.bk.row(0);
+  return q * k.transpose() / std::sqrt(static_cast<double>(dk));
+}
+
+// ‖U M Wᵀ‖_F from the small factors: ‖X‖²_F = tr(XᵀX) = tr((UᵀU) M (WᵀW) Mᵀ). U (d, a), M (a, b),
+// W (d, b): every product here has rank at most d_k, so nothing (d, d) is formed.
+double FrobeniusOfProduct(const MatD& u, const MatD& m, const MatD& w) {
+  const double squared = ((u.transpose() * u) * m * (w.transpose() * w) * m.transpose()).trace();
+  return std::sqrt(std::max(squared, 0.0));
+}
+
+double Ratio(double num, double a, double b) { return a > 0 && b > 0 ? std::min(num / (a * b), 1.0) : 0.0; }
+
+Status Expect(bool ok, const std::string& what) {
+  return ok ? Status::Ok() : Status(StatusCode::kInvalidArgument, "circuits: " + what);
+}
+
+Status CheckShapes(const ModelConfig& c, const ModelParameters& p, const std::vector<int>& class_of_token) {
+  ATTN_RETURN_IF_ERROR(ValidateModelConfig(c));
+  ATTN_RETURN_IF_ERROR(Expect(c.kind == ModelKind::kTransformer, "expected a transformer, got a cnn"));
+  const int d = c.d_model, hd = c.heads * HeadDim(c);
+  ATTN_RETURN_IF_ERROR(Expect(p.wte.rows() == c.vocab && p.wte.cols() == d, "wte: expected (vocab, d_model)"));
+  ATTN_RETURN_IF_ERROR(Expect(p.out_w.rows() == d && p.out_w.cols() == c.classes, "out_w: expected (d_model, classes)"));
+  ATTN_RETURN_IF_ERROR(Expect(c.positions != Positions::kLearned || (p.wpe.rows() == c.seq_len && p.wpe.cols() == d),
+                              "wpe: expected (seq_len, d_model)"));
+  ATTN_RETURN_IF_ERROR(Expect(!c.layer_norm || (p.lnf_gamma.rows() == 1 && p.lnf_gamma.cols() == d), "lnf_gamma: expected (1, d_model)"));
+  ATTN_RETURN_IF_ERROR(Expect(static_cast<int>(p.blocks.size()) == c.layers,
+                              "blocks: expected " + std::to_string(c.layers) + ", got " + std::to_string(p.blocks.size())));
+  for (const BlockParametersT<float>& b : p.blocks) {
+    const AttentionParameters& a = b.attention;
+    const bool ok = a.wq.rows() == d && a.wq.cols() == hd && a.wk.rows() == d && a.wk.cols() == hd && a.wv.rows() == d &&
+                    a.wv.cols() == hd && a.wo.rows() == hd && a.wo.cols() == d && a.bq.size() == hd && a.bk.size() == hd &&
+                    a.bv.size() == hd && (!c.layer_norm || b.ln1_gamma.size() == d) && (!c.layer_norm || b.ln1_beta.size() == d);
+    ATTN_RETURN_IF_ERROR(Expect(ok, "a block's attention or LN1 parameters: expected wq wk wv (d_model, heads·d_k), wo (heads·d_k, d_model)"));
+  }
+  ATTN_RETURN_IF_ERROR(Expect(static_cast<int>(class_of_token.size()) == c.vocab,
+                              "class_of_token: expected " + std::to_string(c.vocab) + " entries, got " +
+                                  std::to_string(class_of_token.size())));
+  for (int cls : class_of_token)
+    ATTN_RETURN_IF_ERROR(Expect(cls >= -1 && cls < c.classes, "class_of_token: expected entries in −1 … classes − 1, got " +
+                                                                   std::to_string(cls)));
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::vector<int> ClassOfToken(TaskKind task, int vocab, int classes) {
+  std::vector<int> out(static_cast<size_t>(std::max(vocab, 0)), -1);
+  for (int s = 0; s < vocab; ++s)
+    for (int c = 0; c < classes; ++c)
+      if (TokenText(task, s) == ClassText(task, c)) {
+        out[s] = c;
+        break;
+      }
+  return out;
+}
+
+Status ComputeCircuits(const ModelConfig& c, const ModelParameters& p, const std::vector<int>& class_of_token, Circuits* out) {
+  ATTN_RETURN_IF_ERROR(CheckShapes(c, p, class_of_token));
+  const int dk = HeadDim(c);
+  const MatD embedding = p.wte.cast<double>();
+  MatD positions;  // (seq_len, d): the table added to the embeddings, if any
+  if (c.positions == Positions::kLearned) positions = p.wpe.cast<double>();
+  if (c.positions == Positions::kSinusoidal) positions = SinusoidalEncoding<double>(c.seq_len, c.d_model, 0, 10000.0);
+  // The read-out with the final LayerNorm's γ folded in: diag(γ_f) W_out.
+  MatD read_out = p.out_w.cast<double>();
+  if (c.layer_norm) read_out.array().colwise() *= p.lnf_gamma.row(0).transpose().cast<double>().array();
+
+  Circuits result;
+  std::vector<std::vector<HeadWeights>> weights(static_cast<size_t>(c.layers));
+  for (int l = 0; l < c.layers; ++l) {
+    const BlockParametersT<float>& block = p.blocks[l];
+    const MatD tokens_in = AttentionInput(c, block, embedding);
+    const MatD positions_in = positions.size() ? AttentionInput(c, block, positions) : MatD();
+    for (int h = 0; h < c.heads; ++h) {
+      weights[l].push_back(Slice(c, block, h));
+      const HeadWeights& w = weights[l].back();
+      HeadCircuits head;
+      head.layer = l + 1, head.head = h + 1;
+      head.qk = QkOf(w, tokens_in, dk).cast<float>();
+      if (positions_in.size()) head.qk_positions = QkOf(w, positions_in, dk).cast<float>();
+      const MatD ov = (((tokens_in * w.v).rowwise() + w.bv.row(0)) * w.o) * read_out;  // (V, C)
+      head.ov = ov.cast<float>();
+      int copiers = 0, candidates = 0;
+      for (int s = 0; s < c.vocab; ++s) {
+        if (class_of_token[s] < 0) continue;
+        Eigen::Index best = 0;
+        ov.row(s).maxCoeff(&best);
+        ++candidates;
+        copiers += best == class_of_token[s];
+      }
+      head.copying = candidates ? static_cast<double>(copiers) / candidates : std::numeric_limits<double>::quiet_NaN();
+      result.heads.push_back(std::move(head));
+    }
+  }
+  // Composition: every head of an earlier layer with every head of a later one. γ of the later
+  // block's LN1 folds into its reading side; the earlier head's output is what it writes.
+  for (int l1 = 0; l1 < c.layers; ++l1)
+    for (int l2 = l1 + 1; l2 < c.layers; ++l2)
+      for (int h1 = 0; h1 < c.heads; ++h1)
+        for (int h2 = 0; h2 < c.heads; ++h2) {
+          const HeadWeights& a = weights[l1][h1];
+          const HeadWeights& b = weights[l2][h2];
+          const MatD identity_a = MatD::Identity(dk, dk);
+          const double ov = FrobeniusOfProduct(a.v, identity_a, a.o.transpose());                 // ‖V_a O_a‖
+          const double qk = FrobeniusOfProduct(b.q_folded, identity_a, b.k_folded);               // ‖Q_b K_bᵀ‖
+          const double ov_b = FrobeniusOfProduct(b.v_folded, identity_a, b.o.transpose());        // ‖V_b O_b‖
+          HeadComposition comp;
+          comp.from_layer = l1 + 1, comp.from_head = h1 + 1, comp.to_layer = l2 + 1, comp.to_head = h2 + 1;
+          // Q: V_a (O_a Q_b) K_bᵀ;  K: Q_b (K_bᵀ O_aᵀ) V_aᵀ;  V: V_a (O_a V_b) O_b.
+          comp.q = Ratio(FrobeniusOfProduct(a.v, a.o * b.q_folded, b.k_folded), ov, qk);
+          comp.k = Ratio(FrobeniusOfProduct(b.q_folded, b.k_folded.transpose() * a.o.transpose(), a.v), qk, ov);
+          comp.v = Ratio(FrobeniusOfProduct(a.v, a.o * b.v_folded, b.o.transpose()), ov, ov_b);
+          result.compositions.push_back(comp);
+        }
+  *out = std::move(result);
+  return Status::Ok();
+}
+
+}  // namespace attn::train
