@@ -1,5 +1,7 @@
-# `attnlab train`'s contract: one JSON line per logged step, then a final line with the held-out
-# accuracy and each head's measured role; the README's example reaches held-out accuracy ≥ 0.9;
+# `attnlab train`'s contract: one JSON line per logged step (with the held-out loss, each head's
+# prefix-matching and copying scores, every pair's composition), then a final line with the held-out
+# accuracy, each head's measured role and scores, and the phase change (the README's example, where
+# two layers form an induction circuit, has one); the README's example reaches held-out accuracy ≥ 0.9;
 # a bad flag gives a clear message and exit code 2.
 # --save writes the model and FILE.config.json beside it (docs/pytorch.md), and a path that cannot
 # be written exits 2 before training.
@@ -8,7 +10,7 @@ include(${CMAKE_CURRENT_LIST_DIR}/cli_expect_run.cmake)
 
 if(NOT QUICK)
 expect_run("the README's example: recall, 2 layers, 2 heads, 3000 steps, seed 1" 0
-           "^{\"step\":100,\"loss\":[0-9.e+-]+,\"accuracy\":[0-9.e+-]+}\n.*{\"step\":3000,[^\n]*}\n{\"final\":true,\"steps\":3000,\"held_out\":{\"loss\":[0-9.e+-]+,\"accuracy\":(1|0\\.9[0-9]*),\"positions\":512},\"steps_per_second\":[0-9.]+,\"heads\":\\[{\"layer\":1,\"head\":1,\"role\":\"[^\"]+\",\"share\":[0-9.]+,\"text\":\"head 1.1 [^\"]+\"},.*{\"layer\":2,\"head\":2,[^\n]*}\\]}\n$"
+           "^{\"step\":100,\"loss\":[0-9.e+-]+,\"accuracy\":[0-9.e+-]+,\"held_out_loss\":[0-9.e+-]+,\"heads\":\\[{\"layer\":1,\"head\":1,\"prefix_matching\":[0-9.e-]+,\"copying\":[0-9.e-]+},[^\n]*\\],\"compositions\":\\[{\"from\":\"1.1\",\"to\":\"2.1\",\"q\":[0-9.e-]+,\"k\":[0-9.e-]+,\"v\":[0-9.e-]+},[^\n]*\\]}\n.*{\"step\":3000,[^\n]*}\n{\"final\":true,\"steps\":3000,\"held_out\":{\"loss\":[0-9.e+-]+,\"accuracy\":(1|0\\.9[0-9]*),\"positions\":512},\"steps_per_second\":[0-9.]+,\"heads\":\\[{\"layer\":1,\"head\":1,\"role\":\"[^\"]+\",\"share\":[0-9.]+,\"text\":\"head 1.1 [^\"]+\",\"prefix_matching\":[0-9.e-]+,\"copying\":[0-9.e-]+},.*{\"layer\":2,\"head\":2,[^\n]*}\\],\"compositions\":\\[[^\n]*\\],\"phase_change_step\":[3-6]00}\n$"
            "^$" ${ATTNLAB} train --task recall --layers 2 --heads 2 --steps 3000 --seed 1 --json)
 endif()
 expect_run("text output" 0 "^step +10  loss [0-9.]+  accuracy [0-9.]+\nheld-out: loss [0-9.]+, accuracy [0-9.]+ over [0-9]+ positions; [0-9]+ steps/s\nhead 1.1 "

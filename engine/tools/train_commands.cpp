@@ -10,10 +10,12 @@
 #include <utility>
 #include <vector>
 
+#include "attn/train/circuits.h"
 #include "attn/train/data_size.h"
 #include "attn/train/head_roles.h"
 #include "attn/train/lm_checkpoint.h"
 #include "attn/train/model_checkpoint.h"
+#include "attn/train/phase_change.h"
 #include "attn/train/trainer.h"
 #include "cli_flags.h"
 #include "cli_support.h"
@@ -77,6 +79,39 @@ std::string WithFlagNames(const attn::Status& status) {
   return text;
 }
 
+// Held-out sequences scored at every logged step: the loss curve the phase change is read from,
+// and the sequences MeasureHeadRoles averages each head's weights over.
+constexpr int kLoggedSequences = 64;
+
+// Every head's scores now, as JSON: prefix matching (the mean share of its weight on the token after
+// an earlier copy of the query's token over held-out sequences, MeasureHeadRoles' "after same"; null
+// where the task never has one), copying (its OV circuit's, attn/train/circuits.h), and the Q/K/V
+// composition of every earlier × later pair. `heads[i]` gets the members of head i (layer by layer),
+// `compositions` the array.
+attn::Status HeadScores(const attn::train::Trainer& trainer, std::vector<attn::train::HeadRole>* roles,
+                        std::vector<std::string>* heads, std::string* compositions) {
+  using attn::train::KeyKind;
+  ATTN_RETURN_IF_ERROR(attn::train::MeasureHeadRoles(trainer, kLoggedSequences, roles));
+  const attn::train::ModelConfig& model = trainer.model();
+  attn::train::Circuits circuits;
+  ATTN_RETURN_IF_ERROR(attn::train::ComputeCircuits(
+      model, trainer.parameters(), attn::train::ClassOfToken(trainer.config().task, model.vocab, model.classes), &circuits));
+  heads->clear();
+  for (size_t i = 0; i < roles->size() && i < circuits.heads.size(); ++i) {
+    const float prefix = (*roles)[i].shares[static_cast<int>(KeyKind::kAfterSame)];
+    heads->push_back("\"prefix_matching\":" + (prefix < 0 ? std::string("null") : JsonNumber(prefix)) +
+                     ",\"copying\":" + JsonNumber(circuits.heads[i].copying));
+  }
+  *compositions = "[";
+  for (const attn::train::HeadComposition& c : circuits.compositions) {
+    *compositions += (compositions->size() > 1 ? "," : "") + std::string("{\"from\":\"") + std::to_string(c.from_layer) + "." +
+                     std::to_string(c.from_head) + "\",\"to\":\"" + std::to_string(c.to_layer) + "." + std::to_string(c.to_head) +
+                     "\",\"q\":" + JsonNumber(c.q) + ",\"k\":" + JsonNumber(c.k) + ",\"v\":" + JsonNumber(c.v) + "}";
+  }
+  *compositions += "]";
+  return attn::Status::Ok();
+}
+
 }  // namespace
 
 int Train(int argc, char** argv) {
@@ -130,8 +165,12 @@ int Train(int argc, char** argv) {
     }
   }
   const auto start = std::chrono::steady_clock::now();
-  double loss_sum = 0, accuracy_sum = 0;
+  double loss_sum = 0, accuracy_sum = 0, scoring_seconds = 0;
   int in_window = 0;
+  std::vector<attn::train::LossPoint> held_out_curve;  // at every logged step: where the phase change is read
+  std::vector<attn::train::HeadRole> roles;
+  std::vector<std::string> head_scores;
+  std::string compositions;
   for (int s = 0; s < steps; ++s) {
     attn::train::StepStats stats;
     status = trainer.Step(&stats);
@@ -141,17 +180,35 @@ int Train(int argc, char** argv) {
     }
     loss_sum += stats.loss, accuracy_sum += stats.accuracy, ++in_window;
     if (stats.step % log_every == 0 || s + 1 == steps) {  // the mean over the steps since the last line
-      if (json) std::printf("{\"step\":%d,\"loss\":%.6g,\"accuracy\":%.6g}\n", stats.step, loss_sum / in_window, accuracy_sum / in_window);
-      else std::printf("step %6d  loss %.4f  accuracy %.3f\n", stats.step, loss_sum / in_window, accuracy_sum / in_window);
+      // Scoring is not training: its time stays out of steps_per_second.
+      const auto scoring = std::chrono::steady_clock::now();
+      attn::train::Evaluation logged;
+      status = trainer.Evaluate(kLoggedSequences, &logged);
+      if (status.ok()) status = HeadScores(trainer, &roles, &head_scores, &compositions);
+      if (!status.ok()) {
+        std::fprintf(stderr, "attnlab train: step %d: %s\n", stats.step, status.ToString().c_str());
+        return kExitFailed;
+      }
+      held_out_curve.push_back({stats.step, logged.loss});
+      if (json) {
+        std::printf("{\"step\":%d,\"loss\":%.6g,\"accuracy\":%.6g,\"held_out_loss\":%.6g,\"heads\":[", stats.step,
+                    loss_sum / in_window, accuracy_sum / in_window, logged.loss);
+        for (size_t i = 0; i < head_scores.size(); ++i)
+          std::printf("%s{\"layer\":%d,\"head\":%d,%s}", i ? "," : "", roles[i].layer, roles[i].head, head_scores[i].c_str());
+        std::printf("],\"compositions\":%s}\n", compositions.c_str());
+      } else {
+        std::printf("step %6d  loss %.4f  accuracy %.3f\n", stats.step, loss_sum / in_window, accuracy_sum / in_window);
+      }
       std::fflush(stdout);
       loss_sum = accuracy_sum = 0, in_window = 0;
+      scoring_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - scoring).count();
     }
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - scoring_seconds;
+  const int phase_change = attn::train::PhaseChangeStep(held_out_curve);
   attn::train::Evaluation held_out;
-  std::vector<attn::train::HeadRole> roles;
   status = trainer.Evaluate(eval, &held_out);
-  if (status.ok()) status = attn::train::MeasureHeadRoles(trainer, 64, &roles);
+  if (status.ok()) status = HeadScores(trainer, &roles, &head_scores, &compositions);
   if (!status.ok()) {
     std::fprintf(stderr, "attnlab train: %s\n", status.ToString().c_str());
     return kExitFailed;
@@ -175,10 +232,12 @@ int Train(int argc, char** argv) {
                 steps, held_out.loss, held_out.accuracy, held_out.scored, steps_per_second);
     for (size_t i = 0; i < roles.size(); ++i) {
       const auto& r = roles[i];
-      std::printf("%s{\"layer\":%d,\"head\":%d,\"role\":%s,\"share\":%.4f,\"text\":%s}", i ? "," : "", r.layer,
-                  r.head, JsonString(attn::train::KeyKindText(r.kind)).c_str(), r.share, JsonString(r.text).c_str());
+      std::printf("%s{\"layer\":%d,\"head\":%d,\"role\":%s,\"share\":%.4f,\"text\":%s,%s}", i ? "," : "", r.layer,
+                  r.head, JsonString(attn::train::KeyKindText(r.kind)).c_str(), r.share, JsonString(r.text).c_str(),
+                  head_scores[i].c_str());
     }
-    std::printf("]");
+    std::printf("],\"compositions\":%s,\"phase_change_step\":%s", compositions.c_str(),
+                phase_change < 0 ? "null" : std::to_string(phase_change).c_str());
     if (!save_path.empty())
       std::printf(",\"saved\":{\"safetensors\":%s,\"config\":%s}", JsonString(save_path).c_str(),
                   JsonString(config_path).c_str());
@@ -187,6 +246,8 @@ int Train(int argc, char** argv) {
     std::printf("held-out: loss %.4f, accuracy %.3f over %d positions; %.0f steps/s\n", held_out.loss,
                 held_out.accuracy, held_out.scored, steps_per_second);
     for (const auto& r : roles) std::printf("%s\n", r.text.c_str());
+    if (phase_change < 0) std::printf("no phase change in the held-out loss (the rule: attn/train/phase_change.h)\n");
+    else std::printf("phase change at step %d: the held-out loss fell suddenly there\n", phase_change);
     if (!save_path.empty()) std::printf("saved %s and %s\n", save_path.c_str(), config_path.c_str());
   }
   return kExitOk;
@@ -307,11 +368,18 @@ std::string TrainHelp() {
                   "FILE.config.json beside it (FILE's .safetensors ending replaced): names and "
                   "settings in docs/pytorch.md, which loads them in PyTorch") +
          HelpFlag("--json",
-                  "JSON lines instead: {\"step\", \"loss\", \"accuracy\"} every K steps, then "
+                  "JSON lines instead: {\"step\", \"loss\", \"accuracy\", \"held_out_loss\", "
+                  "\"heads\": [{\"layer\", \"head\", \"prefix_matching\", \"copying\"}, ...], "
+                  "\"compositions\": [{\"from\", \"to\", \"q\", \"k\", \"v\"}, ...]} every K steps, then "
                   "{\"final\": true, \"steps\", \"held_out\": {\"loss\", \"accuracy\", "
                   "\"positions\"}, \"steps_per_second\", \"heads\": [{\"layer\", \"head\", "
-                  "\"role\", \"share\", \"text\"}, ...], with --save \"saved\": "
-                  "{\"safetensors\", \"config\"}}") +
+                  "\"role\", \"share\", \"text\", \"prefix_matching\", \"copying\"}, ...], "
+                  "\"compositions\", \"phase_change_step\" (null: none), with --save \"saved\": "
+                  "{\"safetensors\", \"config\"}}. prefix_matching: a head's mean weight on the token "
+                  "after an earlier copy of the query's (64 held-out sequences); copying and the Q/K/V "
+                  "composition scores: read off the weights (Elhage et al. 2021; docs/concepts.md); the "
+                  "phase change: the step where the held-out loss fell suddenly (the rule: "
+                  "attn/train/phase_change.h)") +
          HelpFlag("--help, -h", "this text") +
          HelpExitCodes("trained", "training failed (a step or the evaluation returned an error)") +
          HelpExample(
