@@ -89,29 +89,22 @@ void CheckAgainstLoops(const ModelConfig& c, const ModelParameters& p) {
     const int l = head.layer - 1, h = head.head - 1;
     const BlockParametersT<float>& b = p.blocks[l];
     const AttentionParameters& a = b.attention;
-    ASSERT_EQ(head.qk.rows(), c.vocab);
-    ASSERT_EQ(head.qk.cols(), c.vocab);
-    for (int t = 0; t < c.vocab; ++t)
-      for (int s = 0; s < c.vocab; ++s) {
-        const std::vector<double> q = Project(LayerNormRow(e, t, b.ln1_gamma, b.ln1_beta), a.wq, a.bq, h, dk);
-        const std::vector<double> k = Project(LayerNormRow(e, s, b.ln1_gamma, b.ln1_beta), a.wk, a.bk, h, dk);
-        double dot = 0;
-        for (int j = 0; j < dk; ++j) dot += q[j] * k[j];
-        ExpectFloatOf(head.qk(t, s), dot / std::sqrt(static_cast<double>(dk)), "qk");
-      }
-    if (table.size()) {
-      ASSERT_EQ(head.qk_positions.rows(), c.seq_len);
-      for (int t = 0; t < c.seq_len; ++t)
-        for (int s = 0; s < c.seq_len; ++s) {
-          const std::vector<double> q = Project(LayerNormRow(table, t, b.ln1_gamma, b.ln1_beta), a.wq, a.bq, h, dk);
-          const std::vector<double> k = Project(LayerNormRow(table, s, b.ln1_gamma, b.ln1_beta), a.wk, a.bk, h, dk);
+    // Rows t, s of `x` through LN1, W_Q,h and W_K,h: their scaled dot product, for every pair.
+    const auto expect_qk = [&](const MatD& x, const Matrix& got, const char* what) {
+      ASSERT_EQ(got.rows(), x.rows());
+      ASSERT_EQ(got.cols(), x.rows());
+      for (int t = 0; t < x.rows(); ++t)
+        for (int s = 0; s < x.rows(); ++s) {
+          const std::vector<double> q = Project(LayerNormRow(x, t, b.ln1_gamma, b.ln1_beta), a.wq, a.bq, h, dk);
+          const std::vector<double> k = Project(LayerNormRow(x, s, b.ln1_gamma, b.ln1_beta), a.wk, a.bk, h, dk);
           double dot = 0;
           for (int j = 0; j < dk; ++j) dot += q[j] * k[j];
-          ExpectFloatOf(head.qk_positions(t, s), dot / std::sqrt(static_cast<double>(dk)), "qk_positions");
+          ExpectFloatOf(got(t, s), dot / std::sqrt(static_cast<double>(dk)), what);
         }
-    } else {
-      EXPECT_EQ(head.qk_positions.size(), 0);
-    }
+    };
+    expect_qk(e, head.qk, "qk");
+    if (table.size()) expect_qk(table, head.qk_positions, "qk_positions");
+    else EXPECT_EQ(head.qk_positions.size(), 0);
     ASSERT_EQ(head.ov.rows(), c.vocab);
     ASSERT_EQ(head.ov.cols(), c.classes);
     int copiers = 0, candidates = 0;
