@@ -256,7 +256,10 @@ test('a head tile of view 5 opens its menu on a right click and copies its weigh
   const page = await newPage(context);
   await page.goto(`${session.url}#v=heads&s=The+cat+sat`);
   await page.waitForSelector('html[data-ready=true]');
-  await page.waitForFunction(() => window.attnlab.view().wordVectorsLoaded && window.attnlab.idle());
+  // The view at rest with both its assets: the trained heads arriving after the click would move the
+  // tiles under the pointer (idle() does not wait for assets).
+  await page.waitForFunction(() => window.attnlab.view().wordVectorsLoaded && window.attnlab.scalars()['heads.trained'] === 1 &&
+                             window.attnlab.idle());
   let p = centre((await page.evaluate(() => window.attnlab.layout()))['heads.W1']);
   await page.mouse.click(p.x, p.y, { button: 'right' });
   await page.waitForFunction(() => window.attnlab.layout()['heads.W1.menu.csv']);
