@@ -262,7 +262,8 @@ test('a head tile of view 5 opens its menu on a right click and copies its weigh
                              window.attnlab.idle());
   let p = centre((await page.evaluate(() => window.attnlab.layout()))['heads.W1']);
   await page.mouse.click(p.x, p.y, { button: 'right' });
-  await page.waitForFunction(() => window.attnlab.layout()['heads.W1.menu.csv']);
+  // The menu drawn where it stays (a popup is measured in a hidden first frame), the page at rest.
+  await page.waitForFunction(() => window.attnlab.layout()['heads.W1.menu.csv'] && window.attnlab.idle());
   p = centre((await page.evaluate(() => window.attnlab.layout()))['heads.W1.menu.csv']);
   await page.mouse.click(p.x, p.y);
   await page.waitForFunction(() => window.attnlabHandle.exports.length === 1);

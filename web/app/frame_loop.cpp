@@ -221,12 +221,24 @@ EM_BOOL OnContextRestored(int, const void*, void*) {
   return EM_TRUE;
 }
 
+// A window ImGui is still laying out: a popup or tooltip in its first, hidden frame (measured, not
+// drawn) or auto-fitting its size. It shows, where it will stay, only in a later frame.
+bool WindowSettling() {
+  for (const ImGuiWindow* w : GImGui->Windows)
+    if (w->Active && (w->HiddenFramesCannotSkipItems > 0 || w->HiddenFramesCanSkipItems > 0 || w->AutoFitFramesX > 0 ||
+                      w->AutoFitFramesY > 0))
+      return true;
+  return false;
+}
+
 void LoopIteration() {
   if (g_context_lost) return;  // the frame stays due (dirty) until the context is back
   if (!platform::TakeDirty()) return;
   DrawFrame();
-  // ImGui trickles input (one key or click per frame); keep drawing until the queue is empty.
-  if (GImGui->InputEventsQueue.Size > 0 || TheApp().wants_another_frame()) platform::MarkDirty();
+  // ImGui trickles input (one key or click per frame); keep drawing until the queue is empty, and
+  // until a window that just opened (a figure's menu) has its place: a click's menu is drawn without
+  // waiting for the next mouse move.
+  if (GImGui->InputEventsQueue.Size > 0 || TheApp().wants_another_frame() || WindowSettling()) platform::MarkDirty();
 }
 
 }  // namespace
