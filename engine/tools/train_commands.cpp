@@ -208,7 +208,9 @@ int Train(int argc, char** argv) {
   const int phase_change = attn::train::PhaseChangeStep(held_out_curve);
   attn::train::Evaluation held_out;
   status = trainer.Evaluate(eval, &held_out);
-  if (status.ok()) status = HeadScores(trainer, &roles, &head_scores, &compositions);
+  // The last step is always logged, and its scores are the final model's: measured again only when
+  // no step was taken.
+  if (status.ok() && held_out_curve.empty()) status = HeadScores(trainer, &roles, &head_scores, &compositions);
   if (!status.ok()) {
     std::fprintf(stderr, "attnlab train: %s\n", status.ToString().c_str());
     return kExitFailed;

@@ -76,6 +76,10 @@ TimingBatch TimingJob::WarmUp(const TimingBatch& b) {
   return warm;
 }
 
+bool TimingJob::Cold(const TimingBatch& batch, int place) const {
+  return batch.kind != TimingKind::kPeak && !warmed_[place].count(Layer(batch));
+}
+
 bool TimingJob::Apart(const Named& named) const {
   const TimingBatch& batch = named.batch;
   if (named.background) return true;
@@ -110,8 +114,7 @@ Status TimingJob::Step(double /*budget_ms*/) {
   if (!batch_due) return Status::Ok();
   own_turn_ = true;
   TimingResult result;
-  const bool cold = next.batch.kind != TimingKind::kPeak && !warmed_[0].count(Layer(next.batch));
-  if (cold) {  // this frame's call; the batch itself runs in the next
+  if (Cold(next.batch, 0)) {  // this frame's call; the batch itself runs in the next
     if (RunTimingBatch(WarmUp(next.batch), &result).ok()) {
       warmed_[0].insert(Layer(next.batch));
       return Status::Ok();
@@ -127,7 +130,7 @@ Status TimingJob::Step(double /*budget_ms*/) {
 bool TimingJob::Claim(JobUnit* unit) {
   Named next;
   if (out_ || !shown_ || !Next(&next) || !Apart(next)) return false;
-  out_warm_ = next.batch.kind != TimingKind::kPeak && !warmed_[1].count(Layer(next.batch));
+  out_warm_ = Cold(next.batch, 1);
   *unit = TimingUnit(out_warm_ ? WarmUp(next.batch) : next.batch);
   out_ = true, out_named_ = next;
   return true;

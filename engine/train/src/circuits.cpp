@@ -19,7 +19,17 @@ struct HeadWeights {
   MatD o;        // (d_k, d) W_O,h
   MatD bq, bk, bv;  // (1, d_k)
   MatD q_folded, k_folded, v_folded;  // diag(γ) W_·,h
+  // The norms a composition score divides by, once per head: ‖V O‖ (what it writes), ‖Q' K'ᵀ‖ and
+  // ‖V' O‖ (what it reads, γ folded in).
+  double ov_norm = 0, qk_folded_norm = 0, ov_folded_norm = 0;
 };
+
+// ‖U M Wᵀ‖_F from the small factors: ‖X‖²_F = tr(XᵀX) = tr((UᵀU) M (WᵀW) Mᵀ). U (d, a), M (a, b),
+// W (d, b): every product here has rank at most d_k, so nothing (d, d) is formed.
+double FrobeniusOfProduct(const MatD& u, const MatD& m, const MatD& w) {
+  const double squared = ((u.transpose() * u) * m * (w.transpose() * w) * m.transpose()).trace();
+  return std::sqrt(std::max(squared, 0.0));
+}
 
 HeadWeights Slice(const ModelConfig& c, const BlockParametersT<float>& b, int h) {
   const int d = c.d_model, dk = HeadDim(c);
@@ -39,6 +49,10 @@ HeadWeights Slice(const ModelConfig& c, const BlockParametersT<float>& b, int h)
     w.k_folded.array().colwise() *= gamma;
     w.v_folded.array().colwise() *= gamma;
   }
+  const MatD identity = MatD::Identity(dk, dk);
+  w.ov_norm = FrobeniusOfProduct(w.v, identity, w.o.transpose());
+  w.qk_folded_norm = FrobeniusOfProduct(w.q_folded, identity, w.k_folded);
+  w.ov_folded_norm = FrobeniusOfProduct(w.v_folded, identity, w.o.transpose());
   return w;
 }
 
@@ -55,13 +69,6 @@ MatD QkOf(const HeadWeights& w, const MatD& input, int dk) {
   const MatD q = (input * w.q).rowwise() + w.bq.row(0);
   const MatD k = (input * w.k).rowwise() + w.bk.row(0);
   return q * k.transpose() / std::sqrt(static_cast<double>(dk));
-}
-
-// ‖U M Wᵀ‖_F from the small factors: ‖X‖²_F = tr(XᵀX) = tr((UᵀU) M (WᵀW) Mᵀ). U (d, a), M (a, b),
-// W (d, b): every product here has rank at most d_k, so nothing (d, d) is formed.
-double FrobeniusOfProduct(const MatD& u, const MatD& m, const MatD& w) {
-  const double squared = ((u.transpose() * u) * m * (w.transpose() * w) * m.transpose()).trace();
-  return std::sqrt(std::max(squared, 0.0));
 }
 
 double Ratio(double num, double a, double b) { return a > 0 && b > 0 ? std::min(num / (a * b), 1.0) : 0.0; }
@@ -156,16 +163,12 @@ Status ComputeCircuits(const ModelConfig& c, const ModelParameters& p, const std
         for (int h2 = 0; h2 < c.heads; ++h2) {
           const HeadWeights& a = weights[l1][h1];
           const HeadWeights& b = weights[l2][h2];
-          const MatD identity_a = MatD::Identity(dk, dk);
-          const double ov = FrobeniusOfProduct(a.v, identity_a, a.o.transpose());                 // ‖V_a O_a‖
-          const double qk = FrobeniusOfProduct(b.q_folded, identity_a, b.k_folded);               // ‖Q_b K_bᵀ‖
-          const double ov_b = FrobeniusOfProduct(b.v_folded, identity_a, b.o.transpose());        // ‖V_b O_b‖
           HeadComposition comp;
           comp.from_layer = l1 + 1, comp.from_head = h1 + 1, comp.to_layer = l2 + 1, comp.to_head = h2 + 1;
           // Q: V_a (O_a Q_b) K_bᵀ;  K: Q_b (K_bᵀ O_aᵀ) V_aᵀ;  V: V_a (O_a V_b) O_b.
-          comp.q = Ratio(FrobeniusOfProduct(a.v, a.o * b.q_folded, b.k_folded), ov, qk);
-          comp.k = Ratio(FrobeniusOfProduct(b.q_folded, b.k_folded.transpose() * a.o.transpose(), a.v), qk, ov);
-          comp.v = Ratio(FrobeniusOfProduct(a.v, a.o * b.v_folded, b.o.transpose()), ov, ov_b);
+          comp.q = Ratio(FrobeniusOfProduct(a.v, a.o * b.q_folded, b.k_folded), a.ov_norm, b.qk_folded_norm);
+          comp.k = Ratio(FrobeniusOfProduct(b.q_folded, b.k_folded.transpose() * a.o.transpose(), a.v), b.qk_folded_norm, a.ov_norm);
+          comp.v = Ratio(FrobeniusOfProduct(a.v, a.o * b.v_folded, b.o.transpose()), a.ov_norm, b.ov_folded_norm);
           result.compositions.push_back(comp);
         }
   *out = std::move(result);

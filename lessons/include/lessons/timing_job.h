@@ -94,6 +94,8 @@ class TimingJob : public Job {
   void Learn(const TimingBatch& batch, const std::string& error, const TimingResult& result);
   static std::pair<int, int> Layer(const TimingBatch& b) { return {static_cast<int>(b.kind), b.kernel}; }
   static TimingBatch WarmUp(const TimingBatch& b);
+  // The batch's layer has had no warm-up in `place` (0 here, 1 the worker): its warm-up runs first.
+  bool Cold(const TimingBatch& batch, int place) const;
 
   bool shown_ = true;
   bool out_ = false;       // a unit is in a worker
