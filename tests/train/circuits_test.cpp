@@ -99,7 +99,7 @@ void CheckAgainstLoops(const ModelConfig& c, const ModelParameters& p) {
           const std::vector<double> k = Project(LayerNormRow(x, s, b.ln1_gamma, b.ln1_beta), a.wk, a.bk, h, dk);
           double dot = 0;
           for (int j = 0; j < dk; ++j) dot += q[j] * k[j];
-          ExpectFloatOf(got(t, s), dot / std::sqrt(static_cast<double>(dk)), what);
+          ExpectFloatOf(got(t, s), c.scaled ? dot / std::sqrt(static_cast<double>(dk)) : dot, what);
         }
     };
     expect_qk(e, head.qk, "qk");
@@ -159,6 +159,11 @@ TEST(Circuits, EqualPlainFloat64LoopsWithRotaryPositions) { CheckAgainstLoops(Tw
 // One head, no LayerNorm: wte, W_V, W_O and the read-out the identity make OV the identity (a
 // copier); a permutation in W_O makes it write another token's class (copying 0). A layer-1 head
 // that writes nothing composes with nothing.
+TEST(Circuits, EqualPlainFloat64LoopsWithUnscaledScores) {  // the QK circuit is the score the model uses
+  ModelConfig c = TwoLayers(Positions::kLearned);
+  c.scaled = false;
+  CheckAgainstLoops(c, Perturbed(c));
+}
 TEST(Circuits, AHandBuiltCopierScoresOneANonCopierZero) {
   ModelConfig c;
   c.vocab = c.classes = c.d_model = 4;

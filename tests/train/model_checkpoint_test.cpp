@@ -174,6 +174,15 @@ TEST(ModelCheckpoint, RefusesWhatItCannotWriteOrRead) {
             std::string::npos);
   EXPECT_NE(message(WriteModelCheckpoint(TaskKind::kRecall, c, p, &st, &cfg)).find("checkpoint: config: expected recall's vocab"),
             std::string::npos);
+  ModelConfig unscaled = c;  // config.json's attention_scale and the PyTorch reference are softmax(q·k/√d_k)
+  unscaled.scaled = false;
+  EXPECT_NE(message(WriteModelCheckpoint(task, unscaled, p, &st, &cfg))
+                .find("unknown_option: checkpoint: attention: expected scaled scores and softmax (the checkpoint's "
+                      "attention_scale 1/sqrt(head_dim)), got unscaled scores"),
+            std::string::npos);
+  ModelConfig sparse = c;
+  sparse.sparsemax = true;
+  EXPECT_NE(message(WriteModelCheckpoint(task, sparse, p, &st, &cfg)).find("got sparsemax"), std::string::npos);
   ModelParameters narrow = p;
   narrow.blocks[0].attention.wq = Matrix::Zero(c.d_model, 16);
   EXPECT_NE(message(WriteModelCheckpoint(task, c, narrow, &st, &cfg))

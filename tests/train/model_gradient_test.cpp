@@ -66,6 +66,13 @@ std::vector<GradientCase> Cases() {
   t.layer_norm = false;
   t.train_embedding = false;
   add("transformer_mlp_no_layer_norm_fixed_embedding", t);
+  t = Small(ModelKind::kTransformer);
+  t.scaled = false;
+  add("transformer_unscaled_scores", t);
+  t = Small(ModelKind::kTransformer);
+  t.sparsemax = true;  // piecewise linear: the checks' small steps stay on one piece
+  t.positions = Positions::kRope;
+  add("transformer_sparsemax_rope", t);
   ModelConfig c = Small(ModelKind::kCnn);
   add("cnn_causal", c);
   c.causal = false;

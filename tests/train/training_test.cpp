@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <string>
 #include <vector>
 
 #include "attn/train/head_roles.h"
+#include "attn/train/model.h"
 #include "attn/train/optimizer.h"
 #include "attn/train/tasks.h"
 #include "attn/train/trainer.h"
@@ -225,6 +227,50 @@ TEST(Trainer, TheSameSeedTrainsTheSameModel) {
   for (int s = 0; s < 5; ++s) ASSERT_TRUE(a.Step(&sa).ok() && b.Step(&sb).ok());
   EXPECT_EQ(sa.loss, sb.loss);
   EXPECT_TRUE(a.parameters().out_w == b.parameters().out_w);
+}
+
+// Each position's held-out loss against the same sequences' logits, recomputed in double from
+// ModelForward on HeldOutBatch (the sequences Evaluate scores); the positions' losses, weighted by
+// how many were scored, average to the loss.
+TEST(Trainer, LossPerPositionIsEachPositionsMeanCrossEntropy) {
+  for (const TaskKind task : {TaskKind::kRecall, TaskKind::kCopy}) {
+    Trainer trainer;
+    ASSERT_TRUE(trainer.Init(DefaultTrainConfig(task)).ok());
+    StepStats stats;
+    for (int s = 0; s < 3; ++s) ASSERT_TRUE(trainer.Step(&stats).ok());
+    constexpr int kSequences = 300;  // more than one evaluation chunk
+    Evaluation eval;
+    ASSERT_TRUE(trainer.Evaluate(kSequences, &eval).ok());
+    const Batch batch = HeldOutBatch(trainer.config(), kSequences);
+    Activations acts;
+    ASSERT_TRUE(ModelForward(trainer.model(), trainer.parameters(), batch, &acts).ok());
+    const int T = batch.seq_len;
+    ASSERT_EQ(eval.position_loss.size(), static_cast<size_t>(T));
+    ASSERT_EQ(eval.position_scored.size(), static_cast<size_t>(T));
+    std::vector<double> sum(T, 0.0);
+    std::vector<int> count(T, 0);
+    for (int r = 0; r < batch.size * T; ++r) {
+      if (batch.weights[r] <= 0) continue;
+      double z_sum = 0;
+      for (int c = 0; c < acts.logits.cols(); ++c) z_sum += std::exp(static_cast<double>(acts.logits(r, c)));
+      sum[r % T] += std::log(z_sum) - acts.logits(r, batch.targets[r]);
+      ++count[r % T];
+    }
+    double weighted = 0;
+    int scored_positions = 0;
+    for (int t = 0; t < T; ++t) {
+      EXPECT_EQ(eval.position_scored[t], count[t]) << "position " << t;
+      // float of a mean of terms ≈ 1–5: 2⁻²⁴ relative plus the logits' float rounding inside exp.
+      const double want = count[t] ? sum[t] / count[t] : 0.0;
+      EXPECT_NEAR(eval.position_loss[t], want, 1e-5 * std::max(1.0, want)) << "position " << t;
+      weighted += static_cast<double>(eval.position_loss[t]) * eval.position_scored[t];
+      scored_positions += eval.position_scored[t] > 0;
+    }
+    EXPECT_EQ(eval.scored, std::accumulate(count.begin(), count.end(), 0));
+    EXPECT_NEAR(weighted / eval.scored, eval.loss, 1e-5 * eval.loss);
+    EXPECT_GT(scored_positions, 0);
+    EXPECT_LT(scored_positions, T) << "both tasks leave their first positions unscored";
+  }
 }
 
 }  // namespace

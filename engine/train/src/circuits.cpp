@@ -65,10 +65,11 @@ MatD AttentionInput(const ModelConfig& c, const BlockParametersT<float>& b, cons
   return y;
 }
 
-MatD QkOf(const HeadWeights& w, const MatD& input, int dk) {
+// scale: the model's (1/√d_k, or 1 when config.scaled is false).
+MatD QkOf(const HeadWeights& w, const MatD& input, double scale) {
   const MatD q = (input * w.q).rowwise() + w.bq.row(0);
   const MatD k = (input * w.k).rowwise() + w.bk.row(0);
-  return q * k.transpose() / std::sqrt(static_cast<double>(dk));
+  return q * k.transpose() * scale;
 }
 
 double Ratio(double num, double a, double b) { return a > 0 && b > 0 ? std::min(num / (a * b), 1.0) : 0.0; }
@@ -119,7 +120,7 @@ std::vector<int> ClassOfToken(TaskKind task, int vocab, int classes) {
 
 Status ComputeCircuits(const ModelConfig& c, const ModelParameters& p, const std::vector<int>& class_of_token, Circuits* out) {
   ATTN_RETURN_IF_ERROR(CheckShapes(c, p, class_of_token));
-  const int dk = HeadDim(c);
+  const double scale = c.scaled ? 1.0 / std::sqrt(static_cast<double>(HeadDim(c))) : 1.0;
   const MatD embedding = p.wte.cast<double>();
   MatD positions;  // (seq_len, d): the table added to the embeddings, if any
   if (c.positions == Positions::kLearned) positions = p.wpe.cast<double>();
@@ -139,8 +140,8 @@ Status ComputeCircuits(const ModelConfig& c, const ModelParameters& p, const std
       const HeadWeights& w = weights[l].back();
       HeadCircuits head;
       head.layer = l + 1, head.head = h + 1;
-      head.qk = QkOf(w, tokens_in, dk).cast<float>();
-      if (positions_in.size()) head.qk_positions = QkOf(w, positions_in, dk).cast<float>();
+      head.qk = QkOf(w, tokens_in, scale).cast<float>();
+      if (positions_in.size()) head.qk_positions = QkOf(w, positions_in, scale).cast<float>();
       const MatD ov = (((tokens_in * w.v).rowwise() + w.bv.row(0)) * w.o) * read_out;  // (V, C)
       head.ov = ov.cast<float>();
       int copiers = 0, candidates = 0;

@@ -62,6 +62,8 @@ AttentionConfig LayerAttentionConfig(const ModelConfig& c) {
   a.head_dim = a.value_head_dim = HeadDim(c);
   a.project_inputs = a.project_output = a.use_bias = true;
   a.causal = c.causal;
+  if (!c.scaled) a.scale = 1.0f;
+  if (c.sparsemax) a.normalizer = Normalizer::kSparsemax;
   a.position = c.positions == Positions::kRope ? PositionEncoding::kRope : PositionEncoding::kNone;
   a.kernel = KernelId::kEigen;
   return a;

@@ -69,6 +69,11 @@ Status WriteModelCheckpoint(TaskKind task, const ModelConfig& c, const ModelPara
     return Fail(StatusCode::kUnknownOption, "model kind: expected transformer (the Learn view's model), got " +
                                                 std::string(ModelKindName(c.kind)));
   ATTN_RETURN_IF_ERROR(ValidateModelConfig(c));
+  if (!c.scaled || c.sparsemax)  // what config.json names and docs/pytorch.md's reference computes
+    return Fail(StatusCode::kUnknownOption, std::string("attention: expected scaled scores and softmax (the checkpoint's "
+                                                        "attention_scale 1/sqrt(head_dim)), got ") +
+                                                (c.scaled ? "" : "unscaled scores") + (!c.scaled && c.sparsemax ? " and " : "") +
+                                                (c.sparsemax ? "sparsemax" : ""));
   if (task < TaskKind::kPrevious || task >= TaskKind::kCount)
     return Fail(StatusCode::kUnknownOption, "task: expected " + TaskNames(", "));
   const TaskShape shape = ShapeOf(task);

@@ -155,13 +155,30 @@ Status Trainer::Evaluate(int sequences, Evaluation* out) const {
   SeededRandom rng(config_.seed, kHeldOutStream);
   double loss_sum = 0;  // Σ loss·scored over the chunks: the mean over every scored position
   int correct = 0, scored = 0;
+  std::vector<double> position_sum;  // (T) Σ −log p(target) at each position
+  std::vector<int> position_scored;
   for (int done = 0; done < sequences; done += kEvaluationChunk) {
     const Batch batch = SampleBatch(config_.task, &rng, std::min(kEvaluationChunk, sequences - done));
     Activations acts;
     ATTN_RETURN_IF_ERROR(ModelForward(config_.model, params_, batch, &acts));
     loss_sum += static_cast<double>(acts.loss) * acts.scored;
     correct += acts.correct, scored += acts.scored;
+    position_sum.resize(static_cast<size_t>(batch.seq_len), 0.0);
+    position_scored.resize(static_cast<size_t>(batch.seq_len), 0);
+    for (Eigen::Index r = 0; r < acts.probs.rows(); ++r) {
+      if (batch.weights[static_cast<size_t>(r)] <= 0) continue;
+      const size_t t = static_cast<size_t>(r % batch.seq_len);
+      // As CrossEntropyForward computes it, from the logits: log Σ exp(z − max) + max − z_target.
+      const Eigen::VectorXd z = acts.logits.row(r).transpose().cast<double>();
+      const double max = z.maxCoeff();
+      position_sum[t] += std::log((z.array() - max).exp().sum()) + max - z(batch.targets[static_cast<size_t>(r)]);
+      ++position_scored[t];
+    }
   }
+  out->position_loss.assign(position_sum.size(), 0.0f);
+  for (size_t t = 0; t < position_sum.size(); ++t)
+    if (position_scored[t]) out->position_loss[t] = static_cast<float>(position_sum[t] / position_scored[t]);
+  out->position_scored = std::move(position_scored);
   out->loss = scored ? static_cast<float>(loss_sum / scored) : 0.0f;
   out->accuracy = scored ? static_cast<float>(correct) / scored : 0.0f;
   out->scored = scored;

@@ -7,7 +7,8 @@
 // h·d_k … h·d_k + d_k − 1, its rows of W_O the same):
 //   a_l(x)   the input block l's attention reads from a residual vector x: LN1_l(x) (γ, β and the
 //            division by x's own spread included: exact for one vector) or x without LayerNorm.
-//   QK circuit (V, V): QK[t][s] = (a_l(e_t) W_Q + b_Q)_h · (a_l(e_s) W_K + b_K)_h / √d_k, e_t = wte[t]:
+//   QK circuit (V, V): QK[t][s] = (a_l(e_t) W_Q + b_Q)_h · (a_l(e_s) W_K + b_K)_h / √d_k (× 1 when the
+//            model's scores are unscaled), e_t = wte[t]:
 //            the score the head gives key token s from query token t on the direct path (the
 //            embedding alone reaching block l; with rotary positions, at equal positions, where the
 //            rotation cancels). The position part (P, P): the same with e_p = the position table's

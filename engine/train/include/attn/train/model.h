@@ -51,6 +51,10 @@ struct ModelConfig {
   bool layer_norm = true;  // pre-LN before the attention, the MLP and the read-out
   bool mlp = true;         // a ReLU MLP of width 4d after each attention (ReLU: tanh-GELU cost a third of a step)
   bool causal = true;      // position t sees positions ≤ t only (attention and convolution)
+  // The attention's scores and normaliser: q·k/√d_k (false: q·k unscaled, as view 4 asks what the
+  // scale is for) and softmax (true: sparsemax, which gives exact zeros).
+  bool scaled = true;
+  bool sparsemax = false;
   int kernel_size = 3;     // CNN taps (1–15)
   bool pooled = false;     // CNN: read out a running max over positions (a global view, but no order)
   bool train_embedding = true;  // false: wte is fixed input vectors (e.g. GloVe) and gets no gradient

@@ -63,6 +63,11 @@ struct Evaluation {
   float loss = 0;
   float accuracy = 0;
   int scored = 0;  // positions scored
+  // (T) the mean loss at each position of the sequence over the sequences scored there, and how
+  // many were (0: the task never scores that position; its loss is then 0): where an induction
+  // head shows, as the late positions' loss falling below the early ones'.
+  std::vector<float> position_loss;
+  std::vector<int> position_scored;
 };
 
 class Trainer {
