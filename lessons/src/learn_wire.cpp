@@ -36,6 +36,42 @@ bool GetRole(Reader& r, attn::train::HeadRole* role) {
   return true;
 }
 
+void PutCircuits(Writer& w, const attn::train::Circuits& c) {
+  w.Put<uint32_t>(static_cast<uint32_t>(c.heads.size()));
+  for (const attn::train::HeadCircuits& h : c.heads) {
+    w.Put<int32_t>(h.layer);
+    w.Put<int32_t>(h.head);
+    w.MatrixValues(h.qk);
+    w.MatrixValues(h.qk_positions);
+    w.MatrixValues(h.ov);
+    w.Put<double>(h.copying);
+  }
+  w.Put<uint32_t>(static_cast<uint32_t>(c.compositions.size()));
+  for (const attn::train::HeadComposition& p : c.compositions) {
+    for (int32_t v : {p.from_layer, p.from_head, p.to_layer, p.to_head}) w.Put<int32_t>(v);
+    for (double v : {p.q, p.k, p.v}) w.Put<double>(v);
+  }
+}
+
+bool GetCircuits(Reader& r, attn::train::Circuits* c) {
+  uint32_t count = 0;
+  if (!r.Count("circuits", 8 + 3 * kMatrixBytes + 8, &count)) return false;
+  c->heads.resize(count);
+  for (attn::train::HeadCircuits& h : c->heads)
+    if (!r.Get("circuit head", &h.layer) || !r.Get("circuit head", &h.head) || !r.MatrixValues("qk circuit", &h.qk) ||
+        !r.MatrixValues("positional qk circuit", &h.qk_positions) || !r.MatrixValues("ov circuit", &h.ov) ||
+        !r.Get("copying", &h.copying))
+      return false;
+  if (!r.Count("compositions", 16 + 24, &count)) return false;
+  c->compositions.resize(count);
+  for (attn::train::HeadComposition& p : c->compositions)
+    if (!r.Get("composition", &p.from_layer) || !r.Get("composition", &p.from_head) || !r.Get("composition", &p.to_layer) ||
+        !r.Get("composition", &p.to_head) || !r.Get("composition", &p.q) || !r.Get("composition", &p.k) ||
+        !r.Get("composition", &p.v))
+      return false;
+  return true;
+}
+
 void PutSnapshot(Writer& w, const LearnSnapshot& s) {
   w.Put<int32_t>(s.step);
   w.Put<uint32_t>(static_cast<uint32_t>(s.weights.size()));
@@ -52,6 +88,10 @@ void PutSnapshot(Writer& w, const LearnSnapshot& s) {
   w.Put<uint32_t>(static_cast<uint32_t>(s.roles.size()));
   for (const auto& role : s.roles) PutRole(w, role);
   w.Put<float>(s.held_out_accuracy);
+  w.Put<float>(s.held_out_loss);
+  w.Floats(s.position_loss);
+  w.Values(s.position_scored);
+  PutCircuits(w, s.circuits);
 }
 
 bool GetSnapshot(Reader& r, LearnSnapshot* s) {
@@ -77,7 +117,9 @@ bool GetSnapshot(Reader& r, LearnSnapshot* s) {
   s->roles.resize(count);
   for (auto& role : s->roles)
     if (!GetRole(r, &role)) return false;
-  return r.Get("held-out accuracy", &s->held_out_accuracy);
+  return r.Get("held-out accuracy", &s->held_out_accuracy) && r.Get("held-out loss", &s->held_out_loss) &&
+         r.Floats("loss per position", &s->position_loss) && r.Values("scored per position", &s->position_scored) &&
+         GetCircuits(r, &s->circuits);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 
 #include "lessons/learn_wire.h"
 #include "lessons/views/learn.h"
@@ -32,6 +33,23 @@ void ExpectSameLab(const LearnLab& a, const LearnLab& b) {
       EXPECT_EQ(x.roles[r].shares, y.roles[r].shares);
     }
     EXPECT_EQ(x.held_out_accuracy, y.held_out_accuracy) << i;
+    EXPECT_EQ(x.held_out_loss, y.held_out_loss) << i;
+    EXPECT_EQ(x.position_loss, y.position_loss) << i;
+    EXPECT_EQ(x.position_scored, y.position_scored) << i;
+    ASSERT_EQ(x.circuits.heads.size(), y.circuits.heads.size()) << i;
+    for (size_t h = 0; h < x.circuits.heads.size(); ++h) {
+      const auto &p = x.circuits.heads[h], &q = y.circuits.heads[h];
+      EXPECT_EQ(p.layer, q.layer);
+      EXPECT_EQ(p.head, q.head);
+      EXPECT_TRUE(p.qk == q.qk && p.qk_positions == q.qk_positions && p.ov == q.ov) << i << " head " << h;
+      EXPECT_EQ(p.copying, q.copying);
+    }
+    ASSERT_EQ(x.circuits.compositions.size(), y.circuits.compositions.size()) << i;
+    for (size_t c = 0; c < x.circuits.compositions.size(); ++c) {
+      const auto &p = x.circuits.compositions[c], &q = y.circuits.compositions[c];
+      EXPECT_EQ(std::tie(p.from_layer, p.from_head, p.to_layer, p.to_head, p.q, p.k, p.v),
+                std::tie(q.from_layer, q.from_head, q.to_layer, q.to_head, q.q, q.k, q.v));
+    }
   }
 }
 
@@ -124,6 +142,40 @@ TEST(LearnWire, RunLearnSliceTrainsOnAcrossSlicesAndCatchesUp) {
   EXPECT_EQ(delta.losses.back(), trained.Curves(40)(39, 1)) << "step 40's loss, as on the page";
   unit.settings = {1};
   EXPECT_EQ(RunLearnSlice(unit, &bytes).message(), "learn slice: settings: expected 3 (from_step, until, budget_ms), got 1");
+}
+
+// Runs A and B taking turns in one worker (view 11 comparing two runs): the worker keeps both labs,
+// so each slice goes on from its own run's last step and each mirror equals its run trained alone.
+TEST(LearnWire, TwoRunsTakingTurnsInOneWorkerEachTrainOn) {
+  LearnState a;
+  a.task = 0;
+  LearnState b = a;
+  b.seed = 2;
+  LearnLab alone_a, alone_b, mirror_a, mirror_b;
+  for (LearnLab* lab : {&alone_a, &alone_b, &mirror_a, &mirror_b})
+    ASSERT_TRUE(lab->Reset(lab == &alone_b || lab == &mirror_b ? b : a).ok());
+  while (alone_a.steps() < 30) ASSERT_TRUE(alone_a.Train(1e9, 30).ok());
+  while (alone_b.steps() < 30) ASSERT_TRUE(alone_b.Train(1e9, 30).ok());
+  JobUnit unit;
+  unit.kind = JobUnitKind::kLearnSlice;
+  std::string bytes;
+  int catch_ups = 0;
+  while (mirror_a.steps() < 30 || mirror_b.steps() < 30) {
+    for (LearnLab* mirror : {&mirror_a, &mirror_b}) {
+      if (mirror->steps() >= 30) continue;
+      unit.text = LearnSettingsKey(mirror == &mirror_a ? a : b);
+      unit.settings = {mirror->steps(), 30, 0};  // one step a slice
+      ASSERT_TRUE(RunLearnSlice(unit, &bytes).ok());
+      LearnDelta delta;
+      ASSERT_TRUE(ReadLearnDelta(bytes, &delta).ok());
+      catch_ups += delta.losses.size() != 1;
+      ASSERT_TRUE(mirror->Apply(delta).ok());
+    }
+  }
+  EXPECT_EQ(catch_ups, 0) << "a slice of the other run never restarts this one";
+  ExpectSameLab(alone_a, mirror_a);
+  ExpectSameLab(alone_b, mirror_b);
+  EXPECT_NE(alone_a.last_loss(), alone_b.last_loss()) << "the seeds differ";
 }
 
 }  // namespace

@@ -316,6 +316,9 @@ struct RetrievalState {
 inline constexpr const char* kLearnTaskNames[] = {"previous", "copy", "reverse", "sort", "recall", "plusminus"};
 inline constexpr const char* kLearnPositionNames[] = {"none", "learned", "sinusoidal", "rope"};
 inline constexpr const char* kLearnOptimizerNames[] = {"adam", "sgd"};
+inline constexpr const char* kLearnNormalizerNames[] = {"softmax", "sparsemax"};
+// What run B changes of run A (LearnCompareState in lessons/views/learn_compare.h).
+inline constexpr const char* kLearnCompareNames[] = {"off", "scale", "normalizer", "positions", "layers", "seed"};
 struct LearnState {
   static constexpr ChoiceField kTask{"l.task", 6, kLearnTaskNames};               // attn::train::TaskKind
   static constexpr IntField kLayers{"l.l", "layers", 1, 3};
@@ -326,6 +329,14 @@ struct LearnState {
   static constexpr IntField kSeed{"l.s", "seed", 1, 9999};
   static constexpr IntField kSteps{"l.n", "train to step", 0, 20000};
   static constexpr BoolField kMlp{"l.mlp", "feed-forward layer after each attention"};
+  static constexpr BoolField kScaled{"l.sc", "scores divided by √d_k"};
+  static constexpr ChoiceField kNormalizer{"l.nm", 2, kLearnNormalizerNames};
+  // A second run beside this one, with one setting changed (0: none), and run B's value of it where
+  // the setting has more than two (positions, layers, a seed).
+  static constexpr ChoiceField kCompare{"l.b", 6, kLearnCompareNames};
+  static constexpr IntField kCompareValue{"l.bv", "run B's value", 0, 9999};
+  // The head whose circuits are drawn: layer·heads + head, from 0.
+  static constexpr IntField kCircuitHead{"l.ch", "head", 0, 11};
 
   int task = 4;                // recall: two layers form an induction head
   int layers = 2;
@@ -337,6 +348,11 @@ struct LearnState {
   // A link trains to this step when opened (0: wait for Train); the training reruns from the seed.
   int steps = 0;
   bool mlp = false;            // attention only: what the heads do is all there is
+  bool scaled = true;          // q·k/√d_k
+  int normalizer = 0;          // softmax
+  int compare = 0;             // no run B
+  int compare_value = 0;
+  int circuit_head = 0;
 
   void Visit(FieldVisitor& v) {
     v.ChoiceIndex(kTask, task);
@@ -348,6 +364,11 @@ struct LearnState {
     v.Int(kSeed, seed);
     v.Int(kSteps, steps);
     v.Bool(kMlp, mlp);
+    v.Bool(kScaled, scaled);
+    v.ChoiceIndex(kNormalizer, normalizer);
+    v.ChoiceIndex(kCompare, compare);
+    v.Int(kCompareValue, compare_value);
+    v.Int(kCircuitHead, circuit_head);
   }
 };
 

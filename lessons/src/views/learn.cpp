@@ -16,6 +16,16 @@ constexpr uint32_t kProbeStream = 77;  // the probe sequence: its own stream of 
 
 }  // namespace
 
+float PrefixMatching(const LearnSnapshot& snapshot, int head) {
+  if (head < 0 || head >= static_cast<int>(snapshot.roles.size())) return -1;
+  return snapshot.roles[head].shares[static_cast<int>(attn::train::KeyKind::kAfterSame)];
+}
+
+float Copying(const LearnSnapshot& snapshot, int head) {
+  if (head < 0 || head >= static_cast<int>(snapshot.circuits.heads.size())) return 0;
+  return static_cast<float>(snapshot.circuits.heads[head].copying);
+}
+
 attn::train::TrainConfig LearnTrainConfig(const LearnState& s) {
   const auto task = static_cast<TaskKind>(std::clamp(s.task, 0, static_cast<int>(TaskKind::kCount) - 1));
   attn::train::TrainConfig c = attn::train::DefaultTrainConfig(task);
@@ -25,6 +35,8 @@ attn::train::TrainConfig LearnTrainConfig(const LearnState& s) {
   c.model.positions = static_cast<attn::train::Positions>(s.positions);
   c.optimizer.kind = static_cast<attn::train::OptimizerKind>(s.optimizer);
   c.optimizer.learning_rate = s.learning_rate;
+  c.model.scaled = s.scaled;
+  c.model.sparsemax = s.normalizer == 1;
   c.seed = static_cast<uint32_t>(s.seed);
   return c;
 }
@@ -103,6 +115,12 @@ Status LearnLab::Snapshot() {
   attn::train::Evaluation held_out;
   ATTN_RETURN_IF_ERROR(trainer_.Evaluate(kHeldOut, &held_out));
   snap.held_out_accuracy = held_out.accuracy;
+  snap.held_out_loss = held_out.loss;
+  snap.position_loss = std::move(held_out.position_loss);
+  snap.position_scored = std::move(held_out.position_scored);
+  const attn::train::ModelConfig& model = trainer_.model();
+  ATTN_RETURN_IF_ERROR(attn::train::ComputeCircuits(
+      model, trainer_.parameters(), attn::train::ClassOfToken(task(), model.vocab, model.classes), &snap.circuits));
   Keep(std::move(snap));
   return Status::Ok();
 }
@@ -137,7 +155,18 @@ Status LearnLab::Apply(LearnDelta delta) {
     // predictions over the probe as this lab's model has; steps in order.
     bool fits = snap.step > previous && snap.step <= last_step && snap.weights.size() == first.weights.size() &&
                 snap.inputs.size() == first.inputs.size() && snap.attention.size() == first.attention.size() &&
-                snap.predictions.size() == probe_.size();
+                snap.predictions.size() == probe_.size() && snap.roles.size() == first.roles.size() &&
+                snap.circuits.heads.size() == first.circuits.heads.size() &&
+                snap.circuits.compositions.size() == first.circuits.compositions.size() &&
+                snap.position_loss.size() == first.position_loss.size() &&
+                snap.position_scored.size() == first.position_loss.size();
+    for (size_t i = 0; fits && i < snap.circuits.heads.size(); ++i) {
+      const auto &got = snap.circuits.heads[i], &want = first.circuits.heads[i];
+      fits = got.qk.rows() == want.qk.rows() && got.qk.cols() == want.qk.cols() && got.ov.rows() == want.ov.rows() &&
+             got.ov.cols() == want.ov.cols() && got.qk_positions.rows() == want.qk_positions.rows() &&
+             got.qk_positions.cols() == want.qk_positions.cols();
+    }
+    for (size_t i = 0; fits && i < snap.roles.size(); ++i) fits = snap.roles[i].shares.size() == first.roles[i].shares.size();
     for (size_t l = 0; fits && l < snap.weights.size(); ++l) fits = snap.weights[l].size() == first.weights[l].size();
     if (!fits)
       return Status(StatusCode::kShapeMismatch, Format("learn delta: the snapshot at step %d does not fit the lab's model", snap.step));
@@ -186,6 +215,7 @@ Status LearnLab::Train(double budget_ms, int until) {
 
 std::string LearnSettingsKey(LearnState state) {
   state.steps = 0;
+  state.compare = state.compare_value = state.circuit_head = 0;  // run B's and the view's: not this run's
   return FieldsKey(state);
 }
 
@@ -255,9 +285,47 @@ void LearnJob::Release(const JobUnit& unit) {
   TakeBack();
 }
 
+Status LearnRunsJob::Step(double budget_ms) {
+  const bool a = a_.running(), b = compared_ && b_.running();
+  const double share = a && b ? budget_ms / 2 : budget_ms;
+  Status status;
+  if (a) status = a_.Step(share);
+  if (b) {
+    const Status b_status = b_.Step(share);
+    if (status.ok()) status = b_status;
+  }
+  return status;
+}
+
+bool LearnRunsJob::Claim(JobUnit* unit) {
+  for (int turn = 0; turn < 2; ++turn) {
+    const int index = (last_claimed_ + 1 + turn) % 2;
+    if (index == 1 && !compared_) continue;
+    if (Run(index)->Claim(unit)) {
+      unit->index = last_claimed_ = index;
+      return true;
+    }
+  }
+  return false;
+}
+
+void LearnRunsJob::Finish(const JobUnit& unit, const JobAnswer& answer) {
+  if (LearnJob* run = Run(unit.index)) run->Finish(unit, answer);
+}
+
+void LearnRunsJob::Release(const JobUnit& unit) {
+  if (LearnJob* run = Run(unit.index)) run->Release(unit);
+}
+
 Status RunLearnSlice(const JobUnit& unit, std::string* bytes) {
-  static LearnLab lab;  // per module: each worker keeps its own between slices
-  static std::string settings;
+  // Per module (each worker its own), kept between slices: the labs of the last two runs trained
+  // here, so runs A and B taking turns in one worker each go on from where their last slice ended.
+  struct KeptLab {
+    std::string settings;
+    LearnLab lab;
+  };
+  static KeptLab kept[2];
+  static int last_used = 0;
   if (unit.settings.size() != 3)
     return Status(StatusCode::kShapeMismatch,
                   Format("learn slice: settings: expected 3 (from_step, until, budget_ms), got %zu", unit.settings.size()));
@@ -266,6 +334,10 @@ Status RunLearnSlice(const JobUnit& unit, std::string* bytes) {
   if (from < 0 || until < from || until > max_steps || budget_ms < 0 || budget_ms > 10000)
     return Status(StatusCode::kOutOfRange, Format("learn slice: expected 0 ≤ from_step ≤ until ≤ %d and a budget of "
                                                   "0–10000 ms, got %d, %d, %d", max_steps, from, until, budget_ms));
+  int slot = kept[0].settings == unit.text ? 0 : kept[1].settings == unit.text ? 1 : 1 - last_used;
+  last_used = slot;
+  LearnLab& lab = kept[slot].lab;
+  std::string& settings = kept[slot].settings;
   if (unit.text != settings || lab.steps() > from || lab.snapshots().empty()) {
     ViewState view;
     ParseState(unit.text, &view);  // read back as a link is: a bad value is clamped

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/train/circuits.h"
 #include "attn/train/head_roles.h"
 #include "attn/train/trainer.h"
 #include "lessons/common.h"
@@ -29,7 +30,17 @@ struct LearnSnapshot {
   std::vector<int> predictions;              // (T) the model's answer at each position
   std::vector<attn::train::HeadRole> roles;  // layers·heads, measured on held-out sequences
   float held_out_accuracy = 0;
+  float held_out_loss = 0;                   // the same kHeldOut sequences' mean cross-entropy
+  std::vector<float> position_loss;          // (T) their loss at each position (Evaluation's)
+  std::vector<int> position_scored;          // (T) how many were scored there (0: never)
+  attn::train::Circuits circuits;            // every head's QK and OV circuits, every pair's composition
 };
+
+// A head's scores at a snapshot (layers·heads, layer by layer): prefix matching — the mean share of
+// its weight on the token after an earlier copy of the query's token (MeasureHeadRoles' "after
+// same"; −1 where the task never has one) — and copying, read off its OV circuit (circuits.h).
+float PrefixMatching(const LearnSnapshot& snapshot, int head);
+float Copying(const LearnSnapshot& snapshot, int head);
 
 // What a lab trained in a Web Worker sends the page's mirror of it after a slice (learn_wire.h): the
 // steps after `from_step` and the snapshots taken after it (a snapshot ends a slice, so one at most,
@@ -148,9 +159,39 @@ class LearnJob : public Job {
   std::string error_;
 };
 
+// View 11's runs as one job: run A, the state's, and — while the state compares (LearnState::compare)
+// — run B beside it (learn_microscope.h's RunBState), both toward the same step. A unit carries the
+// run it belongs to in its index (0: A, 1: B); the two take turns at the worker, which keeps both
+// models (RunLearnSlice).
+class LearnRunsJob : public Job {
+ public:
+  LearnJob& a() { return a_; }
+  LearnJob& b() { return b_; }
+  const LearnJob& a() const { return a_; }
+  const LearnJob& b() const { return b_; }
+  // Whether run B trains (and is drawn).
+  void SetCompared(bool compared) { compared_ = compared; }
+  bool compared() const { return compared_; }
+
+  bool running() const override { return a_.running() || (compared_ && b_.running()); }
+  Status Step(double budget_ms) override;  // the budget shared by the runs still training
+  float progress() const override { return a_.progress(); }
+  bool Claim(JobUnit* unit) override;
+  void Finish(const JobUnit& unit, const JobAnswer& answer) override;
+  void Release(const JobUnit& unit) override;
+  void WriteState(ViewState* state) const override { a_.WriteState(state); }  // the link follows run A
+
+ private:
+  LearnJob* Run(int index) { return index == 1 ? &b_ : index == 0 ? &a_ : nullptr; }
+  LearnJob a_, b_;
+  bool compared_ = false;
+  int last_claimed_ = 1;  // the run whose slice went out last: the other goes next
+};
+
 // A slice of training in a worker (RunJobUnit's kLearnSlice): the worker's lab (kept between calls)
 // reset when the settings differ or it is past from_step, trained up to from_step if it is behind
 // (a new worker catching up), then for budget_ms toward until; *bytes = WriteLearnDelta(lab, from_step).
+// The worker keeps the labs of the last two settings it trained (runs A and B).
 Status RunLearnSlice(const JobUnit& unit, std::string* bytes);
 
 }  // namespace lessons
