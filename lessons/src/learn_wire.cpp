@@ -81,9 +81,8 @@ void PutSnapshot(Writer& w, const LearnSnapshot& s) {
   }
   w.Put<uint32_t>(static_cast<uint32_t>(s.inputs.size()));
   for (const Matrix& m : s.inputs) w.MatrixValues(m);
-  w.Put<uint32_t>(static_cast<uint32_t>(s.attention.size()));
-  for (const attn::AttentionParameters& p : s.attention)
-    for (const Matrix* m : {&p.wq, &p.wk, &p.wv, &p.wo, &p.bq, &p.bk, &p.bv, &p.bo}) w.MatrixValues(*m);
+  w.Put<uint32_t>(static_cast<uint32_t>(s.parameters.blocks.size()));
+  for (const Matrix* m : KeptMatrices(s.parameters)) w.MatrixValues(*m);
   w.Values(s.predictions);
   w.Put<uint32_t>(static_cast<uint32_t>(s.roles.size()));
   for (const auto& role : s.roles) PutRole(w, role);
@@ -108,11 +107,10 @@ bool GetSnapshot(Reader& r, LearnSnapshot* s) {
   s->inputs.resize(count);
   for (Matrix& m : s->inputs)
     if (!r.MatrixValues("inputs", &m)) return false;
-  if (!r.Count("attention", 8 * kMatrixBytes, &count)) return false;
-  s->attention.resize(count);
-  for (attn::AttentionParameters& p : s->attention)
-    for (Matrix* m : {&p.wq, &p.wk, &p.wv, &p.wo, &p.bq, &p.bk, &p.bv, &p.bo})
-      if (!r.MatrixValues("attention", m)) return false;
+  if (!r.Count("blocks", 10 * kMatrixBytes, &count)) return false;
+  s->parameters.blocks.resize(count);
+  for (Matrix* m : KeptMatrices(s->parameters))
+    if (!r.MatrixValues("parameters", m)) return false;
   if (!r.Values("predictions", &s->predictions) || !r.Count("roles", 24, &count)) return false;
   s->roles.resize(count);
   for (auto& role : s->roles)

@@ -49,6 +49,19 @@ TEST(LearnMicroscope, ASnapshotHoldsTheTrainersCircuitsAndHeldOutLoss) {
   ASSERT_EQ(snap.position_loss.size(), lab.probe().size());
   EXPECT_EQ(snap.position_scored.back(), LearnLab::kHeldOut) << "recall scores its last position only";
   EXPECT_EQ(snap.position_scored.front(), 0);
+  EXPECT_EQ(PositionLossText(snap, nullptr),
+            Format("The task scores one position, %zu: its held-out loss at step 25 is %.3f.", lab.probe().size(),
+                   snap.position_loss.back()));
+  const Matrix by_position = PositionLoss(snap);
+  EXPECT_TRUE(std::isnan(by_position(0, 0)));
+  EXPECT_EQ(by_position(by_position.rows() - 1, 0), snap.position_loss.back());
+  // The kept parameters are enough: the circuits recomputed from them are the snapshot's.
+  attn::train::Circuits again;
+  ASSERT_TRUE(attn::train::ComputeCircuits(t.model(), snap.parameters,
+                                           attn::train::ClassOfToken(t.config().task, t.model().vocab, t.model().classes), &again)
+                  .ok());
+  EXPECT_TRUE(again.heads[3].qk == snap.circuits.heads[3].qk && again.heads[3].ov == snap.circuits.heads[3].ov);
+  EXPECT_EQ(CopyingText(snap, 0, t.config().task, t.model()).rfind("Copying score of head 1.1: ", 0), 0u);
   // Unscaled scores: the QK circuit is the model's own score, √d_k times the scaled one at init.
   LearnState unscaled = s;
   unscaled.scaled = false;
@@ -212,6 +225,39 @@ TEST(LearnMicroscope, TheComparisonSaysWhenEachRunReachedTheTargetAndTheirLosses
             "Run B is run A with seed 2 instead of 1, on the same sequences. Held-out accuracy reached 0.9 at step 300 in "
             "run A and at step 500 in run B (A 200 steps sooner). At step 600, the last both reached, the held-out loss is "
             "0.050 in run A and 0.250 in run B.");
+}
+
+// The plots' curves: run A alone is LearnLab::Curves with each point's last snapshot's held-out
+// numbers; run B on the same steps, with gaps where it has not got to yet.
+TEST(LearnMicroscope, BothRunsCurvesShareOneStepAxis) {
+  LearnState s;
+  s.task = 0;
+  LearnLab a, b;
+  ASSERT_TRUE(a.Reset(s).ok());
+  s.seed = 2;
+  ASSERT_TRUE(b.Reset(s).ok());
+  while (a.steps() < 120) ASSERT_TRUE(a.Train(1e9, 120).ok());
+  while (b.steps() < 60) ASSERT_TRUE(b.Train(1e9, 60).ok());
+  const LearnCurves alone = MakeLearnCurves(a, nullptr, 50);
+  const Matrix want = a.Curves(50);
+  EXPECT_TRUE(alone.steps == want.col(0));
+  EXPECT_TRUE(alone.loss[0] == want.col(1));
+  EXPECT_TRUE(alone.accuracy[0] == want.col(2));
+  EXPECT_EQ(alone.loss[1].size(), 0);
+  const LearnCurves both = MakeLearnCurves(a, &b, 50);
+  EXPECT_TRUE(both.steps == want.col(0)) << "the longer run's bins";
+  for (Eigen::Index i = 0; i < both.steps.rows(); ++i) {
+    const int step = static_cast<int>(both.steps(i, 0));
+    EXPECT_EQ(std::isfinite(both.loss[1](i, 0)), step <= 60) << step;
+    int k = 0;
+    while (k + 1 < static_cast<int>(a.snapshots().size()) && a.snapshots()[k + 1].step <= step) ++k;
+    EXPECT_EQ(both.held_out_loss[0](i, 0), a.snapshots()[k].held_out_loss) << step;
+  }
+  // Point 1 covers steps (steps[0], steps[1]]: run B's mean over them, summed in double as Curves does.
+  double sum = 0;
+  const int begin = static_cast<int>(both.steps(0, 0)), end = static_cast<int>(both.steps(1, 0));
+  for (int t = begin; t < end; ++t) sum += b.losses()[t];
+  EXPECT_EQ(both.loss[1](1, 0), static_cast<float>(sum / (end - begin)));
 }
 
 TEST(LearnMicroscope, CompositionTablesAndLabels) {

@@ -110,7 +110,12 @@ Status LearnLab::Snapshot() {
   ATTN_RETURN_IF_ERROR(trainer_.Attend(probe, &weights, &snap.predictions, &inputs));
   snap.weights = std::move(weights[0]);
   snap.inputs = std::move(inputs[0]);
-  for (const auto& block : trainer_.parameters().blocks) snap.attention.push_back(block.attention);
+  snap.parameters.blocks.resize(trainer_.parameters().blocks.size());
+  {
+    const auto from = KeptMatrices(trainer_.parameters());
+    const auto to = KeptMatrices(snap.parameters);
+    for (size_t i = 0; i < from.size(); ++i) *to[i] = *from[i];
+  }
   ATTN_RETURN_IF_ERROR(attn::train::MeasureHeadRoles(trainer_, kRoleSequences, &snap.roles));
   attn::train::Evaluation held_out;
   ATTN_RETURN_IF_ERROR(trainer_.Evaluate(kHeldOut, &held_out));
@@ -154,7 +159,8 @@ Status LearnLab::Apply(LearnDelta delta) {
     // What the panel indexes: as many layers (maps, inputs, parameters), heads per layer and
     // predictions over the probe as this lab's model has; steps in order.
     bool fits = snap.step > previous && snap.step <= last_step && snap.weights.size() == first.weights.size() &&
-                snap.inputs.size() == first.inputs.size() && snap.attention.size() == first.attention.size() &&
+                snap.inputs.size() == first.inputs.size() &&
+                snap.parameters.blocks.size() == first.parameters.blocks.size() &&
                 snap.predictions.size() == probe_.size() && snap.roles.size() == first.roles.size() &&
                 snap.circuits.heads.size() == first.circuits.heads.size() &&
                 snap.circuits.compositions.size() == first.circuits.compositions.size() &&
@@ -167,6 +173,10 @@ Status LearnLab::Apply(LearnDelta delta) {
              got.qk_positions.cols() == want.qk_positions.cols();
     }
     for (size_t i = 0; fits && i < snap.roles.size(); ++i) fits = snap.roles[i].shares.size() == first.roles[i].shares.size();
+    if (fits) {
+      const auto got = KeptMatrices(snap.parameters), want = KeptMatrices(first.parameters);
+      for (size_t i = 0; fits && i < got.size(); ++i) fits = got[i]->rows() == want[i]->rows() && got[i]->cols() == want[i]->cols();
+    }
     for (size_t l = 0; fits && l < snap.weights.size(); ++l) fits = snap.weights[l].size() == first.weights[l].size();
     if (!fits)
       return Status(StatusCode::kShapeMismatch, Format("learn delta: the snapshot at step %d does not fit the lab's model", snap.step));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "attn/train/phase_change.h"
 #include "lessons/format.h"
@@ -24,6 +25,34 @@ int NextDifferent(int value, int a_value, int lo, int hi) {
 std::string HeadName(int layer, int head) { return Format("head %d.%d", layer, head); }
 
 }  // namespace
+
+// [SECTION] Curves
+
+LearnCurves MakeLearnCurves(const LearnLab& a, const LearnLab* b, int bins) {
+  LearnCurves c;
+  const LearnLab& longer = b && b->steps() > a.steps() ? *b : a;
+  c.steps = longer.Curves(bins).col(0);
+  const Eigen::Index n = c.steps.rows();
+  const float none = std::numeric_limits<float>::quiet_NaN();
+  for (int run = 0; run < (b ? 2 : 1); ++run) {
+    const LearnLab& lab = run == 0 ? a : *b;
+    const auto& snaps = lab.snapshots();
+    for (Matrix* m : {&c.loss[run], &c.accuracy[run], &c.held_out_loss[run], &c.held_out_accuracy[run]}) m->setConstant(n, 1, none);
+    size_t k = 0;
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const int begin = i ? static_cast<int>(c.steps(i - 1, 0)) : 0, end = static_cast<int>(c.steps(i, 0));
+      if (end > lab.steps() || snaps.empty()) break;
+      double loss = 0, accuracy = 0;
+      for (int t = begin; t < end; ++t) loss += lab.losses()[t], accuracy += lab.accuracies()[t];
+      c.loss[run](i, 0) = static_cast<float>(loss / std::max(1, end - begin));
+      c.accuracy[run](i, 0) = static_cast<float>(accuracy / std::max(1, end - begin));
+      while (k + 1 < snaps.size() && snaps[k + 1].step <= end) ++k;
+      c.held_out_loss[run](i, 0) = snaps[k].held_out_loss;
+      c.held_out_accuracy[run](i, 0) = snaps[k].held_out_accuracy;
+    }
+  }
+  return c;
+}
 
 // [SECTION] Run B
 
@@ -174,6 +203,35 @@ std::string PhaseChangeText(const PhaseChange& change, const std::vector<LearnSn
   return text + ".";
 }
 
+// [SECTION] Loss per position
+
+Matrix PositionLoss(const LearnSnapshot& snapshot) {
+  const Eigen::Index n = static_cast<Eigen::Index>(snapshot.position_loss.size());
+  Matrix loss(n, 1);
+  for (Eigen::Index t = 0; t < n; ++t)
+    loss(t, 0) = snapshot.position_scored[t] > 0 ? snapshot.position_loss[t] : std::numeric_limits<float>::quiet_NaN();
+  return loss;
+}
+
+std::string PositionLossText(const LearnSnapshot& snapshot, const LearnSnapshot* snapshot_b) {
+  std::vector<int> scored;
+  for (size_t t = 0; t < snapshot.position_scored.size(); ++t)
+    if (snapshot.position_scored[t] > 0) scored.push_back(static_cast<int>(t));
+  if (scored.empty()) return "";
+  const auto at = [](const LearnSnapshot& s, int t) { return s.position_loss[static_cast<size_t>(t)]; };
+  const auto b_at = [&](int t) {
+    return snapshot_b && static_cast<size_t>(t) < snapshot_b->position_loss.size() ? Format(" (run B: %.3f)", at(*snapshot_b, t)) : std::string();
+  };
+  if (scored.size() == 1)
+    return Format("The task scores one position, %d: its held-out loss at step %d is %.3f%s.", scored[0] + 1, snapshot.step,
+                  at(snapshot, scored[0]), b_at(scored[0]).c_str());
+  const int first = scored.front(), last = scored.back();
+  return Format("The task scores %zu of %zu positions. At step %d the held-out loss is %.3f at position %d, the first "
+                "scored%s, and %.3f at position %d, the last%s.",
+                scored.size(), snapshot.position_scored.size(), snapshot.step, at(snapshot, first), first + 1,
+                b_at(first).c_str(), at(snapshot, last), last + 1, b_at(last).c_str());
+}
+
 // [SECTION] Circuits
 
 CircuitLabels LearnCircuitLabels(attn::train::TaskKind task, const attn::train::ModelConfig& model) {
@@ -182,6 +240,18 @@ CircuitLabels LearnCircuitLabels(attn::train::TaskKind task, const attn::train::
   for (int c = 0; c < model.classes; ++c) labels.classes.push_back(attn::train::ClassText(task, c));
   for (int p = 0; p < model.seq_len; ++p) labels.positions.push_back(std::to_string(p + 1));
   return labels;
+}
+
+std::string CopyingText(const LearnSnapshot& snapshot, int head, attn::train::TaskKind task, const attn::train::ModelConfig& model) {
+  if (head < 0 || head >= static_cast<int>(snapshot.circuits.heads.size())) return "";
+  const attn::train::HeadCircuits& c = snapshot.circuits.heads[head];
+  int candidates = 0;
+  for (int cls : attn::train::ClassOfToken(task, model.vocab, model.classes)) candidates += cls >= 0;
+  if (candidates == 0) return "";
+  const int copied = static_cast<int>(std::lround(c.copying * candidates));
+  return Format("Copying score of %s: %.2f. For %d of the %d tokens that are also answers, its OV circuit writes most "
+                "towards that same answer (by chance about 1 in %d).",
+                HeadName(c.layer, c.head).c_str(), c.copying, copied, candidates, model.classes);
 }
 
 Matrix CompositionTable(const attn::train::Circuits& circuits, int heads_per_layer, char which) {

@@ -216,8 +216,7 @@ void CnnPanel::DrawConvolution(PanelContext& ctx) {
   po.max_width = 560.0f;
   po.x_label = "sharpness α";
   po.y_label = "max |attention − conv|";
-  po.marker_x = s.alpha;
-  po.draw_marker_x = true;
+  po.markers = {{s.alpha}};
   po.describe = [&](int k) { ImGui::Text("α = %.3g: max difference %.3g", c.curve_alpha(k, 0), c.curve_diff(k, 0)); };
   const PlotResult plot = DrawPlot(
       "cnn.curve", {{"diff", "max |attention − conv|", &c.curve_diff, CurrentTheme().highlight, 2.0f}}, po, ctx.published);

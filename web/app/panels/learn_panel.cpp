@@ -1,9 +1,12 @@
-// View 11. What the reader sees: a task's "what to watch for", Train / Pause / Step / Reset, the loss
-// and accuracy curves, every head's weights on one probe sequence (a slider goes back through the
-// snapshots to initialisation), and one measured line per head. The numbers are attn::train's.
+// View 11. What the reader sees: a task's "what to watch for", Train / Pause / Step / Reset, run B
+// beside run A (one setting changed), the loss and accuracy curves with the phase change marked,
+// every head's weights on one probe sequence (a slider goes back through the snapshots to
+// initialisation), and one measured line per head; the microscope below them is
+// learn_microscope_panel.cpp's. The numbers are attn::train's.
 #include "panels/learn_panel.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "imgui.h"
@@ -22,6 +25,10 @@ const char* const kTaskLabels[] = {"previous letter", "copy", "reverse", "sort",
                                    "plus/minus (sign, then digits)"};
 const char* const kPositionLabels[] = {"no positions", "learned positions", "sinusoidal positions", "RoPE"};
 const char* const kOptimizerLabels[] = {"Adam", "SGD (momentum 0.9)"};
+const char* const kNormalizerLabels[] = {"softmax", "sparsemax"};
+const char* const kCompareLabels[] = {"no run B", "run B: the other scaling", "run B: the other normaliser",
+                                      "run B: other positions", "run B: other layers", "run B: another seed"};
+const char* const kRunNames[] = {"run A", "run B"};
 constexpr int kCurveBins = 200;
 
 }  // namespace
@@ -40,9 +47,12 @@ void LearnPanel::Draw(PanelContext& ctx) {
       "task, or take positions away from the previous-letter task and see how far causal attention gets "
       "without them.");
   DrawControls(ctx);
-  DrawStatusLine(job_.error());
-  if (job_.lab().snapshots().empty()) return;
+  DrawStatusLine(job_.a().error());
+  if (compared() && !job_.b().error().empty()) DrawStatusLine("run B: " + job_.b().error());
+  if (job_.a().lab().snapshots().empty()) return;
+  Refresh();
   DrawCurves(ctx);
+  DrawScores(ctx);
   DrawHeads(ctx);
 }
 
@@ -66,114 +76,214 @@ void LearnPanel::DrawControls(PanelContext& ctx) {
   SameLineIfFits(150.0f);
   ImGui::SetNextItemWidth(110.0f);
   StepperField(s.kSeed, &s.seed);
+  SameLineIfFits(200.0f);
+  CheckboxField(s.kScaled, &s.scaled);
+  SameLineIfFits(160.0f);
+  ChoiceCombo("##normalizer", kNormalizerLabels, s.kNormalizer.count, &s.normalizer);
+  DrawCompareControls(ctx);
 
-  const lessons::LearnLab& lab = job_.lab();
+  // Run A restarts when its settings change (or a link asks for an earlier step); run B when its
+  // own do — A's settings, or which change B makes. Comparing does not restart A.
   const std::string settings = lessons::LearnSettingsKey(s);
-  if (settings != settings_ || lab.steps() > s.steps) {  // new settings, or a link asks for an earlier step
+  const std::string settings_b = s.compare ? lessons::LearnSettingsKey(lessons::RunBState(s)) : "";
+  if (settings != settings_ || job_.a().lab().steps() > s.steps) {
     settings_ = settings;
     ++EngineRuns();
-    job_.Reset(s);
+    job_.a().Reset(s);
     snapshot_ = -1;
-    curves_step_ = -1;
+    settings_b_.clear();
+    ++resets_;
   }
-  // Not pressed Train: the job trains up to the state's step (a link being replayed, or Step).
-  if (!job_.continuous()) job_.TrainTo(s.steps, false);
+  if (settings_b != settings_b_) {
+    settings_b_ = settings_b;
+    if (!settings_b.empty()) {
+      ++EngineRuns();
+      job_.b().Reset(lessons::RunBState(s));
+      ++resets_;
+    }
+  }
+  job_.SetCompared(s.compare != 0);
+  curves_steps_ = -1;  // Refresh decides again
 
-  const bool training = job_.running();
+  // Not pressed Train: both runs train up to the state's step (a link being replayed, or Step). Run B
+  // follows run A: on and on while A trains on.
+  lessons::LearnJob& a = job_.a();
+  lessons::LearnJob& b = job_.b();
+  if (!a.continuous()) a.TrainTo(s.steps, false);
+  if (a.continuous() && !b.continuous()) b.TrainTo(s.kSteps.max, true);
+  if (!a.continuous()) b.TrainTo(std::max(s.steps, b.continuous() ? a.lab().steps() : s.steps), false);
+
+  const bool training = a.running() || (compared() && b.running());
   if (ImGui::Button(training ? "Pause" : "Train")) {
     if (training) {
-      s.steps = lab.steps();  // stop where it is (a link made now reruns to here)
-      job_.TrainTo(s.steps, false);
+      s.steps = a.lab().steps();  // stop where it is (a link made now reruns to here)
+      a.TrainTo(s.steps, false);
+      b.TrainTo(s.steps, false);
     } else {
-      job_.TrainTo(s.kSteps.max, true);  // on and on, up to the last step a link can name
+      a.TrainTo(s.kSteps.max, true);  // on and on, up to the last step a link can name
+      b.TrainTo(s.kSteps.max, true);
     }
   }
   ctx.published.Rect("learn.train", LastItemRect());
   ImGui::SameLine();
   if (ImGui::Button("Step")) {
-    s.steps = lab.steps() + 1;
-    job_.TrainTo(s.steps, false);
+    s.steps = a.lab().steps() + 1;
+    a.TrainTo(s.steps, false);
+    b.TrainTo(s.steps, false);
   }
   ImGui::SameLine();
   if (ImGui::Button("Reset")) {
     s.steps = 0;
-    job_.TrainTo(0, false);
+    a.TrainTo(0, false);
+    b.TrainTo(0, false);
     settings_.clear();  // the next frame starts over from the seed
   }
   SameLineIfFits(260.0f);
-  ImGui::Text("step %d", lab.steps());
-  if (lab.steps_per_second() > 0) {
+  if (compared())
+    ImGui::Text("step %d (run B: %d)", a.lab().steps(), b.lab().steps());
+  else
+    ImGui::Text("step %d", a.lab().steps());
+  if (a.lab().steps_per_second() > 0) {
     ImGui::SameLine();
-    ImGui::TextDisabled("· %.0f steps/s%s", lab.steps_per_second(), job_.in_worker() ? " in a Web Worker" : "");
+    ImGui::TextDisabled("· %.0f steps/s%s", a.lab().steps_per_second(), a.in_worker() ? " in a Web Worker" : "");
   }
-  ctx.published.Scalar("learn.in_worker", job_.in_worker() ? 1 : 0);
-  if (!offload::Failure().empty() && lab.steps() > 0)
+  ctx.published.Scalar("learn.in_worker", a.in_worker() ? 1 : 0);
+  if (!offload::Failure().empty() && a.lab().steps() > 0)
     DrawNote("%s: training goes on on the page's thread, a slice per frame.", offload::Failure().c_str());
   ctx.published.Scalar("learn.running", training ? 1 : 0);
   DrawNote("What to watch for: %s", lessons::LearnWhatToWatch(static_cast<attn::train::TaskKind>(s.task)));
 }
 
-void LearnPanel::DrawCurves(PanelContext& ctx) {
-  const lessons::LearnLab& lab = job_.lab();
-  const auto& snaps = lab.snapshots();
-  if (curves_step_ != lab.steps()) {
-    curves_step_ = lab.steps();
-    curves_ = lab.Curves(kCurveBins);
-    curve_steps_ = curves_.col(0);
-    curve_loss_ = curves_.col(1);
-    curve_accuracy_ = curves_.col(2);
-    // Held-out accuracy as a step line on the same x: at each point, the last snapshot's.
-    held_out_accuracy_.resize(curves_.rows(), 1);
-    size_t k = 0;
-    for (Eigen::Index i = 0; i < curves_.rows(); ++i) {
-      while (k + 1 < snaps.size() && snaps[k + 1].step <= curve_steps_(i, 0)) ++k;
-      held_out_accuracy_(i, 0) = snaps[k].held_out_accuracy;
-    }
+void LearnPanel::DrawCompareControls(PanelContext& ctx) {
+  lessons::LearnState& s = ctx.state.learn;
+  const int before = s.compare;
+  ImGui::SetNextItemWidth(std::min(250.0f, ImGui::GetContentRegionAvail().x));
+  ChoiceCombo("##compare", kCompareLabels, s.kCompare.count, &s.compare);
+  ctx.published.Rect("learn.compare", LastItemRect());
+  if (s.compare != before) s.compare_value = lessons::DefaultCompareValue(s, s.compare);
+  if (s.compare == 3) {  // B's positions: any but A's
+    SameLineIfFits(230.0f);
+    int b = lessons::RunBState(s).positions;
+    if (ChoiceCombo("##b_positions", kPositionLabels, s.kPositions.count, &b)) s.compare_value = b;
+  } else if (s.compare == 4) {
+    SameLineIfFits(200.0f);
+    int b = lessons::RunBState(s).layers;
+    ImGui::SetNextItemWidth(120.0f);
+    if (ImGui::SliderInt("run B's layers", &b, s.kLayers.min, s.kLayers.max)) s.compare_value = b;
+  } else if (s.compare == 5) {
+    SameLineIfFits(200.0f);
+    int b = lessons::RunBState(s).seed;
+    ImGui::SetNextItemWidth(110.0f);
+    if (ImGui::InputInt("run B's seed", &b)) s.compare_value = s.kSeed.Clamp(b);
   }
+  if (s.compare) {
+    SameLineIfFits(300.0f);
+    ImGui::TextDisabled("B: %s", lessons::RunBChange(s).c_str());
+  }
+}
+
+void LearnPanel::Refresh() {
+  const lessons::LearnLab& a = job_.a().lab();
+  const lessons::LearnLab* b = compared() && !job_.b().lab().snapshots().empty() ? &job_.b().lab() : nullptr;
+  const int steps_b = b ? b->steps() : -1;
+  if (curves_steps_ == a.steps() && curves_steps_b_ == steps_b && score_steps_.cols() == static_cast<Eigen::Index>(a.snapshots().size()))
+    return;
+  curves_steps_ = a.steps(), curves_steps_b_ = steps_b;
+  curves_ = lessons::MakeLearnCurves(a, b, kCurveBins);
+  phase_[0] = lessons::FindPhaseChange(a.snapshots());
+  phase_[1] = b ? lessons::FindPhaseChange(b->snapshots()) : lessons::PhaseChange();
+  score_steps_ = lessons::SnapshotSteps(a.snapshots());
+  prefix_ = lessons::ScoreCurves(a.snapshots(), lessons::HeadScore::kPrefixMatching);
+  copying_ = lessons::ScoreCurves(a.snapshots(), lessons::HeadScore::kCopying);
+  labels_ = lessons::LearnCircuitLabels(a.task(), a.trainer().model());
+}
+
+void LearnPanel::DrawCurves(PanelContext& ctx) {
+  const lessons::LearnLab& lab = job_.a().lab();
+  const auto& snaps = lab.snapshots();
+  const bool two = curves_.loss[1].size() > 0;  // run B is drawn
   ctx.published.Scalar("learn.steps", lab.steps());
   ctx.published.Scalar("learn.held_out", snaps.back().held_out_accuracy);
+  ctx.published.Scalar("learn.held_out_loss", snaps.back().held_out_loss);
   ctx.published.Scalar("learn.loss", lab.last_loss());
   ctx.published.Scalar("learn.steps_per_second", lab.steps_per_second());
+  ctx.published.Scalar("learn.phase_change_step", phase_[0].step);
+  if (two) {
+    const lessons::LearnLab& b = job_.b().lab();
+    ctx.published.Scalar("learn.b.steps", b.steps());
+    ctx.published.Scalar("learn.b.held_out", b.snapshots().back().held_out_accuracy);
+    ctx.published.Scalar("learn.b.held_out_loss", b.snapshots().back().held_out_loss);
+    ctx.published.Scalar("learn.b.phase_change_step", phase_[1].step);
+  }
   if (ctx.state.learn.positions == 0 && snaps.back().step > 0)  // "none": what causal attention alone reaches
     DrawNote("Positions are off: held-out accuracy is %.3f at step %d, with nothing but causal attention to tell "
              "the positions apart (a token sees only the tokens before it, and how many there are).",
              snaps.back().held_out_accuracy, snaps.back().step);
-  if (curves_.rows() < 2) return;
+  if (curves_.steps.rows() < 2) return;
   const float width = std::min(620.0f, ImGui::GetContentRegionAvail().x);
+  std::vector<PlotMarker> markers;  // each run's phase change, in its colour
+  for (int run = 0; run < (two ? 2 : 1); ++run)
+    if (phase_[run].step >= 0) markers.push_back({static_cast<float>(phase_[run].step), HeadColor(run == 0 ? 2 : 3), 2.0f});
   const auto step_axis = [&] {  // both plots: the steps along x, axes ending on round values
     PlotOptions o;
-    o.x = &curve_steps_;
+    o.x = &curves_.steps;
     o.round_axes = true;
     o.height = 170.0f;
     o.max_width = width;
     o.x_label = "step";
+    o.markers = markers;
     return o;
   };
+  const char* const held_out_labels[] = {"held-out (128 new sequences)", "run B, held-out"};
   DrawSideBySide(
       "learn.curves",
       [&] {
-        ImGui::SeparatorText("Loss: cross-entropy of each batch");
+        ImGui::SeparatorText("Loss: cross-entropy of each batch and of held-out sequences");
         PlotOptions o = step_axis();
-        o.describe = [&](int i) { ImGui::Text("up to step %.0f: loss %.4g", curve_steps_(i, 0), curve_loss_(i, 0)); };
-        DrawPlot("learn.loss", {{"loss", "loss (mean over the steps of each point)", &curve_loss_, CurrentTheme().plot_marker, 2.0f}},
-                 o, ctx.published);
+        o.describe = [&](int i) {
+          ImGui::Text("up to step %.0f: batch loss %.4g, held-out %.4g", curves_.steps(i, 0), curves_.loss[0](i, 0),
+                      curves_.held_out_loss[0](i, 0));
+          if (two && std::isfinite(curves_.loss[1](i, 0)))
+            ImGui::Text("run B: batch loss %.4g, held-out %.4g", curves_.loss[1](i, 0), curves_.held_out_loss[1](i, 0));
+        };
+        std::vector<PlotSeries> series = {
+            {"loss", two ? "run A, batches" : "batches (mean over the steps of each point)", &curves_.loss[0], CurrentTheme().plot_marker, 1.5f},
+            {"held_out_loss", two ? "run A, held-out" : held_out_labels[0], &curves_.held_out_loss[0], HeadColor(2), 2.5f}};
+        if (two) {
+          series.push_back({"b_loss", "run B, batches", &curves_.loss[1], HeadColor(1), 1.5f});
+          series.push_back({"b_held_out_loss", held_out_labels[1], &curves_.held_out_loss[1], HeadColor(3), 2.5f});
+        }
+        DrawPlot("learn.loss", series, o, ctx.published);
       },
       [&] {
         ImGui::SeparatorText("Accuracy: training batches and held-out sequences");
         PlotOptions o = step_axis();
         o.describe = [&](int i) {
-          ImGui::Text("up to step %.0f: batches %.3f, held-out %.3f", curve_steps_(i, 0), curve_accuracy_(i, 0),
-                      held_out_accuracy_(i, 0));
+          ImGui::Text("up to step %.0f: batches %.3f, held-out %.3f", curves_.steps(i, 0), curves_.accuracy[0](i, 0),
+                      curves_.held_out_accuracy[0](i, 0));
+          if (two && std::isfinite(curves_.accuracy[1](i, 0)))
+            ImGui::Text("run B: batches %.3f, held-out %.3f", curves_.accuracy[1](i, 0), curves_.held_out_accuracy[1](i, 0));
         };
-        DrawPlot("learn.accuracy",
-                 {{"batches", "training batches", &curve_accuracy_, HeadColor(0), 1.5f},
-                  {"held_out", "held-out (128 new sequences)", &held_out_accuracy_, HeadColor(1), 2.5f}},
-                 o, ctx.published);
+        std::vector<PlotSeries> series = {
+            {"batches", two ? "run A, batches" : "training batches", &curves_.accuracy[0], HeadColor(0), 1.5f},
+            {"held_out", two ? "run A, held-out" : held_out_labels[0], &curves_.held_out_accuracy[0], HeadColor(2), 2.5f}};
+        if (two) {
+          series.push_back({"b_batches", "run B, batches", &curves_.accuracy[1], HeadColor(1), 1.5f});
+          series.push_back({"b_held_out", held_out_labels[1], &curves_.held_out_accuracy[1], HeadColor(3), 2.5f});
+        }
+        DrawPlot("learn.accuracy", series, o, ctx.published);
       });
+  // What the marked lines are, in words, and the two runs compared.
+  for (int run = 0; run < (two ? 2 : 1); ++run) {
+    const std::string text = lessons::PhaseChangeText(phase_[run], run ? job_.b().lab().snapshots() : snaps);
+    if (two) Prose("%s: %s", run ? "Run B" : "Run A", text.c_str());
+    else Prose("%s", text.c_str());
+  }
+  if (two) Prose("%s", lessons::CompareText(lab, job_.b().lab(), lessons::RunBChange(ctx.state.learn)).c_str());
 }
 
 void LearnPanel::DrawHeads(PanelContext& ctx) {
-  const lessons::LearnLab& lab = job_.lab();
+  const lessons::LearnLab& lab = job_.a().lab();
   const auto& snaps = lab.snapshots();
   const int last = static_cast<int>(snaps.size()) - 1;
   if (snapshot_ > last) snapshot_ = -1;
@@ -185,6 +295,11 @@ void LearnPanel::DrawHeads(PanelContext& ctx) {
   if (ImGui::SliderInt("snapshot", &shown, 0, last, label)) snapshot_ = shown == last ? -1 : shown;
   const lessons::LearnSnapshot& snap = snaps[shown];
   ctx.published.Scalar("learn.snapshot_step", snap.step);
+  // Run B's snapshot of the same step (both take them on one schedule), or its latest before it.
+  const lessons::LearnSnapshot* snap_b = nullptr;
+  if (compared())
+    for (const lessons::LearnSnapshot& x : job_.b().lab().snapshots())
+      if (x.step <= snap.step) snap_b = &x;
 
   // The model's answers where the task asks for one: right ones as they are, wrong ones with the truth.
   std::string answers;
@@ -197,37 +312,18 @@ void LearnPanel::DrawHeads(PanelContext& ctx) {
     if (!ok) answers += " (not " + attn::train::ClassText(lab.task(), lab.probe_targets()[t]) + ")";
     answers += "  ";
   }
-  Prose("Its answers at step %d: %s— %d of %d right", snap.step, answers.c_str(), right, asked);
+  Prose("%sIts answers at step %d: %s— %d of %d right", compared() ? "Run A. " : "", snap.step, answers.c_str(), right, asked);
   ctx.published.Scalar("learn.probe_right", right);
 
-  const int heads = static_cast<int>(snap.weights[0].size());
-  const float size = ImGui::GetContentRegionAvail().x < 500.0f ? 170.0f : 240.0f;
-  for (size_t l = 0; l < snap.weights.size(); ++l) {
-    for (int h = 0; h < heads; ++h) {
-      const int k = static_cast<int>(l) * heads + h;
-      if (k > 0) SameLineIfFits(size + 20.0f);
-      ImGui::BeginGroup();
-      const std::string name = "learn.W" + std::to_string(l + 1) + "." + std::to_string(h + 1);
-      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(HeadColor(k)));
-      ImGui::Text("head %d.%d (layer %d)", static_cast<int>(l) + 1, h + 1, static_cast<int>(l) + 1);
-      ImGui::PopStyleColor();
-      const attn::Matrix& w = snap.weights[l][h];
-      MatrixViewOptions o = TokenGridOptions("weight", WeightsStyle(w), MatrixLabels{&lab.probe_text(), nullptr});
-      o.max_width = size;
-      o.legend = k == 0;
-      DrawMatrix(name, w, resets_ * 1000000 + snap.step + 1, o, ctx.published);
-      ImGui::EndGroup();
-    }
-    // What the engine computed these maps from, for the tests to recompute them: the layer's input
-    // and its attention parameters at this snapshot.
-    const std::string layer = "learn.L" + std::to_string(l + 1) + ".";
-    const attn::AttentionParameters& p = snap.attention[l];
-    ctx.published.Matrix(layer + "input", snap.inputs[l]);
-    for (const auto& [key, m] : {std::pair{"wq", &p.wq}, {"wk", &p.wk}, {"wv", &p.wv}, {"wo", &p.wo}, {"bq", &p.bq},
-                                 {"bk", &p.bk}, {"bv", &p.bv}, {"bo", &p.bo}})
-      ctx.published.Matrix(layer + key, *m);
+  if (snap_b) {
+    DrawSideBySide(
+        "learn.heads", [&] { DrawHeadMaps(ctx, lab, snap, 0); },
+        [&] { DrawHeadMaps(ctx, job_.b().lab(), *snap_b, 1); }, 700.0f);
+  } else {
+    DrawHeadMaps(ctx, lab, snap, 0);
   }
   ImGui::Spacing();
+  const int heads = static_cast<int>(snap.weights[0].size());
   for (const auto& role : snap.roles) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(HeadColor((role.layer - 1) * heads + role.head - 1)));
     ImGui::Bullet();
@@ -238,6 +334,43 @@ void LearnPanel::DrawHeads(PanelContext& ctx) {
   DrawNote("Measured on %d held-out sequences: the mean share of each head's weight on each kind of key.",
            lessons::LearnLab::kRoleSequences);
   if (!snap.roles.empty()) ctx.summary = "Learn, step " + std::to_string(snap.step) + ": " + snap.roles[0].text;
+  DrawPositionLoss(ctx, snap, snap_b);
+  DrawCircuits(ctx, snap);
+}
+
+// One run's maps, head by head; run 0 publishes what the tests recompute them from.
+void LearnPanel::DrawHeadMaps(PanelContext& ctx, const lessons::LearnLab& lab, const lessons::LearnSnapshot& snap, int run) {
+  const int heads = static_cast<int>(snap.weights[0].size());
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float size = avail < 500.0f ? 170.0f : compared() ? 200.0f : 240.0f;
+  if (compared()) ImGui::TextDisabled("%s at step %d", kRunNames[run], snap.step);
+  const std::string prefix = run ? "learn.b.W" : "learn.W";
+  for (size_t l = 0; l < snap.weights.size(); ++l) {
+    for (int h = 0; h < static_cast<int>(snap.weights[l].size()); ++h) {
+      const int k = static_cast<int>(l) * heads + h;
+      if (k > 0) SameLineIfFits(size + 20.0f);
+      ImGui::BeginGroup();
+      const std::string name = prefix + std::to_string(l + 1) + "." + std::to_string(h + 1);
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(HeadColor(k)));
+      ImGui::Text("head %d.%d (layer %d)", static_cast<int>(l) + 1, h + 1, static_cast<int>(l) + 1);
+      ImGui::PopStyleColor();
+      const attn::Matrix& w = snap.weights[l][h];
+      MatrixViewOptions o = TokenGridOptions("weight", WeightsStyle(w), MatrixLabels{&lab.probe_text(), nullptr});
+      o.max_width = size;
+      o.legend = k == 0 && run == 0;
+      DrawMatrix(name, w, resets_ * 1000000 + snap.step + 1, o, ctx.published);
+      ImGui::EndGroup();
+    }
+    if (run) continue;
+    // What the engine computed these maps from, for the tests to recompute them: the layer's input
+    // and its attention parameters at this snapshot.
+    const std::string layer = "learn.L" + std::to_string(l + 1) + ".";
+    const attn::AttentionParameters& p = snap.parameters.blocks[l].attention;
+    ctx.published.Matrix(layer + "input", snap.inputs[l]);
+    for (const auto& [key, m] : {std::pair{"wq", &p.wq}, {"wk", &p.wk}, {"wv", &p.wv}, {"wo", &p.wo}, {"bq", &p.bq},
+                                 {"bk", &p.bk}, {"bv", &p.bv}, {"bo", &p.bo}})
+      ctx.published.Matrix(layer + key, *m);
+  }
 }
 
 }  // namespace attnlab

@@ -1,11 +1,14 @@
 // View 11: train a small transformer in the page and watch its heads form. Training is a job
-// (lessons::LearnJob) the app steps in slices of every frame, so the page keeps drawing while it
-// learns, and it goes on while another view is shown.
+// (lessons::LearnRunsJob: run A, and run B beside it when the reader compares) the app steps in
+// slices of every frame or hands to a Web Worker, so the page keeps drawing while it learns, and it
+// goes on while another view is shown. learn_panel.cpp draws the controls, curves and maps;
+// learn_microscope_panel.cpp the scores over training, the loss per position and the circuits.
 #pragma once
 
 #include <string>
 
 #include "lessons/views/learn.h"
+#include "lessons/views/learn_microscope.h"
 #include "panels/panel.h"
 
 namespace attnlab {
@@ -23,17 +26,27 @@ class LearnPanel : public Panel {
 
  private:
   void DrawControls(PanelContext& ctx);
+  void DrawCompareControls(PanelContext& ctx);
   void DrawCurves(PanelContext& ctx);
   void DrawHeads(PanelContext& ctx);
+  void DrawHeadMaps(PanelContext& ctx, const lessons::LearnLab& lab, const lessons::LearnSnapshot& snap, int run);
+  // learn_microscope_panel.cpp
+  void DrawScores(PanelContext& ctx);
+  void DrawPositionLoss(PanelContext& ctx, const lessons::LearnSnapshot& snap, const lessons::LearnSnapshot* snap_b);
+  void DrawCircuits(PanelContext& ctx, const lessons::LearnSnapshot& snap);
+  void Refresh();  // the curves and scores, once per change of either run's steps
 
-  lessons::LearnJob job_;
-  std::string settings_;   // FieldsKey of the state the lab was reset for (without the step target)
+  bool compared() const { return job_.compared(); }
+
+  lessons::LearnRunsJob job_;
+  std::string settings_, settings_b_;  // LearnSettingsKey of the states the runs were reset for
   int snapshot_ = -1;      // the snapshot drawn; -1: the latest
   int resets_ = 0;         // tiles of a new run get new texture versions
-  int curves_step_ = -1;   // lab_.steps() when curves_ was made
-  attn::Matrix curves_;    // (bins, 3): step, loss, accuracy
-  attn::Matrix curve_steps_, curve_loss_, curve_accuracy_;  // its columns, for the plot
-  attn::Matrix held_out_accuracy_;  // (bins, 1) the latest snapshot's held-out accuracy at each point
+  int curves_steps_ = -1, curves_steps_b_ = -1;  // the runs' steps when the curves were made
+  lessons::LearnCurves curves_;
+  lessons::PhaseChange phase_[2];
+  attn::Matrix score_steps_, prefix_, copying_;  // run A's snapshots: (1, S) steps, (heads, S) scores
+  lessons::CircuitLabels labels_;
 };
 
 }  // namespace attnlab

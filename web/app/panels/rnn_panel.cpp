@@ -241,8 +241,7 @@ void RnnPanel::DrawGradients(PanelContext& ctx) {
   o.x_tick = [](double v) { return std::to_string(static_cast<int>(std::lround(v)) + 1); };
   o.x_label = "word j";
   o.y_label = "‖∂ outᵢ / ∂xⱼ‖_F (log)";
-  o.marker_x = static_cast<float>(j);
-  o.draw_marker_x = true;
+  o.markers = {{static_cast<float>(j)}};
   o.marked = j;
   o.describe = [&](int k) {
     ImGui::Text("j = %d \"%s\"", k + 1, tokens[k].c_str());

@@ -248,9 +248,15 @@ PlotResult DrawPlot(const std::string& name, const std::vector<PlotSeries>& seri
                           theme.weight_bars);
     }
   }
-  if (o.draw_marker_x) {
-    const float x = ax.Map(o.marker_x, p0.x, p1.x);
-    list->AddLine(ImVec2(x, p0.y), ImVec2(x, p1.y), theme.plot_marker, 1.0f);
+  if (!o.markers.empty()) {
+    attn::Matrix screen_x(1, static_cast<Eigen::Index>(o.markers.size()));
+    for (size_t i = 0; i < o.markers.size(); ++i) {
+      const PlotMarker& m = o.markers[i];
+      const float x = ax.Map(m.x, p0.x, p1.x);
+      list->AddLine(ImVec2(x, p0.y), ImVec2(x, p1.y), m.color ? m.color : theme.plot_marker, m.thickness);
+      screen_x(0, static_cast<Eigen::Index>(i)) = x;
+    }
+    published.Matrix(name + ".markers", screen_x);
   }
   std::vector<ImVec2> points;
   for (size_t s = 0; s < series.size(); ++s) {

@@ -1,7 +1,7 @@
 // The one plot widget: curves (or dots) over a shared x axis, drawn with ImDrawList, with numbered
 // axes (linear or log10), a legend, and hover or tap on the nearest point. Optional extras: a row of
 // weights drawn as bars along the bottom (whom the hovered point attends to), a ringed point, a
-// vertical marker line. Publishes its rectangle, the hovered point and each keyed series.
+// vertical marker lines. Publishes its rectangle, the hovered point and each keyed series.
 #pragma once
 
 #include <functional>
@@ -23,6 +23,13 @@ struct PlotSeries {
   bool dots = false;       // a dot per point instead of a line
   int row = -1;            // ... or, when >= 0, row `row` of y (one curve of an (S, n) table)
   bool point_dots = false;  // the line, plus a dot of radius thickness + 1 at every point
+};
+
+// A vertical line across the plot at x (a chosen value, an event such as a phase change).
+struct PlotMarker {
+  float x = 0;
+  ImU32 color = 0;  // 0: the theme's plot marker colour
+  float thickness = 1.0f;
 };
 
 struct PlotOptions {
@@ -52,8 +59,7 @@ struct PlotOptions {
   // bottom, or null. Asked before drawing, so the bars follow the pointer in the same frame.
   std::function<const attn::Matrix*(int)> weights_for;
   int marked = -1;          // a point drawn with a ring (the focus)
-  float marker_x = 0.0f;    // a vertical line at this x when draw_marker_x
-  bool draw_marker_x = false;
+  std::vector<PlotMarker> markers;  // published as "<plot>.markers": each line's screen x
 };
 
 struct PlotResult {

@@ -26,7 +26,8 @@ struct LearnSnapshot {
   int step = 0;                              // steps taken when it was taken
   std::vector<std::vector<Matrix>> weights;  // layers × heads × (T, T) on the probe sequence
   std::vector<Matrix> inputs;                // layers × (T, d): what each attention layer saw
-  std::vector<attn::AttentionParameters> attention;  // layers: Wq Wk Wv Wo and biases then
+  // The model then, all but its MLPs (KeptMatrices): what the maps and the circuits are computed from.
+  attn::train::ModelParameters parameters;
   std::vector<int> predictions;              // (T) the model's answer at each position
   std::vector<attn::train::HeadRole> roles;  // layers·heads, measured on held-out sequences
   float held_out_accuracy = 0;
@@ -35,6 +36,18 @@ struct LearnSnapshot {
   std::vector<int> position_scored;          // (T) how many were scored there (0: never)
   attn::train::Circuits circuits;            // every head's QK and OV circuits, every pair's composition
 };
+
+// The matrices a snapshot keeps of a model, in one order (the wire's, and Apply's shape check):
+// wte, wpe, lnf γ β, out_w, out_b, then each block's LN1 γ β and attention parameters.
+template <typename P>  // attn::train::ModelParameters, const or not
+auto KeptMatrices(P& p) {
+  std::vector<decltype(&p.wte)> out = {&p.wte, &p.wpe, &p.lnf_gamma, &p.lnf_beta, &p.out_w, &p.out_b};
+  for (auto& b : p.blocks)
+    for (auto* m : {&b.ln1_gamma, &b.ln1_beta, &b.attention.wq, &b.attention.wk, &b.attention.wv, &b.attention.wo,
+                    &b.attention.bq, &b.attention.bk, &b.attention.bv, &b.attention.bo})
+      out.push_back(m);
+  return out;
+}
 
 // A head's scores at a snapshot (layers·heads, layer by layer): prefix matching — the mean share of
 // its weight on the token after an earlier copy of the query's token (MeasureHeadRoles' "after

@@ -14,6 +14,18 @@
 
 namespace lessons {
 
+// [SECTION] Curves
+
+// View 11's loss and accuracy plots on one step axis: for run A and, when given, run B — each batch's
+// loss and accuracy averaged over at most `bins` equal runs of steps (the longer run's bins, as
+// LearnLab::Curves makes them), and the held-out loss and accuracy of the last snapshot at or before
+// each point. A run that has not got to a point has NaN there (the plot leaves a gap).
+struct LearnCurves {
+  Matrix steps;  // (n, 1) each point's last step
+  Matrix loss[2], accuracy[2], held_out_loss[2], held_out_accuracy[2];  // (n, 1): run A, run B (empty without B)
+};
+LearnCurves MakeLearnCurves(const LearnLab& a, const LearnLab* b, int bins);
+
 // [SECTION] Run B
 
 // Run A's state with the one change state.compare names (the state itself when it names none):
@@ -69,6 +81,14 @@ PhaseChange FindPhaseChange(const std::vector<LearnSnapshot>& snapshots);
 // The sentence under the plots: where the loss fell and which heads moved, or why there is none yet.
 std::string PhaseChangeText(const PhaseChange& change, const std::vector<LearnSnapshot>& snapshots);
 
+// [SECTION] Loss per position
+
+// A snapshot's held-out loss at each position, (T, 1), NaN where the task scores none.
+Matrix PositionLoss(const LearnSnapshot& snapshot);
+// What the reader sees in it: where the task scores, and the loss at the first and last scored
+// positions (and run B's, when given).
+std::string PositionLossText(const LearnSnapshot& snapshot, const LearnSnapshot* snapshot_b);
+
 // [SECTION] Circuits
 
 // The labels of a task's circuits: its tokens (rows of QK and OV, columns of QK), its output classes
@@ -77,6 +97,10 @@ struct CircuitLabels {
   std::vector<std::string> tokens, classes, positions;
 };
 CircuitLabels LearnCircuitLabels(attn::train::TaskKind task, const attn::train::ModelConfig& model);
+
+// The chosen head's copying score in words: how many of the tokens that are also answers its OV
+// circuit writes most towards, against chance (1 / classes).
+std::string CopyingText(const LearnSnapshot& snapshot, int head, attn::train::TaskKind task, const attn::train::ModelConfig& model);
 
 // One composition score of every earlier × later pair: (layers·heads, layers·heads), row the earlier
 // head, column the later one; 0 where the column's layer is not later. which: 'q', 'k' or 'v'.
