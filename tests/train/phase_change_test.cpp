@@ -37,6 +37,23 @@ TEST(PhaseChange, APlateauThenASuddenDropIsFoundAtTheDrop) {
   EXPECT_LE(found, 2100);
 }
 
+// What a recall run looks like on the Learn view's snapshot steps (0, 25, 50, 100, then every 100):
+// a fast first fall to the plateau (the common answers learnt), the plateau, then the induction
+// drop. The first fall is steeper per step, but nothing flat comes before it: the drop is found.
+TEST(PhaseChange, AFastFirstFallThenAPlateauThenTheDropIsFoundAtTheDrop) {
+  std::vector<LossPoint> c;
+  for (int step : {0, 25, 50, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100})
+    c.push_back({step, 2.3 + 0.8 * std::exp(-step / 20.0) - 2.2 + 2.2 / (1.0 + std::exp((step - 600) / 60.0))});
+  // Within a point of the drop's middle (600): the 5-point smoothing spreads a drop narrower than
+  // the points' spacing over the points before it.
+  const int found = PhaseChangeStep(c);
+  EXPECT_GE(found, 500);
+  EXPECT_LE(found, 600);
+  // The same first fall with no drop after it: none.
+  for (LossPoint& p : c) p.loss = 2.3 + 0.8 * std::exp(-p.step / 20.0);
+  EXPECT_EQ(PhaseChangeStep(c), -1);
+}
+
 TEST(PhaseChange, ADecayFromTheStartOrAFlatCurveHasNone) {
   EXPECT_EQ(PhaseChangeStep(Curve([](int s) { return 2.3 * std::exp(-s / 800.0) + 0.1; })), -1);
   EXPECT_EQ(PhaseChangeStep(Curve([](int s) { return 2.3 * std::exp(-s / 150.0) + 0.1; })), -1);

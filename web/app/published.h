@@ -33,6 +33,7 @@ class Published {
   // Called at the start of each frame: names refer to this frame's drawing only.
   void Clear() {
     matrices_.clear();
+    owned_.clear();
     rects_.clear();
     scalars_.clear();
     texts_.clear();
@@ -41,6 +42,8 @@ class Published {
   }
   // `m` must stay alive until the next Clear(): panels publish matrices they own.
   void Matrix(const std::string& name, const attn::Matrix& m) { matrices_[name] = &m; }
+  // A matrix made while drawing (a plot's marker positions): kept here until the next Clear().
+  void MatrixCopy(const std::string& name, attn::Matrix m) { matrices_[name] = &(owned_[name] = std::move(m)); }
   void Rect(const std::string& name, LayoutRect r) { rects_[name] = r; }
   void Scalar(const std::string& name, double v) { scalars_[name] = v; }
   // A word drawn outside prose (a table cell, a tile's word), by name: view 12's next words.
@@ -62,6 +65,7 @@ class Published {
 
  private:
   std::map<std::string, const attn::Matrix*> matrices_;
+  std::map<std::string, attn::Matrix> owned_;
   std::map<std::string, LayoutRect> rects_;
   std::map<std::string, double> scalars_;
   std::map<std::string, std::string> labels_;

@@ -188,8 +188,8 @@ std::string PhaseChangeText(const PhaseChange& change, const std::vector<LearnSn
   if (change.step < 0) {
     if (snapshots.size() < 7)
       return Format("The phase change is looked for once there are 7 snapshots (there are %zu).", snapshots.size());
-    return Format("No phase change up to step %d: the held-out loss has not fallen suddenly after a flat stretch "
-                  "(its steepest fall is where it began, or too small).", snapshots.back().step);
+    return Format("No phase change up to step %d: no fall of the held-out loss is both three times as steep as a "
+                  "stretch before it and a quarter of its whole fall.", snapshots.back().step);
   }
   std::string text = Format("Phase change at step %d: the held-out loss fell fastest there, from %.3f at step %d to %.3f at "
                             "step %d.", change.step, change.from_loss, change.from_step, change.to_loss, change.to_step);
@@ -275,8 +275,10 @@ std::string StrongestCompositionText(const attn::train::Circuits& now, const att
   const std::string from = HeadName(c.from_layer, c.from_head), to = HeadName(c.to_layer, c.to_head);
   std::string text = Format("The strongest K-composition is %s into %s: %.2f", from.c_str(), to.c_str(), c.k);
   if (best < start.compositions.size()) text += Format(" (%.2f at initialisation)", start.compositions[best].k);
+  std::string reader = to;
+  reader[0] = 'H';  // the sentence starts with it
   return text + Format(". %s's keys read what %s writes: an induction head's wiring when %s looks one token back.",
-                       to.c_str(), from.c_str(), from.c_str());
+                       reader.c_str(), from.c_str(), from.c_str());
 }
 
 }  // namespace lessons

@@ -72,15 +72,18 @@ void LearnPanel::DrawScores(PanelContext& ctx) {
 
 void LearnPanel::DrawPositionLoss(PanelContext& ctx, const lessons::LearnSnapshot& snap, const lessons::LearnSnapshot* snap_b) {
   ImGui::SeparatorText("Held-out loss at each position of the sequence");
-  const attn::Matrix loss = lessons::PositionLoss(snap);
+  attn::Matrix& loss = position_loss_[0];
+  loss = lessons::PositionLoss(snap);
   int scored = 0;
   for (int t : snap.position_scored) scored += t > 0;
   Prose("%s", lessons::PositionLossText(snap, snap_b).c_str());
   ctx.published.Matrix("learn.position_loss", loss);
   if (scored < 2) return;
-  attn::Matrix positions(loss.rows(), 1);
+  attn::Matrix& positions = positions_;
+  positions.resize(loss.rows(), 1);
   for (Eigen::Index t = 0; t < loss.rows(); ++t) positions(t, 0) = static_cast<float>(t + 1);
-  const attn::Matrix loss_b = snap_b ? lessons::PositionLoss(*snap_b) : attn::Matrix();
+  attn::Matrix& loss_b = position_loss_[1];
+  loss_b = snap_b ? lessons::PositionLoss(*snap_b) : attn::Matrix();
   PlotOptions o;
   o.x = &positions;
   o.round_axes = true;
@@ -167,7 +170,8 @@ void LearnPanel::DrawCircuits(PanelContext& ctx, const lessons::LearnSnapshot& s
   const float table = std::min(200.0f, (ImGui::GetContentRegionAvail().x - 40.0f) / 3.0f);
   int drawn = 0;
   for (const char which : {'k', 'q', 'v'}) {
-    const attn::Matrix m = lessons::CompositionTable(snap.circuits, heads, which);
+    attn::Matrix& m = composition_[drawn];
+    m = lessons::CompositionTable(snap.circuits, heads, which);
     if (drawn++) SameLineIfFits(table + 20.0f);
     ImGui::BeginGroup();
     ImGui::Text("%c-composition", which - 'a' + 'A');

@@ -208,6 +208,7 @@ void LearnPanel::DrawCurves(PanelContext& ctx) {
   ctx.published.Scalar("learn.loss", lab.last_loss());
   ctx.published.Scalar("learn.steps_per_second", lab.steps_per_second());
   ctx.published.Scalar("learn.phase_change_step", phase_[0].step);
+  ctx.published.Matrix("learn.curve_steps", curves_.steps);
   if (two) {
     const lessons::LearnLab& b = job_.b().lab();
     ctx.published.Scalar("learn.b.steps", b.steps());

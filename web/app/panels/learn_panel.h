@@ -47,6 +47,8 @@ class LearnPanel : public Panel {
   lessons::PhaseChange phase_[2];
   attn::Matrix score_steps_, prefix_, copying_;  // run A's snapshots: (1, S) steps, (heads, S) scores
   lessons::CircuitLabels labels_;
+  // What the microscope draws this frame and publishes (alive until the next frame).
+  attn::Matrix position_loss_[2], positions_, composition_[3];
 };
 
 }  // namespace attnlab

@@ -256,7 +256,7 @@ PlotResult DrawPlot(const std::string& name, const std::vector<PlotSeries>& seri
       list->AddLine(ImVec2(x, p0.y), ImVec2(x, p1.y), m.color ? m.color : theme.plot_marker, m.thickness);
       screen_x(0, static_cast<Eigen::Index>(i)) = x;
     }
-    published.Matrix(name + ".markers", screen_x);
+    published.MatrixCopy(name + ".markers", std::move(screen_x));
   }
   std::vector<ImVec2> points;
   for (size_t s = 0; s < series.size(); ++s) {
