@@ -130,7 +130,7 @@ test('run B trains beside run A from the link, is run A with the change named, a
   const s = await scalars(page);
   assert.equal(s['learn.b.steps'], 200);
   const all = (await texts(page)).join('\n');
-  assert.match(all, /Run B is run A with seed 5 instead of 1, on the same sequences\./);
+  assert.match(all, /Run B is run A with initial weights from seed 5 instead of 1, on the same sequences\./);
   const compared = all.match(/At step 200, the last both reached, the held-out loss is (\d\.\d{3}) in run A and (\d\.\d{3}) in run B\./);
   assert.ok(compared, all);
   assert.equal(Number(compared[1]), Number(s['learn.held_out_loss'].toFixed(3)));
@@ -146,8 +146,9 @@ test('run B trains beside run A from the link, is run A with the change named, a
   assert.deepEqual(problems, []);
   await page.close();
 
-  // Run B is run A with seed 5: seed 5 trained alone gives run B's numbers, bit for bit.
-  const alone = await open('#v=learn&l.task=previous&l.l=1&l.h=1&l.n=200&l.s=5');
+  // Run B is run A with seed 5's initial weights on seed 1's sequences: that run trained alone gives
+  // run B's numbers, bit for bit.
+  const alone = await open('#v=learn&l.task=previous&l.l=1&l.h=1&l.n=200&l.s=5&l.ds=1');
   await trained(alone.page, 200);
   const t = await scalars(alone.page);
   assert.equal(t['learn.held_out_loss'], s['learn.b.held_out_loss']);

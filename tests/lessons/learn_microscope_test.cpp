@@ -83,14 +83,16 @@ TEST(LearnMicroscope, RunBIsRunAWithTheOneChangeNamed) {
   };
   for (const Case& c : {Case{1, 0, "plain q·k instead of scores divided by √d_k"}, Case{2, 0, "sparsemax instead of softmax"},
                         Case{3, 3, "RoPE instead of learned positions"}, Case{3, 1, "sinusoidal positions instead of learned positions"},
-                        Case{4, 1, "1 layer instead of 2"}, Case{4, 2, "3 layers instead of 2"}, Case{5, 9, "seed 9 instead of 4"},
-                        Case{5, 4, "seed 5 instead of 4"}}) {
+                        Case{4, 1, "1 layer instead of 2"}, Case{4, 2, "3 layers instead of 2"}, Case{5, 9, "initial weights from seed 9 instead of 4"},
+                        Case{5, 4, "initial weights from seed 5 instead of 4"}}) {
     a.compare = c.compare, a.compare_value = c.value;
     const LearnState b = RunBState(a);
     EXPECT_EQ(RunBChange(a), c.change) << c.compare << " " << c.value;
     // Exactly one setting differs: the training config differs from A's in that field alone.
     LearnState back = b;
     back.scaled = a.scaled, back.normalizer = a.normalizer, back.positions = a.positions, back.layers = a.layers, back.seed = a.seed;
+    if (c.compare == 5) EXPECT_EQ(b.data_seed, a.seed) << "another initialisation on run A's sequences";
+    back.data_seed = a.data_seed;
     back.compare = a.compare, back.compare_value = a.compare_value;
     EXPECT_EQ(FieldsKey(back), FieldsKey(a)) << c.change;
     EXPECT_NE(LearnSettingsKey(b), LearnSettingsKey(a)) << c.change;
@@ -120,7 +122,7 @@ TEST(LearnMicroscope, TwoRunsSideBySideAreEachReproducible) {
   while (job.running()) ASSERT_TRUE(job.Step(1.0).ok());
   for (const auto& [run, seed] : {std::pair{&job.a(), 1}, {&job.b(), 8}}) {
     LearnState alone = a;
-    alone.seed = seed, alone.compare = 0;
+    alone.seed = seed, alone.data_seed = seed == 1 ? 0 : 1, alone.compare = 0;
     LearnLab lab;
     ASSERT_TRUE(lab.Reset(alone).ok());
     while (lab.steps() < 60) ASSERT_TRUE(lab.Train(1e9, 60).ok());
@@ -128,6 +130,7 @@ TEST(LearnMicroscope, TwoRunsSideBySideAreEachReproducible) {
     EXPECT_TRUE(run->lab().snapshots().back().circuits.heads[0].qk == lab.snapshots().back().circuits.heads[0].qk);
   }
   EXPECT_NE(job.a().lab().losses(), job.b().lab().losses());
+  EXPECT_EQ(job.a().lab().probe(), job.b().lab().probe()) << "the same sequences: the maps side by side are of one probe";
   // Units say whose they are, and the runs take turns.
   LearnRunsJob turns;
   ASSERT_TRUE(turns.a().Reset(a).ok());

@@ -229,6 +229,30 @@ TEST(Trainer, TheSameSeedTrainsTheSameModel) {
   EXPECT_TRUE(a.parameters().out_w == b.parameters().out_w);
 }
 
+// data_seed: another initialisation on the same sequences (view 11's run B of a seed comparison).
+TEST(Trainer, TheDataSeedKeepsTheSequencesWhileTheSeedDrawsTheWeights) {
+  TrainConfig a = DefaultTrainConfig(TaskKind::kCopy), b = a;
+  b.seed = 2;
+  b.data_seed = 1;
+  EXPECT_EQ(DataSeed(a), 1u);
+  EXPECT_EQ(DataSeed(b), 1u);
+  EXPECT_EQ(HeldOutBatch(a, 8).ids, HeldOutBatch(b, 8).ids);
+  Trainer ta, tb;
+  ASSERT_TRUE(ta.Init(a).ok() && tb.Init(b).ok());
+  EXPECT_FALSE(ta.parameters().wte == tb.parameters().wte) << "the weights are seed 2's";
+  // The same batch: with equal weights the first step's loss would be equal; it is the batch the
+  // data stream gives, so a third trainer with seed 2 and its own data differs from b in its batch.
+  TrainConfig c = b;
+  c.data_seed = 0;
+  Trainer tc;
+  ASSERT_TRUE(tc.Init(c).ok());
+  EXPECT_TRUE(tb.parameters().wte == tc.parameters().wte);
+  StepStats sb, sc;
+  ASSERT_TRUE(tb.Step(&sb).ok() && tc.Step(&sc).ok());
+  EXPECT_NE(sb.loss, sc.loss) << "same weights, other sequences";
+  EXPECT_NE(HeldOutBatch(b, 8).ids, HeldOutBatch(c, 8).ids);
+}
+
 // Each position's held-out loss against the same sequences' logits, recomputed in double from
 // ModelForward on HeldOutBatch (the sequences Evaluate scores); the positions' losses, weighted by
 // how many were scored, average to the loss.

@@ -42,7 +42,7 @@ Status MeasureHeadRoles(const Trainer& trainer, int sequences, std::vector<HeadR
   // sums[layer][head][kind], counts[kind] (how many queries the kind applied to)
   std::vector<double> sums(static_cast<size_t>(layers) * heads * kKinds, 0.0);
   std::vector<int> counts(kKinds, 0);
-  SeededRandom rng(trainer.config().seed, kRoleStream);
+  SeededRandom rng(DataSeed(trainer.config()), kRoleStream);
   const Batch batch = SampleBatch(trainer.config().task, &rng, sequences);
   std::vector<std::vector<std::vector<Matrix>>> maps;  // sequences × layers × heads × (T, T)
   std::vector<int> predictions;

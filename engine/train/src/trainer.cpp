@@ -111,7 +111,7 @@ Status Trainer::Init(const TrainConfig& config) {
   config_ = c;
   params_ = InitializeModel(c.model);
   optimizer_ = Optimizer(c.optimizer);
-  data_rng_ = SeededRandom(c.seed, kTrainStream);
+  data_rng_ = SeededRandom(DataSeed(c), kTrainStream);
   train_set_ = c.train_set_size > 0 ? SampleBatch(c.task, &data_rng_, c.train_set_size) : Batch();
   return Status::Ok();
 }
@@ -143,7 +143,7 @@ Status Trainer::Step(StepStats* stats) {
 }
 
 Batch HeldOutBatch(const TrainConfig& config, int sequences) {
-  SeededRandom rng(config.seed, kHeldOutStream);
+  SeededRandom rng(DataSeed(config), kHeldOutStream);
   return SampleBatch(config.task, &rng, sequences);
 }
 
@@ -152,7 +152,7 @@ Status Trainer::Evaluate(int sequences, Evaluation* out) const {
   if (sequences < 1 || sequences > 65536)
     return Status(StatusCode::kOutOfRange, "sequences: expected 1–65536, got " + std::to_string(sequences));
   // kEvaluationChunk sequences at a time from one stream: the same sequences as one batch of all.
-  SeededRandom rng(config_.seed, kHeldOutStream);
+  SeededRandom rng(DataSeed(config_), kHeldOutStream);
   double loss_sum = 0;  // Σ loss·scored over the chunks: the mean over every scored position
   int correct = 0, scored = 0;
   std::vector<double> position_sum;  // (T) Σ −log p(target) at each position

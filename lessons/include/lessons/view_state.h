@@ -327,6 +327,9 @@ struct LearnState {
   static constexpr ChoiceField kOptimizer{"l.opt", 2, kLearnOptimizerNames};      // attn::train::OptimizerKind
   static constexpr FloatField kLearningRate{"l.lr", "learning rate", 1e-4f, 1e-1f, "%.4f", true};
   static constexpr IntField kSeed{"l.s", "seed", 1, 9999};
+  // The sequences' seed when not 0 (then the seed draws the initial weights alone): run B of a seed
+  // comparison trains on run A's sequences.
+  static constexpr IntField kDataSeed{"l.ds", "data seed", 0, 9999};
   static constexpr IntField kSteps{"l.n", "train to step", 0, 20000};
   static constexpr BoolField kMlp{"l.mlp", "feed-forward layer after each attention"};
   static constexpr BoolField kScaled{"l.sc", "scores divided by √d_k"};
@@ -345,6 +348,7 @@ struct LearnState {
   int optimizer = 0;           // Adam
   float learning_rate = 3e-3f;
   int seed = 1;
+  int data_seed = 0;
   // A link trains to this step when opened (0: wait for Train); the training reruns from the seed.
   int steps = 0;
   bool mlp = false;            // attention only: what the heads do is all there is
@@ -362,6 +366,7 @@ struct LearnState {
     v.ChoiceIndex(kOptimizer, optimizer);
     v.Float(kLearningRate, learning_rate);
     v.Int(kSeed, seed);
+    v.Int(kDataSeed, data_seed);
     v.Int(kSteps, steps);
     v.Bool(kMlp, mlp);
     v.Bool(kScaled, scaled);

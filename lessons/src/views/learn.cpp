@@ -38,6 +38,7 @@ attn::train::TrainConfig LearnTrainConfig(const LearnState& s) {
   c.model.scaled = s.scaled;
   c.model.sparsemax = s.normalizer == 1;
   c.seed = static_cast<uint32_t>(s.seed);
+  c.data_seed = static_cast<uint32_t>(s.data_seed);
   return c;
 }
 
@@ -73,7 +74,7 @@ Status LearnLab::Reset(const LearnState& state) {
   ATTN_RETURN_IF_ERROR(trainer.Init(LearnTrainConfig(state)));
   trainer_ = std::move(trainer);
   const int seq = trainer_.model().seq_len;
-  attn::SeededRandom rng(trainer_.config().seed, kProbeStream);
+  attn::SeededRandom rng(attn::train::DataSeed(trainer_.config()), kProbeStream);
   probe_.assign(seq, 0);
   probe_targets_.assign(seq, 0);
   probe_scored_.assign(seq, 0.0f);

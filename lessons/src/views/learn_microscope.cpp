@@ -63,7 +63,10 @@ LearnState RunBState(const LearnState& a) {
     case 2: b.normalizer = 1 - std::clamp(a.normalizer, 0, 1); break;
     case 3: b.positions = NextDifferent(a.compare_value, a.positions, 0, LearnState::kPositions.count - 1); break;
     case 4: b.layers = NextDifferent(a.compare_value, a.layers, LearnState::kLayers.min, LearnState::kLayers.max); break;
-    case 5: b.seed = NextDifferent(a.compare_value, a.seed, LearnState::kSeed.min, LearnState::kSeed.max); break;
+    case 5:  // another initialisation, the same sequences
+      b.seed = NextDifferent(a.compare_value, a.seed, LearnState::kSeed.min, LearnState::kSeed.max);
+      b.data_seed = a.data_seed ? a.data_seed : a.seed;
+      break;
     default: break;
   }
   b.compare = b.compare_value = 0;
@@ -87,7 +90,7 @@ std::string RunBChange(const LearnState& a) {
     case 3:
       return Format("%s instead of %s", kPositionWords[std::clamp(b.positions, 0, 3)], kPositionWords[std::clamp(a.positions, 0, 3)]);
     case 4: return Format("%d layer%s instead of %d", b.layers, b.layers == 1 ? "" : "s", a.layers);
-    case 5: return Format("seed %d instead of %d", b.seed, a.seed);
+    case 5: return Format("initial weights from seed %d instead of %d", b.seed, a.seed);
     default: return "";
   }
 }

@@ -126,7 +126,10 @@ void LearnPanel::DrawCircuits(PanelContext& ctx, const lessons::LearnSnapshot& s
   ImGui::TextDisabled("at step %d", snap.step);
   const attn::train::HeadCircuits& c = snap.circuits.heads[static_cast<size_t>(s.circuit_head)];
   const int version = resets_ * 1000000 + snap.step + 1 + 100000 * s.circuit_head;
-  const float size = ImGui::GetContentRegionAvail().x < 500.0f ? 300.0f : 330.0f;
+  // Wide enough for a label over each of up to 26 columns: half the row beside each other, the
+  // whole row on a phone.
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float size = avail >= 700.0f ? std::min(560.0f, avail / 2 - 30.0f) : std::min(500.0f, avail);
   DrawSideBySide(
       "learn.circuits",
       [&] {

@@ -21,7 +21,13 @@ struct TrainConfig {
   int batch_size = 32;     // sequences per step, 1–1024
   int train_set_size = 0;  // 0: fresh sequences every step; N > 0: N fixed sequences, drawn with replacement
   uint32_t seed = 1;       // the parameters, the training data and the held-out data
+  // The training and held-out data's seed when not 0 (then `seed` seeds the parameters alone): two
+  // runs from different initialisations on the same sequences.
+  uint32_t data_seed = 0;
 };
+
+// The seed the data of `config` is drawn from: data_seed, or seed when it is 0.
+inline uint32_t DataSeed(const TrainConfig& config) { return config.data_seed ? config.data_seed : config.seed; }
 
 // The config Trainer::Init would train: model fields the task's, model.seed = seed; fails on an
 // unknown task, a bad model or optimizer, a batch size outside 1–1024 or a training-set size outside
