@@ -180,9 +180,16 @@ PhaseChange FindPhaseChange(const std::vector<LearnSnapshot>& snapshots) {
         change.movers.push_back(move);
     }
   }
-  std::stable_sort(change.movers.begin(), change.movers.end(), [](const HeadMove& x, const HeadMove& y) {
-    return std::fabs(x.after - x.before) > std::fabs(y.after - y.before);
-  });
+  // The kMovers largest moves, largest first (the first listed of equal ones): a selection, as the
+  // page keeps no std::stable_sort (its wasm costs an embed's bytes).
+  const auto move = [](const HeadMove& m) { return std::fabs(m.after - m.before); };
+  for (size_t i = 0; i < change.movers.size() && i < static_cast<size_t>(kMovers); ++i) {
+    size_t best = i;
+    for (size_t j = i + 1; j < change.movers.size(); ++j)
+      if (move(change.movers[j]) > move(change.movers[best])) best = j;
+    std::rotate(change.movers.begin() + static_cast<long>(i), change.movers.begin() + static_cast<long>(best),
+                change.movers.begin() + static_cast<long>(best) + 1);
+  }
   if (change.movers.size() > kMovers) change.movers.resize(kMovers);
   return change;
 }

@@ -45,7 +45,8 @@ void LearnPanel::Draw(PanelContext& ctx) {
       "sequences.",
       "press Train and watch the maps change; drag the step slider back to see how they started; switch the "
       "task, or take positions away from the previous-letter task and see how far causal attention gets "
-      "without them.");
+      "without them; pick a run B (one setting changed) to train beside it; below the maps, read a head's "
+      "circuits off its weights.");
   DrawControls(ctx);
   DrawStatusLine(job_.a().error());
   if (compared() && !job_.b().error().empty()) DrawStatusLine("run B: " + job_.b().error());
@@ -323,15 +324,6 @@ void LearnPanel::DrawHeads(PanelContext& ctx) {
   } else {
     DrawHeadMaps(ctx, lab, snap, 0);
   }
-  ImGui::Spacing();
-  const int heads = static_cast<int>(snap.weights[0].size());
-  for (const auto& role : snap.roles) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(HeadColor((role.layer - 1) * heads + role.head - 1)));
-    ImGui::Bullet();
-    ImGui::PopStyleColor();
-    ImGui::SameLine();
-    Prose("%s", role.text.c_str());
-  }
   DrawNote("Measured on %d held-out sequences: the mean share of each head's weight on each kind of key.",
            lessons::LearnLab::kRoleSequences);
   if (!snap.roles.empty()) ctx.summary = "Learn, step " + std::to_string(snap.step) + ": " + snap.roles[0].text;
@@ -371,6 +363,14 @@ void LearnPanel::DrawHeadMaps(PanelContext& ctx, const lessons::LearnLab& lab, c
     for (const auto& [key, m] : {std::pair{"wq", &p.wq}, {"wk", &p.wk}, {"wv", &p.wv}, {"wo", &p.wo}, {"bq", &p.bq},
                                  {"bk", &p.bk}, {"bv", &p.bv}, {"bo", &p.bo}})
       ctx.published.Matrix(layer + key, *m);
+  }
+  ImGui::Spacing();
+  for (const auto& role : snap.roles) {  // what each head does, measured
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(HeadColor((role.layer - 1) * heads + role.head - 1)));
+    ImGui::Bullet();
+    ImGui::PopStyleColor();
+    ImGui::SameLine();
+    Prose("%s", role.text.c_str());
   }
 }
 
