@@ -24,10 +24,29 @@ struct HeadWeights {
   double ov_norm = 0, qk_folded_norm = 0, ov_folded_norm = 0;
 };
 
+// The products here are small ((V or d) × d × d_k): plain loops in double, one function for all of
+// them, rather than Eigen's blocked product kernels instantiated for double (tens of KB of the page's
+// wasm, for a few microseconds of work).
+MatD Mul(const MatD& a, const MatD& b) {
+  MatD out = MatD::Zero(a.rows(), b.cols());
+  for (Eigen::Index i = 0; i < a.rows(); ++i)
+    for (Eigen::Index k = 0; k < a.cols(); ++k) {
+      const double x = a(i, k);
+      for (Eigen::Index j = 0; j < b.cols(); ++j) out(i, j) += x * b(k, j);
+    }
+  return out;
+}
+MatD Transposed(const MatD& a) { return a.transpose(); }
+// Rows of x plus the row vector b.
+MatD PlusRow(MatD x, const MatD& b) {
+  for (Eigen::Index i = 0; i < x.rows(); ++i) x.row(i) += b.row(0);
+  return x;
+}
+
 // ‖U M Wᵀ‖_F from the small factors: ‖X‖²_F = tr(XᵀX) = tr((UᵀU) M (WᵀW) Mᵀ). U (d, a), M (a, b),
 // W (d, b): every product here has rank at most d_k, so nothing (d, d) is formed.
 double FrobeniusOfProduct(const MatD& u, const MatD& m, const MatD& w) {
-  const double squared = ((u.transpose() * u) * m * (w.transpose() * w) * m.transpose()).trace();
+  const double squared = Mul(Mul(Mul(Mul(Transposed(u), u), m), Mul(Transposed(w), w)), Transposed(m)).trace();
   return std::sqrt(std::max(squared, 0.0));
 }
 
@@ -50,9 +69,9 @@ HeadWeights Slice(const ModelConfig& c, const BlockParametersT<float>& b, int h)
     w.v_folded.array().colwise() *= gamma;
   }
   const MatD identity = MatD::Identity(dk, dk);
-  w.ov_norm = FrobeniusOfProduct(w.v, identity, w.o.transpose());
+  w.ov_norm = FrobeniusOfProduct(w.v, identity, Transposed(w.o));
   w.qk_folded_norm = FrobeniusOfProduct(w.q_folded, identity, w.k_folded);
-  w.ov_folded_norm = FrobeniusOfProduct(w.v_folded, identity, w.o.transpose());
+  w.ov_folded_norm = FrobeniusOfProduct(w.v_folded, identity, Transposed(w.o));
   return w;
 }
 
@@ -67,9 +86,7 @@ MatD AttentionInput(const ModelConfig& c, const BlockParametersT<float>& b, cons
 
 // scale: the model's (1/√d_k, or 1 when config.scaled is false).
 MatD QkOf(const HeadWeights& w, const MatD& input, double scale) {
-  const MatD q = (input * w.q).rowwise() + w.bq.row(0);
-  const MatD k = (input * w.k).rowwise() + w.bk.row(0);
-  return q * k.transpose() * scale;
+  return Mul(PlusRow(Mul(input, w.q), w.bq), Transposed(PlusRow(Mul(input, w.k), w.bk))) * scale;
 }
 
 double Ratio(double num, double a, double b) { return a > 0 && b > 0 ? std::min(num / (a * b), 1.0) : 0.0; }
@@ -142,7 +159,7 @@ Status ComputeCircuits(const ModelConfig& c, const ModelParameters& p, const std
       head.layer = l + 1, head.head = h + 1;
       head.qk = QkOf(w, tokens_in, scale).cast<float>();
       if (positions_in.size()) head.qk_positions = QkOf(w, positions_in, scale).cast<float>();
-      const MatD ov = (((tokens_in * w.v).rowwise() + w.bv.row(0)) * w.o) * read_out;  // (V, C)
+      const MatD ov = Mul(Mul(PlusRow(Mul(tokens_in, w.v), w.bv), w.o), read_out);  // (V, C)
       head.ov = ov.cast<float>();
       int copiers = 0, candidates = 0;
       for (int s = 0; s < c.vocab; ++s) {
@@ -167,9 +184,10 @@ Status ComputeCircuits(const ModelConfig& c, const ModelParameters& p, const std
           HeadComposition comp;
           comp.from_layer = l1 + 1, comp.from_head = h1 + 1, comp.to_layer = l2 + 1, comp.to_head = h2 + 1;
           // Q: V_a (O_a Q_b) K_bᵀ;  K: Q_b (K_bᵀ O_aᵀ) V_aᵀ;  V: V_a (O_a V_b) O_b.
-          comp.q = Ratio(FrobeniusOfProduct(a.v, a.o * b.q_folded, b.k_folded), a.ov_norm, b.qk_folded_norm);
-          comp.k = Ratio(FrobeniusOfProduct(b.q_folded, b.k_folded.transpose() * a.o.transpose(), a.v), b.qk_folded_norm, a.ov_norm);
-          comp.v = Ratio(FrobeniusOfProduct(a.v, a.o * b.v_folded, b.o.transpose()), a.ov_norm, b.ov_folded_norm);
+          comp.q = Ratio(FrobeniusOfProduct(a.v, Mul(a.o, b.q_folded), b.k_folded), a.ov_norm, b.qk_folded_norm);
+          comp.k = Ratio(FrobeniusOfProduct(b.q_folded, Mul(Transposed(b.k_folded), Transposed(a.o)), a.v), b.qk_folded_norm,
+                         a.ov_norm);
+          comp.v = Ratio(FrobeniusOfProduct(a.v, Mul(a.o, b.v_folded), Transposed(b.o)), a.ov_norm, b.ov_folded_norm);
           result.compositions.push_back(comp);
         }
   *out = std::move(result);
