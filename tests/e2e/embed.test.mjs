@@ -201,6 +201,47 @@ test('an embed of cnn or speed transfers at most 500 KB gzipped; the word vector
     assert.ok(agrees(printed[key], measured[key]), `README: ${key} ${printed[key]} KiB; measured ${measured[key].toFixed(1)} KiB`);
 });
 
+// The embeds' two modules (web/app/module_views.h): a view that trains nothing gets attnlab-lite.wasm
+// — its timing still runs in a Web Worker on the lite module — a view that trains gets attnlab.wasm
+// and trains in its worker; a lite embed asked for a view it lacks says so instead of drawing nothing.
+test('an embed loads the lite module unless its view trains; each works with its Web Worker', async () => {
+  const open = async (hash) => {
+    const page = await newPage(session.browser, { viewport: { width: 900, height: 900 }, colorScheme: 'dark' });
+    const wasm = [], problems = [];
+    page.on('request', (r) => { if (/\.wasm($|\?)/.test(r.url())) wasm.push(new URL(r.url()).pathname.split('/').pop()); });
+    page.on('pageerror', (e) => problems.push(e.message));
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+    await page.goto(`${session.url}index.html${hash}`);
+    await page.waitForSelector('html[data-ready=true]');
+    return { page, wasm, problems };
+  };
+  // Speed: its sweep's batches go to the worker, which runs the lite module's glue.
+  const speed = await open('#embed&v=speed&sp.l=0');
+  await speed.page.waitForFunction(() => window.attnlab.idle() && window.attnlab.layout()['speed.sweep'], null, { polling: 100 });
+  assert.deepEqual(speed.wasm, ['attnlab-lite-relaxed.wasm']);
+  const button = await speed.page.evaluate(() => {
+    const c = document.querySelector('canvas').getBoundingClientRect(), r = window.attnlab.layout()['speed.sweep'];
+    return { x: c.x + r.x + r.width / 2, y: c.y + r.y + r.height / 2 };
+  });
+  await speed.page.mouse.click(button.x, button.y);
+  await speed.page.waitForFunction(() => Object.keys(window.attnlab.scalars()).filter((k) => k.startsWith('speed.sweep.')).length === 15,
+    null, { polling: 100 });
+  const speedTexts = (await speed.page.evaluate(() => window.attnlab.texts())).join('\n');
+  assert.doesNotMatch(speedTexts, /Web Worker stopped|unit kind/, speedTexts);
+  // Asked for view 11 by its blogger's script: the note, not a blank canvas.
+  await speed.page.evaluate(() => window.attnlabHandle.setState('v=learn'));
+  await speed.page.waitForFunction(() => window.attnlab.texts().some((t) => t.startsWith('View 11 Learn trains a model')));
+  assert.deepEqual(speed.problems, []);
+  await speed.page.close();
+  // Learn: the whole module, training in its worker.
+  const learn = await open('#embed&v=learn&l.task=previous&l.l=1&l.h=1&l.n=60');
+  await learn.page.waitForFunction(() => window.attnlab.scalars()['learn.steps'] >= 60, null, { polling: 100 });
+  assert.deepEqual(learn.wasm, ['attnlab-relaxed.wasm']);
+  assert.equal((await learn.page.evaluate(() => window.attnlab.scalars()))['learn.in_worker'], 1, 'trained in the worker');
+  assert.deepEqual(learn.problems, []);
+  await learn.page.close();
+});
+
 // What one more <attn-lab> costs: its memory (the compiled wasm is shared), and its start time shown.
 test('instances: the first frame of an embed, and the cost of each extra one', async () => {
   const page = await newPage(session.browser, { viewport: { width: 900, height: 700 }, colorScheme: 'dark' });

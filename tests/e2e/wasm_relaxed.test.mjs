@@ -143,6 +143,7 @@ console.log(JSON.stringify({ available: relaxedSimdAvailable() }));`, { relaxed:
 
 const kBuilt = {
   'page': [join(siteDir, 'attnlab-relaxed.wasm'), join(siteDir, 'attnlab.wasm')],
+  'embeds\' lite module': [join(siteDir, 'attnlab-lite-relaxed.wasm'), join(siteDir, 'attnlab-lite.wasm')],
   'npm package': [join(root, 'build/wasm/lib/attnlab-engine-relaxed.wasm'), join(root, 'build/wasm/lib/attnlab-engine.wasm')],
   'bench': [join(root, 'build/wasm/bench/relaxed/attnlab_bench.wasm'), join(root, 'build/wasm/bench/attnlab_bench.wasm')],
 };
@@ -244,7 +245,7 @@ console.log(JSON.stringify(out));`;
 // Opens the page; returns the wasm files it fetched and the errors it reported. `withoutRelaxed`
 // makes WebAssembly.validate refuse relaxed SIMD's instructions before any script runs, as in a
 // browser without relaxed SIMD (Chromium 156 has it on and keeps it on under --js-flags).
-async function wasmFetched(session, { withoutRelaxed = false } = {}) {
+async function wasmFetched(session, { withoutRelaxed = false, hash = '' } = {}) {
   const page = await newPage(session.browser);
   const wasm = [], problems = [];
   page.on('request', (r) => { if (/\.wasm($|\?)/.test(r.url())) wasm.push(new URL(r.url()).pathname.split('/').pop()); });
@@ -257,14 +258,14 @@ async function wasmFetched(session, { withoutRelaxed = false } = {}) {
       WebAssembly.validate = (bytes) => !relaxed(new Uint8Array(ArrayBuffer.isView(bytes) ? bytes.buffer : bytes)) && validate(bytes);
     });
   }
-  await page.goto(session.url);
+  await page.goto(session.url + hash);
   await page.waitForSelector('html[data-ready=true]');
   const relaxedValidates = await page.evaluate((probe) => WebAssembly.validate(new Uint8Array(probe)), [...RELAXED_SIMD_PROBE]);
   await page.close();
   return { wasm, problems, relaxedValidates };
 }
 
-test('the page fetches attnlab-relaxed.wasm alone where relaxed SIMD validates (Chromium), attnlab.wasm alone elsewhere', async () => {
+test('the page fetches attnlab-relaxed.wasm alone where relaxed SIMD validates (Chromium), attnlab.wasm alone elsewhere (an embed: the lite twins)', async () => {
   const session = await openBrowser();
   try {
     const relaxed = await wasmFetched(session);
@@ -275,6 +276,9 @@ test('the page fetches attnlab-relaxed.wasm alone where relaxed SIMD validates (
     assert.equal(plain.relaxedValidates, false);
     assert.deepEqual(plain.wasm, ['attnlab.wasm']);
     assert.deepEqual(plain.problems, []);
+    // An embed of a view that trains nothing: the lite module (web/app/module_views.h), the same choice.
+    assert.deepEqual((await wasmFetched(session, { hash: '#embed&v=cnn' })).wasm, ['attnlab-lite-relaxed.wasm']);
+    assert.deepEqual((await wasmFetched(session, { hash: '#embed&v=cnn', withoutRelaxed: true })).wasm, ['attnlab-lite.wasm']);
   } finally {
     await session.close();
   }

@@ -10,22 +10,9 @@
 #include "gfx/heatmap_store.h"
 #include "imgui.h"
 #include "item_log.h"
+#include "module_views.h"
 #include "theme.h"
 #include "widgets/prose.h"
-#include "panels/cnn_panel.h"
-#include "panels/data_size_panel.h"
-#include "panels/heads_panel.h"
-#include "panels/learn_panel.h"
-#include "panels/lm_panel.h"
-#include "panels/masks_panel.h"
-#include "panels/order_panel.h"
-#include "panels/prices_panel.h"
-#include "panels/qkv_panel.h"
-#include "panels/relevance_panel.h"
-#include "panels/retrieval_panel.h"
-#include "panels/rnn_panel.h"
-#include "panels/speed_panel.h"
-#include "panels/words_panel.h"
 #include "widgets/field_widgets.h"
 #include "widgets/flow_layout.h"
 #include "widgets/scroll_into_view.h"
@@ -48,22 +35,7 @@ App& TheApp() {
 // [SECTION] Set-up and word vectors
 //-----------------------------------------------------------------------------
 
-App::App() {
-  panels_.push_back(std::make_unique<WordsPanel>());
-  panels_.push_back(std::make_unique<OrderPanel>());
-  panels_.push_back(std::make_unique<QkvPanel>());
-  panels_.push_back(std::make_unique<RelevancePanel>());
-  panels_.push_back(std::make_unique<HeadsPanel>());
-  panels_.push_back(std::make_unique<MasksPanel>());
-  panels_.push_back(std::make_unique<CnnPanel>());
-  panels_.push_back(std::make_unique<DataSizePanel>());
-  panels_.push_back(std::make_unique<RnnPanel>());
-  panels_.push_back(std::make_unique<RetrievalPanel>());
-  panels_.push_back(std::make_unique<LearnPanel>());
-  panels_.push_back(std::make_unique<LmPanel>());
-  panels_.push_back(std::make_unique<PricesPanel>());
-  panels_.push_back(std::make_unique<SpeedPanel>());
-}
+App::App() : panels_(MakePanels()) {}
 
 bool App::Init(std::string* error) { return gfx::Renderer().Init(error); }
 
@@ -380,6 +352,13 @@ void App::Frame() {
         if (!embedded_) DrawTakeaway(*panel);
         break;
       }
+    if (!ModuleHasView(state_.view)) {  // an embed's lite module asked for a view that trains (module_views.h)
+      const char* title = state_.view == lessons::ViewId::kDataSize ? "8 Data size"
+                          : state_.view == lessons::ViewId::kLearn  ? "11 Learn"
+                                                                    : "12 Language model";
+      DrawNote("View %s trains a model: this embed loaded without the training code. \"open in attnlab\" below "
+               "shows it.", title);
+    }
   } else if (ImGui::BeginTabBar("views", ImGuiTabBarFlags_FittingPolicyScroll)) {
     for (auto& panel : panels_) {
       const bool wanted = panel->id() == requested;

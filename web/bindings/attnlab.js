@@ -20,23 +20,28 @@
 // numbers) of rows·cols values; their other keys are ignored, so results can be passed back.
 // If the module dies all the same (a wasm trap, an abort), every call returns
 // {ok: false, code: 'module_died'} and onDied(fn) listeners hear why.
-import createAttnlabModule from './attnlab.mjs';
 import { relaxedSimdAvailable } from './relaxed_simd.mjs';
 
-// The wasm is fetched and compiled once per page; every instance (each embed on a page has its own
-// memory, ImGui context and canvas) instantiates the same compiled module. Where the browser has
-// relaxed SIMD (Chromium), the relaxed-SIMD build (fused multiply-adds on CPUs with FMA); else the
-// plain one. One of the two is fetched, never both; both run with the same glue (attnlab.mjs).
-export const wasmFile = relaxedSimdAvailable() ? 'attnlab-relaxed.wasm' : 'attnlab.wasm';
-let compiled = null;
-function compileOnce() {
-  if (!compiled) {
-    const url = new URL(wasmFile, import.meta.url);
-    compiled = WebAssembly.compileStreaming(fetch(url))
-      .catch(() => fetch(url).then((r) => r.arrayBuffer()).then((bytes) => WebAssembly.compile(bytes)));
+// Two modules (web/app/module_views.h): attnlab.wasm with every view, and attnlab-lite.wasm — an
+// embed's, when its view is one of those that train nothing — without the training code; each has
+// its own glue (attnlab.mjs, attnlab-lite.mjs). Each wasm is fetched and compiled once per page; every
+// instance (each embed on a page has its own memory, ImGui context and canvas) instantiates the same
+// compiled module. Where the browser has relaxed SIMD (Chromium), the relaxed-SIMD build (fused
+// multiply-adds on CPUs with FMA); else the plain one. One of the two is fetched, never both; both
+// run with the same glue.
+const relaxed = relaxedSimdAvailable();
+export const wasmFile = relaxed ? 'attnlab-relaxed.wasm' : 'attnlab.wasm';
+export const liteWasmFile = relaxed ? 'attnlab-lite-relaxed.wasm' : 'attnlab-lite.wasm';
+const compiled = new Map();
+function compileOnce(file) {
+  if (!compiled.has(file)) {
+    const url = new URL(file, import.meta.url);
+    compiled.set(file, WebAssembly.compileStreaming(fetch(url))
+      .catch(() => fetch(url).then((r) => r.arrayBuffer()).then((bytes) => WebAssembly.compile(bytes))));
   }
-  return compiled;
+  return compiled.get(file);
 }
+const glue = (lite) => (lite ? import('./attnlab-lite.mjs') : import('./attnlab.mjs')).then((g) => g.default);
 
 // How a value reads in a message (as the module's own messages say it): the string "two", the number 5.
 function describe(v) {
@@ -67,11 +72,11 @@ function notBytes(name, v) {
 // script loads with the first job, so an embed that never trains or times fetches none of it.
 // navigator.hardwareConcurrency − 1 workers, 1–8; none without Worker or with `workers` false (the
 // app then works on its own thread). A pool that cannot load answers the jobs it was given as failed.
-function attachJobsLazily(m, wasm, workers) {
+function attachJobsLazily(m, wasm, workers, glueFile) {
   const size = Math.max(1, Math.min(8, (navigator.hardwareConcurrency || 2) - 1));
   if (!workers || typeof Worker === 'undefined') return { stop() {}, killForTesting() {} };
   let host = null, stopped = false;
-  const load = () => (host ||= import('./job_host.mjs').then(({ attachJobWorker }) => attachJobWorker(m, wasm, size)));
+  const load = () => (host ||= import('./job_host.mjs').then(({ attachJobWorker }) => attachJobWorker(m, wasm, size, glueFile)));
   const failed = (ticket, why) => stopped || m.jobDone(ticket, { ok: false, message: `the Web Worker stopped (${why})`, workerFailed: true });
   m.jobWorkers = () => size;
   // Until the pool is here: each job waits for it, in order (the pool replaces both hooks).
@@ -88,8 +93,9 @@ function attachJobsLazily(m, wasm, workers) {
 
 // `workers: false` keeps long work (training, timing) on the page's thread, a slice per frame, as
 // where no Web Worker can start.
-export async function loadAttnlab(moduleOptions = {}, { workers = true } = {}) {
-  const wasm = await compileOnce();
+// `lite`: the module without the views that train (8, 11, 12), for an embed of another view.
+export async function loadAttnlab(moduleOptions = {}, { workers = true, lite = false } = {}) {
+  const [wasm, createAttnlabModule] = await Promise.all([compileOnce(lite ? liteWasmFile : wasmFile), glue(lite)]);
   // The module dies on abort() (Module.onAbort) or on a trap inside a frame (an exception escapes
   // the frame loop between preMainLoop and postMainLoop): the page is told once, through onDied.
   const life = { dead: '', inFrame: false, listeners: new Set() };
@@ -110,7 +116,7 @@ export async function loadAttnlab(moduleOptions = {}, { workers = true } = {}) {
     postMainLoop: () => { life.inFrame = false; },
     ...moduleOptions,
   });
-  const jobs = attachJobsLazily(m, wasm, workers);  // long work off the main thread (web/app/offload.h)
+  const jobs = attachJobsLazily(m, wasm, workers, lite ? 'attnlab-lite.mjs' : 'attnlab.mjs');  // long work off the main thread (web/app/offload.h)
   // View 12's language model, in its own module and worker (web/app/lm_client.h): its host script
   // loads with the first request, so an embed of another view never fetches it.
   let lm = null;

@@ -7,7 +7,7 @@
 // answers false and the app does the work itself, a slice per frame. A worker that fails stops the
 // pool: every job it held is answered with workerFailed, and the app keeps its work on the page from
 // then on.
-export function attachJobWorker(m, wasmModule, size) {
+export function attachJobWorker(m, wasmModule, size, glueFile = 'attnlab.mjs') {
   const workers = [];  // {worker, pending: Set of tickets}
   let failed = false;
   const fail = (why) => {
@@ -29,7 +29,7 @@ export function attachJobWorker(m, wasmModule, size) {
       if (!entry.pending.delete(data.ticket)) return;
       m.jobDone(data.ticket, data.result);
     };
-    worker.postMessage({ init: wasmModule });
+    worker.postMessage({ init: wasmModule, glue: glueFile });
     workers.push(entry);
     return entry;
   };

@@ -2,19 +2,20 @@
 // once by the page and posted here (nothing is fetched or compiled again), without starting the app,
 // and answers each job with the same C++ the main thread would run (page_js.cpp's runJob).
 //
-//   page -> worker: {init: WebAssembly.Module}, then {ticket, job}
+//   page -> worker: {init: WebAssembly.Module, glue: its glue's file name}, then {ticket, job}
 //   worker -> page: {ticket, result}  (result: runJob's {ok, value, bytes?}; the bytes' buffer is transferred)
-import createAttnlabModule from './attnlab.mjs';
+const kGlues = ['attnlab.mjs', 'attnlab-lite.mjs'];  // the page's two modules (web/app/module_views.h)
 
 let module = null;
 self.onmessage = async ({ data }) => {
   if (data.init) {
-    module = createAttnlabModule({
+    // Set before any await: a job posted right behind init waits for the module.
+    module = import(data.glue === kGlues[1] ? './attnlab-lite.mjs' : './attnlab.mjs').then(({ default: create }) => create({
       instantiateWasm: (imports, done) => {
         WebAssembly.instantiate(data.init, imports).then((instance) => done(instance, data.init));
         return {};
       },
-    });
+    }));
     return;
   }
   let result;

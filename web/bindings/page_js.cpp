@@ -14,6 +14,7 @@
 #include "js_options.h"
 #include "lessons/view_kernel.h"
 #include "lm_client.h"
+#include "module_views.h"
 #include "offload.h"
 #include "frame_loop.h"
 #include "platform_html5.h"
@@ -275,8 +276,8 @@ void WordVectorsFailed(const std::string& why) {
 
 // In the worker (web/bindings/job_worker.mjs), on a module whose app never started: a job's unit
 // {unit, settings: Int32Array, text, index} -> {ok, value, bytes?} | {ok: false, message}
-// (lessons::RunJobUnit, the code the job runs itself on the page's thread without a worker; RunJobUnit
-// checks the numbers).
+// (lessons::RunJobUnit through module_views.h, the code the job runs itself on the page's thread without a
+// worker; RunJobUnit checks the numbers).
 val RunJob(val job) {
   lessons::JobUnit unit;
   int kind = 0;
@@ -300,7 +301,7 @@ val RunJob(val job) {
   lessons::JobAnswer answer;
   if (status.ok()) {
     unit.kind = static_cast<lessons::JobUnitKind>(kind);
-    status = lessons::RunJobUnit(unit, &answer);
+    status = attnlab::RunModuleJobUnit(unit, &answer);
   }
   out.set("ok", status.ok());
   if (!status.ok()) {

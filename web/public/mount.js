@@ -55,6 +55,14 @@ function withView(view, state) {
   return [`v=${view}`, ...rest].join('&');
 }
 
+// The views that train (8 Data size, 11 Learn, 12 Language model) are in attnlab.wasm alone; an
+// embed of any other view loads attnlab-lite.wasm (web/app/module_views.h), 66 KB gzipped smaller.
+const kTrainingViews = ['datasize', 'learn', 'lm'];  // (old numbered links, v=0…8, name none of them)
+function needsFullModule(state) {
+  const view = state.split('&').find((p) => p.startsWith('v='));
+  return kTrainingViews.includes(view ? view.slice(2) : 'words');
+}
+
 function prefersLight(theme) {
   if (theme === 'light') return true;
   if (theme === 'dark') return false;
@@ -117,7 +125,7 @@ export async function mount(host, options = {}) {
     .then((bytes) => { addHtmlFont(bytes); return bytes; });
   let attnlab;
   try {
-    attnlab = await loadAttnlab({}, { workers });
+    attnlab = await loadAttnlab({}, { workers, lite: embed && !needsFullModule(withView(view, state)) });
   } catch (e) {
     return fail(`attnlab could not load: ${e && e.message ? e.message : e}`);
   }
