@@ -106,6 +106,18 @@ export async function underCsp(page, csp) {
   return { page, problems };
 }
 
+// Opens a state without waiting for the page to go idle (training keeps it busy): the page, dark, at
+// the size given, and the console errors and page errors it reports.
+export async function openBusy(session, hash, { width = 1280, height = 900, touch = false } = {}) {
+  const page = await newPage(session.browser, { viewport: { width, height }, hasTouch: touch, isMobile: touch, colorScheme: 'dark' });
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  await page.goto(session.url + hash);
+  await page.waitForSelector('html[data-ready=true]');
+  return { page, problems };
+}
+
 export async function screenshot(page, name) {
   await mkdir(screenshotDir, { recursive: true });
   const path = join(screenshotDir, `${name}.png`);

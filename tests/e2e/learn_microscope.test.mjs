@@ -5,21 +5,13 @@
 // setting), and both runs round-trip through the link. Screenshots at desktop and phone size.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { newPage, openBrowser, screenshot, settle } from './browser.mjs';
+import { openBrowser, openBusy, screenshot, settle } from './browser.mjs';
 
 let session;
 before(async () => { session = await openBrowser(); });
 after(async () => { await session?.close(); });
 
-async function open(hash, { width = 1280, height = 3400, touch = false } = {}) {
-  const page = await newPage(session.browser, { viewport: { width, height }, hasTouch: touch, isMobile: touch, colorScheme: 'dark' });
-  const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  await page.goto(session.url + hash);
-  await page.waitForSelector('html[data-ready=true]');
-  return { page, problems };
-}
+const open = (hash, { width = 1280, height = 3400, touch = false } = {}) => openBusy(session, hash, { width, height, touch });
 
 // Waits until run A (and run B, when `b`) reached `steps` and the page is at rest.
 async function trained(page, steps, b = false) {
@@ -131,7 +123,7 @@ test('run B trains beside run A from the link, is run A with the change named, a
   assert.equal(s['learn.b.steps'], 200);
   const all = (await texts(page)).join('\n');
   assert.match(all, /Run B is run A with initial weights from seed 5 instead of 1, on the same sequences\./);
-  const compared = all.match(/At step 200, the last both reached, the held-out loss is (\d\.\d{3}) in run A and (\d\.\d{3}) in run B\./);
+  const compared = all.match(/At step 200, the last snapshot both have, the held-out loss is (\d\.\d{3}) in run A and (\d\.\d{3}) in run B\./);
   assert.ok(compared, all);
   assert.equal(Number(compared[1]), Number(s['learn.held_out_loss'].toFixed(3)));
   assert.equal(Number(compared[2]), Number(s['learn.b.held_out_loss'].toFixed(3)));

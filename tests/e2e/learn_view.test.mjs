@@ -6,23 +6,14 @@
 // frames median ≤ 12 ms and p90 ≤ 20 ms).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { newPage, openBrowser, screenshot, settle } from './browser.mjs';
+import { openBrowser, openBusy, screenshot, settle } from './browser.mjs';
 import { clickPublished } from './cells.mjs';
 
 let session;
 before(async () => { session = await openBrowser(); });
 after(async () => { await session?.close(); });
 
-// Opens a state without waiting for the page to go idle (training keeps it busy).
-async function openTraining(hash, { width = 1280, height = 900, touch = false } = {}) {
-  const page = await newPage(session.browser, { viewport: { width, height }, hasTouch: touch, isMobile: touch, colorScheme: 'dark' });
-  const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  await page.goto(session.url + hash);
-  await page.waitForSelector('html[data-ready=true]');
-  return { page, problems };
-}
+const openTraining = (hash, options) => openBusy(session, hash, options);
 
 const scalars = (page) => page.evaluate(() => window.attnlab.scalars());
 const plain = (m) => m && { rows: m.rows, cols: m.cols, data: Array.from(m.data) };

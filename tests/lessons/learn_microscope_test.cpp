@@ -226,7 +226,7 @@ TEST(LearnMicroscope, TheComparisonSaysWhenEachRunReachedTheTargetAndTheirLosses
   EXPECT_EQ(StepToAccuracy(lab_b.snapshots(), 0.9f), 500);
   EXPECT_EQ(CompareText(lab_a, lab_b, "seed 2 instead of 1"),
             "Run B is run A with seed 2 instead of 1, on the same sequences. Held-out accuracy reached 0.9 at step 300 in "
-            "run A and at step 500 in run B (A 200 steps sooner). At step 600, the last both reached, the held-out loss is "
+            "run A and at step 500 in run B (A 200 steps sooner). At step 600, the last snapshot both have, the held-out loss is "
             "0.050 in run A and 0.250 in run B.");
 }
 

@@ -124,7 +124,7 @@ std::string CompareText(const LearnLab& a, const LearnLab& b, const std::string&
     for (const LearnSnapshot& y : sb)
       if (x.step == y.step && (!last_a || x.step > last_a->step)) last_a = &x, last_b = &y;
   if (last_a && last_a->step > 0)
-    text += Format("At step %d, the last both reached, the held-out loss is %.3f in run A and %.3f in run B.", last_a->step,
+    text += Format("At step %d, the last snapshot both have, the held-out loss is %.3f in run A and %.3f in run B.", last_a->step,
                    last_a->held_out_loss, last_b->held_out_loss);
   return text;
 }
