@@ -125,7 +125,7 @@ void LearnPanel::DrawCircuits(PanelContext& ctx, const lessons::LearnSnapshot& s
   ImGui::SameLine();
   ImGui::TextDisabled("at step %d", snap.step);
   const attn::train::HeadCircuits& c = snap.circuits.heads[static_cast<size_t>(s.circuit_head)];
-  const int version = resets_ * 1000000 + snap.step + 1 + 100000 * s.circuit_head;
+  const int version = (resets_ * 16 + s.circuit_head) * 100000 + snap.step + 1;  // steps < 100000, heads < 16
   // Wide enough for a label over each of up to 26 columns: half the row beside each other, the
   // whole row on a phone.
   const float avail = ImGui::GetContentRegionAvail().x;

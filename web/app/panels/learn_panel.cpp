@@ -104,15 +104,17 @@ void LearnPanel::DrawControls(PanelContext& ctx) {
     }
   }
   job_.SetCompared(s.compare != 0);
-  curves_steps_ = -1;  // Refresh decides again
 
   // Not pressed Train: both runs train up to the state's step (a link being replayed, or Step). Run B
   // follows run A: on and on while A trains on.
   lessons::LearnJob& a = job_.a();
   lessons::LearnJob& b = job_.b();
-  if (!a.continuous()) a.TrainTo(s.steps, false);
-  if (a.continuous() && !b.continuous()) b.TrainTo(s.kSteps.max, true);
-  if (!a.continuous()) b.TrainTo(std::max(s.steps, b.continuous() ? a.lab().steps() : s.steps), false);
+  if (a.continuous()) {
+    if (!b.continuous()) b.TrainTo(s.kSteps.max, true);
+  } else {
+    a.TrainTo(s.steps, false);
+    b.TrainTo(s.steps, false);
+  }
 
   const bool training = a.running() || (compared() && b.running());
   if (ImGui::Button(training ? "Pause" : "Train")) {
@@ -186,10 +188,12 @@ void LearnPanel::DrawCompareControls(PanelContext& ctx) {
 void LearnPanel::Refresh() {
   const lessons::LearnLab& a = job_.a().lab();
   const lessons::LearnLab* b = compared() && !job_.b().lab().snapshots().empty() ? &job_.b().lab() : nullptr;
+  // Once per change: a step of either run, a snapshot thinned away, or a run started over.
   const int steps_b = b ? b->steps() : -1;
-  if (curves_steps_ == a.steps() && curves_steps_b_ == steps_b && score_steps_.cols() == static_cast<Eigen::Index>(a.snapshots().size()))
+  if (curves_steps_ == a.steps() && curves_steps_b_ == steps_b && curves_resets_ == resets_ &&
+      score_steps_.cols() == static_cast<Eigen::Index>(a.snapshots().size()))
     return;
-  curves_steps_ = a.steps(), curves_steps_b_ = steps_b;
+  curves_steps_ = a.steps(), curves_steps_b_ = steps_b, curves_resets_ = resets_;
   curves_ = lessons::MakeLearnCurves(a, b, kCurveBins);
   phase_[0] = lessons::FindPhaseChange(a.snapshots());
   phase_[1] = b ? lessons::FindPhaseChange(b->snapshots()) : lessons::PhaseChange();

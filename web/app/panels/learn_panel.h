@@ -42,7 +42,7 @@ class LearnPanel : public Panel {
   std::string settings_, settings_b_;  // LearnSettingsKey of the states the runs were reset for
   int snapshot_ = -1;      // the snapshot drawn; -1: the latest
   int resets_ = 0;         // tiles of a new run get new texture versions
-  int curves_steps_ = -1, curves_steps_b_ = -1;  // the runs' steps when the curves were made
+  int curves_steps_ = -1, curves_steps_b_ = -1, curves_resets_ = -1;  // the runs' steps (and resets_) when the curves were made
   lessons::LearnCurves curves_;
   lessons::PhaseChange phase_[2];
   attn::Matrix score_steps_, prefix_, copying_;  // run A's snapshots: (1, S) steps, (heads, S) scores
