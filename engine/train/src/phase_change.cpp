@@ -23,13 +23,13 @@ int PhaseChangeStep(const std::vector<LossPoint>& curve) {
   const double fall = s[0] - *std::min_element(s.begin(), s.end());
   if (!(fall > 0)) return -1;
   int found = -1;
-  for (int i = 1; i < n - 1; ++i) {
+  for (int i = 3; i < n - 1; ++i) {  // i − 2 ≥ 1: a stretch of two points at least before the window
     const double at = slope(i - 1, i + 1);
     if (!(at < 0) || (found >= 0 && at >= slope(found - 1, found + 1))) continue;
     // Sudden: some stretch before the window [i − 2, i + 2] — from an earlier point to point i − 2 —
     // fell at most a third as fast (or was flat, or rose).
     bool sudden = false;
-    for (int a = 0; a + 1 <= i - 2 && !sudden; ++a) sudden = slope(a, i - 2) >= at / 3;
+    for (int a = 0; a < i - 2 && !sudden; ++a) sudden = slope(a, i - 2) >= at / 3;
     const double window_fall = s[i - 2] - s[std::min(n - 1, i + 2)];
     const bool large = window_fall >= 0.25 * fall && window_fall >= 0.1 * s[0];
     if (sudden && large) found = i;
