@@ -33,7 +33,7 @@ async function runExperiment(page, { selector = null, during = null } = {}) {
   } else {
     await clickPublished(page, 'datasize.run');
   }
-  let most = 0, called = false;
+  let most = 0, called = false, started = false;
   for (;;) {
     const s = await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(window.jobsUnderTest.scalars()))));
     most = Math.max(most, s['datasize.in_workers'] ?? 0);
@@ -41,7 +41,10 @@ async function runExperiment(page, { selector = null, during = null } = {}) {
       called = true;
       await during(s['datasize.in_workers']);
     }
-    if (s['datasize.progress'] >= 1 && s['datasize.running'] === 0) break;
+    // "Run again" restarts from the frame after the press: the frame of the press still shows the
+    // last run done, so done counts only once the new run was seen under way.
+    started ||= s['datasize.running'] === 1 || s['datasize.progress'] < 1;
+    if (started && s['datasize.progress'] >= 1 && s['datasize.running'] === 0) break;
   }
   const s = await page.evaluate(() => window.jobsUnderTest.scalars());
   const points = Object.fromEntries(Object.entries(s).filter(([k]) => /^datasize\.(transformer|cnn)\.\d+$/.test(k)));
