@@ -196,11 +196,19 @@ Matrix LearnLab::Curves(int bins) const {
   Matrix curves(rows, 3);
   for (int r = 0; r < rows; ++r) {
     const int begin = static_cast<int>(static_cast<long>(n) * r / rows), end = static_cast<int>(static_cast<long>(n) * (r + 1) / rows);
-    double loss = 0, accuracy = 0;
-    for (int i = begin; i < end; ++i) loss += losses_[i], accuracy += accuracies_[i];
-    curves.row(r) << static_cast<float>(end), static_cast<float>(loss / (end - begin)), static_cast<float>(accuracy / (end - begin));
+    float loss = 0, accuracy = 0;
+    MeanOver(begin, end, &loss, &accuracy);
+    curves.row(r) << static_cast<float>(end), loss, accuracy;
   }
   return curves;
+}
+
+void LearnLab::MeanOver(int begin, int end, float* loss, float* accuracy) const {
+  double loss_sum = 0, accuracy_sum = 0;
+  for (int i = begin; i < end; ++i) loss_sum += losses_[i], accuracy_sum += accuracies_[i];
+  const int count = std::max(1, end - begin);
+  *loss = static_cast<float>(loss_sum / count);
+  *accuracy = static_cast<float>(accuracy_sum / count);
 }
 
 Status LearnLab::Train(double budget_ms, int until) {

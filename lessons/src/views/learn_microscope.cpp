@@ -24,6 +24,10 @@ int NextDifferent(int value, int a_value, int lo, int hi) {
 
 std::string HeadName(int layer, int head) { return Format("head %d.%d", layer, head); }
 
+float ScoreOf(const LearnSnapshot& snapshot, int head, HeadScore score) {
+  return score == HeadScore::kCopying ? Copying(snapshot, head) : PrefixMatching(snapshot, head);
+}
+
 }  // namespace
 
 // [SECTION] Curves
@@ -42,10 +46,7 @@ LearnCurves MakeLearnCurves(const LearnLab& a, const LearnLab* b, int bins) {
     for (Eigen::Index i = 0; i < n; ++i) {
       const int begin = i ? static_cast<int>(c.steps(i - 1, 0)) : 0, end = static_cast<int>(c.steps(i, 0));
       if (end > lab.steps() || snaps.empty()) break;
-      double loss = 0, accuracy = 0;
-      for (int t = begin; t < end; ++t) loss += lab.losses()[t], accuracy += lab.accuracies()[t];
-      c.loss[run](i, 0) = static_cast<float>(loss / std::max(1, end - begin));
-      c.accuracy[run](i, 0) = static_cast<float>(accuracy / std::max(1, end - begin));
+      lab.MeanOver(begin, end, &c.loss[run](i, 0), &c.accuracy[run](i, 0));
       while (k + 1 < snaps.size() && snaps[k + 1].step <= end) ++k;
       c.held_out_loss[run](i, 0) = snaps[k].held_out_loss;
       c.held_out_accuracy[run](i, 0) = snaps[k].held_out_accuracy;
@@ -138,8 +139,7 @@ Matrix ScoreCurves(const std::vector<LearnSnapshot>& snapshots, HeadScore score)
   Matrix curves(heads, static_cast<Eigen::Index>(snapshots.size()));
   for (size_t s = 0; s < snapshots.size(); ++s)
     for (int h = 0; h < heads; ++h)
-      curves(h, static_cast<Eigen::Index>(s)) =
-          score == HeadScore::kCopying ? Copying(snapshots[s], h) : PrefixMatching(snapshots[s], h);
+      curves(h, static_cast<Eigen::Index>(s)) = ScoreOf(snapshots[s], h, score);
   return curves;
 }
 
@@ -174,8 +174,8 @@ PhaseChange FindPhaseChange(const std::vector<LearnSnapshot>& snapshots) {
       move.head = h;
       move.layer = to.roles[h].layer, move.head_in_layer = to.roles[h].head;
       move.score = score;
-      move.before = score == HeadScore::kCopying ? Copying(from, h) : PrefixMatching(from, h);
-      move.after = score == HeadScore::kCopying ? Copying(to, h) : PrefixMatching(to, h);
+      move.before = ScoreOf(from, h, score);
+      move.after = ScoreOf(to, h, score);
       if (move.before >= 0 && move.after >= 0 && std::fabs(move.after - move.before) >= kLeastMove)
         change.movers.push_back(move);
     }

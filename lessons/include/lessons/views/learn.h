@@ -87,6 +87,9 @@ class LearnLab {
   // The curves to draw: steps in at most `bins` equal runs, each its last step, mean batch loss
   // and mean batch accuracy (columns: step, loss, accuracy).   -> (min(steps, bins), 3)
   Matrix Curves(int bins) const;
+  // The mean batch loss and accuracy of steps begin + 1 … end (0 ≤ begin < end ≤ steps()): one point
+  // of the curves, Curves' or another step axis's (learn_microscope.h's MakeLearnCurves).
+  void MeanOver(int begin, int end, float* loss, float* accuracy) const;
   float last_loss() const { return losses_.empty() ? 0.0f : losses_.back(); }
   const std::vector<LearnSnapshot>& snapshots() const { return snapshots_; }
   const std::vector<int>& probe() const { return probe_; }      // (T) token ids
