@@ -34,6 +34,7 @@
 
 #include "attn/attention.h"
 #include "attn/config_names.h"
+#include "attn/kernel_choice.h"
 #include "attn/kernels.h"
 #include "attn/prepared_attention.h"
 #include "attn/seeded_random.h"
@@ -56,6 +57,7 @@ struct Options {
   lessons::BenchLayer layer;
   double warmup_ms = 1500.0;
   attn::KernelId kernel = attn::FastestKernel();
+  std::vector<int> choice;  // --choice: gemm rows, slice KB, attention rows, attention keys (else the probe's)
 };
 
 [[noreturn]] void Usage(const char* why) {
@@ -65,6 +67,8 @@ struct Options {
                "[--kernel K] [--packed 1]\n       attnlab_bench peak [--kernel K]\n       attnlab_bench layer [--ns N,N...] "
                "[--d-model D] [--heads H]\n       attnlab_bench lm-train [--reps R]\n       attnlab_bench lm-generate [--reps R]\n"
                "       attnlab_bench gpt2 [--dir DIR] [--reps R] [--warmup W] [--kernel K]\n"
+               "every command: [--choice GEMM_ROWS,SLICE_KB,ATTENTION_ROWS,ATTENTION_KEYS] (attn::KernelChoice; "
+               "default: the probe's)\n"
                "kernels here: %s\n",
                why, attn::AvailableKernelNames().c_str());
   std::exit(2);
@@ -108,12 +112,21 @@ Options Parse(int argc, char** argv) {
     else if (flag == "--warmup") o.warmup = std::atoi(value);
     else if (flag == "--dir") o.dir = value;
     else if (flag == "--packed") o.packed = std::atoi(value) != 0;
+    else if (flag == "--choice") o.choice = PositiveInts(value);
     else if (flag == "--kernel") {
       const attn::Status status = attn::ParseKernel(value, &o.kernel);
       if (!status.ok()) Usage(status.message().c_str());
     } else {
       Usage("unknown option");
     }
+  }
+  if (!o.choice.empty()) {
+    if (o.choice.size() != 4) Usage("--choice: expected four integers");
+    attn::KernelChoice c;
+    c.kernel = o.kernel;
+    c.gemm_rows = o.choice[0], c.gemm_slice_kb = o.choice[1], c.attention_rows = o.choice[2], c.attention_keys = o.choice[3];
+    const attn::Status status = attn::SetKernelChoice(c);
+    if (!status.ok()) Usage(status.message().c_str());
   }
   return o;
 }
@@ -208,8 +221,11 @@ int Gemm(const Options& o) {
 }
 
 int Peak(const Options& o) {
-  std::printf("{\"impl\":\"%s\",\"variant\":\"%s\",\"peak_gflops\":%.3f}\n", ATTN_BENCH_IMPL,
-              attn::KernelBuildName(o.kernel), attn::MeasurePeakGflops(o.kernel, 1.0));
+  // The tiling this CPU runs the variant with (attn/kernel_choice.h): a line of the bench report, so
+  // a run on another CPU shows what its probe picked.
+  const std::string choice = attn::DescribeKernelChoice(attn::ChosenKernelSettings(o.kernel));
+  std::printf("{\"impl\":\"%s\",\"variant\":\"%s\",\"peak_gflops\":%.3f,\"kernel_choice\":\"%s\"}\n", ATTN_BENCH_IMPL,
+              attn::KernelBuildName(o.kernel), attn::MeasurePeakGflops(o.kernel, 1.0), choice.c_str());
   return 0;
 }
 

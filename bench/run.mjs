@@ -248,6 +248,7 @@ function measurePeaks(o, layer) {
     out[key] = {
       peak_gflops: Number.isFinite(peak.peak_gflops) ? peak.peak_gflops : null,
       peak_variant: peak.variant ?? null,
+      kernel_choice: peak.kernel_choice ?? null,
       gemm_gflops: Number.isFinite(gemm.gemm_gflops) ? gemm.gemm_gflops : null,
       gemm_shape: `4096×${d}×${d}`,
       error: peak.error ?? gemm.error ?? ((Number.isFinite(peak.peak_gflops) && Number.isFinite(gemm.gemm_gflops)) ? undefined : 'no peak_gflops / gemm_gflops in the output'),
@@ -519,7 +520,8 @@ function gemmLines(peaks) {
     const p = peaks[g];
     if (p.peak_gflops == null || p.gemm_gflops == null) return `- GEMM${p.gemm_shape ? ' ' + p.gemm_shape : ''}, attnlab-${g}: ${p.error ?? 'not measured'}`;
     return `- GEMM ${p.gemm_shape}, attnlab-${g}: ${fmt(p.gemm_gflops)} GFLOP/s = ${fmt(100 * p.gemm_gflops / p.peak_gflops)}% ` +
-           `of the measured SIMD mul+add peak (${fmt(p.peak_gflops)} GFLOP/s, ${p.peak_variant ?? '?'}, one core)`;
+           `of the measured SIMD mul+add peak (${fmt(p.peak_gflops)} GFLOP/s, ${p.peak_variant ?? '?'}, one core)` +
+           (p.kernel_choice ? `\n- kernel choice, attnlab-${g}: ${p.kernel_choice}` : '');
   });
 }
 

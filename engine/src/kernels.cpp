@@ -47,8 +47,6 @@ bool KernelAvailable(KernelId id) {
   return false;
 }
 
-KernelId FastestKernel() { return AvailableKernels().back(); }
-
 std::string AvailableKernelNames() {
   std::string names;
   for (KernelId id : AvailableKernels()) names += (names.empty() ? "" : ", ") + std::string(KernelName(id));

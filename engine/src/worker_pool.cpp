@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include "kernels/simd/kernel_table.h"
+
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
 #define ATTN_NO_THREADS 1
 #endif
@@ -177,7 +179,15 @@ void Prewarm(int threads) {
 bool ForEach(int threads, int items, const std::function<void(int)>& task) {
   if (items <= 0) return true;
 #ifndef ATTN_NO_THREADS
-  if (threads > 1 && items > 1) return ThePool().ForEach(threads, items, task);
+  if (threads > 1 && items > 1) {
+    // The caller's ScopedKernelChoice travels with its items: each is tiled as on the caller.
+    const KernelChoice* choice = simd::ThreadChoice();
+    if (!choice) return ThePool().ForEach(threads, items, task);
+    return ThePool().ForEach(threads, items, [&task, choice](int i) {
+      const ScopedKernelChoice use(*choice);
+      task(i);
+    });
+  }
 #endif
   (void)threads;
   return RunOnCaller(items, task);

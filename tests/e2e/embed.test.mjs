@@ -218,7 +218,8 @@ test('an embed loads the lite module unless its view trains; each works with its
   // Speed: its sweep's batches go to the worker, which runs the lite module's glue.
   const speed = await open('#embed&v=speed&sp.l=0');
   await speed.page.waitForFunction(() => window.attnlab.idle() && window.attnlab.layout()['speed.sweep'], null, { polling: 100 });
-  assert.deepEqual(speed.wasm, ['attnlab-lite-relaxed.wasm']);
+  const relaxed = await speed.page.evaluate(async () => (await import(new URL('attnlab.js', location.href).href)).wasmBuild.relaxed);
+  assert.deepEqual(speed.wasm, [relaxed ? 'attnlab-lite-relaxed.wasm' : 'attnlab-lite.wasm']);
   const button = await speed.page.evaluate(() => {
     const c = document.querySelector('canvas').getBoundingClientRect(), r = window.attnlab.layout()['speed.sweep'];
     return { x: c.x + r.x + r.width / 2, y: c.y + r.y + r.height / 2 };
@@ -236,7 +237,7 @@ test('an embed loads the lite module unless its view trains; each works with its
   // Learn: the whole module, training in its worker.
   const learn = await open('#embed&v=learn&l.task=previous&l.l=1&l.h=1&l.n=60');
   await learn.page.waitForFunction(() => window.attnlab.scalars()['learn.steps'] >= 60, null, { polling: 100 });
-  assert.deepEqual(learn.wasm, ['attnlab-relaxed.wasm']);
+  assert.deepEqual(learn.wasm, [relaxed ? 'attnlab-relaxed.wasm' : 'attnlab.wasm']);
   assert.equal((await learn.page.evaluate(() => window.attnlab.scalars()))['learn.in_worker'], 1, 'trained in the worker');
   assert.deepEqual(learn.problems, []);
   await learn.page.close();

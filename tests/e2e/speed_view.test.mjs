@@ -30,6 +30,15 @@ test('the Speed view times the fused wasm_simd128 forward and the kernels that k
   assert.equal(output.cols, 256);
   assert.ok(Array.from(Object.values(output.data)).every(Number.isFinite));
   await screenshot(page, 'speed');
+  // Which wasm build runs and why (attnlab.js's probe), and the kernel's tiles on this CPU, as the
+  // engine says them (kernelChoice(): measured once, the same in the page and its worker).
+  const texts = await page.evaluate(() => window.attnlab.texts());
+  const build = await page.evaluate(async () => (await import(new URL('attnlab.js', location.href).href)).wasmBuild);
+  assert.ok(texts.includes(`WebAssembly build: ${build.reason}.`), texts.join('\n'));
+  const choice = await page.evaluate(() => window.attnlab.kernelChoice());
+  assert.equal(choice.build, build.relaxed ? 'wasm_relaxed_simd' : 'wasm_simd128');
+  assert.ok(texts.includes(`Tiles on this CPU, ${choice.text}.`), texts.join('\n'));
+  assert.equal(s['speed.choice.attention_keys'], choice.attentionKeys);
 
   // eigen builds every n×n intermediate: the view keeps n at 1024 for it.
   await page.evaluate(() => window.attnlab.setState('v=speed&sp.l=0&sp.k=1&sp.n=12'));
@@ -198,8 +207,16 @@ test('the worker\'s numbers are the page\'s: the same forward gives the same out
   const { page, problems } = await openPage(session, { hash, waitForVectors: false });
   assert.equal((await scalars(page))['speed.in_worker'], 1);
   const inWorker = await digest(page);
+  // The worker took its page's kernel tiling (attn/kernel_choice.h). The second page probed its own,
+  // which may pick another key tile on a noisy machine: it takes the first page's, then times again.
+  const choice = await page.evaluate(() => window.attnlab.kernelChoice());
   const alone = await openWithoutWorker(session, hash);
   await settle(alone.page);
+  assert.deepEqual(await alone.page.evaluate((c) => window.attnlab.setKernelChoice(c), choice), { ok: true });
+  for (const state of ['v=speed&sp.n=11&sp.l=0&sp.k=2', hash.slice(1)]) {
+    await alone.page.evaluate((st) => window.attnlab.setState(st), state);
+    await settle(alone.page);
+  }
   assert.equal((await scalars(alone.page))['speed.in_worker'], 0, 'no Worker: the page times on its own thread');
   assert.deepEqual(inWorker, await digest(alone.page), 'bit for bit');
   assert.deepEqual({ rows: inWorker.rows, cols: inWorker.cols }, { rows: 4096, cols: 256 });

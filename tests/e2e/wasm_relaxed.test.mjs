@@ -193,7 +193,7 @@ function boundedForward(x, p) {
   return product(concat, exact(p.wo));
 }
 
-test('the npm package loads the relaxed build where relaxed SIMD validates, the plain one elsewhere; both within the float32 bounds', async () => {
+test('the npm package loads the relaxed build where relaxed SIMD validates and times faster, the plain one elsewhere, and says why; both within the float32 bounds', async (t) => {
   const lib = join(temp, 'lib');
   await buildLib(join(root, 'build/wasm/lib'), lib);
   const x = matrix(N, D, 1), params = { wq: matrix(D, D, 2, 0.5), wk: matrix(D, D, 3, 0.5), wv: matrix(D, D, 4, 0.5), wo: matrix(D, D, 5, 0.5) };
@@ -204,7 +204,8 @@ const run = (engine) => {
   const layer = engine.forward(${JSON.stringify(kConfig)}, { query: x }, p);
   const fused = engine.forwardOutput(${JSON.stringify(kConfig)}, { query: x }, p);
   if (!layer.ok || !fused.ok) throw new Error(layer.message ?? fused.message);
-  return { relaxedSimd: engine.relaxedSimd, output: Array.from(layer.output.data), fused: fused.fused, fusedOutput: Array.from(fused.output.data) };
+  return { relaxedSimd: engine.relaxedSimd, wasmBuild: engine.wasmBuild, choice: engine.kernelChoice(),
+           output: Array.from(layer.output.data), fused: fused.fused, fusedOutput: Array.from(fused.output.data) };
 };
 const out = { auto: run(await loadEngine()), plain: run(await loadEngine({ relaxedSimd: false })) };
 try {
@@ -227,13 +228,32 @@ console.log(JSON.stringify(out));`;
   assert.equal(without.forced, 'attnlab: relaxedSimd: true, but this WebAssembly engine has no relaxed SIMD');
   assert.deepEqual(without.refused, ['attnlab: relaxedSimd: expected a boolean, got string',
                                      'attnlab: relaxedSimd: chooses between the bundled files, so not with wasm (pass the file you want)']);
-  assert.equal(withFlag.auto.relaxedSimd, true, 'node with the flag: the relaxed build');
+  assert.equal(without.auto.wasmBuild, 'plain SIMD128: this WebAssembly engine has no relaxed SIMD');
+  // With the flag the timed probe decides (relaxed_simd.mjs): either answer, said with its numbers.
+  const said = withFlag.auto.wasmBuild;
+  t.diagnostic(`node with the flag on this CPU: ${said}`);
+  assert.match(said, withFlag.auto.relaxedSimd
+    ? /^relaxed SIMD: its fused multiply-add ran \d+\.\d\d× as fast as SIMD128's here \(3200 k vector multiply-adds: fused \d+\.\d\d ms, multiply then add \d+\.\d\d ms\)$/
+    : /^plain SIMD128: relaxed SIMD's multiply-add was not ≥ 5% faster here \(\d+\.\d\d×; 3200 k vector multiply-adds: fused \d+\.\d\d ms, multiply then add \d+\.\d\d ms\)$/);
   assert.equal(withFlag.plain.relaxedSimd, false, 'relaxedSimd: false picks the plain build');
+  assert.equal(withFlag.plain.wasmBuild, "plain SIMD128: asked for by loadEngine's relaxedSimd option");
+  // kernelChoice(): the tiling the probe picked, in fields and in a sentence that says the same.
+  for (const r of [without.auto, withFlag.forced]) {
+    const c = r.choice;
+    assert.equal(c.ok, true);
+    assert.equal(c.kernel, 'wasm_simd128');
+    assert.equal(c.gemmRows, 4);
+    assert.ok([16, 32].includes(c.gemmSliceKb) && [16, 32].includes(c.attentionRows) && [64, 128, 256].includes(c.attentionKeys), JSON.stringify(c));
+    assert.ok(c.candidates === 8 && c.probeMs > 0 && c.gemmGflops > 0 && c.attentionGflops > 0, JSON.stringify(c));
+    assert.ok(c.text.startsWith(`${c.build}: GEMM tiles of 4 rows, ${c.gemmSliceKb} KB slices; attention tiles of ${c.attentionRows} queries × ${c.attentionKeys} keys (the fastest of 8 settings timed in `), c.text);
+  }
+  assert.equal(without.auto.choice.build, 'wasm_simd128');
+  assert.equal(withFlag.forced.choice.build, 'wasm_relaxed_simd');
   assert.equal(withFlag.forced.relaxedSimd, true);
   assert.deepEqual(withFlag.plain.output, without.auto.output, 'the plain build gives the same bits with or without the flag');
 
   const reference = boundedForward(x, params);
-  for (const [name, r] of [['plain', without.auto], ['relaxed', withFlag.auto]]) {
+  for (const [name, r] of [['plain', without.auto], ['relaxed', withFlag.forced]]) {
     assertWithin(r.output, reference, `${name} build, forward on wasm_simd128`);
     assert.equal(r.fused, true, `${name}: forwardOutput took the fused kernel`);
     assertWithin(r.fusedOutput, reference, `${name} build, fused forwardOutput`);
@@ -261,23 +281,29 @@ async function wasmFetched(session, { withoutRelaxed = false, hash = '' } = {}) 
   await page.goto(session.url + hash);
   await page.waitForSelector('html[data-ready=true]');
   const relaxedValidates = await page.evaluate((probe) => WebAssembly.validate(new Uint8Array(probe)), [...RELAXED_SIMD_PROBE]);
+  // The page's own answer (attnlab.js, already loaded: the same module instance).
+  const build = await page.evaluate(async () => (await import(new URL('attnlab.js', location.href).href)).wasmBuild);
   await page.close();
-  return { wasm, problems, relaxedValidates };
+  return { wasm, problems, relaxedValidates, build };
 }
 
-test('the page fetches attnlab-relaxed.wasm alone where relaxed SIMD validates (Chromium), attnlab.wasm alone elsewhere (an embed: the lite twins)', async () => {
+test('the page fetches attnlab-relaxed.wasm alone where relaxed SIMD validates and times faster (Chromium), attnlab.wasm alone elsewhere (an embed: the lite twins)', async (t) => {
   const session = await openBrowser();
   try {
-    const relaxed = await wasmFetched(session);
-    assert.equal(relaxed.relaxedValidates, true, 'this Chromium has relaxed SIMD');
-    assert.deepEqual(relaxed.wasm, ['attnlab-relaxed.wasm']);
-    assert.deepEqual(relaxed.problems, []);
+    const probed = await wasmFetched(session);
+    assert.equal(probed.relaxedValidates, true, 'this Chromium has relaxed SIMD');
+    t.diagnostic(`Chromium on this CPU: ${probed.build.reason}`);
+    assert.match(probed.build.reason, probed.build.relaxed ? /^relaxed SIMD: its fused multiply-add ran/ : /^plain SIMD128: relaxed SIMD's multiply-add was not ≥ 5% faster here/);
+    assert.deepEqual(probed.wasm, [probed.build.relaxed ? 'attnlab-relaxed.wasm' : 'attnlab.wasm']);
+    assert.deepEqual(probed.problems, []);
     const plain = await wasmFetched(session, { withoutRelaxed: true });
     assert.equal(plain.relaxedValidates, false);
+    assert.equal(plain.build.reason, 'plain SIMD128: this WebAssembly engine has no relaxed SIMD');
     assert.deepEqual(plain.wasm, ['attnlab.wasm']);
     assert.deepEqual(plain.problems, []);
     // An embed of a view that trains nothing: the lite module (web/app/module_views.h), the same choice.
-    assert.deepEqual((await wasmFetched(session, { hash: '#embed&v=cnn' })).wasm, ['attnlab-lite-relaxed.wasm']);
+    const embed = await wasmFetched(session, { hash: '#embed&v=cnn' });
+    assert.deepEqual(embed.wasm, [embed.build.relaxed ? 'attnlab-lite-relaxed.wasm' : 'attnlab-lite.wasm']);
     assert.deepEqual((await wasmFetched(session, { hash: '#embed&v=cnn', withoutRelaxed: true })).wasm, ['attnlab-lite.wasm']);
   } finally {
     await session.close();

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "attn/config_names.h"
+#include "attn/kernel_choice.h"
 #include "attn/kernels.h"
 #include "kernels/simd/kernel_table.h"
 #include "support/random.h"
@@ -62,7 +63,12 @@ TEST(SimdKernels, AvailableKernelsAreNamedAndUnavailableOnesAreRefused) {
   const std::vector<KernelId> available = AvailableKernels();
   ASSERT_GE(available.size(), 2u);
   EXPECT_EQ(available[0], KernelId::kReference);
-  EXPECT_EQ(FastestKernel(), available.back());
+  // FastestKernel is measured: a SIMD variant where there is one (the widest unless another ran ≥ 10%
+  // faster in the probe), else the last available.
+  const KernelId fastest = FastestKernel();
+  EXPECT_TRUE(std::find(available.begin(), available.end(), fastest) != available.end());
+  if (!SimdTables().empty()) EXPECT_NE(simd::FindKernelTable(fastest), nullptr) << KernelName(fastest);
+  else EXPECT_EQ(fastest, available.back());
   for (int id = 0; id < static_cast<int>(KernelId::kCount); ++id) {
     const KernelId kernel = static_cast<KernelId>(id);
     EXPECT_NE(std::string(KernelName(kernel)), "unknown");
@@ -384,6 +390,49 @@ TEST(SimdKernels, BothLoopOrdersAndEveryTileHeightGiveTheSameBits) {
   EXPECT_GT(cases, 0);
 }
 
+// Every GEMM setting KernelChoice may pick (tile heights 4, 6, 8 where the ISA has them; 16 and 32 KB
+// depth slices) gives the default setting's bits, packed and unpacked, on rows that end on every tile
+// height's edge, k across several slices of either size and n on both sides of the panel width.
+TEST(SimdKernels, EveryGemmSettingGivesTheSameBits) {
+  int cases = 0;
+  for (const KernelTable* t : SimdTables()) {
+    std::vector<KernelChoice> settings;  // one per GEMM setting
+    for (const KernelChoice& c : KernelChoiceCandidates(t->id))
+      if (std::none_of(settings.begin(), settings.end(), [&](const KernelChoice& s) {
+            return s.gemm_rows == c.gemm_rows && s.gemm_slice_kb == c.gemm_slice_kb;
+          }))
+        settings.push_back(c);
+    ASSERT_GE(settings.size(), 2u) << KernelName(t->id) << ": both slice sizes at least";
+    const int lanes = t->lanes, slice16 = 16 * 1024 / (2 * lanes * 4);
+    for (int m : {1, 3, 5, 7, 9, 17, 49, 149})
+      for (int n : {lanes - 1, 2 * lanes + 3, 9 * lanes + 1})
+        for (int k : {3, slice16 - 1, slice16 + 1, 2 * slice16 + 5, 5 * slice16 + 3}) {
+          if (n < 1) continue;
+          const uint32_t seed = 100u * m + 10u * n + k;
+          Strided a(m, k, k + 1, 1, seed), b(k, n, n + 2, 0, seed + 1);
+          std::vector<float> packed(t->packed_size(k, n));
+          t->pack_b(b.data(), b.ld, false, k, n, packed.data());
+          std::vector<float> want(static_cast<size_t>(m) * n), got(want.size()), got_packed(want.size());
+          {
+            const ScopedKernelChoice use(settings[0]);
+            t->gemm_packed(m, n, k, a.data(), a.ld, packed.data(), nullptr, want.data(), n);
+          }
+          for (const KernelChoice& setting : settings) {
+            const ScopedKernelChoice use(setting);
+            t->gemm(m, n, k, a.data(), a.ld, b.data(), b.ld, false, nullptr, got.data(), n);
+            t->gemm_packed(m, n, k, a.data(), a.ld, packed.data(), nullptr, got_packed.data(), n);
+            for (size_t i = 0; i < want.size(); ++i) {
+              ASSERT_EQ(got[i], want[i]) << DescribeKernelChoice(setting) << " m=" << m << " n=" << n << " k=" << k << " at " << i;
+              ASSERT_EQ(got_packed[i], want[i]) << DescribeKernelChoice(setting) << " packed, m=" << m << " n=" << n << " k=" << k;
+            }
+            ++cases;
+          }
+        }
+  }
+  if (SimdTables().empty()) GTEST_SKIP() << "no SIMD variant on this target";
+  EXPECT_GT(cases, 0);
+}
+
 // pack_b of a transposed B (the fused kernel's Kᵀ panels and a prepared layer's weights) against a
 // plain loop, for shapes around every transpose tile (4 × 4 on wasm, 8 × 8 on x86) and panel width:
 // exact, zeros past the last column, and nothing read from the NaN padding between rows.
@@ -502,6 +551,113 @@ TEST(SimdKernels, FlashAttentionSpansManyKeyTilesWithLargeScores) {
     for (int i = 0; i < n * d; ++i)
       ASSERT_NEAR(out.data()[i], want[i], tolerance[i / d] + 1e-6) << KernelName(t->id) << " at " << i;
   }
+}
+
+// Every attention setting KernelChoice may pick (query tiles of 4 or 8 micro-kernel tiles; key tiles
+// of 64, 128 or 256) within float32's bound of double softmax attention, masks and all, on sizes on
+// both sides of every tile; settings that differ only in the query tile give the same bits (a row's
+// arithmetic does not depend on the rows beside it).
+TEST(SimdKernels, EveryAttentionSettingIsWithinTheBound) {
+  struct Shape {
+    int n, m, d_k, d_v;
+    bool causal;
+    int left, right, offset;
+  };
+  const Shape shapes[] = {{1, 300, 16, 8, false, -1, -1, 0}, {23, 65, 5, 9, true, -1, -1, 0},
+                          {50, 257, 16, 16, false, 40, 3, 0}, {97, 129, 8, 3, true, -1, -1, 5},
+                          {130, 520, 17, 33, true, 200, -1, 0}};
+  int cases = 0;
+  for (const KernelTable* t : SimdTables()) {
+    int s = 0;
+    for (const Shape& shape : shapes) {
+      ++s;
+      Strided q(shape.n, shape.d_k, shape.d_k + 1, 1, 900 + s), k(shape.m, shape.d_k, shape.d_k, 0, 910 + s),
+          v(shape.m, shape.d_v, shape.d_v + 1, 1, 920 + s);
+      for (int i = 0; i < shape.n; ++i)
+        for (int c = 0; c < shape.d_k; ++c) q.at(i, c) *= 3.0f;  // sharp: which keys dominate matters
+      FlashAttentionArgs args;
+      args.q = q.data(), args.ldq = q.ld, args.k = k.data(), args.ldk = k.ld, args.v = v.data(), args.ldv = v.ld;
+      args.n = shape.n, args.m = shape.m, args.d_k = shape.d_k, args.d_v = shape.d_v;
+      args.scale = 2.0f / std::sqrt(static_cast<float>(shape.d_k));
+      args.causal = shape.causal, args.window_left = shape.left, args.window_right = shape.right;
+      args.query_offset = shape.offset;
+      std::vector<double> tolerance;
+      const std::vector<double> want = AttentionDouble(args, &tolerance);
+      std::vector<std::pair<KernelChoice, std::vector<float>>> outputs;
+      for (const KernelChoice& setting : KernelChoiceCandidates(t->id)) {
+        if (setting.gemm_rows != KernelChoiceCandidates(t->id)[0].gemm_rows ||
+            setting.gemm_slice_kb != KernelChoiceCandidates(t->id)[0].gemm_slice_kb)
+          continue;  // the GEMM's settings do not reach the attention kernel
+        std::vector<float> out(static_cast<size_t>(shape.n) * shape.d_v);
+        args.out = out.data(), args.ldo = shape.d_v;
+        {
+          const ScopedKernelChoice use(setting);
+          t->flash_attention(args);
+        }
+        for (int r = 0; r < shape.n; ++r)
+          for (int c = 0; c < shape.d_v; ++c)
+            ASSERT_NEAR(out[r * shape.d_v + c], want[r * shape.d_v + c], tolerance[r] + 1e-6)
+                << DescribeKernelChoice(setting) << " shape #" << s << " at (" << r << ", " << c << ")";
+        for (const auto& [other, other_out] : outputs)
+          if (other.attention_keys == setting.attention_keys)
+            ASSERT_EQ(out, other_out) << DescribeKernelChoice(setting) << " against " << DescribeKernelChoice(other);
+        outputs.emplace_back(setting, out);
+        ++cases;
+      }
+    }
+  }
+  if (SimdTables().empty()) GTEST_SKIP() << "no SIMD variant on this target";
+  EXPECT_GT(cases, 0);
+}
+
+// The probe picks one of the candidates, measures it and says so; SetKernelChoice admits only
+// candidates, naming the field, the candidates and the value, and keeps what it was given.
+TEST(SimdKernels, KernelChoiceIsACandidateMeasuredAndSaid) {
+  EXPECT_EQ(DescribeKernelChoice(ChosenKernelSettings(KernelId::kEigen)), "eigen: no tiling to choose");
+  EXPECT_TRUE(KernelChoiceCandidates(KernelId::kReference).empty());
+  for (const KernelTable* t : SimdTables()) {
+    const KernelChoice chosen = ChosenKernelSettings(t->id);
+    const std::vector<KernelChoice> candidates = KernelChoiceCandidates(t->id);
+    const bool listed = std::any_of(candidates.begin(), candidates.end(), [&](const KernelChoice& c) {
+      return c.gemm_rows == chosen.gemm_rows && c.gemm_slice_kb == chosen.gemm_slice_kb &&
+             c.attention_rows == chosen.attention_rows && c.attention_keys == chosen.attention_keys;
+    });
+    EXPECT_TRUE(listed) << DescribeKernelChoice(chosen);
+    EXPECT_GT(chosen.candidates, 2) << DescribeKernelChoice(chosen);
+    EXPECT_TRUE(chosen.gemm_gflops > 0 && std::isfinite(chosen.gemm_gflops)) << DescribeKernelChoice(chosen);
+    EXPECT_TRUE(chosen.attention_gflops > 0 && std::isfinite(chosen.attention_gflops)) << DescribeKernelChoice(chosen);
+    const std::string said = DescribeKernelChoice(chosen);
+    std::printf("[ choice ] %s\n", said.c_str());
+    EXPECT_EQ(said.rfind(std::string(t->build_name) + ": GEMM tiles of " + std::to_string(chosen.gemm_rows) + " rows", 0), 0u)
+        << said;
+    EXPECT_NE(said.find("settings timed in"), std::string::npos) << said;
+
+    KernelChoice bad = chosen;
+    bad.gemm_rows = 5;
+    Status status = SetKernelChoice(bad);
+    EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(status.message().find("gemm_rows must be one of 4"), std::string::npos) << status.message();
+    EXPECT_NE(status.message().find("got 5"), std::string::npos) << status.message();
+    bad = chosen, bad.attention_keys = 100;
+    status = SetKernelChoice(bad);
+    EXPECT_NE(status.message().find("attention_keys must be one of 128, 64, 256 on"), std::string::npos) << status.message();
+    bad = chosen, bad.attention_rows = t->micro_rows * 8 + 1;
+    EXPECT_EQ(SetKernelChoice(bad).code(), StatusCode::kInvalidArgument);
+    bad = chosen, bad.gemm_slice_kb = 0;
+    EXPECT_EQ(SetKernelChoice(bad).code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(ChosenKernelSettings(t->id).gemm_rows, chosen.gemm_rows) << "a refused choice changes nothing";
+
+    KernelChoice other = candidates.back();
+    ASSERT_TRUE(SetKernelChoice(other).ok());
+    const KernelChoice now = ChosenKernelSettings(t->id);
+    EXPECT_EQ(now.attention_keys, other.attention_keys);
+    EXPECT_EQ(now.candidates, 0);
+    EXPECT_NE(DescribeKernelChoice(now).find("(set, not measured here)"), std::string::npos);
+    ASSERT_TRUE(SetKernelChoice(chosen).ok());  // as it was, for the tests after this one
+  }
+  KernelChoice missing;
+  missing.kernel = KernelId::kCount;
+  EXPECT_EQ(SetKernelChoice(missing).code(), StatusCode::kUnknownOption);
 }
 
 // One key whose score is NaN (q·k = 1e60 − 1e60), −inf or +inf among 130 finite ones, inside the

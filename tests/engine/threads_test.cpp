@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attn/attention.h"
+#include "attn/kernel_choice.h"
 #include "attn/kernels.h"
 #include "attn/limits.h"
 #include "call_budget.h"
@@ -135,6 +136,41 @@ TEST(Threads, ForwardOutputIsBitIdenticalForEveryThreadCount) {
     }
   }
   EXPECT_EQ(checked, 3 * static_cast<int>(ThreadCases().size() * AvailableKernels().size()));
+}
+
+// A ScopedKernelChoice travels to the worker threads of its caller's call: under each attention key
+// tile (a setting that changes the bits), the threaded output equals the caller's own, and the key
+// tiles' outputs are not all the same bits (so a worker tiling as the process does would show).
+TEST(Threads, WorkersTileAsTheirCallersScopedKernelChoice) {
+  int checked = 0;
+  for (KernelId kernel : AvailableKernels()) {
+    std::vector<Matrix> per_key_tile;
+    for (const KernelChoice& choice : KernelChoiceCandidates(kernel)) {
+      const KernelChoice first = KernelChoiceCandidates(kernel).front();
+      if (choice.gemm_rows != first.gemm_rows || choice.gemm_slice_kb != first.gemm_slice_kb ||
+          choice.attention_rows != first.attention_rows)
+        continue;  // one candidate per key tile
+      const ScopedKernelChoice use(choice);
+      const ThreadCase c = ThreadCases()[1];  // one head: query tiles split over the threads
+      AttentionConfig config;
+      config.kernel = kernel;
+      AttentionInputs inputs;
+      inputs.query = RandomMatrix(c.n, c.d_model, 31, -3.0f, 3.0f);
+      Matrix one, many;
+      ASSERT_TRUE(ForwardOutput(config, inputs, AttentionParameters(), &one).ok());
+      config.threads = 3;
+      ASSERT_TRUE(ForwardOutput(config, inputs, AttentionParameters(), &many).ok());
+      EXPECT_TRUE(BitIdentical(one, many)) << DescribeKernelChoice(choice);
+      per_key_tile.push_back(one);
+      ++checked;
+    }
+    if (per_key_tile.size() > 1) {
+      bool some_differ = false;
+      for (const Matrix& m : per_key_tile) some_differ = some_differ || !BitIdentical(m, per_key_tile[0]);
+      EXPECT_TRUE(some_differ) << KernelName(kernel) << ": every key tile gave the same bits";
+    }
+  }
+  if (checked == 0) GTEST_SKIP() << "no SIMD variant on this target";
 }
 
 // An overflowing head reports the same (first) head whatever the thread count.

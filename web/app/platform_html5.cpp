@@ -8,6 +8,7 @@
 #include <emscripten/html5.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -20,6 +21,10 @@
 EM_JS(void, attnlab_place_text_box, (int box, int shown, float x, float y, float w, float h, const char* text, const char* label,
                                      float scale), {
   if (Module.sentenceBox) Module.sentenceBox(!!shown, x, y, w, h, UTF8ToString(text), box, UTF8ToString(label), scale);
+});
+
+EM_JS(char*, attnlab_wasm_build_reason, (), {
+  return stringToNewUTF8(typeof Module.attnlabWasmBuild === 'string' ? Module.attnlabWasmBuild : '');
 });
 
 // After each frame: the state string (for the address bar and "open in attnlab"), the height of
@@ -298,6 +303,13 @@ float TakeTouchScroll() {
 }
 void MarkDirty() { Dirty(); }
 void MarkChanged() { g_dirty_frames = std::max(g_dirty_frames, 1); }
+std::string WasmBuildReason() {
+  char* text = attnlab_wasm_build_reason();
+  std::string reason = text ? text : "";
+  free(text);
+  return reason;
+}
+
 int FramebufferWidth() { return g_fb_width; }
 int FramebufferHeight() { return g_fb_height; }
 

@@ -20,18 +20,19 @@
 // numbers) of rows·cols values; their other keys are ignored, so results can be passed back.
 // If the module dies all the same (a wasm trap, an abort), every call returns
 // {ok: false, code: 'module_died'} and onDied(fn) listeners hear why.
-import { relaxedSimdAvailable } from './relaxed_simd.mjs';
+import { chooseWasmBuild } from './relaxed_simd.mjs';
 
 // Two modules (web/app/module_views.h): attnlab.wasm with every view, and attnlab-lite.wasm — an
 // embed's, when its view is one of those that train nothing — without the training code; each has
 // its own glue (attnlab.mjs, attnlab-lite.mjs). Each wasm is fetched and compiled once per page; every
 // instance (each embed on a page has its own memory, ImGui context and canvas) instantiates the same
-// compiled module. Where the browser has relaxed SIMD (Chromium), the relaxed-SIMD build (fused
-// multiply-adds on CPUs with FMA); else the plain one. One of the two is fetched, never both; both
-// run with the same glue.
-const relaxed = relaxedSimdAvailable();
-export const wasmFile = relaxed ? 'attnlab-relaxed.wasm' : 'attnlab.wasm';
-export const liteWasmFile = relaxed ? 'attnlab-lite-relaxed.wasm' : 'attnlab-lite.wasm';
+// compiled module. Where the browser has relaxed SIMD (Chromium) and a timed probe of a few ms finds
+// its fused multiply-add faster on this CPU (relaxed_simd.mjs), the relaxed-SIMD build; else the plain
+// one. One of the two is fetched, never both; both run with the same glue. The speed view says which
+// and why (wasmBuild.reason, handed to the module as Module.attnlabWasmBuild).
+export const wasmBuild = chooseWasmBuild();
+export const wasmFile = wasmBuild.relaxed ? 'attnlab-relaxed.wasm' : 'attnlab.wasm';
+export const liteWasmFile = wasmBuild.relaxed ? 'attnlab-lite-relaxed.wasm' : 'attnlab-lite.wasm';
 const compiled = new Map();
 function compileOnce(file) {
   if (!compiled.has(file)) {
@@ -111,6 +112,7 @@ export async function loadAttnlab(moduleOptions = {}, { workers = true, lite = f
       WebAssembly.instantiate(wasm, imports).then((instance) => receive(instance, wasm));
       return {};
     },
+    attnlabWasmBuild: wasmBuild.reason,
     onAbort: (what) => died(what ? `aborted: ${what}` : 'aborted'),
     preMainLoop: () => { life.inFrame = true; },
     postMainLoop: () => { life.inFrame = false; },
@@ -178,6 +180,10 @@ export async function loadAttnlab(moduleOptions = {}, { workers = true, lite = f
     tokenize: engine('tokenize', (t) => m.tokenize(t)),
     hashEmbeddings: engine('hashEmbeddings', (tokens, dim) => m.hashEmbeddings(tokens, dim)),
     availableKernels: page(() => m.availableKernels()),
+    // kernelChoice(): how this CPU tiles the fastest kernel (attn/kernel_choice.h), measured on the
+    // first call; setKernelChoice(c) takes another instance's (the page's Web Workers take the page's).
+    kernelChoice: page(() => m.kernelChoice()),
+    setKernelChoice: page((c) => m.setKernelChoice(c)),
     // The module died (why), or '' while it lives; onDied(fn) calls fn(why) once when it dies.
     dead: () => life.dead,
     onDied: (fn) => { life.listeners.add(fn); if (life.dead) fn(life.dead); },

@@ -17,6 +17,7 @@
 #include "attn/attention.h"
 #include "attn/config_names.h"
 #include "attn/grad.h"
+#include "attn/kernel_choice.h"
 #include "attn/limits.h"
 #include "attn/prepared_attention.h"
 #include "attn/version.h"
@@ -347,6 +348,49 @@ val AvailableKernels() {
 
 std::string EngineVersion() { return attn::Version(); }
 
+// kernelChoice() -> {ok, kernel, build, gemmRows, gemmSliceKb, attentionRows, attentionKeys,
+// candidates, probeMs, gemmGflops, attentionGflops, text}: how this CPU runs the fastest kernel
+// (attn/kernel_choice.h; measured on the first call, a few ms).
+val KernelChoiceJs() {
+  const attn::KernelChoice c = attn::ChosenKernelSettings(attn::FastestKernel());
+  val out = val::object();
+  out.set("ok", true);
+  out.set("kernel", std::string(attn::KernelName(c.kernel)));
+  out.set("build", std::string(attn::KernelBuildName(c.kernel)));
+  out.set("gemmRows", c.gemm_rows);
+  out.set("gemmSliceKb", c.gemm_slice_kb);
+  out.set("attentionRows", c.attention_rows);
+  out.set("attentionKeys", c.attention_keys);
+  out.set("candidates", c.candidates);
+  out.set("probeMs", c.probe_ms);
+  out.set("gemmGflops", c.gemm_gflops);
+  out.set("attentionGflops", c.attention_gflops);
+  out.set("text", attn::DescribeKernelChoice(c));
+  return out;
+}
+
+// setKernelChoice({kernel, gemmRows, gemmSliceKb, attentionRows, attentionKeys}) -> {ok}: another
+// instance's choice (a page's worker takes the page's, so both compute the same bits).
+val SetKernelChoiceJs(val choice_js) {
+  if (IsAbsent(choice_js) || choice_js.typeOf().as<std::string>() != "object")
+    return ErrorObject(attn::Status(attn::StatusCode::kInvalidArgument,
+                                    "choice: expected an object from kernelChoice(), got " + DescribeJsValue(choice_js)));
+  attn::KernelChoice c;
+  const val kernel = choice_js["kernel"];
+  if (kernel.typeOf().as<std::string>() != "string")
+    return ErrorObject(attn::Status(attn::StatusCode::kInvalidArgument,
+                                    "choice.kernel: expected a kernel's name, got " + DescribeJsValue(kernel)));
+  ATTN_JS_RETURN_IF_ERROR(attn::ParseKernel(kernel.as<std::string>(), &c.kernel));
+  ATTN_JS_RETURN_IF_ERROR(ReadInt(choice_js["gemmRows"], "choice.gemmRows", &c.gemm_rows, 1, 64));
+  ATTN_JS_RETURN_IF_ERROR(ReadInt(choice_js["gemmSliceKb"], "choice.gemmSliceKb", &c.gemm_slice_kb, 1, 1024));
+  ATTN_JS_RETURN_IF_ERROR(ReadInt(choice_js["attentionRows"], "choice.attentionRows", &c.attention_rows, 1, 1024));
+  ATTN_JS_RETURN_IF_ERROR(ReadInt(choice_js["attentionKeys"], "choice.attentionKeys", &c.attention_keys, 1, 4096));
+  ATTN_JS_RETURN_IF_ERROR(attn::SetKernelChoice(c));
+  val out = val::object();
+  out.set("ok", true);
+  return out;
+}
+
 #ifdef ATTNJS_WITH_PREPARE  // the npm package's module only (web/CMakeLists.txt)
 // ---- prepare(options, params?): a layer prepared once (attn/prepared_attention.h) -------------
 
@@ -420,4 +464,6 @@ EMSCRIPTEN_BINDINGS(attnlab_engine) {
   ATTNJS_FUNCTION("hashEmbeddings", HashEmbeddings);
   ATTNJS_FUNCTION("availableKernels", AvailableKernels);
   ATTNJS_FUNCTION("version", EngineVersion);
+  ATTNJS_FUNCTION("kernelChoice", KernelChoiceJs);
+  ATTNJS_FUNCTION("setKernelChoice", SetKernelChoiceJs);
 }

@@ -29,7 +29,9 @@ export function attachJobWorker(m, wasmModule, size, glueFile = 'attnlab.mjs') {
       if (!entry.pending.delete(data.ticket)) return;
       m.jobDone(data.ticket, data.result);
     };
-    worker.postMessage({ init: wasmModule, glue: glueFile });
+    // The page's kernel tiling (attn/kernel_choice.h), so the worker computes the page's bits and
+    // skips its own probe.
+    worker.postMessage({ init: wasmModule, glue: glueFile, kernelChoice: m.kernelChoice?.() });
     workers.push(entry);
     return entry;
   };

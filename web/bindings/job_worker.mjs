@@ -2,7 +2,8 @@
 // once by the page and posted here (nothing is fetched or compiled again), without starting the app,
 // and answers each job with the same C++ the main thread would run (page_js.cpp's runJob).
 //
-//   page -> worker: {init: WebAssembly.Module, glue: its glue's file name}, then {ticket, job}
+//   page -> worker: {init: WebAssembly.Module, glue: its glue's file name, kernelChoice: the page's
+//                    kernelChoice(), which the worker's module takes}, then {ticket, job}
 //   worker -> page: {ticket, result}  (result: runJob's {ok, value, bytes?}; the bytes' buffer is transferred)
 const kGlues = ['attnlab.mjs', 'attnlab-lite.mjs'];  // the page's two modules (web/app/module_views.h)
 
@@ -15,7 +16,10 @@ self.onmessage = async ({ data }) => {
         WebAssembly.instantiate(data.init, imports).then((instance) => done(instance, data.init));
         return {};
       },
-    }));
+    })).then((m) => {
+      if (data.kernelChoice?.ok) m.setKernelChoice(data.kernelChoice);
+      return m;
+    });
     return;
   }
   let result;

@@ -185,6 +185,31 @@ export interface PreparedLayer {
   delete(): void;
 }
 
+/** attn::KernelChoice: the fastest kernel's tiling on this CPU (engine.kernelChoice()). */
+export interface KernelChoice {
+  ok: true;
+  kernel: Kernel;
+  /** The build's name for it: 'wasm_simd128' or 'wasm_relaxed_simd'. */
+  build: string;
+  /** Rows of A per register tile of the GEMM. */
+  gemmRows: number;
+  /** KB of a packed B panel's depth slice kept in L1. */
+  gemmSliceKb: number;
+  /** Query rows per tile of the fused attention. */
+  attentionRows: number;
+  /** Keys per tile of the fused attention. */
+  attentionKeys: number;
+  /** Settings timed (0: set, not measured). */
+  candidates: number;
+  /** How long choosing took. */
+  probeMs: number;
+  /** The winners' rates on the probe's GEMM and attention head. */
+  gemmGflops: number;
+  attentionGflops: number;
+  /** All of it in a sentence. */
+  text: string;
+}
+
 export interface Engine {
   /** The engine's version, the package's ("0.1.0"). */
   readonly version: string;
@@ -193,6 +218,14 @@ export interface Engine {
    * so the last bits may differ between machines), false the plain one; null for a `wasm` you gave.
    */
   readonly relaxedSimd: boolean | null;
+  /** Which wasm build runs and why: "relaxed SIMD: its fused multiply-add ran 1.21× as fast as SIMD128's here (…)". */
+  readonly wasmBuild: string;
+  /**
+   * How this CPU runs the SIMD kernel, chosen by timing its candidate tilings on the first call (a few
+   * ms, then kept): the same numbers whatever is chosen (GEMM bit for bit; attention within its bound).
+   * null once the engine has died.
+   */
+  kernelChoice(): KernelChoice | null;
   /** The kernels this engine runs. */
   kernels(): Kernel[];
   /** Every intermediate of every head; heads·n·m ≤ 2^24. */

@@ -13,12 +13,13 @@
 // from prepare(), which holds its weights in wasm memory until its delete().
 import createAttnlabEngine from './attnlab-engine.mjs';
 import createAttnlabLm from './attnlab-lm.mjs';
-import { relaxedSimdAvailable } from './relaxed_simd.mjs';
+import { chooseWasmBuild, relaxedSimdAvailable } from './relaxed_simd.mjs';
 
 const kWasmFile = 'attnlab-engine.wasm';
 // The same engine built with relaxed SIMD (its multiply-adds are f32x4.relaxed_madd, fused on CPUs
 // with FMA): loaded where the engine validates that instruction (Chromium; node 20 only with
-// --experimental-wasm-relaxed-simd), the plain file elsewhere. Both work with the same glue.
+// --experimental-wasm-relaxed-simd) and a timed probe finds it faster on this CPU (relaxed_simd.mjs,
+// once per process, a few ms), the plain file elsewhere. Both work with the same glue.
 const kRelaxedWasmFile = 'attnlab-engine-relaxed.wasm';
 
 
@@ -54,6 +55,7 @@ async function compileWasm(wasm) {
 const bundledModules = new Map();  // file name -> Promise<WebAssembly.Module>
 
 const kLoadOptions = ['wasm', 'relaxedSimd'];
+let defaultBuild = null;  // chooseWasmBuild()'s answer, once per process
 
 /**
  * Loads an engine: its own WebAssembly instance and memory.
@@ -62,7 +64,8 @@ const kLoadOptions = ['wasm', 'relaxedSimd'];
  *   relative string resolves against this file), its bytes, or a compiled module.
  *   relaxedSimd: which bundled wasm (without `wasm`): true the relaxed-SIMD build (rejects where the
  *   engine lacks relaxed SIMD), false the plain one (the same bits on every machine); default: the
- *   relaxed build where WebAssembly.validate accepts relaxed SIMD.
+ *   relaxed build where the engine has relaxed SIMD and its fused multiply-add timed ≥ 5% faster
+ *   than multiply-then-add on this CPU (engine.wasmBuild says which and why).
  */
 export async function loadEngine(options = {}) {
   if (options === null || typeof options !== 'object' || Array.isArray(options))
@@ -76,8 +79,15 @@ export async function loadEngine(options = {}) {
   if (options.relaxedSimd !== undefined && options.wasm !== undefined)
     throw new TypeError('attnlab: relaxedSimd: chooses between the bundled files, so not with wasm (pass the file you want)');
   let file, relaxedSimd = null;  // null: a wasm the caller gave, whichever build it is
+  let wasmBuild = 'the wasm given to loadEngine';
   if (options.wasm === undefined) {
-    relaxedSimd = options.relaxedSimd ?? relaxedSimdAvailable();
+    if (options.relaxedSimd === undefined) {
+      const chosen = (defaultBuild ??= chooseWasmBuild());
+      relaxedSimd = chosen.relaxed, wasmBuild = chosen.reason;
+    } else {
+      relaxedSimd = options.relaxedSimd;
+      wasmBuild = `${relaxedSimd ? 'relaxed SIMD' : 'plain SIMD128'}: asked for by loadEngine's relaxedSimd option`;
+    }
     if (relaxedSimd && !relaxedSimdAvailable())
       throw new Error('attnlab: relaxedSimd: true, but this WebAssembly engine has no relaxed SIMD');
     file = relaxedSimd ? kRelaxedWasmFile : kWasmFile;
@@ -109,6 +119,8 @@ export async function loadEngine(options = {}) {
   return Object.freeze({
     version: m.version(),
     relaxedSimd,
+    wasmBuild,
+    kernelChoice: () => (isDead() ? null : m.kernelChoice()),
     kernels: () => (isDead() ? [] : m.availableKernels()),
     forward: guarded('forward', (config, inputs, params) => m.forward(config, inputs, params)),
     forwardOutput: guarded('forwardOutput', (config, inputs, params) => m.forwardOutput(config, inputs, params)),

@@ -30,7 +30,9 @@ const char* KernelBuildName(KernelId id);
 // Variants compiled into this build and usable on this CPU, reference first.
 std::vector<KernelId> AvailableKernels();
 bool KernelAvailable(KernelId id);
-// The fastest available variant (the last of AvailableKernels()).
+// The fastest available variant, measured (attn/kernel_choice.h): the widest SIMD variant (the last of
+// AvailableKernels()) unless another one's probe ran ≥ 10% faster on this CPU (an AVX-512 core that
+// lowers its clock for 512-bit code may run AVX2 faster). Measured on the first call, then kept.
 KernelId FastestKernel();
 // "reference, eigen, avx2": for messages.
 std::string AvailableKernelNames();

@@ -10,11 +10,13 @@
 #include <cstdio>
 #include <string>
 
+#include "attn/kernel_choice.h"
 #include "attn/kernels.h"
 #include "lessons/bench_layer.h"
 #include "lessons/view_kernel.h"
 #include "imgui.h"
 #include "offload.h"
+#include "platform_html5.h"
 #include "widgets/field_widgets.h"
 #include "widgets/flow_layout.h"
 #include "widgets/plot.h"
@@ -127,6 +129,7 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
     Prose("Every intermediate is built, as the other views need: %s of n×n matrices.",
                        Bytes(full_bytes).c_str());
   }
+  DrawBuildAndTiling(ctx, kernel);
   ctx.published.Scalar("speed.us", us);
   ctx.published.Scalar("speed.us_min", live.Min());
   ctx.published.Scalar("speed.us_max", live.Max());
@@ -140,6 +143,23 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
   ctx.published.Scalar("speed.fused", fused ? 1 : 0);
   ctx.published.Scalar("speed.kernel", static_cast<int>(kernel));
   ctx.published.Matrix("speed.output", timing_.live_output());
+}
+
+// Which WebAssembly build runs and why (the page script's probe), and how the kernel is tiled on this
+// CPU (attn/kernel_choice.h): said once the engine has chosen, never chosen here (the probe times).
+void SpeedPanel::DrawBuildAndTiling(PanelContext& ctx, attn::KernelId kernel) {
+  const std::string reason = attnlab::platform::WasmBuildReason();
+  if (!reason.empty()) {
+    DrawNote("WebAssembly build: %s.", reason.c_str());
+    ctx.published.Rect("speed.build_reason", LastItemRect());
+  }
+  if (SpeedLab::Fused(kernel) && attn::KernelChoiceMade(kernel)) {
+    const attn::KernelChoice choice = attn::ChosenKernelSettings(kernel);
+    DrawNote("Tiles on this CPU, %s.", attn::DescribeKernelChoice(choice).c_str());
+    ctx.published.Rect("speed.kernel_choice", LastItemRect());
+    ctx.published.Scalar("speed.choice.gemm_rows", choice.gemm_rows);
+    ctx.published.Scalar("speed.choice.attention_keys", choice.attention_keys);
+  }
 }
 
 void SpeedPanel::DrawHeadsRecompute(PanelContext& ctx) {

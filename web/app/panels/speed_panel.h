@@ -21,6 +21,8 @@ class SpeedPanel : public Panel {
  private:
   void DrawControls(PanelContext& ctx, attn::KernelId kernel);
   void DrawLive(PanelContext& ctx, attn::KernelId kernel, int n);
+  // Which WebAssembly build runs and why, and the kernel's tiles on this CPU (attn/kernel_choice.h).
+  void DrawBuildAndTiling(PanelContext& ctx, attn::KernelId kernel);
   // View 5's recompute (32 words, 8 heads) on the views' kernel, timed on the page's thread (it is
   // the page's own work) by the job.
   void DrawHeadsRecompute(PanelContext& ctx);

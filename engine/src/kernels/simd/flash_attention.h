@@ -1,6 +1,7 @@
 // Fused attention for one head, FlashAttention-style (Dao et al. 2022): query rows in tiles of kBr,
-// keys in tiles of kBc; per key tile S = (scale·Q) Kᵀ on the GEMM micro-kernel, an online softmax
-// (running row max m and sum l, earlier output rescaled by exp(m_old − m_new)), then O += P V.
+// keys in tiles of kBc (both chosen per CPU, attn/kernel_choice.h); per key tile S = (scale·Q) Kᵀ on
+// the GEMM micro-kernel, an online softmax (running row max m and sum l, earlier output rescaled by
+// exp(m_old − m_new)), then O += P V.
 // A call computes every query tile, or every tile_stride-th from tile_first (threads sharing a head).
 // Memory: the packed Kᵀ and V (m·(d_k + d_v)) plus tiles; never an (n, m) matrix.
 // Whole key tiles outside a causal or sliding-window band are skipped.
@@ -108,16 +109,21 @@ void ScaleRow(float* x, int count, float factor) {
   for (int j = 0; j < count; j += V::kLanes) V::Store(x + j, V::Mul(V::Load(x + j), f));
 }
 
+// The tile of query rows at most (KernelChoice::attention_rows is 4 or 8 micro-kernel tiles),
+// rounded up to whole vectors: the per-row softmax state is processed a vector at a time.
+template <class V>
+constexpr int MaxQueryTile() { return (V::kMr * 8 + V::kLanes - 1) / V::kLanes * V::kLanes; }
+
 template <class V>
 void FlashAttention(const FlashAttentionArgs& a) {
-  constexpr int kMr = V::kMr, kNr = PanelWidth<V>();
-  constexpr int kBr = kMr * 8;  // query rows per tile
-  // Keys per tile at most, a multiple of every kNr (8, 16, 32). 128 rather than 64: half the per-tile
-  // work per row (its max, rescale factor and output rescale) and twice the k of the P·V micro-kernel
-  // per load and store of its accumulators; 1% faster natively at n = 1024 and 4096, the same in wasm.
-  constexpr int kBc = 128;
-  static_assert(kBc % kNr == 0, "key tile must hold whole panels");
-  static_assert(kBr % V::kLanes == 0, "the per-row softmax state is processed a vector at a time");
+  constexpr int kMr = V::kMr, kNr = PanelWidth<V>(), L = V::kLanes;
+  // The tile, chosen per CPU by measurement (attn/kernel_choice.h): query rows kBr (a multiple of kMr,
+  // at most MaxQueryTile; a row's arithmetic does not depend on it) and keys kBc (64, 128 or 256, a
+  // multiple of every kNr: where the online softmax rescales, so two choices differ within its bound).
+  // More keys: less per-tile work per row (its max, rescale factor and output rescale) and a longer k
+  // for the P·V micro-kernel per load and store of its accumulators; fewer: S and P stay in L1.
+  const KernelChoice& choice = CurrentChoice(V::kId);  // before Scratch (see Gemm)
+  const int kBr = choice.attention_rows, kBc = choice.attention_keys, kBrVectors = RoundUp(kBr, L);
   const int n = a.n, m = a.m, dk = a.d_k, dv = a.d_v;
   if (n <= 0 || dv <= 0) return;
   // Fewer keys than a tile: one tile of whole panels (m = 16 computes 16 or 32 columns, not 64).
@@ -145,7 +151,8 @@ void FlashAttention(const FlashAttentionArgs& a) {
   }
   // Per query row of the tile: the running max m, the running sum l as kLanes partial sums (reduced
   // once, after the last key tile), and this key tile's max and rescale factor.
-  alignas(64) float row_max[kBr], tile_max[kBr], alpha[kBr], row_sums[kBr * V::kLanes];
+  constexpr int kMaxBr = MaxQueryTile<V>();
+  alignas(64) float row_max[kMaxBr], tile_max[kMaxBr], alpha[kMaxBr], row_sums[kMaxBr * L];
   const KeyBand band{a};
   const bool unit_temperature = a.inv_temperature == 1.0f;
 
@@ -156,8 +163,8 @@ void FlashAttention(const FlashAttentionArgs& a) {
     // weights and outputs are junk that no row below rows reads; rows past rows_pad are never read.
     const float* q_tile = a.q + static_cast<std::size_t>(q0) * a.ldq;
     for (int i = 0; i < rows_pad * dv_pad; ++i) o[i] = 0.0f;
-    for (int r = 0; r < kBr; ++r) row_max[r] = tile_max[r] = kMinusInf;
-    for (int i = 0; i < kBr * V::kLanes; ++i) row_sums[i] = 0.0f;
+    for (int r = 0; r < kBrVectors; ++r) row_max[r] = tile_max[r] = kMinusInf;
+    for (int i = 0; i < kBr * L; ++i) row_sums[i] = 0.0f;
 
     const long long p_first = static_cast<long long>(a.query_offset) + q0, p_last = p_first + rows - 1;
     const int tile_lo = band.Lo(p_first), tile_hi = band.Hi(p_last);
@@ -197,7 +204,7 @@ void FlashAttention(const FlashAttentionArgs& a) {
       }
       // Online softmax: m_new = max(m, tile max), rescale factors exp(m − m_new) for all rows at once
       // (exp(−inf) = 0 on a row's first allowed key; NaN where nothing is allowed yet: unused).
-      for (int r = 0; r < kBr; r += V::kLanes) {
+      for (int r = 0; r < kBrVectors; r += L) {
         const typename V::F m_old = V::Load(row_max + r), m_new = V::Max(m_old, V::Load(tile_max + r));
         V::Store(alpha + r, ExpApprox<V>(V::Sub(m_old, m_new)));
         V::Store(row_max + r, m_new);

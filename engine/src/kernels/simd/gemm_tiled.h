@@ -1,16 +1,21 @@
 // Register-blocked GEMM for any SIMD width V (see vec_*.h): C = A · B (+ bias), row-major.
 //
 // B is packed into panels of kNr = 2·lanes columns, each panel (k, kNr) contiguous and zero-padded,
-// so the micro-kernel streams it with aligned-stride loads; A is read in place, kMr = V::kMr rows at
-// a time, one broadcast per row and step. The kMr × kNr accumulator block stays in registers for the
-// whole k loop: 2·kMr multiply-adds per 2 loads + kMr broadcasts. kMr is 6 on x86 (12 accumulators
-// of 16 registers) and 4 on wasm, where V8 keeps fewer vectors in registers (6 × 8 ran 20% slower).
+// so the micro-kernel streams it with aligned-stride loads; A is read in place, kMr rows at a time,
+// one broadcast per row and step. The kMr × kNr accumulator block stays in registers for the whole k
+// loop: 2·kMr multiply-adds per 2 loads + kMr broadcasts. kMr, the tile's height, is chosen
+// per CPU by measurement (attn/kernel_choice.h) among V::kGemmRows: 4 or 6 on AVX2 (12 accumulators
+// of 16 registers at most), 4, 6 or 8 on AVX-512 (32 registers), 4 on wasm, where V8 keeps fewer
+// vectors in registers (6 × 8 ran 20% slower). So is the depth of a panel's slice kept in L1. Neither
+// changes an entry's chain of multiply-adds: every choice gives the same bits.
 // The last rows of a block run a micro-kernel of just their height (1 … kMr); the last panel's
 // columns (< kNr) go through a tile on the stack.
 #pragma once
 
 #include <cstddef>
 #include <cstring>
+
+#include "kernels/simd/kernel_table.h"
 
 namespace attn::simd {
 namespace {
@@ -61,20 +66,21 @@ class ScratchLayout {
   std::size_t total_ = 0;
 };
 
-// C[kMr, kNr] = (accumulate ? C : 0) + A[kMr, k] · P[k, kNr], kMr = kRows (1 … 6).
+// C[kMr, kNr] = (accumulate ? C : 0) + A[kMr, k] · P[k, kNr], kMr = kRows (1 … 8).
 //   a: row i at a + i·lda;  panel: row p at panel + p·ldp (kNr for a packed panel);  c: row i at c + i·ldc
 // a_rows < kMr: rows from a_rows on read A's row a_rows − 1 instead (an edge; their C rows are junk).
 // The accumulators are named, not an array: GCC keeps an array in memory across the loop.
-// kRows: V::kMr, or fewer for the last rows of a block (GEMM's m = 128 on a 6-row variant is 21 tiles of
-// 6 and one of 2); each entry of C is the same chain of multiply-adds whichever kRows computes it.
+// kRows: the tile's height, or fewer for the last rows of a block (GEMM's m = 128 in 6-row tiles is 21
+// tiles of 6 and one of 2); each entry of C is the same chain of multiply-adds whichever kRows computes it.
 template <class V, int kRows = V::kMr>
 inline void MicroKernel(int k, const float* a, int lda, const float* panel, int ldp, float* c, int ldc,
                         bool accumulate, int a_rows = kRows) {
   constexpr int kMr = kRows, L = V::kLanes;
-  static_assert(kMr >= 1 && kMr <= 6, "the micro-kernel is written out for 1 to 6 rows");
+  static_assert(kMr >= 1 && kMr <= 8, "the micro-kernel is written out for 1 to 8 rows");
   using F = typename V::F;
   F c00 = V::Zero(), c01 = V::Zero(), c10 = V::Zero(), c11 = V::Zero(), c20 = V::Zero(), c21 = V::Zero();
   F c30 = V::Zero(), c31 = V::Zero(), c40 = V::Zero(), c41 = V::Zero(), c50 = V::Zero(), c51 = V::Zero();
+  F c60 = V::Zero(), c61 = V::Zero(), c70 = V::Zero(), c71 = V::Zero();
   if (accumulate) {
     c00 = V::Load(c), c01 = V::Load(c + L);
     if constexpr (kMr >= 2) c10 = V::Load(c + ldc), c11 = V::Load(c + ldc + L);
@@ -82,10 +88,13 @@ inline void MicroKernel(int k, const float* a, int lda, const float* panel, int 
     if constexpr (kMr >= 4) c30 = V::Load(c + 3 * ldc), c31 = V::Load(c + 3 * ldc + L);
     if constexpr (kMr >= 5) c40 = V::Load(c + 4 * ldc), c41 = V::Load(c + 4 * ldc + L);
     if constexpr (kMr >= 6) c50 = V::Load(c + 5 * ldc), c51 = V::Load(c + 5 * ldc + L);
+    if constexpr (kMr >= 7) c60 = V::Load(c + 6 * ldc), c61 = V::Load(c + 6 * ldc + L);
+    if constexpr (kMr >= 8) c70 = V::Load(c + 7 * ldc), c71 = V::Load(c + 7 * ldc + L);
   }
   const auto row = [&](int i) { return a + (i < a_rows ? i : a_rows - 1) * lda; };
   const float *a0 = a, *a1 = kMr >= 2 ? row(1) : a, *a2 = kMr >= 3 ? row(2) : a, *a3 = kMr >= 4 ? row(3) : a;
-  const float *a4 = kMr >= 5 ? row(4) : a, *a5 = kMr >= 6 ? row(5) : a;
+  const float *a4 = kMr >= 5 ? row(4) : a, *a5 = kMr >= 6 ? row(5) : a, *a6 = kMr >= 7 ? row(6) : a;
+  const float* a7 = kMr >= 8 ? row(7) : a;
   for (int p = 0; p < k; ++p, panel += ldp) {
     const F b0 = V::Load(panel), b1 = V::Load(panel + L);
     F ai = V::BroadcastFrom(a0 + p);
@@ -110,6 +119,14 @@ inline void MicroKernel(int k, const float* a, int lda, const float* panel, int 
       ai = V::BroadcastFrom(a5 + p);
       c50 = V::MulAdd(ai, b0, c50), c51 = V::MulAdd(ai, b1, c51);
     }
+    if constexpr (kMr >= 7) {
+      ai = V::BroadcastFrom(a6 + p);
+      c60 = V::MulAdd(ai, b0, c60), c61 = V::MulAdd(ai, b1, c61);
+    }
+    if constexpr (kMr >= 8) {
+      ai = V::BroadcastFrom(a7 + p);
+      c70 = V::MulAdd(ai, b0, c70), c71 = V::MulAdd(ai, b1, c71);
+    }
   }
   V::Store(c, c00), V::Store(c + L, c01);
   if constexpr (kMr >= 2) V::Store(c + ldc, c10), V::Store(c + ldc + L, c11);
@@ -117,12 +134,14 @@ inline void MicroKernel(int k, const float* a, int lda, const float* panel, int 
   if constexpr (kMr >= 4) V::Store(c + 3 * ldc, c30), V::Store(c + 3 * ldc + L, c31);
   if constexpr (kMr >= 5) V::Store(c + 4 * ldc, c40), V::Store(c + 4 * ldc + L, c41);
   if constexpr (kMr >= 6) V::Store(c + 5 * ldc, c50), V::Store(c + 5 * ldc + L, c51);
+  if constexpr (kMr >= 7) V::Store(c + 6 * ldc, c60), V::Store(c + 6 * ldc + L, c61);
+  if constexpr (kMr >= 8) V::Store(c + 7 * ldc, c70), V::Store(c + 7 * ldc + L, c71);
 }
 
-// MicroKernel on `rows` (1 … V::kMr) rows, each a real row of A: the last rows of a block multiply
+// MicroKernel on `rows` (1 … kMr) rows, each a real row of A: the last rows of a block multiply
 // no padding (m = 128 on AVX-512's 6-row tiles once ran its last 2 rows as 6, through an unblocked
 // edge path: 13% of the GEMM's time in GPT-2's prefill).
-template <class V>
+template <class V, int kMr = V::kMr>
 inline void MicroKernelRows(int rows, int k, const float* a, int lda, const float* panel, int ldp, float* c, int ldc,
                             bool accumulate) {
   switch (rows) {
@@ -131,11 +150,15 @@ inline void MicroKernelRows(int rows, int k, const float* a, int lda, const floa
     case 3: MicroKernel<V, 3>(k, a, lda, panel, ldp, c, ldc, accumulate); return;
     default: break;
   }
-  if constexpr (V::kMr >= 5) {
-    if (rows == 5) return MicroKernel<V, 5>(k, a, lda, panel, ldp, c, ldc, accumulate);
+  if constexpr (kMr >= 5) {
     if (rows == 4) return MicroKernel<V, 4>(k, a, lda, panel, ldp, c, ldc, accumulate);
+    if (rows == 5) return MicroKernel<V, 5>(k, a, lda, panel, ldp, c, ldc, accumulate);
   }
-  MicroKernel<V>(k, a, lda, panel, ldp, c, ldc, accumulate);
+  if constexpr (kMr >= 7) {
+    if (rows == 6) return MicroKernel<V, 6>(k, a, lda, panel, ldp, c, ldc, accumulate);
+    if (rows == 7) return MicroKernel<V, 7>(k, a, lda, panel, ldp, c, ldc, accumulate);
+  }
+  MicroKernel<V, kMr>(k, a, lda, panel, ldp, c, ldc, accumulate);
 }
 
 // Packs columns [j0, j0 + kNr) of B (k, n) into panel (k, kNr), zeros past column n.
@@ -185,25 +208,26 @@ inline void AddBias(int m, int n, const float* bias, float* c, int ldc) {
 // C[rows, cols] = (accumulate ? C : 0) + A[rows, k] · panel, for rows ≤ kMr and cols < kNr (the last
 // panel's columns): through a rows × kNr tile on the stack, so the kernel's full-width stores stay
 // inside it; the panel's zero padding makes the extra columns 0.
-template <class V>
+template <class V, int kMr = V::kMr>
 void ColumnEdgeTile(int rows, int cols, int k, const float* a, int lda, const float* panel, int ldp, float* c, int ldc,
                     bool accumulate) {
-  constexpr int kMr = V::kMr, kNr = PanelWidth<V>();
+  constexpr int kNr = PanelWidth<V>();
   alignas(64) float c_pad[kMr * kNr] = {};
   if (accumulate)
     for (int i = 0; i < rows; ++i) std::memcpy(c_pad + i * kNr, c + i * ldc, sizeof(float) * cols);
-  MicroKernelRows<V>(rows, k, a, lda, panel, ldp, c_pad, kNr, accumulate);
+  MicroKernelRows<V, kMr>(rows, k, a, lda, panel, ldp, c_pad, kNr, accumulate);
   for (int i = 0; i < rows; ++i) std::memcpy(c + i * ldc, c_pad + i * kNr, sizeof(float) * cols);
 }
 
-// Depth of one pass over the panels: a panel's slice (32 KB: 256 steps of AVX-512's 32 columns, 512
-// of AVX2's 16, 1024 of SIMD128's 8) stays in L1 while every row tile of the block passes over it.
-// Without it a panel of GPT-2's k = 3072 (384 KB on AVX-512) streamed from L2 for each row tile:
-// 110–117 GFLOP/s at m = 128 against 123–135 sliced (AVX-512, B from memory, medians of 6; 128 and
-// 384 were slower than 256). The sums are the same: a later slice continues each entry's chain of
-// multiply-adds from the stored value, in order.
+// Depth of one pass over the panels: a panel's slice (slice_kb KB: 32 KB is 256 steps of AVX-512's 32
+// columns, 512 of AVX2's 16, 1024 of SIMD128's 8) stays in L1 while every row tile of the block passes
+// over it. Without it a panel of GPT-2's k = 3072 (384 KB on AVX-512) streamed from L2 for each row
+// tile: 110–117 GFLOP/s at m = 128 against 123–135 sliced (AVX-512, Zen 4, B from memory, medians of
+// 6). L1 differs from CPU to CPU (32 KB on Zen 4 and Cascade Lake, 48 KB on Zen 5 and Ice Lake), so
+// the slice is chosen by measurement (16 or 32 KB). The sums are the same: a later slice continues
+// each entry's chain of multiply-adds from the stored value, in order.
 template <class V>
-constexpr int DepthBlock() { return 32 * 1024 / (PanelWidth<V>() * static_cast<int>(sizeof(float))); }
+int DepthBlock(int slice_kb) { return slice_kb * 1024 / (PanelWidth<V>() * static_cast<int>(sizeof(float))); }
 
 // C[i, 0 … cols) = A[i, k] · panel for each of A's m rows, m < kMr (a decode step's one row): each
 // row runs down the panel once, in GemmPacked's order (so with its bits), no row multiplied twice.
@@ -267,10 +291,10 @@ void FourPanelsOneRow(int k, const float* a, const float* panel, std::size_t str
 // one is used: a model's weights come from memory, and the hardware's prefetcher, which restarts
 // where a read jumps (from slice to slice), left GPT-2's products at 110–117 GFLOP/s instead of
 // 123–135 (AVX-512, B from memory, medians of 6). WebAssembly has no prefetch.
-template <class V>
+template <class V, int kMr>
 inline void PanelSlice(int i0, int i_end, int p0, int depth, int j0, int cols, const float* a, int lda,
                        const float* slice, float* c, int ldc, bool accumulate, const char* next, int next_bytes) {
-  constexpr int kMr = V::kMr, kNr = PanelWidth<V>();
+  constexpr int kNr = PanelWidth<V>();
 #if !defined(__wasm__)
   const int next_lines = next_bytes / 64, tiles = (i_end - i0 + kMr - 1) / kMr;
   const int per_tile = (next_lines + tiles - 1) / tiles;
@@ -286,17 +310,17 @@ inline void PanelSlice(int i0, int i_end, int p0, int depth, int j0, int cols, c
     const float* a_block = a + i * lda + p0;
     float* c_block = c + i * ldc + j0;
     if (rows == kMr && cols == kNr) {
-      MicroKernel<V>(depth, a_block, lda, slice, kNr, c_block, ldc, accumulate);
+      MicroKernel<V, kMr>(depth, a_block, lda, slice, kNr, c_block, ldc, accumulate);
     } else if (cols == kNr) {
-      MicroKernelRows<V>(rows, depth, a_block, lda, slice, kNr, c_block, ldc, accumulate);
+      MicroKernelRows<V, kMr>(rows, depth, a_block, lda, slice, kNr, c_block, ldc, accumulate);
     } else {
-      ColumnEdgeTile<V>(rows, cols, depth, a_block, lda, slice, kNr, c_block, ldc, accumulate);
+      ColumnEdgeTile<V, kMr>(rows, cols, depth, a_block, lda, slice, kNr, c_block, ldc, accumulate);
     }
     i += rows;
   }
 }
 
-// GemmPacked for m ≥ kMr rows, k > 0: kMr × kNr tiles, the panels' depth in slices of kDepthBlock.
+// GemmPacked for m ≥ kMr rows, k > 0: kMr × kNr tiles, the panels' depth in slices of slice_kb KB.
 // Two orders, the same sums (each entry's chain of multiply-adds runs slice after slice, in order):
 //  - panel by panel, its slices in turn, when a row block's A (rows × k) fits in L2 beside them: the
 //    block's C columns stay in cache from slice to slice, and B is read once, front to back. GPT-2's
@@ -304,20 +328,21 @@ inline void PanelSlice(int i0, int i_end, int p0, int depth, int j0, int cols, c
 //    slice, from memory: 62 against 80+ GFLOP/s (AVX-512).
 //  - slice by slice over every panel otherwise (GPT-2's 128 × 3072 · 3072 × 768: A's block is 1.5 MB;
 //    C, 128 × 768, stays in L2 anyway).
-template <class V>
-void GemmPackedTiled(int m, int n, int k, const float* a, int lda, const float* packed, float* c, int ldc) {
-  constexpr int kMr = V::kMr, kNr = PanelWidth<V>();
+template <class V, int kMr>
+void GemmPackedTiled(int m, int n, int k, const float* a, int lda, const float* packed, float* c, int ldc,
+                     int slice_kb) {
+  constexpr int kNr = PanelWidth<V>();
   const int panels = RoundUp(n, kNr) / kNr;
   // Rows in blocks that keep the A block in L2 while every panel passes over it: 144 rows, so a
   // 128-token prefill reads each weight from memory once (96 rows read them twice: 8% slower).
   constexpr int kRowBlock = 144 / kMr * kMr;
-  constexpr int kDepthBlock = DepthBlock<V>();
+  const int kDepthBlock = DepthBlock<V>(slice_kb);
   constexpr std::size_t kBlockOfA = 128 * 1024;  // floats: 512 KB, half of a 1 MB L2
   const bool panel_by_panel = static_cast<std::size_t>(MinInt(m, kRowBlock)) * k <= kBlockOfA;
   const std::size_t panel_floats = static_cast<std::size_t>(k) * kNr;
   const float* const end = packed + panels * panel_floats;
   // The bytes of B from `from` on, up to one slice: what a slice may prefetch in panel order.
-  const auto slice_ahead = [end](const float* from) {
+  const auto slice_ahead = [end, kDepthBlock](const float* from) {
     const std::ptrdiff_t floats = end - from;
     return static_cast<int>(sizeof(float)) * (floats < kDepthBlock * kNr ? static_cast<int>(floats) : kDepthBlock * kNr);
   };
@@ -330,8 +355,8 @@ void GemmPackedTiled(int m, int n, int k, const float* a, int lda, const float* 
           const int depth = MinInt(kDepthBlock, k - p0);
           const float* slice = packed + t * panel_floats + static_cast<std::size_t>(p0) * kNr;
           const float* next = slice + static_cast<std::size_t>(depth) * kNr;  // B front to back
-          PanelSlice<V>(i0, i_end, p0, depth, j0, cols, a, lda, slice, c, ldc, p0 > 0,
-                        reinterpret_cast<const char*>(next), slice_ahead(next));
+          PanelSlice<V, kMr>(i0, i_end, p0, depth, j0, cols, a, lda, slice, c, ldc, p0 > 0,
+                             reinterpret_cast<const char*>(next), slice_ahead(next));
         }
       }
       continue;
@@ -342,22 +367,36 @@ void GemmPackedTiled(int m, int n, int k, const float* a, int lda, const float* 
         const int j0 = t * kNr, cols = MinInt(kNr, n - j0);
         const float* slice = packed + t * panel_floats + static_cast<std::size_t>(p0) * kNr;
         const float* next = slice + panel_floats;  // the same slice of the next panel
-        PanelSlice<V>(i0, i_end, p0, depth, j0, cols, a, lda, slice, c, ldc, p0 > 0,
-                      reinterpret_cast<const char*>(next), t + 1 < panels ? depth * kNr * static_cast<int>(sizeof(float)) : 0);
+        PanelSlice<V, kMr>(i0, i_end, p0, depth, j0, cols, a, lda, slice, c, ldc, p0 > 0, reinterpret_cast<const char*>(next),
+                           t + 1 < panels ? depth * kNr * static_cast<int>(sizeof(float)) : 0);
       }
     }
   }
 }
 
+// GemmPackedTiled in tiles of `rows` rows, one of V::kGemmRows (SetKernelChoice admits no other; the
+// last of them otherwise).
+template <class V, int kIndex = 0>
+void GemmPackedTiledRows(int rows, int m, int n, int k, const float* a, int lda, const float* packed, float* c, int ldc,
+                         int slice_kb) {
+  constexpr int kCount = static_cast<int>(sizeof(V::kGemmRows) / sizeof(V::kGemmRows[0]));
+  if constexpr (kIndex + 1 < kCount) {
+    if (rows != V::kGemmRows[kIndex]) return GemmPackedTiledRows<V, kIndex + 1>(rows, m, n, k, a, lda, packed, c, ldc, slice_kb);
+  }
+  GemmPackedTiled<V, V::kGemmRows[kIndex]>(m, n, k, a, lda, packed, c, ldc, slice_kb);
+}
+
 // C (m, n) = A (m, k) · B (+ bias (n) when not null), B packed by PackAllPanels<V> (PackedSize<V>(k, n)
 // floats). The weights of a prepared layer are packed once and come here on every call; Gemm packs
-// first. Fewer rows than kMr run down the panels one row at a time (one row: four panels at a time,
-// FourPanelsOneRow; else PanelFewRows), more in tiles (GemmPackedTiled): the same bits either way.
-// Row strides lda, ldc. Uses no scratch.
+// first. Fewer rows than the tile's (the thread's KernelChoice: gemm_rows) run down the panels one row
+// at a time (one row: four panels at a time, FourPanelsOneRow; else PanelFewRows), more in tiles
+// (GemmPackedTiled): the same bits either way. Row strides lda, ldc. Uses no scratch.
 template <class V>
 void GemmPacked(int m, int n, int k, const float* a, int lda, const float* packed, const float* bias, float* c,
                 int ldc) {
-  constexpr int kMr = V::kMr, kNr = PanelWidth<V>();
+  constexpr int kNr = PanelWidth<V>();
+  const KernelChoice& choice = CurrentChoice(V::kId);
+  const int kMr = choice.gemm_rows;
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {
     for (int i = 0; i < m; ++i)
@@ -376,12 +415,12 @@ void GemmPacked(int m, int n, int k, const float* a, int lda, const float* packe
     for (int t = 0; t < panels; ++t)
       PanelFewRows<V>(m, k, a, lda, packed + t * panel_floats, MinInt(kNr, n - t * kNr), c + t * kNr, ldc);
   } else {
-    GemmPackedTiled<V>(m, n, k, a, lda, packed, c, ldc);
+    GemmPackedTiledRows<V>(kMr, m, n, k, a, lda, packed, c, ldc, choice.gemm_slice_kb);
   }
   if (bias) AddBias(m, n, bias, c, ldc);
 }
 
-// C (m, n) = A (m, k) · B (k, n) for a few rows (m < kMr: a decode step's one row), without packing
+// C (m, n) = A (m, k) · B (k, n) for a few rows (fewer than a tile's: a decode step's one row), without packing
 // all of B first (a pass that writes as much as it reads) or multiplying kMr rows where the block has
 // one: one panel at a time is packed into scratch (L1/L2-sized: kNr · k floats, B given either way)
 // and each row of A runs down it (PanelFewRows), in GemmPacked's order, so with its bits.
@@ -400,7 +439,7 @@ void GemmFewRows(int m, int n, int k, const float* a, int lda, const float* b, i
 #endif
 
 // C (m, n) = A (m, k) · B (k, n), or A · Bᵀ with B given as (n, k) when b_transposed; + bias (n)
-// when bias is not null. Row strides lda, ldb, ldc. Fewer than kMr rows: GemmFewRows (x86; the same
+// when bias is not null. Row strides lda, ldb, ldc. Fewer rows than a tile: GemmFewRows (x86; the same
 // bits as the tiled path, so WebAssembly, where a model's weights are packed once, skips it). Otherwise B
 // is packed (into scratch), then GemmPacked: read in place, a row-major B's rows 1 KB apart fall in 4
 // of L1's 64 sets and evict each other (measured 20% slower).
@@ -408,11 +447,16 @@ template <class V>
 void Gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed,
           const float* bias, float* c, int ldc) {
   if (m <= 0 || n <= 0) return;
+  // Read before Scratch: the first read runs the kernel-choice probe, whose calls use this thread's
+  // scratch too (a block taken before it would be freed under us).
+  const KernelChoice& choice = CurrentChoice(V::kId);
 #if !defined(__wasm__)  // the page's module is size-bound (an embed's 500 KB) and its few-row products small
-  if (m < V::kMr && k > 0) {
+  if (m < choice.gemm_rows && k > 0) {
     GemmFewRows<V>(m, n, k, a, lda, b, ldb, b_transposed, bias, c, ldc);
     return;
   }
+#else
+  (void)choice;
 #endif
   float* packed = nullptr;
   if (k > 0) {

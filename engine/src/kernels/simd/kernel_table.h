@@ -5,6 +5,7 @@
 
 #include <cstddef>
 
+#include "attn/kernel_choice.h"
 #include "attn/kernels.h"
 
 namespace attn::simd {
@@ -41,6 +42,11 @@ struct KernelTable {
   KernelId id;
   const char* build_name;  // KernelBuildName: the ISA this unit was compiled for ("wasm_relaxed_simd", "avx2", …)
   int lanes;               // floats per vector register
+  // What KernelChoice may pick (kernel_choice.cpp): the GEMM's tile heights, and the micro-kernel's
+  // rows, of which the attention's query tile holds 4 or 8.
+  const int* gemm_rows;
+  int gemm_row_count;
+  int micro_rows;
   // C (m, n) = A (m, k) · B (k, n) (+ bias (n) when not null); B given as (n, k) when b_transposed.
   void (*gemm)(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed,
                const float* bias, float* c, int ldc);
@@ -61,6 +67,14 @@ struct KernelTable {
   // without loads): 24·lanes flops a round. Returns a value that depends on every lane.
   float (*peak_probe)(long steps);
 };
+
+// The settings the calling thread's kernel calls of `id` run with: its ScopedKernelChoice's when it
+// has one for `id`, else the process's (ChosenKernelSettings: measured on the first call). The
+// kernels read it once per call.
+const KernelChoice& CurrentChoice(KernelId id);
+// The calling thread's ScopedKernelChoice (null: none): worker_pool.cpp hands it to the workers that
+// run the thread's items, so that they tile as the caller does.
+const KernelChoice*& ThreadChoice();
 
 // The variant's table, or null when this build or this CPU does not have it.
 const KernelTable* FindKernelTable(KernelId id);

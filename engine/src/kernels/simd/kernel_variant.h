@@ -50,9 +50,20 @@ float PeakProbe(long steps) {
 }
 
 template <class V>
-KernelTable MakeKernelTable(KernelId id) {
-  return KernelTable{id,           V::kName,          V::kLanes,       &Gemm<V>,     &PackedSize<V>,
-                     &PackAllPanels<V>, &GemmPacked<V>, &FlashAttention<V>, &ExpArray<V>, &SoftmaxRows<V>,
+KernelTable MakeKernelTable() {
+  return KernelTable{V::kId,
+                     V::kName,
+                     V::kLanes,
+                     V::kGemmRows,
+                     static_cast<int>(sizeof(V::kGemmRows) / sizeof(V::kGemmRows[0])),
+                     V::kMr,
+                     &Gemm<V>,
+                     &PackedSize<V>,
+                     &PackAllPanels<V>,
+                     &GemmPacked<V>,
+                     &FlashAttention<V>,
+                     &ExpArray<V>,
+                     &SoftmaxRows<V>,
                      &PeakProbe<V>};
 }
 

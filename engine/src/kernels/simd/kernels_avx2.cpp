@@ -6,7 +6,7 @@
 namespace attn::simd {
 
 const KernelTable& Avx2Table() {
-  static const KernelTable table = MakeKernelTable<VecAvx2>(KernelId::kAvx2);
+  static const KernelTable table = MakeKernelTable<VecAvx2>();
   return table;
 }
 

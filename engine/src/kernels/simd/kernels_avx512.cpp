@@ -6,7 +6,7 @@
 namespace attn::simd {
 
 const KernelTable& Avx512Table() {
-  static const KernelTable table = MakeKernelTable<VecAvx512>(KernelId::kAvx512);
+  static const KernelTable table = MakeKernelTable<VecAvx512>();
   return table;
 }
 

@@ -6,7 +6,7 @@
 namespace attn::simd {
 
 const KernelTable& WasmSimd128Table() {
-  static const KernelTable table = MakeKernelTable<VecWasmSimd128>(KernelId::kWasmSimd128);
+  static const KernelTable table = MakeKernelTable<VecWasmSimd128>();
   return table;
 }
 

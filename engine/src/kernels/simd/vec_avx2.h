@@ -3,6 +3,7 @@
 
 #include <immintrin.h>
 
+#include "attn/kernels.h"
 #include "kernels/simd/transpose_avx.h"
 
 namespace attn::simd {
@@ -11,7 +12,11 @@ namespace {
 struct VecAvx2 {
   using F = __m256;
   static constexpr int kLanes = 8;
-  static constexpr int kMr = 6;  // GEMM micro-kernel rows (gemm_tiled.h)
+  static constexpr int kMr = 6;  // the attention's micro-kernel rows (flash_attention.h)
+  // The GEMM's tile heights KernelChoice times (gemm_tiled.h): 6 × 2 vectors is 12 accumulators of
+  // AVX2's 16 registers.
+  static constexpr int kGemmRows[] = {4, 6};
+  static constexpr KernelId kId = KernelId::kAvx2;
   static constexpr const char* kName = "avx2";
   // Block transposed by TransposeTile (packing Kᵀ panels): kTransposeTile rows and columns.
   static constexpr int kTransposeTile = 8;

@@ -3,6 +3,7 @@
 
 #include <immintrin.h>
 
+#include "attn/kernels.h"
 #include "kernels/simd/transpose_avx.h"
 
 namespace attn::simd {
@@ -11,7 +12,11 @@ namespace {
 struct VecAvx512 {
   using F = __m512;
   static constexpr int kLanes = 16;
-  static constexpr int kMr = 6;  // GEMM micro-kernel rows (gemm_tiled.h)
+  static constexpr int kMr = 6;  // the attention's micro-kernel rows (flash_attention.h)
+  // The GEMM's tile heights KernelChoice times (gemm_tiled.h): 8 × 2 vectors is 16 accumulators of
+  // AVX-512's 32 registers.
+  static constexpr int kGemmRows[] = {4, 6, 8};
+  static constexpr KernelId kId = KernelId::kAvx512;
   static constexpr const char* kName = "avx512";
   // Block transposed by TransposeTile (packing Kᵀ panels): 8 × 8 in 256-bit registers packed a
   // (256, 64) head 3× faster than the scalar copy (3.8 → 1.3 µs); the pack is then ~0.5% of a call at

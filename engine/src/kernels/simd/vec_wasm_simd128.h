@@ -6,13 +6,19 @@
 
 #include <wasm_simd128.h>
 
+#include "attn/kernels.h"
+
 namespace attn::simd {
 namespace {
 
 struct VecWasmSimd128 {
   using F = v128_t;
   static constexpr int kLanes = 4;
-  static constexpr int kMr = 4;  // GEMM micro-kernel rows (gemm_tiled.h)
+  static constexpr int kMr = 4;  // the attention's micro-kernel rows (flash_attention.h)
+  // The GEMM's tile heights KernelChoice times (gemm_tiled.h): 4 alone (V8 spilled 5- and 6-row
+  // tiles, and the page's module spends no bytes on a second GEMM).
+  static constexpr int kGemmRows[] = {4};
+  static constexpr KernelId kId = KernelId::kWasmSimd128;
 #ifdef ATTN_WASM_RELAXED_SIMD
   static constexpr const char* kName = "wasm_relaxed_simd";
 #else

@@ -1,0 +1,73 @@
+// How a SIMD kernel variant is tiled on this CPU, chosen by measuring it. The peers' libraries (MLAS,
+// XNNPACK) pick per microarchitecture; attnlab times its candidates instead, once per process: the
+// first call that needs a variant's tiling (or ChosenKernelSettings) runs a probe of a few
+// milliseconds — every candidate on one representative packed GEMM and one fused attention head,
+// interleaved, three times each, the fastest time of each kept — and every later call uses the
+// winner. FastestKernel() picks between the ISAs (AVX-512 against AVX2) the same way.
+//
+// Same numbers whatever is chosen: the GEMM's settings change which entries are computed together,
+// never an entry's chain of multiply-adds, so every GEMM setting gives the same bits; so does the
+// attention's query-row tile. The attention's key tile changes where its online softmax rescales,
+// so two key tiles differ within the softmax's bound (tests/engine/kernel_choice_test.cpp holds every
+// candidate to the reference).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "attn/kernels.h"
+#include "attn/status.h"
+
+namespace attn {
+
+struct KernelChoice {
+  KernelId kernel = KernelId::kReference;  // the SIMD variant these settings are for
+  int gemm_rows = 0;          // rows of A per register tile of the GEMM (each row: two vectors of C)
+  int gemm_slice_kb = 0;      // KB of a packed B panel's depth slice kept in L1 while the rows pass
+  int attention_rows = 0;     // query rows per tile of the fused attention
+  int attention_keys = 0;     // keys per tile of the fused attention (its online softmax's step)
+  // Filled in by the probe (zero for a choice made with SetKernelChoice or a candidate):
+  int candidates = 0;         // settings timed: GEMM's and attention's
+  double probe_ms = 0.0;      // how long choosing took
+  double gemm_gflops = 0.0;   // the winner's rate on the probe's GEMM (96 × 1024 · 1024 × 128, packed)
+  double attention_gflops = 0.0;  // and on its attention head (192 queries and keys, d = 64)
+};
+
+// The settings `kernel` runs with in this process: measured on the first call (any thread; others
+// wait), then kept. For the reference and Eigen, which have no tiling: {kernel} with zeros.
+// kernel available (CheckKernelAvailable).
+KernelChoice ChosenKernelSettings(KernelId kernel);
+
+// Whether `kernel`'s settings are already there (measured or set): a drawing can say them without
+// starting the probe (which times things) itself.
+bool KernelChoiceMade(KernelId kernel);
+
+// Every setting the probe times for `kernel`, in the probe's order (empty for reference / Eigen).
+std::vector<KernelChoice> KernelChoiceCandidates(KernelId kernel);
+
+// Uses `choice` for its kernel from now on instead of measuring: the page's workers take the page's
+// settings so that both compute the same bits. Call it before other threads use the kernel.
+// kUnknownOption when the kernel is not available; kInvalidArgument (naming the field, the value and
+// the candidates' values) when the GEMM or attention settings are not one of its candidates.
+Status SetKernelChoice(const KernelChoice& choice);
+
+// "avx512: GEMM tiles of 6 rows, 32 KB slices; attention tiles of 48 queries × 128 keys (the fastest
+// of 12 settings timed in 4.2 ms: GEMM 152 GFLOP/s, attention 61 GFLOP/s)"; for the reference and
+// Eigen: "eigen: no tiling to choose".
+std::string DescribeKernelChoice(const KernelChoice& choice);
+
+// Runs the calling thread's calls of choice.kernel, and the worker threads they use, with `choice`
+// until destroyed (tests cover every candidate this way; the bench times them). Nests.
+class ScopedKernelChoice {
+ public:
+  explicit ScopedKernelChoice(const KernelChoice& choice);
+  ~ScopedKernelChoice();
+  ScopedKernelChoice(const ScopedKernelChoice&) = delete;
+  ScopedKernelChoice& operator=(const ScopedKernelChoice&) = delete;
+
+ private:
+  KernelChoice choice_;
+  const KernelChoice* previous_;
+};
+
+}  // namespace attn

@@ -1,0 +1,301 @@
+// [SECTION] candidates · [SECTION] the probe · [SECTION] the process's choice · [SECTION] API
+// attn/kernel_choice.h: each SIMD variant's tiling, chosen on this CPU by timing its candidates.
+#include "attn/kernel_choice.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+#include <vector>
+
+#include "kernels/simd/kernel_registry.h"
+#include "kernels/simd/kernel_table.h"
+
+namespace attn {
+namespace {
+
+// [SECTION] candidates
+
+constexpr int kSliceKbOptions[] = {32, 16};       // 32 KB first: the slice tuned on Zen 4
+constexpr int kQueryTileOptions[] = {8, 4};       // micro-kernel tiles of query rows; 8 first
+constexpr int kKeyTileOptions[] = {128, 64, 256};  // 128 first
+
+// Today's settings before any measurement (the first of each list): what a probe must beat.
+KernelChoice DefaultChoice(const simd::KernelTable& t) {
+  KernelChoice c;
+  c.kernel = t.id;
+  c.gemm_rows = t.micro_rows;
+  c.gemm_slice_kb = kSliceKbOptions[0];
+  c.attention_rows = t.micro_rows * kQueryTileOptions[0];
+  c.attention_keys = kKeyTileOptions[0];
+  return c;
+}
+
+// The GEMM settings with the default attention's, the default first.
+std::vector<KernelChoice> GemmCandidates(const simd::KernelTable& t) {
+  std::vector<KernelChoice> list = {DefaultChoice(t)};
+  for (int r = 0; r < t.gemm_row_count; ++r)
+    for (int slice : kSliceKbOptions) {
+      KernelChoice c = DefaultChoice(t);
+      c.gemm_rows = t.gemm_rows[r], c.gemm_slice_kb = slice;
+      if (c.gemm_rows != list[0].gemm_rows || c.gemm_slice_kb != list[0].gemm_slice_kb) list.push_back(c);
+    }
+  return list;
+}
+
+// The attention settings with the default GEMM's, the default first.
+std::vector<KernelChoice> AttentionCandidates(const simd::KernelTable& t) {
+  std::vector<KernelChoice> list;
+  for (int tiles : kQueryTileOptions)
+    for (int keys : kKeyTileOptions) {
+      KernelChoice c = DefaultChoice(t);
+      c.attention_rows = t.micro_rows * tiles, c.attention_keys = keys;
+      list.push_back(c);
+    }
+  return list;
+}
+
+template <std::size_t N>
+bool OneOf(int value, const int (&options)[N]) {
+  return std::find(std::begin(options), std::end(options), value) != std::end(options);
+}
+
+std::string ListOf(const int* values, int count, int times = 1) {
+  std::string s;
+  for (int i = 0; i < count; ++i) s += (i ? ", " : "") + std::to_string(values[i] * times);
+  return s;
+}
+
+// [SECTION] the probe
+// Two calls shaped like the engine's hot spots, small enough to time every candidate in a few ms:
+//  - GEMM: A (48, 1024) · B (1024, 128), B packed once as a model's weights are. k = 1024 spans several
+//    depth slices of either size; 48 rows are whole tiles of 4, 6 and 8.
+//  - attention: one head, 128 queries, 256 keys, d_k = d_v = 64, unmasked: two key tiles of 128, four
+//    of 64, one of 256.
+// Every candidate runs once untimed, then three interleaved rounds (a noisy moment lands on all of
+// them); each keeps its fastest time. A candidate replaces the default only when ≥ 3% faster, so the
+// choice does not flip between runs on noise alone.
+
+constexpr int kGemmM = 48, kGemmK = 1024, kGemmN = 128;
+constexpr int kQueries = 128, kKeys = 256, kHeadDim = 64;
+constexpr double kGemmFlops = 2.0 * kGemmM * kGemmK * kGemmN;
+constexpr double kAttentionFlops = 2.0 * 2.0 * kQueries * kKeys * kHeadDim;  // Q Kᵀ and P V
+constexpr int kRounds = 3;
+constexpr double kMargin = 0.97;
+
+double Seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Deterministic values in [-1, 1): the probe's inputs (their values do not change the time).
+void Fill(std::vector<float>* x, unsigned seed) {
+  unsigned state = seed * 2654435761u + 1u;
+  for (float& v : *x) {
+    state = state * 1664525u + 1013904223u;
+    v = static_cast<float>(state >> 8) / static_cast<float>(1u << 23) - 1.0f;
+  }
+}
+
+// Index of the fastest of `times` (seconds), the first (the default) unless another beats it by the margin.
+std::size_t Fastest(const std::vector<double>& times) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < times.size(); ++i)
+    if (times[i] < times[best] && times[i] < kMargin * times[0]) best = i;
+  return best;
+}
+
+// Times `run` under each candidate; returns each one's fastest time in seconds.
+template <class Run>
+std::vector<double> TimeCandidates(const std::vector<KernelChoice>& candidates, const Run& run) {
+  std::vector<double> best(candidates.size(), 1e300);
+  for (int round = 0; round <= kRounds; ++round)
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const ScopedKernelChoice use(candidates[i]);
+      const double start = Seconds();
+      run();
+      if (round > 0) best[i] = std::min(best[i], Seconds() - start);
+    }
+  return best;
+}
+
+KernelChoice Probe(const simd::KernelTable& t) {
+  const double start = Seconds();
+  KernelChoice choice = DefaultChoice(t);
+  try {
+    std::vector<float> a(static_cast<std::size_t>(kGemmM) * kGemmK), b(static_cast<std::size_t>(kGemmK) * kGemmN),
+        packed(t.packed_size(kGemmK, kGemmN)), c(static_cast<std::size_t>(kGemmM) * kGemmN);
+    Fill(&a, 1), Fill(&b, 2);
+    t.pack_b(b.data(), kGemmN, false, kGemmK, kGemmN, packed.data());
+    const std::vector<KernelChoice> gemms = GemmCandidates(t);
+    const std::vector<double> gemm_times = TimeCandidates(gemms, [&] {
+      t.gemm_packed(kGemmM, kGemmN, kGemmK, a.data(), kGemmK, packed.data(), nullptr, c.data(), kGemmN);
+    });
+    const std::size_t g = Fastest(gemm_times);
+
+    std::vector<float> q(static_cast<std::size_t>(kQueries) * kHeadDim), k(static_cast<std::size_t>(kKeys) * kHeadDim),
+        v(k.size()), out(q.size());
+    Fill(&q, 3), Fill(&k, 4), Fill(&v, 5);
+    simd::FlashAttentionArgs args;
+    args.q = q.data(), args.k = k.data(), args.v = v.data(), args.out = out.data();
+    args.ldq = args.ldk = args.ldv = args.ldo = kHeadDim;
+    args.n = kQueries, args.m = kKeys, args.d_k = args.d_v = kHeadDim;
+    args.scale = 0.125f;
+    const std::vector<KernelChoice> attentions = AttentionCandidates(t);
+    const std::vector<double> attention_times = TimeCandidates(attentions, [&] { t.flash_attention(args); });
+    const std::size_t h = Fastest(attention_times);
+
+    choice.gemm_rows = gemms[g].gemm_rows, choice.gemm_slice_kb = gemms[g].gemm_slice_kb;
+    choice.attention_rows = attentions[h].attention_rows, choice.attention_keys = attentions[h].attention_keys;
+    choice.candidates = static_cast<int>(gemms.size() + attentions.size());
+    choice.gemm_gflops = kGemmFlops / gemm_times[g] * 1e-9;
+    choice.attention_gflops = kAttentionFlops / attention_times[h] * 1e-9;
+  } catch (const std::bad_alloc&) {
+    // No memory for the probe's 1 MB: today's settings, unmeasured (candidates stays 0).
+  }
+  choice.probe_ms = (Seconds() - start) * 1e3;
+  return choice;
+}
+
+// [SECTION] the process's choice
+
+struct ProcessChoices {
+  std::mutex mu;
+  std::atomic<bool> ready[static_cast<int>(KernelId::kCount)] = {};
+  KernelChoice choice[static_cast<int>(KernelId::kCount)];
+};
+ProcessChoices& Process() {
+  static ProcessChoices process;
+  return process;
+}
+
+}  // namespace
+
+namespace simd {
+
+const KernelChoice*& ThreadChoice() {
+  static thread_local const KernelChoice* choice = nullptr;
+  return choice;
+}
+
+const KernelChoice& CurrentChoice(KernelId id) {
+  const KernelChoice* own = ThreadChoice();
+  if (own && own->kernel == id) return *own;
+  ProcessChoices& p = Process();
+  const int i = static_cast<int>(id);
+  if (!p.ready[i].load(std::memory_order_acquire)) {
+    const std::lock_guard<std::mutex> lock(p.mu);
+    if (!p.ready[i].load(std::memory_order_relaxed)) {
+      const KernelTable* table = FindKernelTable(id);
+      p.choice[i] = table ? Probe(*table) : KernelChoice{id};
+      p.ready[i].store(true, std::memory_order_release);
+    }
+  }
+  return p.choice[i];
+}
+
+}  // namespace simd
+
+// [SECTION] API
+
+// The widest SIMD variant (the last compiled), unless another's probe ran ≥ 10% faster (an AVX-512
+// core that lowers its clock for 512-bit code may run AVX2 faster): a probe time is its winners' GEMM
+// and attention times added.
+KernelId FastestKernel() {
+  static const KernelId fastest = [] {
+    const std::vector<KernelId> available = AvailableKernels();
+    KernelId best = available.back();
+    const auto seconds = [](KernelId id) {
+      const KernelChoice c = ChosenKernelSettings(id);
+      return c.gemm_gflops > 0 && c.attention_gflops > 0 ? kGemmFlops / c.gemm_gflops + kAttentionFlops / c.attention_gflops
+                                                         : 0.0;
+    };
+    const double widest = simd::FindKernelTable(best) ? seconds(best) : 0.0;
+    double best_seconds = widest;
+    for (KernelId id : available) {
+      if (id == available.back() || !simd::FindKernelTable(id) || widest <= 0) continue;
+      const double s = seconds(id);
+      if (s > 0 && s < 0.9 * widest && s < best_seconds) best = id, best_seconds = s;
+    }
+    return best;
+  }();
+  return fastest;
+}
+
+KernelChoice ChosenKernelSettings(KernelId kernel) {
+  if (!simd::FindKernelTable(kernel)) return KernelChoice{kernel};
+  return simd::CurrentChoice(kernel);
+}
+
+bool KernelChoiceMade(KernelId kernel) {
+  const int i = static_cast<int>(kernel);
+  if (!simd::FindKernelTable(kernel)) return i >= 0 && i < static_cast<int>(KernelId::kCount);
+  return Process().ready[i].load(std::memory_order_acquire);
+}
+
+std::vector<KernelChoice> KernelChoiceCandidates(KernelId kernel) {
+  const simd::KernelTable* t = simd::FindKernelTable(kernel);
+  if (!t) return {};
+  std::vector<KernelChoice> all;
+  for (const KernelChoice& g : GemmCandidates(*t))
+    for (const KernelChoice& h : AttentionCandidates(*t)) {
+      KernelChoice c = g;
+      c.attention_rows = h.attention_rows, c.attention_keys = h.attention_keys;
+      all.push_back(c);
+    }
+  return all;
+}
+
+Status SetKernelChoice(const KernelChoice& choice) {
+  ATTN_RETURN_IF_ERROR(CheckKernelAvailable(choice.kernel));
+  const simd::KernelTable* t = simd::FindKernelTable(choice.kernel);
+  const std::string name = KernelName(choice.kernel);
+  if (!t) return Status(StatusCode::kInvalidArgument, "kernel choice: " + name + " has no tiling to choose");
+  const auto refuse = [&](const char* field, int value, const std::string& expected) {
+    return Status(StatusCode::kInvalidArgument, std::string("kernel choice: ") + field + " must be one of " + expected +
+                                                    " on " + name + ", got " + std::to_string(value));
+  };
+  if (std::find(t->gemm_rows, t->gemm_rows + t->gemm_row_count, choice.gemm_rows) == t->gemm_rows + t->gemm_row_count)
+    return refuse("gemm_rows", choice.gemm_rows, ListOf(t->gemm_rows, t->gemm_row_count));
+  if (!OneOf(choice.gemm_slice_kb, kSliceKbOptions))
+    return refuse("gemm_slice_kb", choice.gemm_slice_kb, ListOf(kSliceKbOptions, std::size(kSliceKbOptions)));
+  const bool rows_ok = std::any_of(std::begin(kQueryTileOptions), std::end(kQueryTileOptions),
+                                   [&](int tiles) { return choice.attention_rows == tiles * t->micro_rows; });
+  if (!rows_ok)
+    return refuse("attention_rows", choice.attention_rows,
+                  ListOf(kQueryTileOptions, std::size(kQueryTileOptions), t->micro_rows));
+  if (!OneOf(choice.attention_keys, kKeyTileOptions))
+    return refuse("attention_keys", choice.attention_keys, ListOf(kKeyTileOptions, std::size(kKeyTileOptions)));
+  ProcessChoices& p = Process();
+  const std::lock_guard<std::mutex> lock(p.mu);
+  const int i = static_cast<int>(choice.kernel);
+  p.choice[i] = choice;
+  p.ready[i].store(true, std::memory_order_release);
+  return Status::Ok();
+}
+
+std::string DescribeKernelChoice(const KernelChoice& c) {
+  const std::string name = KernelBuildName(c.kernel);
+  if (c.gemm_rows == 0) return name + ": no tiling to choose";
+  char text[320];
+  std::snprintf(text, sizeof text, "%s: GEMM tiles of %d rows, %d KB slices; attention tiles of %d queries × %d keys",
+                name.c_str(), c.gemm_rows, c.gemm_slice_kb, c.attention_rows, c.attention_keys);
+  std::string s = text;
+  if (c.candidates > 0) {
+    std::snprintf(text, sizeof text, " (the fastest of %d settings timed in %.1f ms: GEMM %.0f GFLOP/s, attention %.0f GFLOP/s)",
+                  c.candidates, c.probe_ms, c.gemm_gflops, c.attention_gflops);
+    s += text;
+  } else {
+    s += c.probe_ms > 0.0 ? " (the defaults: no memory for the probe)" : " (set, not measured here)";
+  }
+  return s;
+}
+
+ScopedKernelChoice::ScopedKernelChoice(const KernelChoice& choice) : choice_(choice), previous_(simd::ThreadChoice()) {
+  simd::ThreadChoice() = &choice_;
+}
+
+ScopedKernelChoice::~ScopedKernelChoice() { simd::ThreadChoice() = previous_; }
+
+}  // namespace attn
