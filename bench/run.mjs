@@ -515,7 +515,7 @@ export function variantsTable(rows, peaks = {}) {
   return out.join('\n');
 }
 
-function gemmLines(peaks) {
+export function gemmLines(peaks) {
   return ['native', 'wasm', 'wasm-relaxed'].filter((g) => Object.keys(peaks[g] ?? {}).length).map((g) => {
     const p = peaks[g];
     if (p.peak_gflops == null || p.gemm_gflops == null) return `- GEMM${p.gemm_shape ? ' ' + p.gemm_shape : ''}, attnlab-${g}: ${p.error ?? 'not measured'}`;

@@ -10,8 +10,8 @@ import path from 'node:path';
 import test from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { frameStats } from './page.mjs';
-import { benchLayer, bestRows, gpt2Compare, gpt2Table, gpt2Targets, gpt2Units, lmTargets, pageTargets, runChild, shortError, table,
-         targets, variantsTable } from './run.mjs';
+import { benchLayer, bestRows, gemmLines, gpt2Compare, gpt2Table, gpt2Targets, gpt2Units, lmTargets, pageTargets, runChild,
+         shortError, table, targets, variantsTable } from './run.mjs';
 import { argmax, gpt2Prompt } from './peers/gpt2_common.mjs';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
@@ -28,6 +28,24 @@ test('the layer comes from attnlab_bench: d_model 256, 4 heads, FLOPs 2·n·d²�
   assert.equal(layer.flops_formula, '2·n·d²·4 + 4·n²·d');
   assert.equal(layer.flops[1024], 2 * 1024 * 256 * 256 * 4 + 4 * 1024 * 1024 * 256);
   assert.equal(layer.flops[64], 2 * 64 * 256 * 256 * 4 + 4 * 64 * 64 * 256);
+});
+
+// The report's line per build: what the kernel-choice probe picked on this CPU (attn/kernel_choice.h),
+// as attnlab_bench peak prints it; --choice forces another candidate and refuses a non-candidate.
+test('attnlab_bench peak says the kernel choice, the report prints it, --choice sets one', () => {
+  const bin = path.join(BENCH, '..', 'build', 'native', 'bench', 'attnlab_bench');
+  if (!fs.existsSync(bin)) return;  // the wasm-only CI stage: benchLayer's test above covers the binary
+  const { row } = runChild([bin, 'peak'], 'attnlab_bench peak');
+  assert.match(row.kernel_choice, new RegExp(`^${row.variant}: GEMM tiles of \\d rows, (16|32) KB slices; attention tiles of \\d+ queries × (64|128|256) keys \\(the fastest of \\d+ settings timed in `));
+  const lines = gemmLines({ native: { peak_gflops: 100, gemm_gflops: 80, gemm_shape: '4096×256×256', peak_variant: row.variant,
+                                      kernel_choice: row.kernel_choice } });
+  assert.deepEqual(lines, [`- GEMM 4096×256×256, attnlab-native: 80.0 GFLOP/s = 80.0% of the measured SIMD mul+add peak (100.0 GFLOP/s, ${row.variant}, one core)\n` +
+                           `- kernel choice, attnlab-native: ${row.kernel_choice}`]);
+  const forced = runChild([bin, 'peak', '--kernel', row.variant, '--choice', '4,16,24,64'], 'attnlab_bench peak --choice').row;
+  assert.equal(forced.kernel_choice, `${row.variant}: GEMM tiles of 4 rows, 16 KB slices; attention tiles of 24 queries × 64 keys (set, not measured here)`);
+  const refused = spawnSync(bin, ['peak', '--choice', '5,16,24,64'], { encoding: 'utf8' });
+  assert.equal(refused.status, 2);
+  assert.match(refused.stderr, /kernel choice: gemm_rows must be one of 4, 6/);
 });
 
 test('onnxruntime error text is shortened to its message', () => {

@@ -83,10 +83,15 @@ void Pack(const simd::KernelTable& table, const Matrix& w, PackedProjection* p, 
 }
 
 // The largest |v| of `rows` values `stride` floats apart.
-float ColumnMaxAbs(const float* v, int rows, int stride) {
-  float most = 0;
-  for (int r = 0; r < rows; ++r) most = std::max(most, std::fabs(v[static_cast<std::size_t>(r) * stride]));
-  return most;
+// most[c] = max over the rows of |v[r, c]| for c < cols, v (rows, cols) at row stride ld: row by row,
+// so memory is read in order (a column at a time, one float per cache line, was 5% of the bench
+// layer's forward at n = 256).
+void ColumnsMaxAbs(const float* v, int rows, int cols, int ld, float* most) {
+  for (int c = 0; c < cols; ++c) most[c] = 0.0f;
+  for (int r = 0; r < rows; ++r) {
+    const float* row = v + static_cast<std::size_t>(r) * ld;
+    for (int c = 0; c < cols; ++c) most[c] = std::max(most[c], std::fabs(row[c]));
+  }
 }
 
 // Flash attention's weighted sum Σ_j p_j v_j (every p_j ≤ 1) reaches keys·max|v| before it is
@@ -211,11 +216,16 @@ Status Run(const Layer& layer, const CallInputs& in, const pipeline::AttentionDi
   // |v|, is finite) are scaled down by a power of two here and their output columns back up below.
   const int value_columns = d.kv_heads * d.d_v;
   ws->value_shift.assign(static_cast<std::size_t>(value_columns), 0);
+  ws->value_max.resize(static_cast<std::size_t>(value_columns));
+  if (has_past) {
+    for (int g = 0; g < d.kv_heads; ++g)
+      ColumnsMaxAbs(ws->present_value[g].data(), d.keys, d.d_v, d.d_v, ws->value_max.data() + g * d.d_v);
+  } else {
+    ColumnsMaxAbs(v_new->data(), d.keys, value_columns, static_cast<int>(v_new->cols()), ws->value_max.data());
+  }
   bool shifted = false;
   for (int c = 0; c < value_columns; ++c) {
-    const float most = has_past ? ColumnMaxAbs(ws->present_value[c / d.d_v].data() + c % d.d_v, d.keys, d.d_v)
-                                : ColumnMaxAbs(v_new->data() + c, d.keys, static_cast<int>(v_new->cols()));
-    ws->value_shift[c] = ValueShift(d.keys, most);
+    ws->value_shift[c] = ValueShift(d.keys, ws->value_max[c]);
     shifted = shifted || ws->value_shift[c] > 0;
   }
   if (shifted) {

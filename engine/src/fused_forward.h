@@ -71,6 +71,7 @@ struct Workspace {
   Matrix rotated;                         // one head's query after RoPE   (n, d_k)
   Matrix concat;                          // (n, h d_v)
   std::vector<int> value_shift;           // (h_kv d_v) per value column: the power of two it is scaled down by
+  std::vector<float> value_max;           // (h_kv d_v) per value column: its largest |v|
   Matrix scaled_value;                    // v_new with those columns scaled (only when one is)
   Matrix output;                          // (n, d_out), swapped into the caller's matrix
 };

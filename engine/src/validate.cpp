@@ -6,6 +6,8 @@
 #include <cstring>
 #include <algorithm>
 
+#include "kernels/simd/kernel_registry.h"
+
 namespace attn::validate {
 namespace {
 
@@ -42,6 +44,10 @@ Status NonEmpty(const std::string& name, const Matrix& m) {
 // True when no entry is ±inf or NaN: all exponent bits set. Branch-free so the compiler vectorises
 // it (Eigen's allFinite() and a std::isfinite loop were a quarter of a small forward pass).
 bool NoInfOrNan(const Matrix& m) {
+  // On the widest SIMD variant compiled in (a yes or no, the same on every variant), else plain bits.
+  static const simd::KernelTable* const widest =
+      simd::CompiledKernelTables().empty() ? nullptr : simd::CompiledKernelTables().back();
+  if (widest) return widest->no_inf_or_nan(m.data(), static_cast<std::size_t>(m.size()));
   const float* data = m.data();
   uint32_t bad = 0;
   for (Eigen::Index i = 0; i < m.size(); ++i) {

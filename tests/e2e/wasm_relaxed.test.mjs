@@ -193,7 +193,7 @@ function boundedForward(x, p) {
   return product(concat, exact(p.wo));
 }
 
-test('the npm package loads the relaxed build where relaxed SIMD validates and times faster, the plain one elsewhere, and says why; both within the float32 bounds', async (t) => {
+test('the npm package loads the relaxed build where relaxed SIMD validates, the plain one elsewhere, and says why; both within the float32 bounds', async () => {
   const lib = join(temp, 'lib');
   await buildLib(join(root, 'build/wasm/lib'), lib);
   const x = matrix(N, D, 1), params = { wq: matrix(D, D, 2, 0.5), wk: matrix(D, D, 3, 0.5), wv: matrix(D, D, 4, 0.5), wo: matrix(D, D, 5, 0.5) };
@@ -229,12 +229,8 @@ console.log(JSON.stringify(out));`;
   assert.deepEqual(without.refused, ['attnlab: relaxedSimd: expected a boolean, got string',
                                      'attnlab: relaxedSimd: chooses between the bundled files, so not with wasm (pass the file you want)']);
   assert.equal(without.auto.wasmBuild, 'plain SIMD128: this WebAssembly engine has no relaxed SIMD');
-  // With the flag the timed probe decides (relaxed_simd.mjs): either answer, said with its numbers.
-  const said = withFlag.auto.wasmBuild;
-  t.diagnostic(`node with the flag on this CPU: ${said}`);
-  assert.match(said, withFlag.auto.relaxedSimd
-    ? /^relaxed SIMD: its fused multiply-add ran \d+\.\d\d× as fast as SIMD128's here \(3200 k vector multiply-adds: fused \d+\.\d\d ms, multiply then add \d+\.\d\d ms\)$/
-    : /^plain SIMD128: relaxed SIMD's multiply-add was not ≥ 5% faster here \(\d+\.\d\d×; 3200 k vector multiply-adds: fused \d+\.\d\d ms, multiply then add \d+\.\d\d ms\)$/);
+  assert.equal(withFlag.auto.relaxedSimd, true, 'node with the flag: the relaxed build');
+  assert.match(withFlag.auto.wasmBuild, /^relaxed SIMD: this WebAssembly engine has it \(/);
   assert.equal(withFlag.plain.relaxedSimd, false, 'relaxedSimd: false picks the plain build');
   assert.equal(withFlag.plain.wasmBuild, "plain SIMD128: asked for by loadEngine's relaxedSimd option");
   // kernelChoice(): the tiling the probe picked, in fields and in a sentence that says the same.
@@ -287,23 +283,21 @@ async function wasmFetched(session, { withoutRelaxed = false, hash = '' } = {}) 
   return { wasm, problems, relaxedValidates, build };
 }
 
-test('the page fetches attnlab-relaxed.wasm alone where relaxed SIMD validates and times faster (Chromium), attnlab.wasm alone elsewhere (an embed: the lite twins)', async (t) => {
+test('the page fetches attnlab-relaxed.wasm alone where relaxed SIMD validates (Chromium), attnlab.wasm alone elsewhere (an embed: the lite twins)', async () => {
   const session = await openBrowser();
   try {
-    const probed = await wasmFetched(session);
-    assert.equal(probed.relaxedValidates, true, 'this Chromium has relaxed SIMD');
-    t.diagnostic(`Chromium on this CPU: ${probed.build.reason}`);
-    assert.match(probed.build.reason, probed.build.relaxed ? /^relaxed SIMD: its fused multiply-add ran/ : /^plain SIMD128: relaxed SIMD's multiply-add was not ≥ 5% faster here/);
-    assert.deepEqual(probed.wasm, [probed.build.relaxed ? 'attnlab-relaxed.wasm' : 'attnlab.wasm']);
-    assert.deepEqual(probed.problems, []);
+    const relaxed = await wasmFetched(session);
+    assert.equal(relaxed.relaxedValidates, true, 'this Chromium has relaxed SIMD');
+    assert.deepEqual(relaxed.build, { relaxed: true, reason: 'relaxed SIMD: this WebAssembly engine has it (multiply-adds fused where the CPU has FMA: as fast or faster on every CPU measured, up to 15%)' });
+    assert.deepEqual(relaxed.wasm, ['attnlab-relaxed.wasm']);
+    assert.deepEqual(relaxed.problems, []);
     const plain = await wasmFetched(session, { withoutRelaxed: true });
     assert.equal(plain.relaxedValidates, false);
     assert.equal(plain.build.reason, 'plain SIMD128: this WebAssembly engine has no relaxed SIMD');
     assert.deepEqual(plain.wasm, ['attnlab.wasm']);
     assert.deepEqual(plain.problems, []);
     // An embed of a view that trains nothing: the lite module (web/app/module_views.h), the same choice.
-    const embed = await wasmFetched(session, { hash: '#embed&v=cnn' });
-    assert.deepEqual(embed.wasm, [embed.build.relaxed ? 'attnlab-lite-relaxed.wasm' : 'attnlab-lite.wasm']);
+    assert.deepEqual((await wasmFetched(session, { hash: '#embed&v=cnn' })).wasm, ['attnlab-lite-relaxed.wasm']);
     assert.deepEqual((await wasmFetched(session, { hash: '#embed&v=cnn', withoutRelaxed: true })).wasm, ['attnlab-lite.wasm']);
   } finally {
     await session.close();

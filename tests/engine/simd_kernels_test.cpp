@@ -610,6 +610,33 @@ TEST(SimdKernels, EveryAttentionSettingIsWithinTheBound) {
   EXPECT_GT(cases, 0);
 }
 
+// no_inf_or_nan (validate::NoInfOrNan on the widest variant): false for one ±inf or NaN at any place
+// of any length on both sides of 4 vectors, true for finite values of every size (FLT_MAX, denormals, −0).
+TEST(SimdKernels, NoInfOrNanFindsEveryNonFiniteValue) {
+  int cases = 0;
+  const float finite[] = {std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(),
+                          std::numeric_limits<float>::denorm_min(), -0.0f, 1.0f};
+  const float bad[] = {kInf, -kInf, std::numeric_limits<float>::quiet_NaN()};
+  for (const KernelTable* t : SimdTables()) {
+    for (int count : {0, 1, t->lanes - 1, t->lanes, 4 * t->lanes - 1, 4 * t->lanes, 4 * t->lanes + 1, 9 * t->lanes + 3}) {
+      std::vector<float> x(static_cast<size_t>(count) + 1);
+      for (int i = 0; i < count; ++i) x[i] = finite[i % 5];
+      x[count] = kInf;  // past the end: never read
+      ASSERT_TRUE(t->no_inf_or_nan(x.data(), count)) << KernelName(t->id) << " count " << count;
+      for (int at = 0; at < count; ++at)
+        for (float b : bad) {
+          const float kept = x[at];
+          x[at] = b;
+          ASSERT_FALSE(t->no_inf_or_nan(x.data(), count)) << KernelName(t->id) << " count " << count << ", " << b << " at " << at;
+          x[at] = kept;
+          ++cases;
+        }
+    }
+  }
+  if (SimdTables().empty()) GTEST_SKIP() << "no SIMD variant on this target";
+  EXPECT_GT(cases, 0);
+}
+
 // The probe picks one of the candidates, measures it and says so; SetKernelChoice admits only
 // candidates, naming the field, the candidates and the value, and keeps what it was given.
 TEST(SimdKernels, KernelChoiceIsACandidateMeasuredAndSaid) {
@@ -734,11 +761,12 @@ float FromBits(uint32_t bits) {
 }
 
 // Worst ulp distance of t->exp over x, checking NaN -> NaN and overflow -> +inf exactly.
-int64_t WorstExpUlp(const KernelTable& t, const std::vector<float>& x, float* worst_x) {
+// exp: the table's exp, or its exp_non_positive (the fused softmax's, for x ≤ 0).
+int64_t WorstExpUlp(const KernelTable& t, const std::vector<float>& x, float* worst_x, bool non_positive = false) {
   // Offset by one float so the vector loads are unaligned; an odd count exercises the scalar tail.
   std::vector<float> in(x.size() + 1), out(x.size() + 1);
   std::copy(x.begin(), x.end(), in.begin() + 1);
-  t.exp(in.data() + 1, out.data() + 1, static_cast<int>(x.size()));
+  (non_positive ? t.exp_non_positive : t.exp)(in.data() + 1, out.data() + 1, static_cast<int>(x.size()));
   int64_t worst = 0;
   for (size_t i = 0; i < x.size(); ++i) {
     const float got = out[i + 1];
@@ -755,6 +783,35 @@ int64_t WorstExpUlp(const KernelTable& t, const std::vector<float>& x, float* wo
     if (ulp > worst) worst = ulp, *worst_x = x[i];
   }
   return worst;
+}
+
+// The fused softmax's exp of scores minus their max (x ≤ 0, fast_exp.h's ExpNonPositive, a degree-5
+// form of its own): within 2 ulp of the correctly rounded exp over every 61st float of [−87.3365, 0]
+// (≈ 18 million values) and the edges, the bound the softmax tests' tolerances are derived for.
+// Below −87.3365 its results may flush to ~1e−38 (never read: a tile's max has weight 1).
+TEST(SimdKernels, ExpNonPositiveWithin2Ulp) {
+  const std::vector<float> edges = {0.0f, -0.0f, -1.0f, -87.33654f, -0.5f * 0.6931472f, -0.6931472f, -1e-30f,
+                                    -std::numeric_limits<float>::denorm_min(), -10.0f, -42.0f};
+  const uint32_t last = 0xC2AEAC50u;  // −87.33654f: exp is FLT_MIN there
+  for (const KernelTable* t : SimdTables()) {
+    float worst_x = 0;
+    int64_t worst = WorstExpUlp(*t, edges, &worst_x, true);
+    size_t count = edges.size();
+    std::vector<float> x;
+    for (uint64_t bits = 0x80000000u; bits <= last; bits += 61) {
+      x.push_back(FromBits(static_cast<uint32_t>(bits)));
+      if (x.size() == (1u << 20) || bits + 61 > last) {
+        float chunk_x = 0;
+        const int64_t chunk = WorstExpUlp(*t, x, &chunk_x, true);
+        if (chunk > worst) worst = chunk, worst_x = chunk_x;
+        count += x.size();
+        x.clear();
+      }
+    }
+    EXPECT_LE(worst, 2) << KernelName(t->id) << ": worst at x = " << worst_x;
+    std::printf("[ exp ≤ 0 ] %s: worst %lld ulp (at x = %.9g) over %zu inputs\n", KernelName(t->id),
+                static_cast<long long>(worst), worst_x, count);
+  }
 }
 
 TEST(SimdKernels, ExpWithin2UlpOverTheWholeRange) {

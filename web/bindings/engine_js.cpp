@@ -381,10 +381,16 @@ val SetKernelChoiceJs(val choice_js) {
     return ErrorObject(attn::Status(attn::StatusCode::kInvalidArgument,
                                     "choice.kernel: expected a kernel's name, got " + DescribeJsValue(kernel)));
   ATTN_JS_RETURN_IF_ERROR(attn::ParseKernel(kernel.as<std::string>(), &c.kernel));
-  ATTN_JS_RETURN_IF_ERROR(ReadInt(choice_js["gemmRows"], "choice.gemmRows", &c.gemm_rows, 1, 64));
-  ATTN_JS_RETURN_IF_ERROR(ReadInt(choice_js["gemmSliceKb"], "choice.gemmSliceKb", &c.gemm_slice_kb, 1, 1024));
-  ATTN_JS_RETURN_IF_ERROR(ReadInt(choice_js["attentionRows"], "choice.attentionRows", &c.attention_rows, 1, 1024));
-  ATTN_JS_RETURN_IF_ERROR(ReadInt(choice_js["attentionKeys"], "choice.attentionKeys", &c.attention_keys, 1, 4096));
+  // One loop, not four calls: the page's module is size-bound (an embed's 500 KB).
+  const struct {
+    const char* key;
+    int* field;
+  } fields[] = {{"gemmRows", &c.gemm_rows},
+                {"gemmSliceKb", &c.gemm_slice_kb},
+                {"attentionRows", &c.attention_rows},
+                {"attentionKeys", &c.attention_keys}};
+  for (const auto& f : fields)  // SetKernelChoice then admits only the kernel's candidates
+    ATTN_JS_RETURN_IF_ERROR(ReadInt(choice_js[f.key], std::string("choice.") + f.key, f.field, 1, 4096));
   ATTN_JS_RETURN_IF_ERROR(attn::SetKernelChoice(c));
   val out = val::object();
   out.set("ok", true);

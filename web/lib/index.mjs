@@ -18,8 +18,7 @@ import { chooseWasmBuild, relaxedSimdAvailable } from './relaxed_simd.mjs';
 const kWasmFile = 'attnlab-engine.wasm';
 // The same engine built with relaxed SIMD (its multiply-adds are f32x4.relaxed_madd, fused on CPUs
 // with FMA): loaded where the engine validates that instruction (Chromium; node 20 only with
-// --experimental-wasm-relaxed-simd) and a timed probe finds it faster on this CPU (relaxed_simd.mjs,
-// once per process, a few ms), the plain file elsewhere. Both work with the same glue.
+// --experimental-wasm-relaxed-simd), the plain file elsewhere. Both work with the same glue.
 const kRelaxedWasmFile = 'attnlab-engine-relaxed.wasm';
 
 
@@ -64,8 +63,7 @@ let defaultBuild = null;  // chooseWasmBuild()'s answer, once per process
  *   relative string resolves against this file), its bytes, or a compiled module.
  *   relaxedSimd: which bundled wasm (without `wasm`): true the relaxed-SIMD build (rejects where the
  *   engine lacks relaxed SIMD), false the plain one (the same bits on every machine); default: the
- *   relaxed build where the engine has relaxed SIMD and its fused multiply-add timed ≥ 5% faster
- *   than multiply-then-add on this CPU (engine.wasmBuild says which and why).
+ *   relaxed build where the engine has relaxed SIMD (engine.wasmBuild says which and why).
  */
 export async function loadEngine(options = {}) {
   if (options === null || typeof options !== 'object' || Array.isArray(options))

@@ -88,6 +88,23 @@ typename V::F ExpShiftedSum(float* x, int count, float m_new) {
   return sum;
 }
 
+// Lane-wise sums of P for one row of a partly masked key tile in the fused kernel: x[j] =
+// exp(x[j] − m_new) on ExpNonPositive, as ScaledExpInPlace computes the allowed scores of unmasked
+// tiles — so a row's weights do not depend on whether the rows beside it in its query tile made the
+// tile partly masked — and exactly 0 for masked (−inf) entries. count: a multiple of the lane count.
+template <class V>
+typename V::F MaskedExpShiftedSum(float* x, int count, float m_new) {
+  const typename V::F m = V::Broadcast(m_new);
+  typename V::F sum = V::Zero();
+  for (int j = 0; j < count; j += V::kLanes) {
+    const typename V::F s = V::Load(x + j);
+    const typename V::F e = V::ZeroWhereMinusInf(s, ExpNonPositive<V>(V::Sub(s, m)));
+    V::Store(x + j, e);
+    sum = V::Add(sum, e);
+  }
+  return sum;
+}
+
 // x[j] = exp(x[j] − sub) for j < count (any count), x[j] ≤ sub; returns the sum. ExpApprox: masked
 // −inf entries give exactly 0, as the weights drawn need, and as masked keys need (their values may
 // be as large as 1e38).
@@ -220,7 +237,7 @@ void FlashAttention(const FlashAttentionArgs& a) {
         // Masked keys (only in partly masked tiles) must weigh exactly 0: ExpNonPositive's ~1e−38
         // times a value of 1e38 would be a visible 1 in the output.
         const typename V::F tile_sum =
-            partly_masked      ? ExpShiftedSum<V>(row, bc, row_max[r])
+            partly_masked      ? MaskedExpShiftedSum<V>(row, bc, row_max[r])
             : unit_temperature ? ScaledExpInPlace<V, false>(row, bc, a.scale, a.inv_temperature, row_max[r], &check)
                                : ScaledExpInPlace<V, true>(row, bc, a.scale, a.inv_temperature, row_max[r], &check);
         float* sum = row_sums + r * V::kLanes;

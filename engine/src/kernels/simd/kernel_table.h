@@ -60,9 +60,14 @@ struct KernelTable {
   void (*flash_attention)(const FlashAttentionArgs& args);
   // y[i] = exp(x[i]), see fast_exp.h for the accuracy.
   void (*exp)(const float* x, float* y, int count);
+  // y[i] = exp(x[i]) for x[i] ≤ 0, not NaN, as the fused softmax's unmasked tiles compute it: results
+  // below FLT_MIN (x < −87.3) may come out as ~1e−38; see fast_exp.h for the accuracy.
+  void (*exp_non_positive)(const float* x, float* y, int count);
   // Each row of s (rows, cols; stride ld) -> softmax(row · inv_temperature) into w (stride ld);
   // masked (−inf) entries give 0, a fully masked row gives zeros.
   void (*softmax_rows)(const float* s, float* w, int rows, int cols, int ld, float inv_temperature);
+  // True when none of x[0, count) is ±inf or NaN (validate::NoInfOrNan on the widest variant).
+  bool (*no_inf_or_nan)(const float* x, std::size_t count);
   // Runs `steps` rounds of 12 independent vector multiply-adds (the GEMM micro-kernel's pattern,
   // without loads): 24·lanes flops a round. Returns a value that depends on every lane.
   float (*peak_probe)(long steps);

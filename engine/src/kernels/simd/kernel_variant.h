@@ -18,6 +18,14 @@ void ExpArray(const float* x, float* y, int count) {
   for (; i < count; ++i) y[i] = ExpApprox<VecScalar>(x[i]);
 }
 
+// y[i] = exp(x[i]) for x[i] ≤ 0 (not NaN) as the fused softmax computes it (ExpNonPositive).
+template <class V>
+void ExpNonPositiveArray(const float* x, float* y, int count) {
+  int i = 0;
+  for (; i + V::kLanes <= count; i += V::kLanes) V::Store(y + i, ExpNonPositive<V>(V::Load(x + i)));
+  for (; i < count; ++i) y[i] = ExpNonPositive<VecScalar>(x[i]);
+}
+
 // softmax(row · inv_temperature): max first, then exp(x·inv_t − max) and the sum, then scale by 1/sum.
 template <class V>
 void SoftmaxRows(const float* s, float* w, int rows, int cols, int ld, float inv_temperature) {
@@ -33,6 +41,24 @@ void SoftmaxRows(const float* s, float* w, int rows, int cols, int ld, float inv
     const float inv_sum = 1.0f / ExpShiftedInPlace<V>(out, cols, row_max);
     for (int j = 0; j < cols; ++j) out[j] *= inv_sum;
   }
+}
+
+// True when no x[i] is ±inf or NaN: x·0 is 0 for every finite x and NaN otherwise, summed in four
+// independent vectors (a scalar test per float was 2–4% of a forward at n = 64 … 256 on AVX-512).
+template <class V>
+bool NoInfOrNan(const float* x, std::size_t count) {
+  constexpr std::size_t L = V::kLanes;
+  const typename V::F zero = V::Zero();
+  typename V::F a = zero, b = zero, c = zero, d = zero;
+  std::size_t i = 0;
+  for (; i + 4 * L <= count; i += 4 * L) {
+    a = V::MulAdd(V::Load(x + i), zero, a), b = V::MulAdd(V::Load(x + i + L), zero, b);
+    c = V::MulAdd(V::Load(x + i + 2 * L), zero, c), d = V::MulAdd(V::Load(x + i + 3 * L), zero, d);
+  }
+  for (; i + L <= count; i += L) a = V::MulAdd(V::Load(x + i), zero, a);
+  float tail = 0.0f;
+  for (; i < count; ++i) tail += x[i] * 0.0f;
+  return V::ReduceAdd(V::Add(V::Add(a, b), V::Add(c, d))) + tail == 0.0f;
 }
 
 template <class V>
@@ -63,7 +89,9 @@ KernelTable MakeKernelTable() {
                      &GemmPacked<V>,
                      &FlashAttention<V>,
                      &ExpArray<V>,
+                     &ExpNonPositiveArray<V>,
                      &SoftmaxRows<V>,
+                     &NoInfOrNan<V>,
                      &PeakProbe<V>};
 }
 

@@ -45,6 +45,10 @@ struct VecAvx2 {
   static F HalfFloor(F k) { return _mm256_floor_ps(_mm256_mul_ps(k, _mm256_set1_ps(0.5f))); }
   // Lanes of `x` that are NaN stay NaN in `result`.
   static F KeepNaN(F x, F result) { return _mm256_blendv_ps(result, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q)); }
+  // 0 in the lanes where x is −inf, `result` elsewhere.
+  static F ZeroWhereMinusInf(F x, F result) {
+    return _mm256_and_ps(_mm256_cmp_ps(x, _mm256_set1_ps(-__builtin_inff()), _CMP_NEQ_OQ), result);
+  }
   static float ReduceMax(F x) {
     __m128 m = _mm_max_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
     m = _mm_max_ps(m, _mm_movehl_ps(m, m));

@@ -50,6 +50,10 @@ struct VecAvx512 {
   }
   // Lanes of `x` that are NaN stay NaN in `result`.
   static F KeepNaN(F x, F result) { return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), result, x); }
+  // 0 in the lanes where x is −inf, `result` elsewhere.
+  static F ZeroWhereMinusInf(F x, F result) {
+    return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(-__builtin_inff()), _CMP_NEQ_OQ), result);
+  }
   static float ReduceMax(F x) { return _mm512_reduce_max_ps(x); }
   static float ReduceAdd(F x) { return _mm512_reduce_add_ps(x); }
 };

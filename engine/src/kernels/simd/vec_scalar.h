@@ -36,6 +36,8 @@ struct VecScalar {
   static F MulPow2(F p, F k) { return Mul(p, Pow2(k)); }
   static F HalfFloor(F k) { return std::floor(k * 0.5f); }
   static F KeepNaN(F x, F result) { return x != x ? x : result; }
+  // 0 where x is −inf, `result` elsewhere.
+  static F ZeroWhereMinusInf(F x, F result) { return x == -__builtin_inff() ? 0.0f : result; }
   static float ReduceMax(F x) { return x; }
   static float ReduceAdd(F x) { return x; }
 };

@@ -72,6 +72,8 @@ struct VecWasmSimd128 {
   static F HalfFloor(F k) { return wasm_f32x4_floor(wasm_f32x4_mul(k, wasm_f32x4_splat(0.5f))); }
   // Lanes of `x` that are NaN stay NaN in `result`.
   static F KeepNaN(F x, F result) { return wasm_v128_bitselect(result, x, wasm_f32x4_eq(x, x)); }
+  // 0 in the lanes where x is −inf, `result` elsewhere.
+  static F ZeroWhereMinusInf(F x, F result) { return wasm_v128_and(wasm_f32x4_ne(x, wasm_f32x4_splat(-__builtin_inff())), result); }
   static float ReduceMax(F x) {
     const F m = wasm_f32x4_pmax(x, wasm_i32x4_shuffle(x, x, 2, 3, 0, 1));
     const F m2 = wasm_f32x4_pmax(m, wasm_i32x4_shuffle(m, m, 1, 0, 3, 2));
