@@ -14,8 +14,9 @@
 // Softmax of one row, w_j = exp(a_j) / Σ_l exp(a_l), a_j = (s_j − max s) / τ:
 //   - if each argument a_j is off by at most δ, the exact softmax of the computed arguments is
 //     within a factor e^{±2δ} of w_j (numerator e^{±δ}, denominator e^{±δ});
-//   - exp is within 2 ulp, a relative ε = 4u (kernels/simd/fast_exp.h measures ≤ 1 ulp and its test
-//     fails above 2; std::exp and Eigen's are ≤ 1 ulp);
+//   - exp is within 2 ulp, a relative ε = 4u (kernels/simd/fast_exp.h measures ≤ 1 ulp for its full
+//     exp and ≤ 2 for the fused softmax's x ≤ 0 form, and both tests fail above 2; std::exp and
+//     Eigen's are ≤ 1 ulp);
 //   - the sum of M terms adds γ_{M−1}, the division (or reciprocal and multiply) γ₂;
 //   - arguments below the clamp (Eigen: −80, SIMD: −87.3) come out as e^{−80} or less instead of 0:
 //     an absolute e^{−80}.

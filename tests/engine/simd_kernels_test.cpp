@@ -785,6 +785,26 @@ int64_t WorstExpUlp(const KernelTable& t, const std::vector<float>& x, float* wo
   return worst;
 }
 
+// The worst ulp over `edges` and every step-th float bit pattern from `first` to `last` (in chunks of
+// a million), and where; *count: how many inputs.
+int64_t WorstExpUlpOverBits(const KernelTable& t, const std::vector<float>& edges, uint64_t first, uint64_t last,
+                            uint64_t step, bool non_positive, float* worst_x, size_t* count) {
+  int64_t worst = WorstExpUlp(t, edges, worst_x, non_positive);
+  *count = edges.size();
+  std::vector<float> x;
+  for (uint64_t bits = first; bits <= last; bits += step) {
+    x.push_back(FromBits(static_cast<uint32_t>(bits)));
+    if (x.size() == (1u << 20) || bits + step > last) {
+      float chunk_x = 0;
+      const int64_t chunk = WorstExpUlp(t, x, &chunk_x, non_positive);
+      if (chunk > worst) worst = chunk, *worst_x = chunk_x;
+      *count += x.size();
+      x.clear();
+    }
+  }
+  return worst;
+}
+
 // The fused softmax's exp of scores minus their max (x ≤ 0, fast_exp.h's ExpNonPositive, a degree-5
 // form of its own): within 2 ulp of the correctly rounded exp over every 61st float of [−87.3365, 0]
 // (≈ 18 million values) and the edges, the bound the softmax tests' tolerances are derived for.
@@ -795,19 +815,8 @@ TEST(SimdKernels, ExpNonPositiveWithin2Ulp) {
   const uint32_t last = 0xC2AEAC50u;  // −87.33654f: exp is FLT_MIN there
   for (const KernelTable* t : SimdTables()) {
     float worst_x = 0;
-    int64_t worst = WorstExpUlp(*t, edges, &worst_x, true);
-    size_t count = edges.size();
-    std::vector<float> x;
-    for (uint64_t bits = 0x80000000u; bits <= last; bits += 61) {
-      x.push_back(FromBits(static_cast<uint32_t>(bits)));
-      if (x.size() == (1u << 20) || bits + 61 > last) {
-        float chunk_x = 0;
-        const int64_t chunk = WorstExpUlp(*t, x, &chunk_x, true);
-        if (chunk > worst) worst = chunk, worst_x = chunk_x;
-        count += x.size();
-        x.clear();
-      }
-    }
+    size_t count = 0;
+    const int64_t worst = WorstExpUlpOverBits(*t, edges, 0x80000000u, last, 61, true, &worst_x, &count);
     EXPECT_LE(worst, 2) << KernelName(t->id) << ": worst at x = " << worst_x;
     std::printf("[ exp ≤ 0 ] %s: worst %lld ulp (at x = %.9g) over %zu inputs\n", KernelName(t->id),
                 static_cast<long long>(worst), worst_x, count);
@@ -822,19 +831,8 @@ TEST(SimdKernels, ExpWithin2UlpOverTheWholeRange) {
                                     std::numeric_limits<float>::quiet_NaN(), 0.5f * 0.6931472f, -0.5f * 0.6931472f};
   for (const KernelTable* t : SimdTables()) {
     float worst_x = 0;
-    int64_t worst = WorstExpUlp(*t, edges, &worst_x);
-    size_t count = edges.size();
-    std::vector<float> x;
-    for (uint64_t bits = 0; bits <= 0xFFFFFFFFull; bits += 251) {
-      x.push_back(FromBits(static_cast<uint32_t>(bits)));
-      if (x.size() == (1u << 20) || bits + 251 > 0xFFFFFFFFull) {
-        float chunk_x = 0;
-        const int64_t chunk = WorstExpUlp(*t, x, &chunk_x);
-        if (chunk > worst) worst = chunk, worst_x = chunk_x;
-        count += x.size();
-        x.clear();
-      }
-    }
+    size_t count = 0;
+    const int64_t worst = WorstExpUlpOverBits(*t, edges, 0, 0xFFFFFFFFull, 251, false, &worst_x, &count);
     EXPECT_LE(worst, 2) << KernelName(t->id) << ": worst at x = " << worst_x;
     std::printf("[ exp ] %s: worst %lld ulp (at x = %.9g) over %zu inputs\n", KernelName(t->id),
                 static_cast<long long>(worst), worst_x, count);
