@@ -42,7 +42,7 @@ void MarkChanged();
 // Vertical finger travel of touch scrolls since the last call, in CSS pixels (down positive).
 float TakeTouchScroll();
 // Framebuffer size in device pixels.
-// Which WebAssembly build runs and why (attnlab.js's timed probe, web/bindings/relaxed_simd.mjs);
+// Which WebAssembly build runs and why (attnlab.js's choice, web/bindings/relaxed_simd.mjs);
 // empty where the page's script did not say.
 std::string WasmBuildReason();
 

@@ -218,7 +218,7 @@ export interface Engine {
    * so the last bits may differ between machines), false the plain one; null for a `wasm` you gave.
    */
   readonly relaxedSimd: boolean | null;
-  /** Which wasm build runs and why: "relaxed SIMD: its fused multiply-add ran 1.21× as fast as SIMD128's here (…)". */
+  /** Which wasm build runs and why: "relaxed SIMD: this WebAssembly engine has it (…)", "plain SIMD128: …". */
   readonly wasmBuild: string;
   /**
    * How this CPU runs the SIMD kernel, chosen by timing its candidate tilings on the first call (a few

@@ -145,7 +145,7 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
   ctx.published.Matrix("speed.output", timing_.live_output());
 }
 
-// Which WebAssembly build runs and why (the page script's probe), and how the kernel is tiled on this
+// Which WebAssembly build runs and why (the page script's choice), and how the kernel is tiled on this
 // CPU (attn/kernel_choice.h): said once the engine has chosen, never chosen here (the probe times).
 void SpeedPanel::DrawBuildAndTiling(PanelContext& ctx, attn::KernelId kernel) {
   const std::string reason = attnlab::platform::WasmBuildReason();
