@@ -54,7 +54,6 @@ async function compileWasm(wasm) {
 const bundledModules = new Map();  // file name -> Promise<WebAssembly.Module>
 
 const kLoadOptions = ['wasm', 'relaxedSimd'];
-let defaultBuild = null;  // chooseWasmBuild()'s answer, once per process
 
 /**
  * Loads an engine: its own WebAssembly instance and memory.
@@ -80,7 +79,7 @@ export async function loadEngine(options = {}) {
   let wasmBuild = 'the wasm given to loadEngine';
   if (options.wasm === undefined) {
     if (options.relaxedSimd === undefined) {
-      const chosen = (defaultBuild ??= chooseWasmBuild());
+      const chosen = chooseWasmBuild();
       relaxedSimd = chosen.relaxed, wasmBuild = chosen.reason;
     } else {
       relaxedSimd = options.relaxedSimd;
