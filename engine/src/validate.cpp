@@ -43,20 +43,21 @@ Status NonEmpty(const std::string& name, const Matrix& m) {
 
 // True when no entry is ±inf or NaN: all exponent bits set. Branch-free so the compiler vectorises
 // it (Eigen's allFinite() and a std::isfinite loop were a quarter of a small forward pass).
-bool NoInfOrNan(const Matrix& m) {
+bool NoInfOrNan(const float* x, std::size_t count) {
   // On the widest SIMD variant compiled in (a yes or no, the same on every variant), else plain bits.
   static const simd::KernelTable* const widest =
       simd::CompiledKernelTables().empty() ? nullptr : simd::CompiledKernelTables().back();
-  if (widest) return widest->no_inf_or_nan(m.data(), static_cast<std::size_t>(m.size()));
-  const float* data = m.data();
+  if (widest) return widest->no_inf_or_nan(x, count);
   uint32_t bad = 0;
-  for (Eigen::Index i = 0; i < m.size(); ++i) {
+  for (std::size_t i = 0; i < count; ++i) {
     uint32_t bits;
-    std::memcpy(&bits, data + i, sizeof bits);
+    std::memcpy(&bits, x + i, sizeof bits);
     bad |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
   }
   return bad == 0;
 }
+
+bool NoInfOrNan(const Matrix& m) { return NoInfOrNan(m.data(), static_cast<std::size_t>(m.size())); }
 
 Status AllFinite(const std::string& name, const Matrix& m) {
   if (NoInfOrNan(m)) return Status::Ok();  // the scalar search below only names the culprit

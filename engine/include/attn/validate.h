@@ -23,6 +23,8 @@ Status NonEmpty(const std::string& name, const Matrix& m);
 // True when no entry of `m` is ±inf or NaN: one branch-free pass the compiler vectorises (for hot
 // paths that build AllFinite's message only when this fails).
 bool NoInfOrNan(const Matrix& m);
+// The same test on `count` floats from x.
+bool NoInfOrNan(const float* x, std::size_t count);
 // kNonFinite naming the first bad element.
 Status AllFinite(const std::string& name, const Matrix& m);
 // kNonFinite for NaN or +inf (−inf is allowed: it masks, as in ONNX float masks).

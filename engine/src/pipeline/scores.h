@@ -6,10 +6,12 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "attn/attention.h"
 #include "attn/positions.h"
+#include "attn/validate.h"
 #include "pipeline/dims.h"
 
 namespace attn::pipeline {
@@ -181,6 +183,14 @@ void HeadScores(const AttentionConfig& config, const AttentionInputsT<T>& in,
 
 namespace attn::pipeline {
 
+// True when no entry of the `count` values from p is ±inf or NaN: floats on the widest SIMD variant
+// (validate::NoInfOrNan), doubles (the reference) through Eigen.
+template <typename T>
+bool RunFinite(const T* p, Eigen::Index count) {
+  if constexpr (std::is_same_v<T, float>) return validate::NoInfOrNan(p, static_cast<std::size_t>(count));
+  return AllFiniteEntries(Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>>(p, count));
+}
+
 // Whether every score of a pair no mask blocks is finite at every stage (raw, scaled, capped, with
 // bias, and over the temperature as the normaliser sees it): false means float32 overflowed (the
 // inputs are finite) and the weights would be NaN or silently zero. Masked pairs may overflow: the
@@ -189,27 +199,31 @@ template <typename T>
 bool AllowedScoresFinite(const AttentionConfig& config, const AttentionInputsT<T>& in, const AttentionDims& d,
                          int head, const HeadIntermediatesT<T>& h) {
   // Every stage finite and the largest |score| over τ finite (hence every score over τ: |s|/τ grows
-  // with |s|) on pick(m): a whole matrix or one row's run of keys, in vectorised passes.
+  // with |s|; for τ ≥ 1, |s|/τ ≤ |s|, finite with s) on `count` entries from `first` of each stage
+  // (row-major): a whole matrix or one row's run of keys, each in one vectorised pass.
   const T temperature = static_cast<T>(config.temperature);
-  const auto finite = [&](const auto& pick) {
-    return AllFiniteEntries(pick(h.raw_scores)) && AllFiniteEntries(pick(h.scaled_scores)) &&
-           AllFiniteEntries(pick(h.capped_scores)) && AllFiniteEntries(pick(h.scores)) &&
-           (pick(h.scores).size() == 0 || std::isfinite(pick(h.scores).cwiseAbs().maxCoeff() / temperature));
+  const auto finite = [&](Eigen::Index first, Eigen::Index count) {
+    for (const MatrixT<T>* stage : {&h.raw_scores, &h.scaled_scores, &h.capped_scores, &h.scores})
+      if (!RunFinite(stage->data() + first, count)) return false;
+    if (count == 0 || temperature >= T(1)) return true;
+    const Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>> scores(h.scores.data() + first, count);
+    return static_cast<bool>(std::isfinite(scores.abs().maxCoeff() / temperature));
   };
   if (in.bool_mask.empty() && !in.key_padding.size() && in.float_mask.empty()) {
     // No mask or only bands (causal, a window): each row's allowed keys are one run [first, last]
-    // (pair by pair, a causal prefill of GPT-2 spent 1.5% of its time here).
+    // (pair by pair, a causal prefill of GPT-2 spent 1.5% of its time here; through Eigen's row
+    // segments, a fifth of its attention's time in wasm, where Eigen has no SIMD).
     for (Eigen::Index i = 0; i < d.n; ++i) {
       int64_t first = 0, last = 0;
       AllowedKeys(config, d, i, &first, &last);
       const Eigen::Index lo = std::max<int64_t>(first, 0), hi = std::min<int64_t>(last, d.keys - 1);
-      if (hi >= lo && !finite([&](const MatrixT<T>& m) { return m.row(i).segment(lo, hi - lo + 1); })) return false;
+      if (hi >= lo && !finite(i * d.keys + lo, hi - lo + 1)) return false;
     }
     return true;
   }
   // Other masks: the common case first, every stage finite everywhere (no mask put −inf in), then
   // pair by pair.
-  if (finite([](const MatrixT<T>& m) -> const MatrixT<T>& { return m; })) return true;
+  if (finite(0, h.scores.size())) return true;
   const bool true_blocks = in.bool_mask_meaning == BoolMaskMeaning::kTrueMeansBlock;
   for (Eigen::Index i = 0; i < d.n; ++i) {
     int64_t first = 0, last = 0;
