@@ -57,7 +57,7 @@ struct Options {
   lessons::BenchLayer layer;
   double warmup_ms = 1500.0;
   attn::KernelId kernel = attn::FastestKernel();
-  std::vector<int> choice;  // --choice: gemm rows, slice KB, attention rows, attention keys (else the probe's)
+  std::string choice;  // --choice: gemm rows, slice KB, attention rows, attention keys[, fused|unfused] (else the probe's)
 };
 
 [[noreturn]] void Usage(const char* why) {
@@ -67,7 +67,7 @@ struct Options {
                "[--kernel K] [--packed 1]\n       attnlab_bench peak [--kernel K]\n       attnlab_bench layer [--ns N,N...] "
                "[--d-model D] [--heads H]\n       attnlab_bench lm-train [--reps R]\n       attnlab_bench lm-generate [--reps R]\n"
                "       attnlab_bench gpt2 [--dir DIR] [--reps R] [--warmup W] [--kernel K]\n"
-               "every command: [--choice GEMM_ROWS,SLICE_KB,ATTENTION_ROWS,ATTENTION_KEYS] (attn::KernelChoice; "
+               "every command: [--choice GEMM_ROWS,SLICE_KB,ATTENTION_ROWS,ATTENTION_KEYS[,fused|unfused]] (attn::KernelChoice; "
                "default: the probe's)\n"
                "kernels here: %s\n",
                why, attn::AvailableKernelNames().c_str());
@@ -112,7 +112,7 @@ Options Parse(int argc, char** argv) {
     else if (flag == "--warmup") o.warmup = std::atoi(value);
     else if (flag == "--dir") o.dir = value;
     else if (flag == "--packed") o.packed = std::atoi(value) != 0;
-    else if (flag == "--choice") o.choice = PositiveInts(value);
+    else if (flag == "--choice") o.choice = value;
     else if (flag == "--kernel") {
       const attn::Status status = attn::ParseKernel(value, &o.kernel);
       if (!status.ok()) Usage(status.message().c_str());
@@ -121,10 +121,19 @@ Options Parse(int argc, char** argv) {
     }
   }
   if (!o.choice.empty()) {
-    if (o.choice.size() != 4) Usage("--choice: expected four integers");
+    // Four integers, then the multiply-add's form where the build has two (else the kernel's own).
+    std::string numbers = o.choice, form;
+    size_t comma = 0;
+    for (int i = 0; i < 4 && comma != std::string::npos; ++i) comma = numbers.find(',', comma + (i > 0));
+    if (comma != std::string::npos) form = numbers.substr(comma + 1), numbers.resize(comma);
+    const std::vector<int> n = PositiveInts(numbers);
+    if (n.size() != 4) Usage("--choice: expected four integers, then optionally fused or unfused");
+    if (!form.empty() && form != "fused" && form != "unfused") Usage("--choice: the fifth value must be fused or unfused");
+    const std::vector<attn::KernelChoice> candidates = attn::KernelChoiceCandidates(o.kernel);
     attn::KernelChoice c;
     c.kernel = o.kernel;
-    c.gemm_rows = o.choice[0], c.gemm_slice_kb = o.choice[1], c.attention_rows = o.choice[2], c.attention_keys = o.choice[3];
+    c.gemm_rows = n[0], c.gemm_slice_kb = n[1], c.attention_rows = n[2], c.attention_keys = n[3];
+    c.fused_multiply_add = form.empty() ? !candidates.empty() && candidates[0].fused_multiply_add : form == "fused";
     const attn::Status status = attn::SetKernelChoice(c);
     if (!status.ok()) Usage(status.message().c_str());
   }

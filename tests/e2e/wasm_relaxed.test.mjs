@@ -233,15 +233,19 @@ console.log(JSON.stringify(out));`;
   assert.match(withFlag.auto.wasmBuild, /^relaxed SIMD: this WebAssembly engine has it \(/);
   assert.equal(withFlag.plain.relaxedSimd, false, 'relaxedSimd: false picks the plain build');
   assert.equal(withFlag.plain.wasmBuild, "plain SIMD128: asked for by loadEngine's relaxedSimd option");
-  // kernelChoice(): the tiling the probe picked, in fields and in a sentence that says the same.
+  // kernelChoice(): the tiling the probe picked, in fields and in a sentence that says the same; the
+  // relaxed build times each setting in both forms of the multiply-add (16 settings, 8 in the plain
+  // build, whose only form is a multiply then an add) and says which form runs.
   for (const r of [without.auto, withFlag.forced]) {
-    const c = r.choice;
+    const c = r.choice, relaxed = c.build === 'wasm_relaxed_simd';
     assert.equal(c.ok, true);
     assert.equal(c.kernel, 'wasm_simd128');
     assert.equal(c.gemmRows, 4);
     assert.ok([16, 32].includes(c.gemmSliceKb) && [16, 32].includes(c.attentionRows) && [64, 128, 256].includes(c.attentionKeys), JSON.stringify(c));
-    assert.ok(c.candidates === 8 && c.probeMs > 0 && c.gemmGflops > 0 && c.attentionGflops > 0, JSON.stringify(c));
-    assert.ok(c.text.startsWith(`${c.build}: GEMM tiles of 4 rows, ${c.gemmSliceKb} KB slices; attention tiles of ${c.attentionRows} queries × ${c.attentionKeys} keys (the fastest of 8 settings timed in `), c.text);
+    assert.ok(c.candidates === (relaxed ? 16 : 8) && c.probeMs > 0 && c.gemmGflops > 0 && c.attentionGflops > 0, JSON.stringify(c));
+    if (!relaxed) assert.equal(c.fusedMultiplyAdd, false);
+    const form = relaxed ? `; multiply-adds ${c.fusedMultiplyAdd ? 'fused (f32x4.relaxed_madd)' : 'unfused (a multiply, then an add)'}` : '';
+    assert.ok(c.text.startsWith(`${c.build}: GEMM tiles of 4 rows, ${c.gemmSliceKb} KB slices; attention tiles of ${c.attentionRows} queries × ${c.attentionKeys} keys${form} (the fastest of ${c.candidates} settings timed in `), c.text);
   }
   assert.equal(without.auto.choice.build, 'wasm_simd128');
   assert.equal(withFlag.forced.choice.build, 'wasm_relaxed_simd');
@@ -288,7 +292,7 @@ test('the page fetches attnlab-relaxed.wasm alone where relaxed SIMD validates (
   try {
     const relaxed = await wasmFetched(session);
     assert.equal(relaxed.relaxedValidates, true, 'this Chromium has relaxed SIMD');
-    assert.deepEqual(relaxed.build, { relaxed: true, reason: 'relaxed SIMD: this WebAssembly engine has it (multiply-adds fused where the CPU has FMA)' });
+    assert.deepEqual(relaxed.build, { relaxed: true, reason: 'relaxed SIMD: this WebAssembly engine has it (its kernels time f32x4.relaxed_madd against a multiply then an add, and run the faster)' });
     assert.deepEqual(relaxed.wasm, ['attnlab-relaxed.wasm']);
     assert.deepEqual(relaxed.problems, []);
     const plain = await wasmFetched(session, { withoutRelaxed: true });

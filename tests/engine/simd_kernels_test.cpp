@@ -40,6 +40,16 @@ std::vector<const KernelTable*> SimdTables() {
   return tables;
 }
 
+// The first candidate of each form of the multiply-add the table runs (two in the relaxed-SIMD wasm
+// build, whose probe times both; one elsewhere): tests that hold a kernel to a bound run under each.
+std::vector<KernelChoice> FormsOf(const KernelTable* t) {
+  std::vector<KernelChoice> forms;
+  for (const KernelChoice& c : KernelChoiceCandidates(t->id))
+    if (std::none_of(forms.begin(), forms.end(), [&](const KernelChoice& f) { return f.fused_multiply_add == c.fused_multiply_add; }))
+      forms.push_back(c);
+  return forms;
+}
+
 // Sizes picked by a fixed walk through kSizes, so every size meets several others.
 int Pick(int i, int salt) { return kSizes[(i * 7 + salt * 5 + salt * salt) % 12]; }
 
@@ -228,15 +238,17 @@ TEST(SimdKernels, MatMulOptionsCheckShapesAndAliasing) {
 // C = 2·3 + 5·1 would come out 2 + 3·0 = 2, then 5 + 1·2 = 7, not 11. Small integers: exact either way
 // of rounding, so the test asks for equality. n = 16 fills whole vectors on every variant.
 TEST(SimdKernels, MulAddIsProductPlusAddend) {
-  for (const KernelTable* t : SimdTables()) {
-    const int n = 16;
-    const float a[2] = {2.0f, 5.0f};
-    std::vector<float> b(2 * n), c(n, -1.0f);
-    std::fill(b.begin(), b.begin() + n, 3.0f);
-    std::fill(b.begin() + n, b.end(), 1.0f);
-    t->gemm(1, n, 2, a, 2, b.data(), n, false, nullptr, c.data(), n);
-    for (int j = 0; j < n; ++j) EXPECT_EQ(c[j], 11.0f) << KernelName(t->id) << " column " << j;
-  }
+  for (const KernelTable* t : SimdTables())
+    for (const KernelChoice& form : FormsOf(t)) {
+      const ScopedKernelChoice use(form);
+      const int n = 16;
+      const float a[2] = {2.0f, 5.0f};
+      std::vector<float> b(2 * n), c(n, -1.0f);
+      std::fill(b.begin(), b.begin() + n, 3.0f);
+      std::fill(b.begin() + n, b.end(), 1.0f);
+      t->gemm(1, n, 2, a, 2, b.data(), n, false, nullptr, c.data(), n);
+      for (int j = 0; j < n; ++j) EXPECT_EQ(c[j], 11.0f) << DescribeKernelChoice(form) << " column " << j;
+    }
   if (SimdTables().empty()) GTEST_SKIP() << "no SIMD variant on this target";
 }
 
@@ -257,37 +269,39 @@ TEST(SimdKernels, BuildNameSaysWhichBuild) {
 
 TEST(SimdKernels, GemmMatchesDoubleLoops) {
   int cases = 0;
-  for (const KernelTable* t : SimdTables()) {
-    for (int i = 0; i < 36; ++i) {
-      // Each size once as m, once as n, once as k; the others from the walk.
-      const int m = i < 12 ? kSizes[i] : Pick(i, 1), n = (i >= 12 && i < 24) ? kSizes[i - 12] : Pick(i, 2),
-                k = i >= 24 ? kSizes[i - 24] : Pick(i, 3);
-      for (int variant = 0; variant < 4; ++variant) {
-        const bool transposed = variant & 1, bias = variant & 2;
-        const int pad = 1 + i % 3, offset = i % 2;  // strides wider than rows, odd offsets: unaligned
-        Strided a(m, k, k + pad, offset, 100 + i);
-        Strided b(transposed ? n : k, transposed ? k : n, (transposed ? k : n) + pad, 1 - offset, 200 + i);
-        Strided bias_row(1, n, n, offset, 300 + i);
-        Strided c(m, n, n + pad, offset, 400 + i);
-        t->gemm(m, n, k, a.data(), a.ld, b.data(), b.ld, transposed, bias ? bias_row.data() : nullptr, c.data(), c.ld);
-        for (int r = 0; r < m; ++r) {
-          for (int col = 0; col < n; ++col) {
-            double want = bias ? bias_row.at(0, col) : 0.0, magnitude = std::fabs(want);
-            for (int p = 0; p < k; ++p) {
-              const double prod = double(a.at(r, p)) * (transposed ? b.at(col, p) : b.at(p, col));
-              want += prod, magnitude += std::fabs(prod);
+  for (const KernelTable* t : SimdTables())
+    for (const KernelChoice& form : FormsOf(t)) {
+      const ScopedKernelChoice use(form);
+      for (int i = 0; i < 36; ++i) {
+        // Each size once as m, once as n, once as k; the others from the walk.
+        const int m = i < 12 ? kSizes[i] : Pick(i, 1), n = (i >= 12 && i < 24) ? kSizes[i - 12] : Pick(i, 2),
+                  k = i >= 24 ? kSizes[i - 24] : Pick(i, 3);
+        for (int variant = 0; variant < 4; ++variant) {
+          const bool transposed = variant & 1, bias = variant & 2;
+          const int pad = 1 + i % 3, offset = i % 2;  // strides wider than rows, odd offsets: unaligned
+          Strided a(m, k, k + pad, offset, 100 + i);
+          Strided b(transposed ? n : k, transposed ? k : n, (transposed ? k : n) + pad, 1 - offset, 200 + i);
+          Strided bias_row(1, n, n, offset, 300 + i);
+          Strided c(m, n, n + pad, offset, 400 + i);
+          t->gemm(m, n, k, a.data(), a.ld, b.data(), b.ld, transposed, bias ? bias_row.data() : nullptr, c.data(), c.ld);
+          for (int r = 0; r < m; ++r) {
+            for (int col = 0; col < n; ++col) {
+              double want = bias ? bias_row.at(0, col) : 0.0, magnitude = std::fabs(want);
+              for (int p = 0; p < k; ++p) {
+                const double prod = double(a.at(r, p)) * (transposed ? b.at(col, p) : b.at(p, col));
+                want += prod, magnitude += std::fabs(prod);
+              }
+              ASSERT_NEAR(c.at(r, col), want, (k + 2) * 1.2e-7 * magnitude + 1e-30)  // γ_(k+1) Σ|a b|, either form
+                  << DescribeKernelChoice(form) << " m=" << m << " n=" << n << " k=" << k << " transposed=" << transposed
+                  << " bias=" << bias << " at (" << r << ", " << col << ")";
             }
-            ASSERT_NEAR(c.at(r, col), want, (k + 2) * 1.2e-7 * magnitude + 1e-30)  // γ_k Σ|a b|
-                << KernelName(t->id) << " m=" << m << " n=" << n << " k=" << k << " transposed=" << transposed
-                << " bias=" << bias << " at (" << r << ", " << col << ")";
+            // The padding after each row of C is untouched.
+            for (int col = n; col < c.ld && r + 1 < m; ++col) ASSERT_TRUE(std::isnan(c.at(r, col)));
           }
-          // The padding after each row of C is untouched.
-          for (int col = n; col < c.ld && r + 1 < m; ++col) ASSERT_TRUE(std::isnan(c.at(r, col)));
+          ++cases;
         }
-        ++cases;
       }
     }
-  }
   if (SimdTables().empty()) GTEST_SKIP() << "no SIMD variant on this target";
   EXPECT_GT(cases, 0);
 }
@@ -391,15 +405,17 @@ TEST(SimdKernels, BothLoopOrdersAndEveryTileHeightGiveTheSameBits) {
 }
 
 // Every GEMM setting KernelChoice may pick (tile heights 4, 6, 8 where the ISA has them; 16 and 32 KB
-// depth slices) gives the default setting's bits, packed and unpacked, on rows that end on every tile
-// height's edge, k across several slices of either size and n on both sides of the panel width.
+// depth slices) gives the bits of its form of the multiply-add's default setting, packed and
+// unpacked, on rows that end on every tile height's edge, k across several slices of either size and
+// n on both sides of the panel width. (The two forms differ within GemmMatchesDoubleLoops' bound.)
 TEST(SimdKernels, EveryGemmSettingGivesTheSameBits) {
   int cases = 0;
   for (const KernelTable* t : SimdTables()) {
     std::vector<KernelChoice> settings;  // one per GEMM setting
     for (const KernelChoice& c : KernelChoiceCandidates(t->id))
       if (std::none_of(settings.begin(), settings.end(), [&](const KernelChoice& s) {
-            return s.gemm_rows == c.gemm_rows && s.gemm_slice_kb == c.gemm_slice_kb;
+            return s.gemm_rows == c.gemm_rows && s.gemm_slice_kb == c.gemm_slice_kb &&
+                   s.fused_multiply_add == c.fused_multiply_add;
           }))
         settings.push_back(c);
     ASSERT_GE(settings.size(), 2u) << KernelName(t->id) << ": both slice sizes at least";
@@ -413,11 +429,12 @@ TEST(SimdKernels, EveryGemmSettingGivesTheSameBits) {
           std::vector<float> packed(t->packed_size(k, n));
           t->pack_b(b.data(), b.ld, false, k, n, packed.data());
           std::vector<float> want(static_cast<size_t>(m) * n), got(want.size()), got_packed(want.size());
-          {
-            const ScopedKernelChoice use(settings[0]);
-            t->gemm_packed(m, n, k, a.data(), a.ld, packed.data(), nullptr, want.data(), n);
-          }
-          for (const KernelChoice& setting : settings) {
+          for (size_t i = 0; i < settings.size(); ++i) {  // each form's settings in a run, its default first
+            const KernelChoice& setting = settings[i];
+            if (i == 0 || settings[i - 1].fused_multiply_add != setting.fused_multiply_add) {
+              const ScopedKernelChoice use(setting);  // the first setting of its form: the bits to match
+              t->gemm_packed(m, n, k, a.data(), a.ld, packed.data(), nullptr, want.data(), n);
+            }
             const ScopedKernelChoice use(setting);
             t->gemm(m, n, k, a.data(), a.ld, b.data(), b.ld, false, nullptr, got.data(), n);
             t->gemm_packed(m, n, k, a.data(), a.ld, packed.data(), nullptr, got_packed.data(), n);
@@ -554,9 +571,10 @@ TEST(SimdKernels, FlashAttentionSpansManyKeyTilesWithLargeScores) {
 }
 
 // Every attention setting KernelChoice may pick (query tiles of 4 or 8 micro-kernel tiles; key tiles
-// of 64, 128 or 256) within float32's bound of double softmax attention, masks and all, on sizes on
-// both sides of every tile; settings that differ only in the query tile give the same bits (a row's
-// arithmetic does not depend on the rows beside it).
+// of 64, 128 or 256; either form of the multiply-add where the build has two) within float32's bound
+// of double softmax attention, masks and all, on sizes on both sides of every tile; settings that
+// differ only in the query tile give the same bits (a row's arithmetic does not depend on the rows
+// beside it).
 TEST(SimdKernels, EveryAttentionSettingIsWithinTheBound) {
   struct Shape {
     int n, m, d_k, d_v;
@@ -599,7 +617,7 @@ TEST(SimdKernels, EveryAttentionSettingIsWithinTheBound) {
             ASSERT_NEAR(out[r * shape.d_v + c], want[r * shape.d_v + c], tolerance[r] + 1e-6)
                 << DescribeKernelChoice(setting) << " shape #" << s << " at (" << r << ", " << c << ")";
         for (const auto& [other, other_out] : outputs)
-          if (other.attention_keys == setting.attention_keys)
+          if (other.attention_keys == setting.attention_keys && other.fused_multiply_add == setting.fused_multiply_add)
             ASSERT_EQ(out, other_out) << DescribeKernelChoice(setting) << " against " << DescribeKernelChoice(other);
         outputs.emplace_back(setting, out);
         ++cases;
@@ -647,7 +665,8 @@ TEST(SimdKernels, KernelChoiceIsACandidateMeasuredAndSaid) {
     const std::vector<KernelChoice> candidates = KernelChoiceCandidates(t->id);
     const bool listed = std::any_of(candidates.begin(), candidates.end(), [&](const KernelChoice& c) {
       return c.gemm_rows == chosen.gemm_rows && c.gemm_slice_kb == chosen.gemm_slice_kb &&
-             c.attention_rows == chosen.attention_rows && c.attention_keys == chosen.attention_keys;
+             c.attention_rows == chosen.attention_rows && c.attention_keys == chosen.attention_keys &&
+             c.fused_multiply_add == chosen.fused_multiply_add;
     });
     EXPECT_TRUE(listed) << DescribeKernelChoice(chosen);
     EXPECT_GT(chosen.candidates, 2) << DescribeKernelChoice(chosen);
@@ -658,6 +677,24 @@ TEST(SimdKernels, KernelChoiceIsACandidateMeasuredAndSaid) {
     EXPECT_EQ(said.rfind(std::string(t->build_name) + ": GEMM tiles of " + std::to_string(chosen.gemm_rows) + " rows", 0), 0u)
         << said;
     EXPECT_NE(said.find("settings timed in"), std::string::npos) << said;
+    // The form of the multiply-add: chosen, and said, only where the build has two (the relaxed-SIMD
+    // wasm build: its candidates come in both forms); fixed, and refused otherwise, elsewhere.
+    const std::vector<KernelChoice> forms = FormsOf(t);
+    EXPECT_EQ(forms.size(), t->chooses_fusion ? 2u : 1u) << said;
+    EXPECT_EQ(said.find(chosen.fused_multiply_add ? "; multiply-adds fused (f32x4.relaxed_madd)"
+                                                  : "; multiply-adds unfused (a multiply, then an add)") != std::string::npos,
+              t->chooses_fusion) << said;
+    if (!t->chooses_fusion) {
+      EXPECT_EQ(chosen.fused_multiply_add, t->fused_multiply_add) << said;
+      KernelChoice other_form = chosen;
+      other_form.fused_multiply_add = !chosen.fused_multiply_add;
+      const Status refused = SetKernelChoice(other_form);
+      EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+      EXPECT_NE(refused.message().find(std::string("fused_multiply_add must be ") + (t->fused_multiply_add ? "true" : "false") +
+                                       " on " + KernelName(t->id) + " (its only form)"),
+                std::string::npos)
+          << refused.message();
+    }
 
     KernelChoice bad = chosen;
     bad.gemm_rows = 5;

@@ -26,10 +26,11 @@ import { chooseWasmBuild } from './relaxed_simd.mjs';
 // embed's, when its view is one of those that train nothing — without the training code; each has
 // its own glue (attnlab.mjs, attnlab-lite.mjs). Each wasm is fetched and compiled once per page; every
 // instance (each embed on a page has its own memory, ImGui context and canvas) instantiates the same
-// compiled module. Where the browser has relaxed SIMD (Chromium), the relaxed-SIMD build (fused
-// multiply-adds on CPUs with FMA); else the plain one (relaxed_simd.mjs says why no timed probe
-// decides). One of the two is fetched, never both; both run with the same glue. The speed view says
-// which and why (wasmBuild.reason, handed to the module as Module.attnlabWasmBuild).
+// compiled module. Where the browser has relaxed SIMD (Chromium), the relaxed-SIMD build, whose
+// kernels time its fused multiply-add against a multiply then an add and run the faster
+// (relaxed_simd.mjs); else the plain one. One of the two is fetched, never both; both run with the
+// same glue. The speed view says which and why (wasmBuild.reason, handed to the module as
+// Module.attnlabWasmBuild) and which form runs (kernelChoice()).
 export const wasmBuild = chooseWasmBuild();
 export const wasmFile = wasmBuild.relaxed ? 'attnlab-relaxed.wasm' : 'attnlab.wasm';
 export const liteWasmFile = wasmBuild.relaxed ? 'attnlab-lite-relaxed.wasm' : 'attnlab-lite.wasm';

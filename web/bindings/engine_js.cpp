@@ -349,8 +349,8 @@ val AvailableKernels() {
 std::string EngineVersion() { return attn::Version(); }
 
 // kernelChoice() -> {ok, kernel, build, gemmRows, gemmSliceKb, attentionRows, attentionKeys,
-// candidates, probeMs, gemmGflops, attentionGflops, text}: how this CPU runs the fastest kernel
-// (attn/kernel_choice.h; measured on the first call, a few ms).
+// fusedMultiplyAdd, candidates, probeMs, gemmGflops, attentionGflops, text}: how this CPU runs the
+// fastest kernel (attn/kernel_choice.h; measured on the first call).
 val KernelChoiceJs() {
   const attn::KernelChoice c = attn::ChosenKernelSettings(attn::FastestKernel());
   val out = val::object();
@@ -361,6 +361,7 @@ val KernelChoiceJs() {
   out.set("gemmSliceKb", c.gemm_slice_kb);
   out.set("attentionRows", c.attention_rows);
   out.set("attentionKeys", c.attention_keys);
+  out.set("fusedMultiplyAdd", c.fused_multiply_add);
   out.set("candidates", c.candidates);
   out.set("probeMs", c.probe_ms);
   out.set("gemmGflops", c.gemm_gflops);
@@ -369,8 +370,8 @@ val KernelChoiceJs() {
   return out;
 }
 
-// setKernelChoice({kernel, gemmRows, gemmSliceKb, attentionRows, attentionKeys}) -> {ok}: another
-// instance's choice (a page's worker takes the page's, so both compute the same bits).
+// setKernelChoice({kernel, gemmRows, gemmSliceKb, attentionRows, attentionKeys, fusedMultiplyAdd})
+// -> {ok}: another instance's choice (a page's worker takes the page's, so both compute the same bits).
 val SetKernelChoiceJs(val choice_js) {
   if (IsAbsent(choice_js) || choice_js.typeOf().as<std::string>() != "object")
     return ErrorObject(attn::Status(attn::StatusCode::kInvalidArgument,
@@ -391,6 +392,11 @@ val SetKernelChoiceJs(val choice_js) {
                 {"attentionKeys", &c.attention_keys}};
   for (const auto& f : fields)  // SetKernelChoice then admits only the kernel's candidates
     ATTN_JS_RETURN_IF_ERROR(ReadInt(choice_js[f.key], std::string("choice.") + f.key, f.field, 1, 4096));
+  const val fused = choice_js["fusedMultiplyAdd"];
+  if (fused.typeOf().as<std::string>() != "boolean")
+    return ErrorObject(attn::Status(attn::StatusCode::kInvalidArgument,
+                                    "choice.fusedMultiplyAdd: expected true or false, got " + DescribeJsValue(fused)));
+  c.fused_multiply_add = fused.as<bool>();
   ATTN_JS_RETURN_IF_ERROR(attn::SetKernelChoice(c));
   val out = val::object();
   out.set("ok", true);

@@ -1,16 +1,15 @@
-// Which WebAssembly build of the engine to run: the relaxed-SIMD one, whose multiply-adds are
-// f32x4.relaxed_madd (fused where the CPU has FMA), where this engine has relaxed SIMD; the plain
-// SIMD128 build elsewhere (the same bits on every machine). The page (attnlab.js) and the npm package
-// (index.mjs) both ask chooseWasmBuild(), once per page or process, and say why (the speed view,
-// engine.wasmBuild).
+// Which WebAssembly build of the engine to run: the relaxed-SIMD one where this engine has relaxed
+// SIMD; the plain SIMD128 build elsewhere (the same bits on every machine). The page (attnlab.js) and
+// the npm package (index.mjs) both ask chooseWasmBuild(), once per page or process, and say why (the
+// speed view, engine.wasmBuild).
 //
-// Not timed, though issue 30 asked for it: a probe that timed the engine's two hot loops written in
-// wasm bytes (the GEMM's 4 × 8 micro-kernel and the exp's Horner chain, each with relaxed_madd and
-// with mul then add) picked the plain build in Chromium on Zen 5 (0.67×: its exp loop ran twice as
-// fast unfused) while the engine itself runs 5–14% faster relaxed there (forwardOutput of the bench
-// layer, n = 1024: 21 against 22–25 ms; n = 4096: 322–330 against 346–348), and in node it was right
-// for a reason it did not see. On every CPU measured so far the relaxed build was the faster one
-// (docs/engine.md, "Relaxed SIMD"); a faithful probe has to time the engine's own kernels both ways.
+// Validation decides which file, timing decides which code: the relaxed build carries its kernels in
+// both forms of the multiply-add (f32x4.relaxed_madd, fused where the CPU has FMA; and a multiply then
+// an add, the plain build's) and its kernel choice times the two on this CPU at the first forward,
+// running relaxed_madd only where it is faster (attn/kernel_choice.h; engine.kernelChoice() and the
+// speed view say which). An earlier probe here, the two hot loops written in wasm bytes and timed in
+// JS, mispredicted (it picked the plain build in Chromium on Zen 5, where the engine runs 5–14%
+// faster relaxed): only the engine's own kernels, timed both ways, answer the question.
 
 // A module of one function that computes f32x4.relaxed_madd (0xfd 0x85 0x02) of three zero vectors:
 // it validates exactly where relaxed SIMD is there (Chromium; node 20 with --experimental-wasm-relaxed-simd).
@@ -33,6 +32,6 @@ export function relaxedSimdAvailable() {
 // -> {relaxed: boolean, reason: string}
 export function chooseWasmBuild() {
   return relaxedSimdAvailable()
-    ? { relaxed: true, reason: 'relaxed SIMD: this WebAssembly engine has it (multiply-adds fused where the CPU has FMA)' }
+    ? { relaxed: true, reason: 'relaxed SIMD: this WebAssembly engine has it (its kernels time f32x4.relaxed_madd against a multiply then an add, and run the faster)' }
     : { relaxed: false, reason: 'plain SIMD128: this WebAssembly engine has no relaxed SIMD' };
 }

@@ -199,6 +199,11 @@ export interface KernelChoice {
   attentionRows: number;
   /** Keys per tile of the fused attention. */
   attentionKeys: number;
+  /**
+   * Multiply-adds fused (one rounding) or a multiply then an add: fixed by the build except in the
+   * relaxed-SIMD one, which times both and runs f32x4.relaxed_madd only where it is faster.
+   */
+  fusedMultiplyAdd: boolean;
   /** Settings timed (0: set, not measured). */
   candidates: number;
   /** How long choosing took. */
@@ -214,8 +219,9 @@ export interface Engine {
   /** The engine's version, the package's ("0.1.0"). */
   readonly version: string;
   /**
-   * Which bundled wasm runs: true the relaxed-SIMD build (multiply-adds fused where the CPU has FMA,
-   * so the last bits may differ between machines), false the plain one; null for a `wasm` you gave.
+   * Which bundled wasm runs: true the relaxed-SIMD build (its kernels time f32x4.relaxed_madd, fused
+   * where the CPU has FMA, against a multiply then an add and run the faster, so the last bits may
+   * differ between machines), false the plain one; null for a `wasm` you gave.
    */
   readonly relaxedSimd: boolean | null;
   /** Which wasm build runs and why: "relaxed SIMD: this WebAssembly engine has it (…)", "plain SIMD128: …". */

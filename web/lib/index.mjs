@@ -16,9 +16,11 @@ import createAttnlabLm from './attnlab-lm.mjs';
 import { chooseWasmBuild, relaxedSimdAvailable } from './relaxed_simd.mjs';
 
 const kWasmFile = 'attnlab-engine.wasm';
-// The same engine built with relaxed SIMD (its multiply-adds are f32x4.relaxed_madd, fused on CPUs
-// with FMA): loaded where the engine validates that instruction (Chromium; node 20 only with
-// --experimental-wasm-relaxed-simd), the plain file elsewhere. Both work with the same glue.
+// The same engine built with relaxed SIMD (its kernels in both forms of the multiply-add:
+// f32x4.relaxed_madd, fused on CPUs with FMA, and a multiply then an add; its kernel choice times both
+// and runs the faster, engine.kernelChoice().fusedMultiplyAdd): loaded where the engine validates that
+// instruction (Chromium; node 20 only with --experimental-wasm-relaxed-simd), the plain file
+// elsewhere. Both work with the same glue.
 const kRelaxedWasmFile = 'attnlab-engine-relaxed.wasm';
 
 

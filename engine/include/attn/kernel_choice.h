@@ -6,10 +6,10 @@
 // winner. FastestKernel() picks between the ISAs (AVX-512 against AVX2) the same way.
 //
 // Same numbers whatever is chosen: the GEMM's settings change which entries are computed together,
-// never an entry's chain of multiply-adds, so every GEMM setting gives the same bits; so does the
-// attention's query-row tile. The attention's key tile changes where its online softmax rescales,
-// so two key tiles differ within the softmax's bound (tests/engine/kernel_choice_test.cpp holds every
-// candidate to the reference).
+// never an entry's chain of multiply-adds, so every GEMM setting of one multiply-add form gives the
+// same bits; so does the attention's query-row tile. The attention's key tile changes where its
+// online softmax rescales, and the two multiply-add forms round differently, so those differ within
+// the bounds the tests derive (tests/engine/simd_kernels_test.cpp holds every candidate to them).
 #pragma once
 
 #include <string>
@@ -26,6 +26,10 @@ struct KernelChoice {
   int gemm_slice_kb = 0;      // KB of a packed B panel's depth slice kept in L1 while the rows pass
   int attention_rows = 0;     // query rows per tile of the fused attention
   int attention_keys = 0;     // keys per tile of the fused attention (its online softmax's step)
+  // Multiply-adds fused (one rounding: FMA, relaxed SIMD's f32x4.relaxed_madd) or a multiply then an
+  // add. Fixed by the ISA (fused on AVX2 and AVX-512, not on SIMD128) except in the relaxed-SIMD
+  // WebAssembly build, which carries both forms and times them: relaxed SIMD only where it is faster.
+  bool fused_multiply_add = false;
   // Filled in by the probe (zero for a choice made with SetKernelChoice or a candidate):
   int candidates = 0;         // settings timed: GEMM's and attention's
   double probe_ms = 0.0;      // how long choosing took
@@ -52,8 +56,10 @@ std::vector<KernelChoice> KernelChoiceCandidates(KernelId kernel);
 Status SetKernelChoice(const KernelChoice& choice);
 
 // "avx512: GEMM tiles of 6 rows, 32 KB slices; attention tiles of 48 queries × 128 keys (the fastest
-// of 12 settings timed in 4.2 ms: GEMM 152 GFLOP/s, attention 61 GFLOP/s)"; for the reference and
-// Eigen: "eigen: no tiling to choose".
+// of 12 settings timed in 4.2 ms: GEMM 152 GFLOP/s, attention 61 GFLOP/s)"; where the form of the
+// multiply-add is chosen too, after the tiles: "; multiply-adds fused (f32x4.relaxed_madd)" or
+// "; multiply-adds unfused (a multiply, then an add)"; for the reference and Eigen: "eigen: no
+// tiling to choose".
 std::string DescribeKernelChoice(const KernelChoice& choice);
 
 // Runs the calling thread's calls of choice.kernel, and the worker threads they use, with `choice`

@@ -29,30 +29,44 @@ KernelChoice DefaultChoice(const simd::KernelTable& t) {
   c.gemm_slice_kb = kSliceKbOptions[0];
   c.attention_rows = t.micro_rows * kQueryTileOptions[0];
   c.attention_keys = kKeyTileOptions[0];
+  c.fused_multiply_add = t.fused_multiply_add;
   return c;
 }
 
-// The GEMM settings with the default attention's, the default first.
+// The forms of the multiply-add the table can run, its own first.
+std::vector<bool> FusionOptions(const simd::KernelTable& t) {
+  if (!t.chooses_fusion) return {t.fused_multiply_add};
+  return {t.fused_multiply_add, !t.fused_multiply_add};
+}
+
+bool SameGemm(const KernelChoice& a, const KernelChoice& b) {
+  return a.gemm_rows == b.gemm_rows && a.gemm_slice_kb == b.gemm_slice_kb && a.fused_multiply_add == b.fused_multiply_add;
+}
+
+// The GEMM settings with the default attention's, the default first, each form of the multiply-add's
+// in turn (the table's own form first).
 std::vector<KernelChoice> GemmCandidates(const simd::KernelTable& t) {
   std::vector<KernelChoice> list = {DefaultChoice(t)};
-  for (int r = 0; r < t.gemm_row_count; ++r)
-    for (int slice : kSliceKbOptions) {
-      KernelChoice c = DefaultChoice(t);
-      c.gemm_rows = t.gemm_rows[r], c.gemm_slice_kb = slice;
-      if (c.gemm_rows != list[0].gemm_rows || c.gemm_slice_kb != list[0].gemm_slice_kb) list.push_back(c);
-    }
+  for (bool fused : FusionOptions(t))
+    for (int r = 0; r < t.gemm_row_count; ++r)
+      for (int slice : kSliceKbOptions) {
+        KernelChoice c = DefaultChoice(t);
+        c.gemm_rows = t.gemm_rows[r], c.gemm_slice_kb = slice, c.fused_multiply_add = fused;
+        if (!SameGemm(c, list[0])) list.push_back(c);
+      }
   return list;
 }
 
-// The attention settings with the default GEMM's, the default first.
+// The attention settings with the default GEMM's, the default first, each form's in turn.
 std::vector<KernelChoice> AttentionCandidates(const simd::KernelTable& t) {
   std::vector<KernelChoice> list;
-  for (int tiles : kQueryTileOptions)
-    for (int keys : kKeyTileOptions) {
-      KernelChoice c = DefaultChoice(t);
-      c.attention_rows = t.micro_rows * tiles, c.attention_keys = keys;
-      list.push_back(c);
-    }
+  for (bool fused : FusionOptions(t))
+    for (int tiles : kQueryTileOptions)
+      for (int keys : kKeyTileOptions) {
+        KernelChoice c = DefaultChoice(t);
+        c.attention_rows = t.micro_rows * tiles, c.attention_keys = keys, c.fused_multiply_add = fused;
+        list.push_back(c);
+      }
   return list;
 }
 
@@ -73,9 +87,11 @@ std::string ListOf(const int* values, int count, int times = 1) {
 //    depth slices of either size; 48 rows are whole tiles of 4, 6 and 8.
 //  - attention: one head, 128 queries, 256 keys, d_k = d_v = 64, unmasked: two key tiles of 128, four
 //    of 64, one of 256.
-// The default runs first untimed (in WebAssembly for kWarmSeconds), every candidate once more untimed,
-// then three interleaved rounds (a noisy moment lands on all of them); each keeps its fastest time. A candidate replaces the default only when ≥ 3% faster, so the
-// choice does not flip between runs on noise alone.
+// The default runs first untimed (in WebAssembly until V8's optimised code has arrived; so does the
+// first candidate of the other multiply-add form, another function), every candidate once more untimed, then three
+// interleaved rounds (a noisy moment lands on all of them); each keeps its fastest time. A candidate
+// replaces the default only when ≥ 3% faster, so the choice does not flip between runs on noise alone;
+// the other form of the multiply-add only when its fastest GEMM and attention together are.
 
 constexpr int kGemmM = 48, kGemmK = 1024, kGemmN = 128;
 constexpr int kQueries = 128, kKeys = 256, kHeadDim = 64;
@@ -97,32 +113,79 @@ void Fill(std::vector<float>* x, unsigned seed) {
   }
 }
 
-// Index of the fastest of `times` (seconds), the first (the default) unless another beats it by the margin.
-std::size_t Fastest(const std::vector<double>& times) {
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < times.size(); ++i)
-    if (times[i] < times[best] && times[i] < kMargin * times[0]) best = i;
+// Index of the fastest of the candidates with multiply-add form `fused` (times in seconds): the first
+// of them (that form's default) unless another beats it by the margin.
+std::size_t Fastest(const std::vector<KernelChoice>& candidates, const std::vector<double>& times, bool fused) {
+  std::size_t first = candidates.size(), best = candidates.size();
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (candidates[i].fused_multiply_add != fused) continue;
+    if (first == candidates.size()) first = best = i;
+    else if (times[i] < times[best] && times[i] < kMargin * times[first]) best = i;
+  }
   return best;
 }
 
+// The form of the multiply-add to run: the table's own unless the other's fastest GEMM plus fastest
+// attention took less time by the margin — and by less than half: the two forms' code differs by
+// an instruction or two per multiply-add, so a form twice as slow was timed on V8's baseline code
+// (its optimised code had not arrived), and says nothing about the CPU.
+bool ChooseFusion(const simd::KernelTable& t, const std::vector<KernelChoice>& gemms, const std::vector<double>& gemm_times,
+                  const std::vector<KernelChoice>& attentions, const std::vector<double>& attention_times) {
+  const bool own = t.fused_multiply_add;
+  if (!t.chooses_fusion) return own;
+  const auto seconds = [&](bool fused) {
+    return gemm_times[Fastest(gemms, gemm_times, fused)] + attention_times[Fastest(attentions, attention_times, fused)];
+  };
+  const double other = seconds(!own), mine = seconds(own);
+  return other < kMargin * mine && other > 0.5 * mine ? !own : own;
+}
+
 // WebAssembly's first calls run V8's baseline code, several times slower, until its optimised code
-// arrives from a background thread: without waiting, the probe timed the baseline GEMM in one run of
-// three (16 GFLOP/s against 54–57 in the others, node 20, Zen 5). So in wasm each call shape runs for
-// this long before any is timed; natively one call warms the caches.
+// arrives from a background thread, which took over 12 ms for the plain build's GEMM (node 20, Zen 5:
+// a fixed 12 ms warm-up timed its baseline code, 17–18 GFLOP/s against 58 optimised). So in wasm each
+// function the probe times (each form of the multiply-add is its own) first runs until a call takes
+// under kTieredUp of the median call so far, the first (which compiles) aside — the optimised code
+// has arrived, within 8–25 ms in node here — or for kWarmSeconds at most (code optimised from the
+// start, as a browser's code cache may give it, never speeds up); natively one call warms the caches.
 #if defined(__wasm__)
-constexpr double kWarmSeconds = 0.012;
+constexpr double kWarmSeconds = 0.025;
 #else
 constexpr double kWarmSeconds = 0.0;
 #endif
+constexpr double kTieredUp = 0.6;
+
+// Runs `run` until it has sped up (see above), runs as fast as `warm_seconds` (another form's warmed
+// call, 0 for none: within 1/kTieredUp of it, this code is optimised too), or kWarmSeconds have
+// passed. Returns its last call's time.
+template <class Run>
+double Warm(const Run& run, double warm_seconds) {
+  std::vector<double> calls;  // after the first (which compiles the baseline code)
+  const double until = Seconds() + kWarmSeconds;
+  for (bool first = true;; first = false) {
+    const double start = Seconds();
+    run();
+    const double end = Seconds(), took = end - start;
+    if (end >= until || (!first && took * kTieredUp < warm_seconds)) return took;
+    if (first) continue;
+    if (calls.size() >= 2) {
+      std::vector<double> sorted = calls;
+      std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+      if (took < kTieredUp * sorted[sorted.size() / 2]) return took;
+    }
+    calls.push_back(took);
+  }
+}
 
 // Times `run` under each candidate; returns each one's fastest time in seconds.
 template <class Run>
 std::vector<double> TimeCandidates(const std::vector<KernelChoice>& candidates, const Run& run) {
-  {
-    const ScopedKernelChoice use(candidates[0]);
-    const double until = Seconds() + kWarmSeconds;
-    do run();
-    while (Seconds() < until);
+  double warm_seconds = 0.0;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    // Each form of the multiply-add is its own code: the first candidate of each warms it.
+    const auto same_form = [&](const KernelChoice& c) { return c.fused_multiply_add == candidates[i].fused_multiply_add; };
+    if (std::any_of(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(i), same_form)) continue;
+    const ScopedKernelChoice use(candidates[i]);
+    warm_seconds = Warm(run, warm_seconds);
   }
   std::vector<double> best(candidates.size(), 1e300);
   for (int round = 0; round <= kRounds; ++round)
@@ -147,7 +210,6 @@ KernelChoice Probe(const simd::KernelTable& t) {
     const std::vector<double> gemm_times = TimeCandidates(gemms, [&] {
       t.gemm_packed(kGemmM, kGemmN, kGemmK, a.data(), kGemmK, packed.data(), nullptr, c.data(), kGemmN);
     });
-    const std::size_t g = Fastest(gemm_times);
 
     std::vector<float> q(static_cast<std::size_t>(kQueries) * kHeadDim), k(static_cast<std::size_t>(kKeys) * kHeadDim),
         v(k.size()), out(q.size());
@@ -159,8 +221,10 @@ KernelChoice Probe(const simd::KernelTable& t) {
     args.scale = 0.125f;
     const std::vector<KernelChoice> attentions = AttentionCandidates(t);
     const std::vector<double> attention_times = TimeCandidates(attentions, [&] { t.flash_attention(args); });
-    const std::size_t h = Fastest(attention_times);
+    const bool fused = ChooseFusion(t, gemms, gemm_times, attentions, attention_times);
+    const std::size_t g = Fastest(gemms, gemm_times, fused), h = Fastest(attentions, attention_times, fused);
 
+    choice.fused_multiply_add = fused;
     choice.gemm_rows = gemms[g].gemm_rows, choice.gemm_slice_kb = gemms[g].gemm_slice_kb;
     choice.attention_rows = attentions[h].attention_rows, choice.attention_keys = attentions[h].attention_keys;
     choice.candidates = static_cast<int>(gemms.size() + attentions.size());
@@ -255,6 +319,7 @@ std::vector<KernelChoice> KernelChoiceCandidates(KernelId kernel) {
   std::vector<KernelChoice> all;
   for (const KernelChoice& g : GemmCandidates(*t))
     for (const KernelChoice& h : AttentionCandidates(*t)) {
+      if (h.fused_multiply_add != g.fused_multiply_add) continue;  // one form for the whole choice
       KernelChoice c = g;
       c.attention_rows = h.attention_rows, c.attention_keys = h.attention_keys;
       all.push_back(c);
@@ -282,6 +347,10 @@ Status SetKernelChoice(const KernelChoice& choice) {
                   ListOf(kQueryTileOptions, std::size(kQueryTileOptions), t->micro_rows));
   if (!OneOf(choice.attention_keys, kKeyTileOptions))
     return refuse("attention_keys", choice.attention_keys, ListOf(kKeyTileOptions, std::size(kKeyTileOptions)));
+  if (!t->chooses_fusion && choice.fused_multiply_add != t->fused_multiply_add)
+    return Status(StatusCode::kInvalidArgument, std::string("kernel choice: fused_multiply_add must be ") +
+                                                    (t->fused_multiply_add ? "true" : "false") + " on " + name +
+                                                    " (its only form), got " + (choice.fused_multiply_add ? "true" : "false"));
   ProcessChoices& p = Process();
   const std::lock_guard<std::mutex> lock(p.mu);
   const int i = static_cast<int>(choice.kernel);
@@ -297,6 +366,9 @@ std::string DescribeKernelChoice(const KernelChoice& c) {
   std::snprintf(text, sizeof text, "%s: GEMM tiles of %d rows, %d KB slices; attention tiles of %d queries × %d keys",
                 name.c_str(), c.gemm_rows, c.gemm_slice_kb, c.attention_rows, c.attention_keys);
   std::string s = text;
+  const simd::KernelTable* t = simd::FindKernelTable(c.kernel);
+  if (t && t->chooses_fusion)
+    s += c.fused_multiply_add ? "; multiply-adds fused (f32x4.relaxed_madd)" : "; multiply-adds unfused (a multiply, then an add)";
   if (c.candidates > 0) {
     std::snprintf(text, sizeof text, " (the fastest of %d settings timed in %.1f ms: GEMM %.0f GFLOP/s, attention %.0f GFLOP/s)",
                   c.candidates, c.probe_ms, c.gemm_gflops, c.attention_gflops);

@@ -146,7 +146,8 @@ void SpeedPanel::DrawLive(PanelContext& ctx, attn::KernelId kernel, int n) {
 }
 
 // Which WebAssembly build runs and why (the page script's choice), and how the kernel is tiled on this
-// CPU (attn/kernel_choice.h): said once the engine has chosen, never chosen here (the probe times).
+// CPU and, in the relaxed build, which form of the multiply-add it runs (attn/kernel_choice.h): said
+// once the engine has chosen, never chosen here (the probe times).
 void SpeedPanel::DrawBuildAndTiling(PanelContext& ctx, attn::KernelId kernel) {
   const std::string reason = attnlab::platform::WasmBuildReason();
   if (!reason.empty()) {
@@ -155,10 +156,11 @@ void SpeedPanel::DrawBuildAndTiling(PanelContext& ctx, attn::KernelId kernel) {
   }
   if (SpeedLab::Fused(kernel) && attn::KernelChoiceMade(kernel)) {
     const attn::KernelChoice choice = attn::ChosenKernelSettings(kernel);
-    DrawNote("Tiles on this CPU, %s.", attn::DescribeKernelChoice(choice).c_str());
+    DrawNote("Kernel settings on this CPU, %s.", attn::DescribeKernelChoice(choice).c_str());
     ctx.published.Rect("speed.kernel_choice", LastItemRect());
     ctx.published.Scalar("speed.choice.gemm_rows", choice.gemm_rows);
     ctx.published.Scalar("speed.choice.attention_keys", choice.attention_keys);
+    ctx.published.Scalar("speed.choice.fused_multiply_add", choice.fused_multiply_add ? 1 : 0);
   }
 }
 

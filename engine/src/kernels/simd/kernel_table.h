@@ -47,6 +47,11 @@ struct KernelTable {
   const int* gemm_rows;
   int gemm_row_count;
   int micro_rows;
+  // How its multiply-adds round: fused (one rounding: FMA, relaxed SIMD's f32x4.relaxed_madd) or a
+  // multiply then an add. chooses_fusion: the table runs either (the relaxed-SIMD wasm build's, whose
+  // entries call the form the calling thread's KernelChoice says), fused_multiply_add its own.
+  bool fused_multiply_add;
+  bool chooses_fusion;
   // C (m, n) = A (m, k) · B (k, n) (+ bias (n) when not null); B given as (n, k) when b_transposed.
   void (*gemm)(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed,
                const float* bias, float* c, int ldc);

@@ -83,6 +83,8 @@ KernelTable MakeKernelTable() {
                      V::kGemmRows,
                      static_cast<int>(sizeof(V::kGemmRows) / sizeof(V::kGemmRows[0])),
                      V::kMr,
+                     V::kFusedMultiplyAdd,
+                     false,
                      &Gemm<V>,
                      &PackedSize<V>,
                      &PackAllPanels<V>,

@@ -18,6 +18,7 @@ struct VecAvx2 {
   static constexpr int kGemmRows[] = {4, 6};
   static constexpr KernelId kId = KernelId::kAvx2;
   static constexpr const char* kName = "avx2";
+  static constexpr bool kFusedMultiplyAdd = true;  // MulAdd: one FMA
   // Block transposed by TransposeTile (packing Kᵀ panels): kTransposeTile rows and columns.
   static constexpr int kTransposeTile = 8;
   static void TransposeTile(const float* src, int lds, float* dst, int ldd) { TransposeAvx8x8(src, lds, dst, ldd); }

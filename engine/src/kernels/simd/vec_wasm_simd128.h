@@ -1,7 +1,8 @@
 // 4 float lanes on WebAssembly SIMD128. Included only by kernels_wasm_simd128.cpp (-msimd128).
 // SIMD128 has no fused multiply-add: MulAdd is a multiply then an add. The relaxed build
-// (ATTN_WASM_RELAXED_SIMD, -mrelaxed-simd; CMake option ATTN_WASM_RELAXED_SIMD) uses relaxed SIMD's
-// f32x4.relaxed_madd instead, which engines fuse where the CPU has FMA (one rounding instead of two).
+// (ATTN_WASM_RELAXED_SIMD, -mrelaxed-simd; CMake option ATTN_WASM_RELAXED_SIMD) also has the form
+// with relaxed SIMD's f32x4.relaxed_madd, which engines fuse where the CPU has FMA (one rounding
+// instead of two); which of the two its kernels run is chosen by timing both (attn/kernel_choice.h).
 #pragma once
 
 #include <wasm_simd128.h>
@@ -11,7 +12,12 @@
 namespace attn::simd {
 namespace {
 
-struct VecWasmSimd128 {
+// kFused: MulAdd is f32x4.relaxed_madd (the relaxed build only) rather than a multiply then an add.
+template <bool kFused>
+struct VecWasmSimd128T {
+#ifndef ATTN_WASM_RELAXED_SIMD
+  static_assert(!kFused, "f32x4.relaxed_madd is in the relaxed-SIMD build only (ATTN_WASM_RELAXED_SIMD)");
+#endif
   using F = v128_t;
   static constexpr int kLanes = 4;
   static constexpr int kMr = 4;  // the attention's micro-kernel rows (flash_attention.h)
@@ -19,11 +25,8 @@ struct VecWasmSimd128 {
   // tiles, and the page's module spends no bytes on a second GEMM).
   static constexpr int kGemmRows[] = {4};
   static constexpr KernelId kId = KernelId::kWasmSimd128;
-#ifdef ATTN_WASM_RELAXED_SIMD
-  static constexpr const char* kName = "wasm_relaxed_simd";
-#else
-  static constexpr const char* kName = "wasm_simd128";
-#endif
+  static constexpr bool kFusedMultiplyAdd = kFused;
+  static constexpr const char* kName = kFused ? "wasm_relaxed_simd" : "wasm_simd128";
   // Block transposed by TransposeTile (packing Kᵀ panels): 4 × 4, dst row p = src column p.
   static constexpr int kTransposeTile = 4;
   static void TransposeTile(const float* src, int lds, float* dst, int ldd) {
@@ -44,16 +47,17 @@ struct VecWasmSimd128 {
   static F Add(F a, F b) { return wasm_f32x4_add(a, b); }
   static F Sub(F a, F b) { return wasm_f32x4_sub(a, b); }
   static F Mul(F a, F b) { return wasm_f32x4_mul(a, b); }
-#ifdef ATTN_WASM_RELAXED_SIMD
-  // a·b + c. clang 14 has no wasm_f32x4_relaxed_madd; its builtin emits the prototype's f32x4.fma
-  // (0xfd 0xaf 0x01), which scripts/wasm_relaxed_opcodes.mjs rewrites after the link into the standard
-  // f32x4.relaxed_madd (0xfd 0x85 0x02). That instruction is a·b + c with the operands in the order
-  // written here (a = 2, b = 3, c = 5 gives 11: tests/e2e/wasm_relaxed.test.mjs and
+  // a·b + c. Fused: clang 14 has no wasm_f32x4_relaxed_madd; its builtin emits the prototype's
+  // f32x4.fma (0xfd 0xaf 0x01), which scripts/wasm_relaxed_opcodes.mjs rewrites after the link into
+  // the standard f32x4.relaxed_madd (0xfd 0x85 0x02). That instruction is a·b + c with the operands in
+  // the order written here (a = 2, b = 3, c = 5 gives 11: tests/e2e/wasm_relaxed.test.mjs and
   // SimdKernels.MulAddIsProductPlusAddend).
-  static F MulAdd(F a, F b, F c) { return __builtin_wasm_fma_f32x4(a, b, c); }
-#else
-  static F MulAdd(F a, F b, F c) { return wasm_f32x4_add(wasm_f32x4_mul(a, b), c); }
+  static F MulAdd(F a, F b, F c) {
+#ifdef ATTN_WASM_RELAXED_SIMD
+    if constexpr (kFused) return __builtin_wasm_fma_f32x4(a, b, c);
 #endif
+    return wasm_f32x4_add(wasm_f32x4_mul(a, b), c);
+  }
   // pmax/pmin: one instruction each on x86 (maxps/minps); inputs here are never NaN where it matters.
   static F Max(F a, F b) { return wasm_f32x4_pmax(a, b); }
   static F Min(F a, F b) { return wasm_f32x4_pmin(a, b); }
@@ -85,6 +89,13 @@ struct VecWasmSimd128 {
     return wasm_f32x4_extract_lane(s2, 0);
   }
 };
+
+// The build's own form: fused in the relaxed-SIMD build, a multiply then an add otherwise.
+#ifdef ATTN_WASM_RELAXED_SIMD
+using VecWasmSimd128 = VecWasmSimd128T<true>;
+#else
+using VecWasmSimd128 = VecWasmSimd128T<false>;
+#endif
 
 }  // namespace
 }  // namespace attn::simd
