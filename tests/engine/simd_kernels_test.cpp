@@ -677,6 +677,16 @@ TEST(SimdKernels, KernelChoiceIsACandidateMeasuredAndSaid) {
     EXPECT_EQ(said.rfind(std::string(t->build_name) + ": GEMM tiles of " + std::to_string(chosen.gemm_rows) + " rows", 0), 0u)
         << said;
     EXPECT_NE(said.find("settings timed in"), std::string::npos) << said;
+    // The clock it timed with, and what it says where a clock is too coarse to time anything (a
+    // browser that resists fingerprinting ticks every 100 ms) or does not move.
+    EXPECT_TRUE(chosen.clock_tick_us > 0 && chosen.clock_tick_us <= 500) << chosen.clock_tick_us;
+    KernelChoice coarse = KernelChoiceCandidates(t->id)[0];
+    coarse.probe_ms = 0.3, coarse.clock_tick_us = 1e5;
+    EXPECT_NE(DescribeKernelChoice(coarse).find("(the defaults: this clock ticks every 100 ms, too coarse to time them)"),
+              std::string::npos) << DescribeKernelChoice(coarse);
+    coarse.clock_tick_us = std::numeric_limits<double>::infinity();
+    EXPECT_NE(DescribeKernelChoice(coarse).find("(the defaults: this clock does not move, so nothing can be timed)"),
+              std::string::npos) << DescribeKernelChoice(coarse);
     // The form of the multiply-add: chosen, and said, only where the build has two (the relaxed-SIMD
     // wasm build: its candidates come in both forms); fixed, and refused otherwise, elsewhere.
     const std::vector<KernelChoice> forms = FormsOf(t);

@@ -33,8 +33,12 @@ struct KernelChoice {
   // Filled in by the probe (zero for a choice made with SetKernelChoice or a candidate):
   int candidates = 0;         // settings timed: GEMM's and attention's
   double probe_ms = 0.0;      // how long choosing took
-  double gemm_gflops = 0.0;   // the winner's rate on the probe's GEMM (96 × 1024 · 1024 × 128, packed)
-  double attention_gflops = 0.0;  // and on its attention head (192 queries and keys, d = 64)
+  double gemm_gflops = 0.0;   // the winner's rate on the probe's GEMM (48 × 1024 · 1024 × 128, packed)
+  double attention_gflops = 0.0;  // and on its attention head (128 queries, 256 keys, d = 64)
+  // The clock's resolution the probe saw (µs): each timed sample lasts 20 ticks at least, and a
+  // candidate must win by more than two ticks' worth; coarser than 500 µs (a browser that resists
+  // fingerprinting), or a clock that does not move (infinity), and the probe keeps the defaults.
+  double clock_tick_us = 0.0;
 };
 
 // The settings `kernel` runs with in this process: measured on the first call (any thread; others

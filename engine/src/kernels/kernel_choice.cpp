@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <mutex>
 #include <vector>
 
@@ -99,6 +101,8 @@ constexpr double kGemmFlops = 2.0 * kGemmM * kGemmK * kGemmN;
 constexpr double kAttentionFlops = 2.0 * 2.0 * kQueries * kKeys * kHeadDim;  // Q Kᵀ and P V
 constexpr int kRounds = 3;
 constexpr double kMargin = 0.97;
+constexpr double kTicksPerSample = 20;
+constexpr double kMaxTick = 0.5e-3;  // a coarser clock cannot time the candidates in a few ms
 
 double Seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -113,14 +117,38 @@ void Fill(std::vector<float>* x, unsigned seed) {
   }
 }
 
-// Index of the fastest of the candidates with multiply-add form `fused` (times in seconds): the first
-// of them (that form's default) unless another beats it by the margin.
-std::size_t Fastest(const std::vector<KernelChoice>& candidates, const std::vector<double>& times, bool fused) {
+// The clock's resolution: the smallest step Seconds() is seen to take. Natively and in node a
+// microsecond or finer; in a browser page that is not cross-origin isolated (an embed cannot isolate
+// its host page) performance.now() is coarsened to 100 µs, coarser than one of the probe's calls;
+// a browser that resists fingerprinting coarsens it to 100 ms. Infinity when it does not move in a
+// million reads.
+double ClockTick() {
+  double tick = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < 3; ++i) {
+    const double t0 = Seconds();
+    double t1 = t0;
+    for (int reads = 0; t1 == t0 && reads < 1000000; ++reads) t1 = Seconds();
+    if (t1 != t0) tick = std::min(tick, t1 - t0);
+  }
+  return tick;
+}
+
+// Each candidate's fastest time per call, in seconds, and the margin a candidate must beat the
+// default by: kMargin, or more where the clock is too coarse to resolve 3% (two ticks in a sample).
+struct Timed {
+  std::vector<double> seconds;
+  double margin = kMargin;
+};
+
+// Index of the fastest of the candidates with multiply-add form `fused`: the first of them (that
+// form's default) unless another beats it by the margin.
+std::size_t Fastest(const std::vector<KernelChoice>& candidates, const Timed& timed, bool fused) {
   std::size_t first = candidates.size(), best = candidates.size();
+  const std::vector<double>& times = timed.seconds;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     if (candidates[i].fused_multiply_add != fused) continue;
     if (first == candidates.size()) first = best = i;
-    else if (times[i] < times[best] && times[i] < kMargin * times[first]) best = i;
+    else if (times[i] < times[best] && times[i] < timed.margin * times[first]) best = i;
   }
   return best;
 }
@@ -129,26 +157,28 @@ std::size_t Fastest(const std::vector<KernelChoice>& candidates, const std::vect
 // attention took less time by the margin — and by less than half: the two forms' code differs by
 // an instruction or two per multiply-add, so a form twice as slow was timed on V8's baseline code
 // (its optimised code had not arrived), and says nothing about the CPU.
-bool ChooseFusion(const simd::KernelTable& t, const std::vector<KernelChoice>& gemms, const std::vector<double>& gemm_times,
-                  const std::vector<KernelChoice>& attentions, const std::vector<double>& attention_times) {
+bool ChooseFusion(const simd::KernelTable& t, const std::vector<KernelChoice>& gemms, const Timed& gemm_times,
+                  const std::vector<KernelChoice>& attentions, const Timed& attention_times) {
   const bool own = t.fused_multiply_add;
   if (!t.chooses_fusion) return own;
   const auto seconds = [&](bool fused) {
-    return gemm_times[Fastest(gemms, gemm_times, fused)] + attention_times[Fastest(attentions, attention_times, fused)];
+    return gemm_times.seconds[Fastest(gemms, gemm_times, fused)] +
+           attention_times.seconds[Fastest(attentions, attention_times, fused)];
   };
   const double other = seconds(!own), mine = seconds(own);
-  return other < kMargin * mine && other > 0.5 * mine ? !own : own;
+  const double margin = std::min(gemm_times.margin, attention_times.margin);
+  return other < margin * mine && other > 0.5 * mine ? !own : own;
 }
 
 // WebAssembly's first calls run V8's baseline code, several times slower, until its optimised code
 // arrives from a background thread, which took over 12 ms for the plain build's GEMM (node 20, Zen 5:
 // a fixed 12 ms warm-up timed its baseline code, 17–18 GFLOP/s against 58 optimised). So in wasm each
-// function the probe times (each form of the multiply-add is its own) first runs until a call takes
-// under kTieredUp of the median call so far, the first (which compiles) aside — the optimised code
+// function the probe times (each form of the multiply-add is its own) first runs until two calls in a
+// row take under kTieredUp of the median call before them, the first (which compiles) aside — the optimised code
 // has arrived, within 8–25 ms in node here — or for kWarmSeconds at most (code optimised from the
 // start, as a browser's code cache may give it, never speeds up); natively one call warms the caches.
 #if defined(__wasm__)
-constexpr double kWarmSeconds = 0.025;
+constexpr double kWarmSeconds = 0.030;
 #else
 constexpr double kWarmSeconds = 0.0;
 #endif
@@ -161,24 +191,27 @@ template <class Run>
 double Warm(const Run& run, double warm_seconds) {
   std::vector<double> calls;  // after the first (which compiles the baseline code)
   const double until = Seconds() + kWarmSeconds;
+  int fast_in_a_row = 0;  // two calls in a row under kTieredUp of the median: one could be noise
   for (bool first = true;; first = false) {
     const double start = Seconds();
     run();
     const double end = Seconds(), took = end - start;
     if (end >= until || (!first && took * kTieredUp < warm_seconds)) return took;
     if (first) continue;
-    if (calls.size() >= 2) {
+    if (calls.size() >= 3) {
       std::vector<double> sorted = calls;
       std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
-      if (took < kTieredUp * sorted[sorted.size() / 2]) return took;
+      fast_in_a_row = took < kTieredUp * sorted[sorted.size() / 2] ? fast_in_a_row + 1 : 0;
+      if (fast_in_a_row == 2) return took;
     }
     calls.push_back(took);
   }
 }
 
-// Times `run` under each candidate; returns each one's fastest time in seconds.
+// Times `run` under each candidate, each sample kTicksPerSample of the clock's ticks long at least
+// (one call natively and in node; about 2 ms of calls in a browser page).
 template <class Run>
-std::vector<double> TimeCandidates(const std::vector<KernelChoice>& candidates, const Run& run) {
+Timed TimeCandidates(const std::vector<KernelChoice>& candidates, double tick, const Run& run) {
   double warm_seconds = 0.0;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     // Each form of the multiply-add is its own code: the first candidate of each warms it.
@@ -187,27 +220,40 @@ std::vector<double> TimeCandidates(const std::vector<KernelChoice>& candidates, 
     const ScopedKernelChoice use(candidates[i]);
     warm_seconds = Warm(run, warm_seconds);
   }
-  std::vector<double> best(candidates.size(), 1e300);
+  int reps = 0;  // calls per sample
+  {
+    const ScopedKernelChoice use(candidates[0]);
+    for (const double start = Seconds(); reps == 0 || Seconds() - start < kTicksPerSample * tick; ++reps) run();
+  }
+  Timed timed;
+  timed.seconds.assign(candidates.size(), 1e300);
   for (int round = 0; round <= kRounds; ++round)
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       const ScopedKernelChoice use(candidates[i]);
       const double start = Seconds();
-      run();
-      if (round > 0) best[i] = std::min(best[i], Seconds() - start);
+      for (int r = 0; r < reps; ++r) run();
+      if (round > 0) timed.seconds[i] = std::min(timed.seconds[i], (Seconds() - start) / reps);
     }
-  return best;
+  timed.margin = std::min(kMargin, 1.0 - 2.0 * tick / (timed.seconds[0] * reps));
+  return timed;
 }
 
 KernelChoice Probe(const simd::KernelTable& t) {
   const double start = Seconds();
   KernelChoice choice = DefaultChoice(t);
+  const double tick = ClockTick();
+  choice.clock_tick_us = tick * 1e6;
+  if (!(tick <= kMaxTick)) {  // the defaults, unmeasured: see DescribeKernelChoice
+    choice.probe_ms = (Seconds() - start) * 1e3;
+    return choice;
+  }
   try {
     std::vector<float> a(static_cast<std::size_t>(kGemmM) * kGemmK), b(static_cast<std::size_t>(kGemmK) * kGemmN),
         packed(t.packed_size(kGemmK, kGemmN)), c(static_cast<std::size_t>(kGemmM) * kGemmN);
     Fill(&a, 1), Fill(&b, 2);
     t.pack_b(b.data(), kGemmN, false, kGemmK, kGemmN, packed.data());
     const std::vector<KernelChoice> gemms = GemmCandidates(t);
-    const std::vector<double> gemm_times = TimeCandidates(gemms, [&] {
+    const Timed gemm_times = TimeCandidates(gemms, tick, [&] {
       t.gemm_packed(kGemmM, kGemmN, kGemmK, a.data(), kGemmK, packed.data(), nullptr, c.data(), kGemmN);
     });
 
@@ -220,7 +266,7 @@ KernelChoice Probe(const simd::KernelTable& t) {
     args.n = kQueries, args.m = kKeys, args.d_k = args.d_v = kHeadDim;
     args.scale = 0.125f;
     const std::vector<KernelChoice> attentions = AttentionCandidates(t);
-    const std::vector<double> attention_times = TimeCandidates(attentions, [&] { t.flash_attention(args); });
+    const Timed attention_times = TimeCandidates(attentions, tick, [&] { t.flash_attention(args); });
     const bool fused = ChooseFusion(t, gemms, gemm_times, attentions, attention_times);
     const std::size_t g = Fastest(gemms, gemm_times, fused), h = Fastest(attentions, attention_times, fused);
 
@@ -228,8 +274,8 @@ KernelChoice Probe(const simd::KernelTable& t) {
     choice.gemm_rows = gemms[g].gemm_rows, choice.gemm_slice_kb = gemms[g].gemm_slice_kb;
     choice.attention_rows = attentions[h].attention_rows, choice.attention_keys = attentions[h].attention_keys;
     choice.candidates = static_cast<int>(gemms.size() + attentions.size());
-    choice.gemm_gflops = kGemmFlops / gemm_times[g] * 1e-9;
-    choice.attention_gflops = kAttentionFlops / attention_times[h] * 1e-9;
+    choice.gemm_gflops = kGemmFlops / gemm_times.seconds[g] * 1e-9;
+    choice.attention_gflops = kAttentionFlops / attention_times.seconds[h] * 1e-9;
   } catch (const std::bad_alloc&) {
     // No memory for the probe's 1 MB: today's settings, unmeasured (candidates stays 0).
   }
@@ -374,7 +420,13 @@ std::string DescribeKernelChoice(const KernelChoice& c) {
                   c.candidates, c.probe_ms, c.gemm_gflops, c.attention_gflops);
     s += text;
   } else {
-    s += c.probe_ms > 0.0 ? " (the defaults: no memory for the probe)" : " (set, not measured here)";
+    if (c.clock_tick_us > kMaxTick * 1e6) {
+      std::snprintf(text, sizeof text, " (the defaults: this clock ticks every %.3g ms, too coarse to time them)",
+                    c.clock_tick_us * 1e-3);
+      s += std::isinf(c.clock_tick_us) ? " (the defaults: this clock does not move, so nothing can be timed)" : text;
+    } else {
+      s += c.probe_ms > 0.0 ? " (the defaults: no memory for the probe)" : " (set, not measured here)";
+    }
   }
   return s;
 }
