@@ -90,10 +90,11 @@ std::string ListOf(const int* values, int count, int times = 1) {
 //  - attention: one head, 128 queries, 256 keys, d_k = d_v = 64, unmasked: two key tiles of 128, four
 //    of 64, one of 256.
 // The default runs first untimed (in WebAssembly until V8's optimised code has arrived; so does the
-// first candidate of the other multiply-add form, another function), every candidate once more untimed, then three
-// interleaved rounds (a noisy moment lands on all of them); each keeps its fastest time. A candidate
-// replaces the default only when ≥ 3% faster, so the choice does not flip between runs on noise alone;
-// the other form of the multiply-add only when its fastest GEMM and attention together are.
+// first candidate of the other multiply-add form, another function), every candidate once more
+// untimed, then three interleaved rounds (a noisy moment lands on all of them); each keeps its
+// fastest time. A candidate replaces the default only when ≥ 3% faster (more where the clock is
+// coarse), so the choice does not flip between runs on noise alone; the other form of the
+// multiply-add only when its fastest GEMM and attention together are.
 
 constexpr int kGemmM = 48, kGemmK = 1024, kGemmN = 128;
 constexpr int kQueries = 128, kKeys = 256, kHeadDim = 64;
@@ -174,9 +175,10 @@ bool ChooseFusion(const simd::KernelTable& t, const std::vector<KernelChoice>& g
 // arrives from a background thread, which took over 12 ms for the plain build's GEMM (node 20, Zen 5:
 // a fixed 12 ms warm-up timed its baseline code, 17–18 GFLOP/s against 58 optimised). So in wasm each
 // function the probe times (each form of the multiply-add is its own) first runs until two calls in a
-// row take under kTieredUp of the median call before them, the first (which compiles) aside — the optimised code
-// has arrived, within 8–25 ms in node here — or for kWarmSeconds at most (code optimised from the
-// start, as a browser's code cache may give it, never speeds up); natively one call warms the caches.
+// row take under kTieredUp of the median call before them, the first (which compiles) aside — the
+// optimised code has arrived, within 8–25 ms in node here — or for kWarmSeconds at most (code
+// optimised from the start, as a browser's code cache may give it, never speeds up); natively one
+// call warms the caches.
 #if defined(__wasm__)
 constexpr double kWarmSeconds = 0.030;
 #else
