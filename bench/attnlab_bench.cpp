@@ -23,6 +23,7 @@
 // The same source builds natively (impl "attnlab-native") and with Emscripten for node
 // (impl "attnlab-wasm"); bench/run.mjs runs both beside the peers.
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -121,9 +122,9 @@ Options Parse(int argc, char** argv) {
   if (!o.choice.empty()) {
     // Four integers, then the multiply-add's form where the build has two (else the kernel's own).
     std::string numbers = o.choice, form;
-    size_t comma = 0;
-    for (int i = 0; i < 4 && comma != std::string::npos; ++i) comma = numbers.find(',', comma + (i > 0));
-    if (comma != std::string::npos) form = numbers.substr(comma + 1), numbers.resize(comma);
+    if (const size_t last = numbers.rfind(','); last != std::string::npos && (last + 1 == numbers.size() ||
+                                                                              !std::isdigit(static_cast<unsigned char>(numbers[last + 1]))))
+      form = numbers.substr(last + 1), numbers.resize(last);  // a last value that is not a number: the form
     const std::vector<int> n = PositiveInts(numbers);
     if (n.size() != 4) Usage("--choice: expected four integers, then optionally fused or unfused");
     if (!form.empty() && form != "fused" && form != "unfused") Usage("--choice: the fifth value must be fused or unfused");

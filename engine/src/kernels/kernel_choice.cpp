@@ -422,10 +422,12 @@ std::string DescribeKernelChoice(const KernelChoice& c) {
                   c.candidates, c.probe_ms, c.gemm_gflops, c.attention_gflops);
     s += text;
   } else {
-    if (c.clock_tick_us > kMaxTick * 1e6) {
+    if (std::isinf(c.clock_tick_us)) {
+      s += " (the defaults: this clock does not move, so nothing can be timed)";
+    } else if (c.clock_tick_us > kMaxTick * 1e6) {
       std::snprintf(text, sizeof text, " (the defaults: this clock ticks every %.3g ms, too coarse to time them)",
                     c.clock_tick_us * 1e-3);
-      s += std::isinf(c.clock_tick_us) ? " (the defaults: this clock does not move, so nothing can be timed)" : text;
+      s += text;
     } else {
       s += c.probe_ms > 0.0 ? " (the defaults: no memory for the probe)" : " (set, not measured here)";
     }
