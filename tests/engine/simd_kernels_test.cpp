@@ -737,25 +737,30 @@ TEST(SimdKernels, KernelChoiceIsACandidateMeasuredAndSaid) {
 // One key whose score is NaN (q·k = 1e60 − 1e60), −inf or +inf among 130 finite ones, inside the
 // first two (unmasked, 64-key) tiles or the last (partly masked) one: the kernel must report it. The
 // unmasked tiles take the max of the raw scores, which can skip a NaN, and check the scaled scores
-// in the exp pass.
+// in the exp pass. n = 3 is less than a query tile (the check always runs); with n = 70, more than
+// any tile, the kernel first bounds the scores from max |q| and max |k|: without a bad key they are
+// provably finite (4·2·1e30·1e−3·1e−30 ≪ FLT_MAX) and the exp pass skips its check, with one it
+// cannot prove it and must find the bad score.
 TEST(SimdKernels, FlashAttentionReportsANonFiniteScoreInAnyKeyTile) {
-  const int n = 3, m = 130, d = 2;
-  const float big = 1e30f;
-  const float bad_keys[][2] = {{big, -big}, {-big, -big}, {big, big}};  // NaN, −inf, +inf against q = (1e30, 1e30)
-  for (const KernelTable* t : SimdTables()) {
-    for (int kind = 0; kind < 3; ++kind) {
-      for (int bad_at : {-1, 5, 100, 129}) {  // -1: none; 129: in the partly masked last tile
-        Matrix q = Matrix::Constant(n, d, big), k = RandomMatrix(m, d, 4, -1e-3f, 1e-3f), v = RandomMatrix(m, d, 5);
-        if (bad_at >= 0) k(bad_at, 0) = bad_keys[kind][0], k(bad_at, 1) = bad_keys[kind][1];
-        Matrix out(n, d);
-        bool overflowed = false;
-        FlashAttentionArgs args;
-        args.q = q.data(), args.ldq = d, args.k = k.data(), args.ldk = d, args.v = v.data(), args.ldv = d;
-        args.out = out.data(), args.ldo = d, args.n = n, args.m = m, args.d_k = d, args.d_v = d;
-        args.scale = 1e-30f, args.overflowed = &overflowed;
-        t->flash_attention(args);
-        EXPECT_EQ(overflowed, bad_at >= 0) << KernelName(t->id) << " kind " << kind << " at key " << bad_at;
-        if (bad_at < 0) EXPECT_TRUE(out.allFinite()) << KernelName(t->id);
+  for (const int n : {3, 70}) {
+    const int m = 130, d = 2;
+    const float big = 1e30f;
+    const float bad_keys[][2] = {{big, -big}, {-big, -big}, {big, big}};  // NaN, −inf, +inf against q = (1e30, 1e30)
+    for (const KernelTable* t : SimdTables()) {
+      for (int kind = 0; kind < 3; ++kind) {
+        for (int bad_at : {-1, 5, 100, 129}) {  // -1: none; 129: in the partly masked last tile
+          Matrix q = Matrix::Constant(n, d, big), k = RandomMatrix(m, d, 4, -1e-3f, 1e-3f), v = RandomMatrix(m, d, 5);
+          if (bad_at >= 0) k(bad_at, 0) = bad_keys[kind][0], k(bad_at, 1) = bad_keys[kind][1];
+          Matrix out(n, d);
+          bool overflowed = false;
+          FlashAttentionArgs args;
+          args.q = q.data(), args.ldq = d, args.k = k.data(), args.ldk = d, args.v = v.data(), args.ldv = d;
+          args.out = out.data(), args.ldo = d, args.n = n, args.m = m, args.d_k = d, args.d_v = d;
+          args.scale = 1e-30f, args.overflowed = &overflowed;
+          t->flash_attention(args);
+          EXPECT_EQ(overflowed, bad_at >= 0) << KernelName(t->id) << " n " << n << " kind " << kind << " at key " << bad_at;
+          if (bad_at < 0) EXPECT_TRUE(out.allFinite()) << KernelName(t->id);
+        }
       }
     }
   }

@@ -47,11 +47,29 @@ typename V::F ExpApprox(typename V::F x) {
 // [−ln2/2, ln2/2], 9.2e−8 (scripts/exp_minimax.py derives them). Measured by simd_kernels_test
 // (SimdKernels.ExpNonPositiveWithin2Ulp) over every 61st float bit pattern of [−87.3, 0]: the test
 // fails above 2 ulp, the bound the softmax tests' tolerances are derived for.
+//
+// V::kPow2ByMagic (WebAssembly, which has no cheap float-to-integer conversion): k and 2^k come out
+// of one multiply-add, t = x·log2(e) + (1.5·2^23 + 127). t lies in [2^23, 2^24), where floats are the
+// integers, so the add rounds x·log2(e) to the nearest integer k (ties to even, as RoundNearest) and
+// t's low mantissa bits hold k + 127 ∈ [1, 127]: k = t − the constant (exact), and 2^k is t's bits
+// shifted left by 23 (the constant's high bits, 0x4B400000 shifted 23 places, leave nothing). Three
+// operations where RoundNearest, Pow2 and its bias take five (an add and a shift each). Unfused, the
+// multiply rounds first: the same k as RoundNearest(x·log2(e)), so the same bits; fused, k may differ
+// from it by one where x·log2(e) lies within half an ulp of a half-integer, leaving |r| a hair past
+// ln2/2, where the polynomial's error is still under the test's 2 ulp.
 template <class V>
 typename V::F ExpNonPositive(typename V::F x) {
   using F = typename V::F;
   const F clamped = V::Max(x, V::Broadcast(-87.33654f));  // k ≥ −126: 2^k stays normal; exp(−inf) → ~1e−38
-  const F k = V::RoundNearest(V::Mul(clamped, V::Broadcast(1.44269504088896341f)));
+  const F log2e = V::Broadcast(1.44269504088896341f);
+  constexpr float kMagic = 12583039.0f;  // 1.5·2^23 + 127
+  F k, t{};
+  if constexpr (V::kPow2ByMagic) {
+    t = V::MulAdd(clamped, log2e, V::Broadcast(kMagic));
+    k = V::Sub(t, V::Broadcast(kMagic));
+  } else {
+    k = V::RoundNearest(V::Mul(clamped, log2e));
+  }
   F r = V::MulAdd(k, V::Broadcast(-0.693359375f), clamped);  // ln 2 in two parts: k·0.693359375 is exact
   r = V::MulAdd(k, V::Broadcast(2.12194440e-4f), r);
   F p = V::Broadcast(0x1.0fa7f2p-7f);
@@ -59,7 +77,9 @@ typename V::F ExpNonPositive(typename V::F x) {
   p = V::MulAdd(p, r, V::Broadcast(0x1.555a6cp-3f));
   p = V::MulAdd(p, r, V::Broadcast(0x1.fffdc6p-2f));
   p = V::MulAdd(p, r, V::Broadcast(0x1.fffff6p-1f));
-  return V::MulPow2(V::MulAdd(r, p, V::Broadcast(1.0f)), k);
+  const F mantissa = V::MulAdd(r, p, V::Broadcast(1.0f));
+  if constexpr (V::kPow2ByMagic) return V::Mul(mantissa, V::ExponentFromMagic(t));
+  else return V::MulPow2(mantissa, k);
 }
 
 }  // namespace

@@ -56,7 +56,8 @@ float RowMax(const float* x, int count) {
 // masked keys: ExpNonPositive's results below FLT_MIN come out as ~1e−38, well within the float32
 // error of a weighted mean whose largest term has weight 1.
 // kTemperature false: inv_temperature is 1, and y·1 = y exactly, so the second multiply is skipped.
-template <class V, bool kTemperature>
+// kCheck false: the scores are known finite (ScoresFinite), and the check's multiply-add is skipped.
+template <class V, bool kTemperature, bool kCheck>
 typename V::F ScaledExpInPlace(float* x, int count, float scale, float inv_temperature, float m_new,
                                typename V::F* check) {
   const typename V::F s = V::Broadcast(scale), t = V::Broadcast(inv_temperature), m = V::Broadcast(m_new),
@@ -65,13 +66,49 @@ typename V::F ScaledExpInPlace(float* x, int count, float scale, float inv_tempe
   for (int j = 0; j < count; j += V::kLanes) {
     typename V::F y = V::Mul(V::Load(x + j), s);
     if constexpr (kTemperature) y = V::Mul(y, t);
-    bad = V::MulAdd(y, zero, bad);  // y·0 is 0 unless y is ±inf or NaN
+    if constexpr (kCheck) bad = V::MulAdd(y, zero, bad);  // y·0 is 0 unless y is ±inf or NaN
+    else y = V::Rounded(y);  // y is used once here: a compiler must not fuse its product into y − m
     const typename V::F e = ExpNonPositive<V>(V::Sub(y, m));
     V::Store(x + j, e);
     sum = V::Add(sum, e);
   }
   *check = bad;
   return sum;
+}
+
+inline float MaxF(float a, float b) { return a > b ? a : b; }
+
+// max |x[i·ld + j]| over rows × cols (finite x).
+template <class V>
+float MaxAbs(const float* x, int rows, int cols, int ld) {
+  const int whole = cols / V::kLanes * V::kLanes;
+  typename V::F most = V::Zero();
+  float tail = 0.0f;
+  for (int i = 0; i < rows; ++i) {
+    const float* row = x + static_cast<std::size_t>(i) * ld;
+    for (int j = 0; j < whole; j += V::kLanes) {
+      const typename V::F v = V::Load(row + j);
+      most = V::Max(most, V::Max(v, V::Sub(V::Zero(), v)));
+    }
+    for (int j = whole; j < cols; ++j) tail = MaxF(tail, row[j] < 0.0f ? -row[j] : row[j]);
+  }
+  return MaxF(V::ReduceMax(most), tail);
+}
+
+// Whether every score (q·k)·scale·inv_temperature of the call is finite, from the largest |q| and |k|
+// alone: a dot product's partial sums are at most d_k·max|q|·max|k| exactly, and under twice that as
+// computed (each of d_k roundings adds a factor 1 + 2^−24); the product itself must stay finite before
+// the scale shrinks it, and so must it scaled (two more roundings). In double, where the bound itself
+// cannot overflow. Then the exp pass need not look for ±inf or NaN (every input is finite: checked
+// before any kernel runs). Scores of larger inputs may still be finite: those calls keep the check.
+template <class V>
+bool ScoresFinite(const FlashAttentionArgs& a) {
+  const double q_most = MaxAbs<V>(a.q, a.n, a.d_k, a.ldq), k_most = MaxAbs<V>(a.k, a.m, a.d_k, a.ldk);
+  const double scale = a.scale < 0.0f ? -a.scale : a.scale;
+  const double inv_temperature = a.inv_temperature < 0.0f ? -a.inv_temperature : a.inv_temperature;
+  const double products = 2.0 * a.d_k * q_most * k_most;
+  const double most = static_cast<double>(std::numeric_limits<float>::max()) / 2;
+  return products < most && products * scale * (inv_temperature > 1.0 ? inv_temperature : 1.0) < most;
 }
 
 // Lane-wise sums of P for one row of a partly masked key tile: x[j] = exp(x[j] − m_new) for
@@ -172,6 +209,9 @@ void FlashAttention(const FlashAttentionArgs& a) {
   alignas(64) float row_max[kMaxBr], tile_max[kMaxBr], alpha[kMaxBr], row_sums[kMaxBr * L];
   const KeyBand band{a};
   const bool unit_temperature = a.inv_temperature == 1.0f;
+  // Known finite scores skip the exp pass's check; a call of less than a query tile keeps it (reading
+  // Q and K once more would cost more than it saves: a decode step's keys).
+  const bool scores_finite = n >= kBr && ScoresFinite<V>(a);
 
   for (int q0 = a.tile_first * kBr; q0 < n; q0 += a.tile_stride * kBr) {
     const int rows = MinInt(kBr, n - q0), rows_pad = RoundUp(rows, kMr);
@@ -237,9 +277,12 @@ void FlashAttention(const FlashAttentionArgs& a) {
         // Masked keys (only in partly masked tiles) must weigh exactly 0: ExpNonPositive's ~1e−38
         // times a value of 1e38 would be a visible 1 in the output.
         const typename V::F tile_sum =
-            partly_masked      ? MaskedExpShiftedSum<V>(row, bc, row_max[r])
-            : unit_temperature ? ScaledExpInPlace<V, false>(row, bc, a.scale, a.inv_temperature, row_max[r], &check)
-                               : ScaledExpInPlace<V, true>(row, bc, a.scale, a.inv_temperature, row_max[r], &check);
+            partly_masked ? MaskedExpShiftedSum<V>(row, bc, row_max[r])
+            : scores_finite
+                ? (unit_temperature ? ScaledExpInPlace<V, false, false>(row, bc, a.scale, a.inv_temperature, row_max[r], &check)
+                                    : ScaledExpInPlace<V, true, false>(row, bc, a.scale, a.inv_temperature, row_max[r], &check))
+                : (unit_temperature ? ScaledExpInPlace<V, false, true>(row, bc, a.scale, a.inv_temperature, row_max[r], &check)
+                                    : ScaledExpInPlace<V, true, true>(row, bc, a.scale, a.inv_temperature, row_max[r], &check));
         float* sum = row_sums + r * V::kLanes;
         V::Store(sum, V::MulAdd(V::Load(sum), V::Broadcast(alpha[r]), tile_sum));
         if (alpha[r] != 1.0f) ScaleRow<V>(o + r * dv_pad, dv_pad, alpha[r]);

@@ -42,6 +42,13 @@ struct VecAvx2 {
   }
   // p · 2^k for integral k in [-126, 127], rounded once (as a product by an exact power of two).
   static F MulPow2(F p, F k) { return Mul(p, Pow2(k)); }
+  // x as rounded: GCC contracts a product and a later sum into one multiply-add (-ffp-contract=fast),
+  // rounding once where the code rounds twice; an empty asm that holds x in a register stops it.
+  static F Rounded(F x) {
+    __asm__("" : "+x"(x));
+    return x;
+  }
+  static constexpr bool kPow2ByMagic = false;  // fast_exp.h
   // k >> 1 rounded toward −∞, for integral k (exact in float).
   static F HalfFloor(F k) { return _mm256_floor_ps(_mm256_mul_ps(k, _mm256_set1_ps(0.5f))); }
   // Lanes of `x` that are NaN stay NaN in `result`.

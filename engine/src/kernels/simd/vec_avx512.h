@@ -45,6 +45,13 @@ struct VecAvx512 {
   // p · 2^k for integral k in [-126, 127], rounded once: vscalefps, one instruction where Mul(p, Pow2(k))
   // is four (convert, add, shift, multiply); the same bits (both are p times an exact power of two).
   static F MulPow2(F p, F k) { return _mm512_scalef_ps(p, k); }
+  // x as rounded: GCC contracts a product and a later sum into one multiply-add (-ffp-contract=fast),
+  // rounding once where the code rounds twice; an empty asm that holds x in a register stops it.
+  static F Rounded(F x) {
+    __asm__("" : "+v"(x));
+    return x;
+  }
+  static constexpr bool kPow2ByMagic = false;  // fast_exp.h
   // k >> 1 rounded toward −∞, for integral k (exact in float).
   static F HalfFloor(F k) {
     return _mm512_roundscale_ps(_mm512_mul_ps(k, _mm512_set1_ps(0.5f)), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);

@@ -34,6 +34,8 @@ struct VecScalar {
   }
   // p · 2^k for integral k in [-126, 127], rounded once (as a product by an exact power of two).
   static F MulPow2(F p, F k) { return Mul(p, Pow2(k)); }
+  static F Rounded(F x) { return x; }  // (GCC's contraction: see vec_avx2.h; clang contracts no intrinsics)
+  static constexpr bool kPow2ByMagic = false;  // fast_exp.h
   static F HalfFloor(F k) { return std::floor(k * 0.5f); }
   static F KeepNaN(F x, F result) { return x != x ? x : result; }
   // 0 where x is −inf, `result` elsewhere.
