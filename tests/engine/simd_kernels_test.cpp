@@ -857,18 +857,23 @@ int64_t WorstExpUlpOverBits(const KernelTable& t, const std::vector<float>& edge
   return worst;
 }
 
-// The fused softmax's exp of scores minus their max (x ≤ 0, fast_exp.h's ExpNonPositive, a degree-5
+// The fused softmax's exp of scores minus their max (x ≤ 1, fast_exp.h's ExpNonPositive, a degree-5
 // form of its own): within 2 ulp of the correctly rounded exp over every 61st float of [−87.3365, 0]
-// (≈ 18 million values) and the edges, the bound the softmax tests' tolerances are derived for.
-// Below −87.3365 its results may flush to ~1e−38 (never read: a tile's max has weight 1).
+// (≈ 18 million values), every 61st of (0, 1] (the largest score minus the rounded max, as one
+// multiply-add, lies a hair above 0) and the edges, the bound the softmax tests' tolerances are
+// derived for. Below −87.3365 its results may flush to ~1e−38 (never read: a tile's max has weight 1).
 TEST(SimdKernels, ExpNonPositiveWithin2Ulp) {
   const std::vector<float> edges = {0.0f, -0.0f, -1.0f, -87.33654f, -0.5f * 0.6931472f, -0.6931472f, -1e-30f,
-                                    -std::numeric_limits<float>::denorm_min(), -10.0f, -42.0f};
+                                    -std::numeric_limits<float>::denorm_min(), -10.0f, -42.0f, 1.0f,
+                                    0.5f * 0.6931472f, 1e-7f, std::numeric_limits<float>::denorm_min()};
   const uint32_t last = 0xC2AEAC50u;  // −87.33654f: exp is FLT_MIN there
   for (const KernelTable* t : SimdTables()) {
-    float worst_x = 0;
-    size_t count = 0;
-    const int64_t worst = WorstExpUlpOverBits(*t, edges, 0x80000000u, last, 61, true, &worst_x, &count);
+    float worst_x = 0, above_x = 0;
+    size_t count = 0, above = 0;
+    int64_t worst = WorstExpUlpOverBits(*t, edges, 0x80000000u, last, 61, true, &worst_x, &count);
+    const int64_t worst_above = WorstExpUlpOverBits(*t, {}, 1, 0x3F800000u, 61, true, &above_x, &above);  // (0, 1]
+    if (worst_above > worst) worst = worst_above, worst_x = above_x;
+    count += above;
     EXPECT_LE(worst, 2) << KernelName(t->id) << ": worst at x = " << worst_x;
     std::printf("[ exp ≤ 0 ] %s: worst %lld ulp (at x = %.9g) over %zu inputs\n", KernelName(t->id),
                 static_cast<long long>(worst), worst_x, count);

@@ -40,8 +40,9 @@ typename V::F ExpApprox(typename V::F x) {
   return V::KeepNaN(x, result);
 }
 
-// exp(x) for x ≤ 0 where results below FLT_MIN (x < −87.3) may flush to 0 and x is never NaN: the
-// fused softmax's exp of scores minus their max, its hottest loop after the products. One 2^k factor,
+// exp(x) for x ≤ 1 where results below FLT_MIN (x < −87.3) may flush to 0 and x is never NaN: the
+// fused softmax's exp of scores minus their max (a hair above 0 where that difference is one rounded
+// multiply-add, flash_attention.h), its hottest loop after the products. One 2^k factor,
 // no NaN blend, and exp(r) = 1 + r·p(r) with p of degree 4 (5 multiply-adds where ExpMantissa's form
 // takes 8 operations): p's coefficients minimise the relative error of 1 + r·p(r) against e^r on
 // [−ln2/2, ln2/2], 9.2e−8 (scripts/exp_minimax.py derives them). Measured by simd_kernels_test

@@ -51,29 +51,53 @@ float RowMax(const float* x, int count) {
 }
 
 // Lane-wise sums of P for one row of a key tile: x[j] = exp(y[j] − m_new) for j < count (a multiple
-// of the lane count), y[j] = (x[j]·scale)·inv_temperature rounded as the materialised path rounds
-// scaled scores, all y ≤ m_new. *check stays 0 unless some y is ±inf or NaN. For tiles without
-// masked keys: ExpNonPositive's results below FLT_MIN come out as ~1e−38, well within the float32
-// error of a weighted mean whose largest term has weight 1.
+// of the lane count), y[j] = x[j]·scale·inv_temperature, every y ≤ m_new as rounded. Two forms:
+//  - kOneRounding (the call's scores are at most 2^24 in size, ScoresBelow): y − m_new as one
+//    multiply-add from the raw score, rounded once. m_new is the largest y rounded, so the largest
+//    y − m_new is at most half an ulp of m_new above 0 (≤ 1): ExpNonPositive stays accurate there,
+//    and the check for ±inf and NaN is not needed (no score can be).
+//  - otherwise y rounded as the materialised path rounds scaled scores, then y − m_new; *check stays
+//    0 unless some y is ±inf or NaN. Where kMasked, x holds y already (scaled by the masking pass).
+// kMasked: −inf entries (masked keys) give exactly 0; elsewhere ExpNonPositive's results below
+// FLT_MIN come out as ~1e−38, well within the float32 error of a weighted mean whose largest term
+// has weight 1. Both kinds of tile compute an allowed score alike, so a row's weights do not depend
+// on whether the rows beside it in its query tile made the tile partly masked.
 // kTemperature false: inv_temperature is 1, and y·1 = y exactly, so the second multiply is skipped.
-// kCheck false: the scores are known finite (ScoresFinite), and the check's multiply-add is skipped.
-template <class V, bool kTemperature, bool kCheck>
-typename V::F ScaledExpInPlace(float* x, int count, float scale, float inv_temperature, float m_new,
-                               typename V::F* check) {
-  const typename V::F s = V::Broadcast(scale), t = V::Broadcast(inv_temperature), m = V::Broadcast(m_new),
-                      zero = V::Zero();
-  typename V::F sum = V::Zero(), bad = *check;
+template <class V, bool kTemperature, bool kMasked, bool kOneRounding>
+typename V::F RowExpSum(float* x, int count, float scale, float inv_temperature, float m_new,
+                        typename V::F* check) {
+  using F = typename V::F;
+  const F s = V::Broadcast(scale), t = V::Broadcast(inv_temperature), m = V::Broadcast(m_new),
+          minus_m = V::Broadcast(-m_new), zero = V::Zero();
+  F sum = V::Zero(), bad = *check;
   for (int j = 0; j < count; j += V::kLanes) {
-    typename V::F y = V::Mul(V::Load(x + j), s);
-    if constexpr (kTemperature) y = V::Mul(y, t);
-    if constexpr (kCheck) bad = V::MulAdd(y, zero, bad);  // y·0 is 0 unless y is ±inf or NaN
-    else y = V::Rounded(y);  // y is used once here: a compiler must not fuse its product into y − m
-    const typename V::F e = ExpNonPositive<V>(V::Sub(y, m));
+    const F raw = V::Load(x + j);
+    F shifted;
+    if constexpr (kOneRounding) {
+      shifted = kTemperature ? V::MulAdd(V::Mul(raw, s), t, minus_m) : V::MulAdd(raw, s, minus_m);
+    } else if constexpr (kMasked) {
+      shifted = V::Sub(raw, m);
+    } else {
+      F y = V::Mul(raw, s);
+      if constexpr (kTemperature) y = V::Mul(y, t);
+      bad = V::MulAdd(y, zero, bad);  // y·0 is 0 unless y is ±inf or NaN
+      shifted = V::Sub(V::Rounded(y), m);  // as written: a compiler must not fuse y's product into the subtraction
+    }
+    F e = ExpNonPositive<V>(shifted);
+    if constexpr (kMasked) e = V::ZeroWhereMinusInf(raw, e);
     V::Store(x + j, e);
     sum = V::Add(sum, e);
   }
   *check = bad;
   return sum;
+}
+
+// RowExpSum with the temperature's form picked at run time.
+template <class V, bool kMasked, bool kOneRounding>
+typename V::F RowExpSum(bool temperature, float* x, int count, float scale, float inv_temperature, float m_new,
+                        typename V::F* check) {
+  return temperature ? RowExpSum<V, true, kMasked, kOneRounding>(x, count, scale, inv_temperature, m_new, check)
+                     : RowExpSum<V, false, kMasked, kOneRounding>(x, count, scale, inv_temperature, m_new, check);
 }
 
 inline float MaxF(float a, float b) { return a > b ? a : b; }
@@ -95,20 +119,20 @@ float MaxAbs(const float* x, int rows, int cols, int ld) {
   return MaxF(V::ReduceMax(most), tail);
 }
 
-// Whether every score (q·k)·scale·inv_temperature of the call is finite, from the largest |q| and |k|
-// alone: a dot product's partial sums are at most d_k·max|q|·max|k| exactly, and under twice that as
-// computed (each of d_k roundings adds a factor 1 + 2^−24); the product itself must stay finite before
-// the scale shrinks it, and so must it scaled (two more roundings). In double, where the bound itself
-// cannot overflow. Then the exp pass need not look for ±inf or NaN (every input is finite: checked
-// before any kernel runs). Scores of larger inputs may still be finite: those calls keep the check.
+// Whether every score (q·k)·scale·inv_temperature of the call is at most `limit` in size (and so
+// finite), from the largest |q| and |k| alone: a dot product's partial sums are at most
+// d_k·max|q|·max|k| exactly, and under twice that as computed (each of d_k roundings adds a factor
+// 1 + 2^−24); the product must stay finite before the scale shrinks it, and under `limit` scaled (two
+// more roundings: within the factor 2 too). In double, where the bound itself cannot overflow.
+// Every input is finite (checked before any kernel runs).
 template <class V>
-bool ScoresFinite(const FlashAttentionArgs& a) {
+bool ScoresBelow(const FlashAttentionArgs& a, double limit) {
   const double q_most = MaxAbs<V>(a.q, a.n, a.d_k, a.ldq), k_most = MaxAbs<V>(a.k, a.m, a.d_k, a.ldk);
   const double scale = a.scale < 0.0f ? -a.scale : a.scale;
   const double inv_temperature = a.inv_temperature < 0.0f ? -a.inv_temperature : a.inv_temperature;
   const double products = 2.0 * a.d_k * q_most * k_most;
-  const double most = static_cast<double>(std::numeric_limits<float>::max()) / 2;
-  return products < most && products * scale * (inv_temperature > 1.0 ? inv_temperature : 1.0) < most;
+  return products < static_cast<double>(std::numeric_limits<float>::max()) / 2 &&
+         products * scale * (inv_temperature > 1.0 ? inv_temperature : 1.0) <= limit;
 }
 
 // Lane-wise sums of P for one row of a partly masked key tile: x[j] = exp(x[j] − m_new) for
@@ -119,23 +143,6 @@ typename V::F ExpShiftedSum(float* x, int count, float m_new) {
   typename V::F sum = V::Zero();
   for (int j = 0; j < count; j += V::kLanes) {
     const typename V::F e = ExpApprox<V>(V::Sub(V::Load(x + j), m));
-    V::Store(x + j, e);
-    sum = V::Add(sum, e);
-  }
-  return sum;
-}
-
-// Lane-wise sums of P for one row of a partly masked key tile in the fused kernel: x[j] =
-// exp(x[j] − m_new) on ExpNonPositive, as ScaledExpInPlace computes the allowed scores of unmasked
-// tiles — so a row's weights do not depend on whether the rows beside it in its query tile made the
-// tile partly masked — and exactly 0 for masked (−inf) entries. count: a multiple of the lane count.
-template <class V>
-typename V::F MaskedExpShiftedSum(float* x, int count, float m_new) {
-  const typename V::F m = V::Broadcast(m_new);
-  typename V::F sum = V::Zero();
-  for (int j = 0; j < count; j += V::kLanes) {
-    const typename V::F s = V::Load(x + j);
-    const typename V::F e = V::ZeroWhereMinusInf(s, ExpNonPositive<V>(V::Sub(s, m)));
     V::Store(x + j, e);
     sum = V::Add(sum, e);
   }
@@ -209,9 +216,10 @@ void FlashAttention(const FlashAttentionArgs& a) {
   alignas(64) float row_max[kMaxBr], tile_max[kMaxBr], alpha[kMaxBr], row_sums[kMaxBr * L];
   const KeyBand band{a};
   const bool unit_temperature = a.inv_temperature == 1.0f;
-  // Known finite scores skip the exp pass's check; a call of less than a query tile keeps it (reading
-  // Q and K once more would cost more than it saves: a decode step's keys).
-  const bool scores_finite = n >= kBr && ScoresFinite<V>(a);
+  // Scores at most 2^24 in size (all but extreme inputs) take RowExpSum's one-rounding form: one
+  // multiply-add fewer per score, and no check. Decided for the whole call (every thread's share
+  // decides alike), so a row's bits do not depend on the tiling.
+  const bool one_rounding = ScoresBelow<V>(a, 16777216.0);
 
   for (int q0 = a.tile_first * kBr; q0 < n; q0 += a.tile_stride * kBr) {
     const int rows = MinInt(kBr, n - q0), rows_pad = RoundUp(rows, kMr);
@@ -253,9 +261,10 @@ void FlashAttention(const FlashAttentionArgs& a) {
             row[j] = kMinusInf;
             continue;
           }
-          row[j] = row[j] * a.scale * a.inv_temperature;
-          if (!(row[j] - row[j] == 0.0f)) finite = false;  // ±inf or NaN
-          best = row[j] > best ? row[j] : best;
+          const float y = row[j] * a.scale * a.inv_temperature;
+          if (!(y - y == 0.0f)) finite = false;  // ±inf or NaN
+          if (!one_rounding) row[j] = y;         // the one-rounding form scales the raw score itself
+          best = y > best ? y : best;
         }
         tile_max[r] = best;
       }
@@ -276,13 +285,13 @@ void FlashAttention(const FlashAttentionArgs& a) {
         }
         // Masked keys (only in partly masked tiles) must weigh exactly 0: ExpNonPositive's ~1e−38
         // times a value of 1e38 would be a visible 1 in the output.
+        const bool temperature = !unit_temperature;
+        const float scale = a.scale, inv_t = a.inv_temperature, m_row = row_max[r];
         const typename V::F tile_sum =
-            partly_masked ? MaskedExpShiftedSum<V>(row, bc, row_max[r])
-            : scores_finite
-                ? (unit_temperature ? ScaledExpInPlace<V, false, false>(row, bc, a.scale, a.inv_temperature, row_max[r], &check)
-                                    : ScaledExpInPlace<V, true, false>(row, bc, a.scale, a.inv_temperature, row_max[r], &check))
-                : (unit_temperature ? ScaledExpInPlace<V, false, true>(row, bc, a.scale, a.inv_temperature, row_max[r], &check)
-                                    : ScaledExpInPlace<V, true, true>(row, bc, a.scale, a.inv_temperature, row_max[r], &check));
+            partly_masked ? (one_rounding ? RowExpSum<V, true, true>(temperature, row, bc, scale, inv_t, m_row, &check)
+                                          : RowExpSum<V, true, false>(temperature, row, bc, scale, inv_t, m_row, &check))
+                          : (one_rounding ? RowExpSum<V, false, true>(temperature, row, bc, scale, inv_t, m_row, &check)
+                                          : RowExpSum<V, false, false>(temperature, row, bc, scale, inv_t, m_row, &check));
         float* sum = row_sums + r * V::kLanes;
         V::Store(sum, V::MulAdd(V::Load(sum), V::Broadcast(alpha[r]), tile_sum));
         if (alpha[r] != 1.0f) ScaleRow<V>(o + r * dv_pad, dv_pad, alpha[r]);

@@ -65,7 +65,7 @@ struct KernelTable {
   void (*flash_attention)(const FlashAttentionArgs& args);
   // y[i] = exp(x[i]), see fast_exp.h for the accuracy.
   void (*exp)(const float* x, float* y, int count);
-  // y[i] = exp(x[i]) for x[i] ≤ 0, not NaN, as the fused softmax's unmasked tiles compute it: results
+  // y[i] = exp(x[i]) for x[i] ≤ 1, not NaN, as the fused softmax's unmasked tiles compute it: results
   // below FLT_MIN (x < −87.3) may come out as ~1e−38; see fast_exp.h for the accuracy.
   void (*exp_non_positive)(const float* x, float* y, int count);
   // Each row of s (rows, cols; stride ld) -> softmax(row · inv_temperature) into w (stride ld);

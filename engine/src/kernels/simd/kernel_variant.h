@@ -18,7 +18,7 @@ void ExpArray(const float* x, float* y, int count) {
   for (; i < count; ++i) y[i] = ExpApprox<VecScalar>(x[i]);
 }
 
-// y[i] = exp(x[i]) for x[i] ≤ 0 (not NaN) as the fused softmax computes it (ExpNonPositive).
+// y[i] = exp(x[i]) for x[i] ≤ 1 (not NaN) as the fused softmax computes it (ExpNonPositive).
 template <class V>
 void ExpNonPositiveArray(const float* x, float* y, int count) {
   int i = 0;
