@@ -574,7 +574,9 @@ TEST(SimdKernels, FlashAttentionSpansManyKeyTilesWithLargeScores) {
 // of 64, 128 or 256; either form of the multiply-add where the build has two) within float32's bound
 // of double softmax attention, masks and all, on sizes on both sides of every tile; settings that
 // differ only in the query tile give the same bits (a row's arithmetic does not depend on the rows
-// beside it).
+// beside it). Each shape twice: as drawn (scores provably under 2^24 in size: the exp pass's
+// one-rounding form) and with q's first column 1e7 against a zero column of k — the same scores, but
+// a bound from max |q|·max |k| above 2^24, so the kernel takes its two-rounding, checked form.
 TEST(SimdKernels, EveryAttentionSettingIsWithinTheBound) {
   struct Shape {
     int n, m, d_k, d_v;
@@ -587,12 +589,17 @@ TEST(SimdKernels, EveryAttentionSettingIsWithinTheBound) {
   int cases = 0;
   for (const KernelTable* t : SimdTables()) {
     int s = 0;
-    for (const Shape& shape : shapes) {
+    for (const Shape& shape : shapes)
+    for (const bool large_bound : {false, true}) {
       ++s;
       Strided q(shape.n, shape.d_k, shape.d_k + 1, 1, 900 + s), k(shape.m, shape.d_k, shape.d_k, 0, 910 + s),
           v(shape.m, shape.d_v, shape.d_v + 1, 1, 920 + s);
       for (int i = 0; i < shape.n; ++i)
         for (int c = 0; c < shape.d_k; ++c) q.at(i, c) *= 3.0f;  // sharp: which keys dominate matters
+      if (large_bound) {
+        for (int i = 0; i < shape.n; ++i) q.at(i, 0) = 1e7f;
+        for (int j = 0; j < shape.m; ++j) k.at(j, 0) = 0.0f;
+      }
       FlashAttentionArgs args;
       args.q = q.data(), args.ldq = q.ld, args.k = k.data(), args.ldk = k.ld, args.v = v.data(), args.ldv = v.ld;
       args.n = shape.n, args.m = shape.m, args.d_k = shape.d_k, args.d_v = shape.d_v;
