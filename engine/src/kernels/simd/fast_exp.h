@@ -46,15 +46,15 @@ typename V::F ExpApprox(typename V::F x) {
 // no NaN blend, and exp(r) = 1 + r·p(r) with p of degree 4 (5 multiply-adds where ExpMantissa's form
 // takes 8 operations): p's coefficients minimise the relative error of 1 + r·p(r) against e^r on
 // [−ln2/2, ln2/2], 9.2e−8 (scripts/exp_minimax.py derives them). Measured by simd_kernels_test
-// (SimdKernels.ExpNonPositiveWithin2Ulp) over every 61st float bit pattern of [−87.3, 0]: the test
-// fails above 2 ulp, the bound the softmax tests' tolerances are derived for.
+// (SimdKernels.ExpNonPositiveWithin2Ulp) over every 61st float bit pattern of [−87.3, 0] and of
+// (0, 1]: the test fails above 2 ulp, the bound the softmax tests' tolerances are derived for.
 //
 // V::kPow2ByMagic (WebAssembly, which has no cheap float-to-integer conversion): k and 2^k come out
 // of one multiply-add, t = x·log2(e) + (1.5·2^23 + 127). t lies in [2^23, 2^24), where floats are the
 // integers, so the add rounds x·log2(e) to the nearest integer k (ties to even, as RoundNearest) and
 // t's low mantissa bits hold k + 127 ∈ [1, 127]: k = t − the constant (exact), and 2^k is t's bits
 // shifted left by 23 (the constant's high bits, 0x4B400000 shifted 23 places, leave nothing). Three
-// operations where RoundNearest, Pow2 and its bias take five (an add and a shift each). Unfused, the
+// operations where the multiply, RoundNearest and Pow2 (an add, an integer add, a shift) took five. Unfused, the
 // multiply rounds first: the same k as RoundNearest(x·log2(e)), so the same bits; fused, k may differ
 // from it by one where x·log2(e) lies within half an ulp of a half-integer, leaving |r| a hair past
 // ln2/2, where the polynomial's error is still under the test's 2 ulp.

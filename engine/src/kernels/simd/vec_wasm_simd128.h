@@ -72,8 +72,8 @@ struct VecWasmSimd128T {
   }
   // p · 2^k for integral k in [-126, 127], rounded once (as a product by an exact power of two).
   static F MulPow2(F p, F k) { return Mul(p, Pow2(k)); }
-  // ExpNonPositive's 2^k from t = k + 1.5·2^23 + 127 (see fast_exp.h): t's bits shifted left 23.
   static F Rounded(F x) { return x; }  // (GCC's contraction: see vec_avx2.h; clang contracts no intrinsics)
+  // ExpNonPositive's 2^k from t = k + 1.5·2^23 + 127 (see fast_exp.h): t's bits shifted left 23.
   static constexpr bool kPow2ByMagic = true;
   static F ExponentFromMagic(F t) { return wasm_i32x4_shl(t, 23); }
   // k >> 1 rounded toward −∞, for integral k (exact in float).
