@@ -52,12 +52,12 @@ typename V::F ExpApprox(typename V::F x) {
 // V::kPow2ByMagic (WebAssembly, which has no cheap float-to-integer conversion): k and 2^k come out
 // of one multiply-add, t = x·log2(e) + (1.5·2^23 + 127). t lies in [2^23, 2^24), where floats are the
 // integers, so the add rounds x·log2(e) to the nearest integer k (ties to even, as RoundNearest) and
-// t's low mantissa bits hold k + 127 ∈ [1, 127]: k = t − the constant (exact), and 2^k is t's bits
+// t's low mantissa bits hold k + 127 ∈ [1, 128]: k = t − the constant (exact), and 2^k is t's bits
 // shifted left by 23 (the constant's high bits, 0x4B400000 shifted 23 places, leave nothing). Three
-// operations where the multiply, RoundNearest and Pow2 (an add, an integer add, a shift) took five. Unfused, the
-// multiply rounds first: the same k as RoundNearest(x·log2(e)), so the same bits; fused, k may differ
-// from it by one where x·log2(e) lies within half an ulp of a half-integer, leaving |r| a hair past
-// ln2/2, where the polynomial's error is still under the test's 2 ulp.
+// operations where the multiply, RoundNearest and Pow2 (an add, an integer add, a shift) took five.
+// Unfused, the multiply rounds first: the same k as RoundNearest(x·log2(e)), so the same bits; fused,
+// k may differ from it by one where x·log2(e) lies within half an ulp of a half-integer, leaving |r|
+// a hair past ln2/2, where the polynomial's error is still under the test's 2 ulp.
 template <class V>
 typename V::F ExpNonPositive(typename V::F x) {
   using F = typename V::F;
