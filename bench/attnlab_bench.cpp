@@ -6,6 +6,10 @@
 //   attnlab_bench gemm --m M --k K --n N [--warmup-ms W] [--reps R] [--kernel K] [--packed 1]
 //       C = A · B; --packed 1: B packed once for K (attn::PackMatrix, not timed), as a model's weights are
 //   attnlab_bench peak [--kernel K]          this core's multiply-add peak with K's vectors
+//   attnlab_bench threads [--threads T] [--ns N,N...] [--kernel K]
+//       from which size of call T threads are used (attn/thread_choice.h): the benchmark layer at each
+//       n (default 16 … 1024), called until the calls near the crossover have decided, as a page or
+//       server process learns it; prints the choice (DescribeThreadChoice)
 //   attnlab_bench layer [--ns N,N...] [--d-model D] [--heads H]
 //       the benchmark layer: d_model, heads, seed and the FLOPs of one forward at each n
 //   attnlab_bench lm-train [--reps R] [--kernel K]
@@ -34,6 +38,7 @@
 #include "attn/attention.h"
 #include "attn/config_names.h"
 #include "attn/kernel_choice.h"
+#include "attn/thread_choice.h"
 #include "attn/kernels.h"
 #include "attn/prepared_attention.h"
 #include "attn/seeded_random.h"
@@ -63,7 +68,7 @@ struct Options {
   std::fprintf(stderr,
                "attnlab_bench: %s\nusage: attnlab_bench forward --n N [--warmup-ms W] [--reps R] [--kernel K] "
                "[--d-model D] [--heads H] [--threads T]\n       attnlab_bench gemm --m M --k K --n N [--warmup-ms W] [--reps R] "
-               "[--kernel K] [--packed 1]\n       attnlab_bench peak [--kernel K]\n       attnlab_bench layer [--ns N,N...] "
+               "[--kernel K] [--packed 1]\n       attnlab_bench peak [--kernel K]\n       attnlab_bench threads [--threads T] [--ns N,N...] [--kernel K]\n       attnlab_bench layer [--ns N,N...] "
                "[--d-model D] [--heads H]\n       attnlab_bench lm-train [--reps R]\n       attnlab_bench lm-generate [--reps R]\n"
                "       attnlab_bench gpt2 [--dir DIR] [--reps R] [--warmup W] [--kernel K]\n"
                "every command: [--choice GEMM_ROWS,SLICE_KB,ATTENTION_ROWS,ATTENTION_KEYS[,fused|unfused]] (attn::KernelChoice; "
@@ -234,6 +239,33 @@ int Peak(const Options& o) {
   const std::string choice = attn::DescribeKernelChoice(attn::ChosenKernelSettings(o.kernel));
   std::printf("{\"impl\":\"%s\",\"variant\":\"%s\",\"peak_gflops\":%.3f,\"kernel_choice\":\"%s\"}\n", ATTN_BENCH_IMPL,
               attn::KernelBuildName(o.kernel), attn::MeasurePeakGflops(o.kernel, 1.0), choice.c_str());
+  return 0;
+}
+
+// A line of the bench report, as the kernel choice is: what the calls of this process taught the
+// crossover. Each n is prepared once and called 16 times, more than the 2 · 5 timed calls a class
+// near the crossover takes (thread_crossover.h), in increasing n as a growing prompt would.
+int Threads(const Options& o) {
+  const int threads = o.threads > 1 ? o.threads : 2;
+  const std::vector<int> ns = o.ns.empty() ? std::vector<int>{16, 32, 64, 96, 128, 192, 256, 384, 512, 1024} : o.ns;
+  attn::AttentionParameters params;
+  attn::Status status = o.layer.Parameters(&params);
+  attn::AttentionConfig config = o.layer.Config(o.kernel);
+  config.threads = threads;
+  for (int n : ns) {
+    attn::PreparedAttention layer;
+    if (status.ok()) status = attn::Prepare(config, o.layer.d_model, params, &layer);
+    const attn::Matrix x = o.layer.Input(n);
+    attn::Matrix out;
+    for (int call = 0; call < 16 && status.ok(); ++call) status = layer.Forward(x, &out);
+  }
+  if (!status.ok()) {
+    PrintError(o, status.message());
+    return 0;
+  }
+  const std::string choice = attn::DescribeThreadChoice(attn::ChosenThreads(o.kernel, threads));
+  std::printf("{\"impl\":\"%s\",\"variant\":\"%s\",\"threads\":%d,\"thread_choice\":\"%s\"}\n", ATTN_BENCH_IMPL,
+              attn::KernelBuildName(o.kernel), threads, choice.c_str());
   return 0;
 }
 
@@ -416,5 +448,6 @@ int main(int argc, char** argv) {
   if (o.command == "gemm") return Gemm(o);
   if (o.command == "peak") return Peak(o);
   if (o.command == "layer") return Layer(o);
+  if (o.command == "threads") return Threads(o);
   Usage("unknown command");
 }

@@ -249,6 +249,11 @@ function measurePeaks(o, layer) {
       peak_gflops: Number.isFinite(peak.peak_gflops) ? peak.peak_gflops : null,
       peak_variant: peak.variant ?? null,
       kernel_choice: peak.kernel_choice ?? null,
+      // From which size of call each thread count of the run is used (attn/thread_choice.h): learnt
+      // by calls of the bench layer at n = 16 … 1024. Native only: the wasm builds run one thread.
+      thread_choices: key === 'native'
+        ? o.threads.filter((t) => t > 1).map((t) => runChild([...cmd, 'threads', '--threads', String(t)], `attnlab-${key} threads`).row.thread_choice ?? null)
+        : [],
       gemm_gflops: Number.isFinite(gemm.gemm_gflops) ? gemm.gemm_gflops : null,
       gemm_shape: `4096×${d}×${d}`,
       error: peak.error ?? gemm.error ?? ((Number.isFinite(peak.peak_gflops) && Number.isFinite(gemm.gemm_gflops)) ? undefined : 'no peak_gflops / gemm_gflops in the output'),
@@ -521,7 +526,8 @@ export function gemmLines(peaks) {
     if (p.peak_gflops == null || p.gemm_gflops == null) return `- GEMM${p.gemm_shape ? ' ' + p.gemm_shape : ''}, attnlab-${g}: ${p.error ?? 'not measured'}`;
     return `- GEMM ${p.gemm_shape}, attnlab-${g}: ${fmt(p.gemm_gflops)} GFLOP/s = ${fmt(100 * p.gemm_gflops / p.peak_gflops)}% ` +
            `of the measured SIMD mul+add peak (${fmt(p.peak_gflops)} GFLOP/s, ${p.peak_variant ?? '?'}, one core)` +
-           (p.kernel_choice ? `\n- kernel choice, attnlab-${g}: ${p.kernel_choice}` : '');
+           (p.kernel_choice ? `\n- kernel choice, attnlab-${g}: ${p.kernel_choice}` : '') +
+           (p.thread_choices ?? []).filter(Boolean).map((c) => `\n- thread choice, attnlab-${g}: ${c}`).join('');
   });
 }
 

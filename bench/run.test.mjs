@@ -31,8 +31,9 @@ test('the layer comes from attnlab_bench: d_model 256, 4 heads, FLOPs 2·n·d²�
 });
 
 // The report's line per build: what the kernel-choice probe picked on this CPU (attn/kernel_choice.h),
-// as attnlab_bench peak prints it; --choice forces another candidate and refuses a non-candidate.
-test('attnlab_bench peak says the kernel choice, the report prints it, --choice sets one', () => {
+// as attnlab_bench peak prints it, and from which size of call 2 threads are used (attnlab_bench
+// threads); --choice forces another candidate and refuses a non-candidate.
+test('attnlab_bench peak says the kernel choice, threads the thread choice, the report prints them, --choice sets one', () => {
   const bin = path.join(BENCH, '..', 'build', 'native', 'bench', 'attnlab_bench');
   if (!fs.existsSync(bin)) return;  // the wasm-only CI stage: benchLayer's test above covers the binary
   const { row } = runChild([bin, 'peak'], 'attnlab_bench peak');
@@ -43,6 +44,13 @@ test('attnlab_bench peak says the kernel choice, the report prints it, --choice 
                            `- kernel choice, attnlab-native: ${row.kernel_choice}`]);
   const forced = runChild([bin, 'peak', '--kernel', row.variant, '--choice', '4,16,24,64'], 'attnlab_bench peak --choice').row;
   assert.equal(forced.kernel_choice, `${row.variant}: GEMM tiles of 4 rows, 16 KB slices; attention tiles of 24 queries × 64 keys (set, not measured here)`);
+  // The thread count's crossover, learnt from the bench layer's calls (attn/thread_choice.h).
+  const threads = runChild([bin, 'threads', '--threads', '2'], 'attnlab_bench threads').row;
+  assert.match(threads.thread_choice, new RegExp(`^${row.variant}, 2 threads: threaded from 2\\^\\d+ FLOPs \\(measured: 2\\^\\d+ one thread [\\d.e+-]+ ms, 2 threads [\\d.e+-]+ ms`));
+  assert.deepEqual(gemmLines({ native: { peak_gflops: 100, gemm_gflops: 80, gemm_shape: '4096×256×256', peak_variant: row.variant,
+                                         thread_choices: [threads.thread_choice] } }),
+                   [`- GEMM 4096×256×256, attnlab-native: 80.0 GFLOP/s = 80.0% of the measured SIMD mul+add peak (100.0 GFLOP/s, ${row.variant}, one core)\n` +
+                    `- thread choice, attnlab-native: ${threads.thread_choice}`]);
   const refused = spawnSync(bin, ['peak', '--choice', '5,16,24,64'], { encoding: 'utf8' });
   assert.equal(refused.status, 2);
   assert.match(refused.stderr, /kernel choice: gemm_rows must be one of 4, 6/);

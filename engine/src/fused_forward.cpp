@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include "attn/positions.h"
 #include "attn/validate.h"
 #include "call_budget.h"
+#include "thread_crossover.h"
 #include "validate_attention.h"
 #include "worker_pool.h"
 
@@ -21,11 +23,6 @@ namespace attn::fused {
 namespace {
 
 constexpr std::size_t kAlignFloats = 16;  // 64 bytes: a cache line, an AVX-512 vector
-
-// Calls with fewer queries run their heads on one thread: below this, starting the work on another
-// thread costs more than it saves (bench layer, avx512, 2 threads: n = 64 0.149 -> 0.177 ms threaded,
-// n = 128 0.34 -> 0.31, n = 256 0.80 -> 0.56).
-constexpr int kMinQueriesForThreads = 128;
 
 std::size_t RoundUpToAlignment(std::size_t floats) { return (floats + kAlignFloats - 1) / kAlignFloats * kAlignFloats; }
 
@@ -146,13 +143,19 @@ void BuildLayer(const AttentionConfig& config, AttentionParameters complete, Lay
   if (config.position == PositionEncoding::kLearned) layer->position_table = std::move(complete.position_table);
 }
 
-Status Run(const Layer& layer, const CallInputs& in, const pipeline::AttentionDims& d, Workspace* ws,
-           Matrix* output) {
+namespace {
+
+double Seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Run on `threads` threads (1: the caller alone).
+Status RunOn(const Layer& layer, const CallInputs& in, const pipeline::AttentionDims& d, Workspace* ws,
+             Matrix* output, int threads) {
   const AttentionConfig& c = layer.config;
   const bool rope = c.position == PositionEncoding::kRope;
   const bool has_past = in.past_key != nullptr && !in.past_key->empty();
 
-  const int threads = d.n >= kMinQueriesForThreads ? c.threads : 1;
   parallel::Prewarm(threads);  // the workers start while this thread projects the inputs
 
   // Inputs after additive positions. Self-attention shares one matrix for queries and keys when
@@ -306,6 +309,23 @@ Status Run(const Layer& layer, const CallInputs& in, const pipeline::AttentionDi
     *output = ws->output;
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+// On one thread or on config.threads, as the process's crossover for this size of call says
+// (thread_crossover.h); a call it times reports how long it took when it succeeded.
+Status Run(const Layer& layer, const CallInputs& in, const pipeline::AttentionDims& d, Workspace* ws,
+           Matrix* output) {
+  const int threads = layer.config.threads;
+  const double flops = threads > 1 ? threads::CallFlops(layer.config, d) : 0.0;
+  const threads::Crossover::Plan plan = threads::PlanCall(layer.table->id, threads, flops);
+  const int use = plan.threaded ? threads : 1;
+  if (!plan.timed) return RunOn(layer, in, d, ws, output, use);
+  const double start = Seconds();
+  Status status = RunOn(layer, in, d, ws, output, use);
+  if (status.ok()) threads::Record(layer.table->id, threads, flops, plan, Seconds() - start);
+  return status;
 }
 
 }  // namespace attn::fused

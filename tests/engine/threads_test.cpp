@@ -1,9 +1,11 @@
 // AttentionConfig::threads: validated the same way on every kernel and path, and ForwardOutput's
 // output bit-identical for every thread count (heads and interleaved query tiles on the pool of
-// worker_pool.h); the pool itself runs every item once, survives a throwing item and a second caller.
+// worker_pool.h); the pool itself runs every item once, survives a throwing item and a second caller;
+// the size of call from which threads are used is learnt from the calls (thread_crossover.h).
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <stdexcept>
@@ -15,9 +17,11 @@
 #include "attn/kernel_choice.h"
 #include "attn/kernels.h"
 #include "attn/limits.h"
+#include "attn/thread_choice.h"
 #include "call_budget.h"
 #include "pipeline/dims.h"
 #include "support/random.h"
+#include "thread_crossover.h"
 #include "worker_pool.h"
 
 namespace attn {
@@ -112,6 +116,7 @@ std::vector<ThreadCase> ThreadCases() {
 // Sharp scores (scale 3/√d_k) so rows differ in which keys dominate, and tiles where a row's scores
 // reach far below its max: any change in a row's arithmetic would show in the bits.
 TEST(Threads, ForwardOutputIsBitIdenticalForEveryThreadCount) {
+  const threads::ScopedAllThreads all;  // however small the call
   int checked = 0;
   for (KernelId kernel : AvailableKernels()) {
     for (const ThreadCase& c : ThreadCases()) {
@@ -142,6 +147,7 @@ TEST(Threads, ForwardOutputIsBitIdenticalForEveryThreadCount) {
 // tile (a setting that changes the bits), the threaded output equals the caller's own, and the key
 // tiles' outputs are not all the same bits (so a worker tiling as the process does would show).
 TEST(Threads, WorkersTileAsTheirCallersScopedKernelChoice) {
+  const threads::ScopedAllThreads all;
   int checked = 0;
   for (KernelId kernel : AvailableKernels()) {
     std::vector<Matrix> per_key_tile;
@@ -175,6 +181,7 @@ TEST(Threads, WorkersTileAsTheirCallersScopedKernelChoice) {
 
 // An overflowing head reports the same (first) head whatever the thread count.
 TEST(Threads, OverflowNamesTheSameHeadForEveryThreadCount) {
+  const threads::ScopedAllThreads all;
   for (KernelId kernel : AvailableKernels()) {
     AttentionConfig config;
     config.kernel = kernel;
@@ -193,6 +200,141 @@ TEST(Threads, OverflowNamesTheSameHeadForEveryThreadCount) {
       EXPECT_EQ(status.message(), first) << KernelName(kernel) << " " << threads << " threads";
     }
   }
+}
+
+// [the thread crossover]
+
+AttentionConfig BenchLayer() {
+  AttentionConfig c;
+  c.num_heads = 4, c.project_inputs = c.project_output = c.use_bias = true;
+  return c;
+}
+
+TEST(ThreadCrossover, ACallsFlopsAreItsProjectionsAndItsAttention) {
+  const AttentionConfig bench = BenchLayer();
+  const pipeline::AttentionDims d = pipeline::ResolveDims(bench, 128, 128, 0, 256, 256, 256, std::nullopt);
+  EXPECT_EQ(threads::CallFlops(bench, d), 8.0 * 128 * 256 * 256 + 4.0 * 128 * 128 * 256);  // 2^26.3
+  EXPECT_EQ(threads::Crossover::ClassOf(threads::CallFlops(bench, d)), 26);
+  // Cross-attention without projections, a cache of 30 rows before 10 new keys, 2 heads of d_k 3, d_v 5.
+  AttentionConfig cross;
+  cross.num_heads = 2;
+  const pipeline::AttentionDims c = pipeline::ResolveDims(cross, 7, 10, 30, 6, 6, 10, std::nullopt);
+  EXPECT_EQ(threads::CallFlops(cross, c), 2.0 * 2 * 7 * 40 * (3 + 5));
+  using X = threads::Crossover;
+  EXPECT_EQ(X::ClassOf(0.0), 0);
+  EXPECT_EQ(X::ClassOf(std::nan("")), 0);
+  EXPECT_EQ(X::ClassOf(1.0), 0);
+  EXPECT_EQ(X::ClassOf(std::ldexp(1.0, 27) - 1), 26);
+  EXPECT_EQ(X::ClassOf(1e300), X::kClasses - 1);
+}
+
+// Plays `x`'s plans for `size_class` until its verdict, each one-thread call taking `one` s and each
+// threaded `threaded` s; checks that every planned call was timed and the two ways alternated.
+void Teach(threads::Crossover* x, int size_class, double one, double threaded) {
+  for (int call = 0; call < 2 * threads::Crossover::kSamples; ++call) {
+    const threads::Crossover::Plan plan = x->PlanCall(size_class);
+    ASSERT_TRUE(plan.timed) << "class " << size_class << ", call " << call;
+    EXPECT_EQ(plan.threaded, call % 2 == 1) << "class " << size_class << ", call " << call;
+    x->Record(size_class, plan.threaded, plan.threaded ? threaded : one);
+  }
+}
+
+void ExpectUntimed(threads::Crossover* x, int size_class, bool threaded) {
+  const threads::Crossover::Plan plan = x->PlanCall(size_class);
+  EXPECT_FALSE(plan.timed) << "class " << size_class;
+  EXPECT_EQ(plan.threaded, threaded) << "class " << size_class;
+}
+
+TEST(ThreadCrossover, TimesTheClassesNearTheGuessAndFollowsTheirVerdicts) {
+  using X = threads::Crossover;
+  X x;
+  EXPECT_EQ(x.ThreadedFrom(), X::kPriorClass);
+  ExpectUntimed(&x, X::kPriorClass - X::kWindow - 1, false);  // far from the guess: its side
+  ExpectUntimed(&x, X::kPriorClass + X::kWindow + 1, true);
+  Teach(&x, 26, 2e-3, 1e-3);  // threads twice as fast
+  ExpectUntimed(&x, 26, true);
+  ExpectUntimed(&x, 27, true);  // above a threaded class
+  // Below it the class times its own calls; threads 2% faster is within the margin: one thread.
+  Teach(&x, 25, 1e-3, 0.98e-3);
+  ExpectUntimed(&x, 25, false);
+  ExpectUntimed(&x, 24, false);
+  EXPECT_EQ(x.ThreadedFrom(), 26);
+  // A late sample of a decided class (a call in flight at the verdict) changes nothing.
+  x.Record(25, true, 1e-9);
+  ExpectUntimed(&x, 25, false);
+}
+
+TEST(ThreadCrossover, TheWindowFollowsTheMeasuredCrossover) {
+  using X = threads::Crossover;
+  X x;
+  Teach(&x, 26, 1e-3, 3e-3);  // a slow pool: threads lose at the guess
+  EXPECT_EQ(x.ThreadedFrom(), 27);
+  ExpectUntimed(&x, 25, false);
+  EXPECT_TRUE(x.PlanCall(29).timed);  // within the window of 27 now: no longer assumed threaded
+  ExpectUntimed(&x, 27 + X::kWindow + 1, true);
+  // A threaded verdict at 29 leaves 27 and 28 between the two: each times its own calls.
+  X y;
+  Teach(&y, 26, 1e-3, 3e-3);
+  Teach(&y, 29, 8e-3, 5e-3);
+  EXPECT_EQ(y.ThreadedFrom(), 29);
+  EXPECT_TRUE(y.PlanCall(27).timed);
+  EXPECT_TRUE(y.PlanCall(28).timed);
+  ExpectUntimed(&y, 30, true);
+  ExpectUntimed(&y, 20, false);
+}
+
+TEST(ThreadCrossover, DescribesTheVerdicts) {
+  ThreadChoice c;
+  c.kernel = KernelId::kReference;
+  c.threads = 2;
+  c.threaded_from_log2 = 26;
+  EXPECT_EQ(DescribeThreadChoice(c), std::string(KernelBuildName(c.kernel)) +
+                                         ", 2 threads: threaded from 2^26 FLOPs (not measured yet: the starting guess)");
+  c.measured = {{23, 0.04, 0.0912, false}, {26, 0.3125, 0.26, true}};
+  EXPECT_EQ(DescribeThreadChoice(c), std::string(KernelBuildName(c.kernel)) +
+                                         ", 2 threads: threaded from 2^26 FLOPs (measured: 2^23 one thread 0.04 ms, "
+                                         "2 threads 0.0912 ms; 2^26 one thread 0.312 ms, 2 threads 0.26 ms)");
+  c.threads = 1;
+  EXPECT_EQ(DescribeThreadChoice(c), std::string(KernelBuildName(c.kernel)) + ", 1 thread: one thread always");
+}
+
+// A fresh (kernel, thread count) pair — 7 threads, which no other test asks for — learns the bench
+// layer's class at n = 128 from its own calls: kSamples each way, every one the one-thread bits, and
+// ChosenThreads publishes the verdict its fastest times give.
+TEST(Threads, CallsNearTheCrossoverDecideTheirClassByTheirOwnTimes) {
+  KernelId kernel = KernelId::kReference;
+  for (KernelId k : AvailableKernels())
+    if (KernelChoiceCandidates(k).size()) kernel = k;  // the widest SIMD variant: the fused path
+  if (kernel == KernelId::kReference) GTEST_SKIP() << "no SIMD variant on this target";
+  AttentionConfig config = BenchLayer();
+  config.kernel = kernel;
+  config.seed = 9;
+  AttentionInputs inputs;
+  inputs.query = RandomMatrix(128, 256, 41);
+  Matrix one;
+  ASSERT_TRUE(ForwardOutput(config, inputs, AttentionParameters(), &one).ok());
+  config.threads = 7;
+  for (int call = 0; call < 2 * threads::Crossover::kSamples; ++call) {
+    Matrix many;
+    ASSERT_TRUE(ForwardOutput(config, inputs, AttentionParameters(), &many).ok());
+    EXPECT_TRUE(BitIdentical(one, many)) << "call " << call;
+  }
+  const ThreadChoice chosen = ChosenThreads(kernel, 7);
+  EXPECT_EQ(chosen.kernel, kernel);
+  EXPECT_EQ(chosen.threads, 7);
+  if (!parallel::ThreadsAvailable()) {
+    EXPECT_EQ(chosen.threaded_from_log2, threads::Crossover::kClasses);
+    EXPECT_TRUE(chosen.measured.empty());
+    return;
+  }
+  ASSERT_EQ(chosen.measured.size(), 1u) << DescribeThreadChoice(chosen);
+  const ThreadChoice::SizeClass& k = chosen.measured[0];
+  EXPECT_EQ(k.log2_flops, 26);
+  EXPECT_TRUE(k.one_thread_ms > 0 && std::isfinite(k.one_thread_ms)) << k.one_thread_ms;
+  EXPECT_TRUE(k.threaded_ms > 0 && std::isfinite(k.threaded_ms)) << k.threaded_ms;
+  EXPECT_EQ(k.threaded, k.threaded_ms < threads::Crossover::kMargin * k.one_thread_ms);
+  EXPECT_EQ(chosen.threaded_from_log2, k.threaded ? 26 : 27);
+  EXPECT_EQ(ChosenThreads(kernel, 1).threaded_from_log2, threads::Crossover::kClasses);  // never
 }
 
 TEST(WorkerPool, RunsEveryItemOnceOnAnyThreadCount) {

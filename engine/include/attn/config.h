@@ -113,10 +113,10 @@ struct AttentionConfig {
   int window_right = -1;
 
   // Threads ForwardOutput's fused path may use, 1..Limits::max_threads: the projections' rows and
-  // the heads (and query tiles) of calls with at least 128 queries are spread over this many threads
-  // (the caller and a pool kept by the engine). The output is bit-identical for every value. Every
-  // other path, and builds without threads (the WebAssembly build), run on the calling thread alone
-  // whatever the value.
+  // the heads (and query tiles) of calls big enough to gain are spread over this many threads (the
+  // caller and a pool kept by the engine); how big is learnt on this machine from the calls' own
+  // times (attn/thread_choice.h). The output is bit-identical for every value. Every other path, and
+  // builds without threads (the WebAssembly build), run on the calling thread alone whatever the value.
   int threads = 1;
 
   PositionEncoding position = PositionEncoding::kNone;
