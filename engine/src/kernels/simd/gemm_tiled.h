@@ -72,9 +72,12 @@ class ScratchLayout {
 // The accumulators are named, not an array: GCC keeps an array in memory across the loop.
 // kRows: the tile's height, or fewer for the last rows of a block (GEMM's m = 128 in 6-row tiles is 21
 // tiles of 6 and one of 2); each entry of C is the same chain of multiply-adds whichever kRows computes it.
+// bias (kNr floats, or null): added to each row after the sums, as AddBias adds it (the same bits), in
+// the registers: a projection's last depth slice adds its bias here instead of in a pass over C
+// (that pass was 1.3% of the bench layer's forward at n = 256, AVX-512).
 template <class V, int kRows = V::kMr>
 inline void MicroKernel(int k, const float* a, int lda, const float* panel, int ldp, float* c, int ldc,
-                        bool accumulate, int a_rows = kRows) {
+                        bool accumulate, int a_rows = kRows, const float* bias = nullptr) {
   constexpr int kMr = kRows, L = V::kLanes;
   static_assert(kMr >= 1 && kMr <= 8, "the micro-kernel is written out for 1 to 8 rows");
   using F = typename V::F;
@@ -128,6 +131,17 @@ inline void MicroKernel(int k, const float* a, int lda, const float* panel, int 
       c70 = V::MulAdd(ai, b0, c70), c71 = V::MulAdd(ai, b1, c71);
     }
   }
+  if (bias) {
+    const F b0 = V::Load(bias), b1 = V::Load(bias + L);
+    c00 = V::Add(c00, b0), c01 = V::Add(c01, b1);
+    if constexpr (kMr >= 2) c10 = V::Add(c10, b0), c11 = V::Add(c11, b1);
+    if constexpr (kMr >= 3) c20 = V::Add(c20, b0), c21 = V::Add(c21, b1);
+    if constexpr (kMr >= 4) c30 = V::Add(c30, b0), c31 = V::Add(c31, b1);
+    if constexpr (kMr >= 5) c40 = V::Add(c40, b0), c41 = V::Add(c41, b1);
+    if constexpr (kMr >= 6) c50 = V::Add(c50, b0), c51 = V::Add(c51, b1);
+    if constexpr (kMr >= 7) c60 = V::Add(c60, b0), c61 = V::Add(c61, b1);
+    if constexpr (kMr >= 8) c70 = V::Add(c70, b0), c71 = V::Add(c71, b1);
+  }
   V::Store(c, c00), V::Store(c + L, c01);
   if constexpr (kMr >= 2) V::Store(c + ldc, c10), V::Store(c + ldc + L, c11);
   if constexpr (kMr >= 3) V::Store(c + 2 * ldc, c20), V::Store(c + 2 * ldc + L, c21);
@@ -143,22 +157,22 @@ inline void MicroKernel(int k, const float* a, int lda, const float* panel, int 
 // edge path: 13% of the GEMM's time in GPT-2's prefill).
 template <class V, int kMr = V::kMr>
 inline void MicroKernelRows(int rows, int k, const float* a, int lda, const float* panel, int ldp, float* c, int ldc,
-                            bool accumulate) {
+                            bool accumulate, const float* bias = nullptr) {
   switch (rows) {
-    case 1: MicroKernel<V, 1>(k, a, lda, panel, ldp, c, ldc, accumulate); return;
-    case 2: MicroKernel<V, 2>(k, a, lda, panel, ldp, c, ldc, accumulate); return;
-    case 3: MicroKernel<V, 3>(k, a, lda, panel, ldp, c, ldc, accumulate); return;
+    case 1: MicroKernel<V, 1>(k, a, lda, panel, ldp, c, ldc, accumulate, 1, bias); return;
+    case 2: MicroKernel<V, 2>(k, a, lda, panel, ldp, c, ldc, accumulate, 2, bias); return;
+    case 3: MicroKernel<V, 3>(k, a, lda, panel, ldp, c, ldc, accumulate, 3, bias); return;
     default: break;
   }
   if constexpr (kMr >= 5) {
-    if (rows == 4) return MicroKernel<V, 4>(k, a, lda, panel, ldp, c, ldc, accumulate);
-    if (rows == 5) return MicroKernel<V, 5>(k, a, lda, panel, ldp, c, ldc, accumulate);
+    if (rows == 4) return MicroKernel<V, 4>(k, a, lda, panel, ldp, c, ldc, accumulate, 4, bias);
+    if (rows == 5) return MicroKernel<V, 5>(k, a, lda, panel, ldp, c, ldc, accumulate, 5, bias);
   }
   if constexpr (kMr >= 7) {
-    if (rows == 6) return MicroKernel<V, 6>(k, a, lda, panel, ldp, c, ldc, accumulate);
-    if (rows == 7) return MicroKernel<V, 7>(k, a, lda, panel, ldp, c, ldc, accumulate);
+    if (rows == 6) return MicroKernel<V, 6>(k, a, lda, panel, ldp, c, ldc, accumulate, 6, bias);
+    if (rows == 7) return MicroKernel<V, 7>(k, a, lda, panel, ldp, c, ldc, accumulate, 7, bias);
   }
-  MicroKernel<V, kMr>(k, a, lda, panel, ldp, c, ldc, accumulate);
+  MicroKernel<V, kMr>(k, a, lda, panel, ldp, c, ldc, accumulate, kMr, bias);
 }
 
 // Packs columns [j0, j0 + kNr) of B (k, n) into panel (k, kNr), zeros past column n.
@@ -205,18 +219,20 @@ inline void AddBias(int m, int n, const float* bias, float* c, int ldc) {
     for (int j = 0; j < n; ++j) c[i * ldc + j] += bias[j];
 }
 
-// C[rows, cols] = (accumulate ? C : 0) + A[rows, k] · panel, for rows ≤ kMr and cols < kNr (the last
-// panel's columns): through a rows × kNr tile on the stack, so the kernel's full-width stores stay
-// inside it; the panel's zero padding makes the extra columns 0.
+// C[rows, cols] = (accumulate ? C : 0) + A[rows, k] · panel (+ bias (cols), as MicroKernel adds it),
+// for rows ≤ kMr and cols < kNr (the last panel's columns): through a rows × kNr tile on the stack, so
+// the kernel's full-width stores (and loads of the bias) stay inside it; the panel's zero padding
+// makes the extra columns 0.
 template <class V, int kMr = V::kMr>
 void ColumnEdgeTile(int rows, int cols, int k, const float* a, int lda, const float* panel, int ldp, float* c, int ldc,
-                    bool accumulate) {
+                    bool accumulate, const float* bias = nullptr) {
   constexpr int kNr = PanelWidth<V>();
   alignas(64) float c_pad[kMr * kNr] = {};
   if (accumulate)
     for (int i = 0; i < rows; ++i) std::memcpy(c_pad + i * kNr, c + i * ldc, sizeof(float) * cols);
   MicroKernelRows<V, kMr>(rows, k, a, lda, panel, ldp, c_pad, kNr, accumulate);
   for (int i = 0; i < rows; ++i) std::memcpy(c + i * ldc, c_pad + i * kNr, sizeof(float) * cols);
+  if (bias) AddBias(rows, cols, bias, c, ldc);
 }
 
 // Depth of one pass over the panels: a panel's slice (slice_kb KB: 32 KB is 256 steps of AVX-512's 32
@@ -286,14 +302,16 @@ void FourPanelsOneRow(int k, const float* a, const float* panel, std::size_t str
 }
 
 // One slice of one panel (depth steps from p0, columns j0 … j0 + cols) over rows [i0, i_end):
-// C[i0 … i_end, j0 …] (+)= A[…, p0 … p0 + depth) · slice, in tiles of kMr rows. `next` (x86): the
+// C[i0 … i_end, j0 …] (+)= A[…, p0 … p0 + depth) · slice (+ bias[j0 …] when not null: the panel's
+// last slice), in tiles of kMr rows. `next` (x86): the
 // next_bytes the block reads after this slice, fetched into L2 a few lines per row tile while this
 // one is used: a model's weights come from memory, and the hardware's prefetcher, which restarts
 // where a read jumps (from slice to slice), left GPT-2's products at 110–117 GFLOP/s instead of
 // 123–135 (AVX-512, B from memory, medians of 6). WebAssembly has no prefetch.
 template <class V, int kMr>
 inline void PanelSlice(int i0, int i_end, int p0, int depth, int j0, int cols, const float* a, int lda,
-                       const float* slice, float* c, int ldc, bool accumulate, const char* next, int next_bytes) {
+                       const float* slice, float* c, int ldc, bool accumulate, const float* bias, const char* next,
+                       int next_bytes) {
   constexpr int kNr = PanelWidth<V>();
 #if !defined(__wasm__)
   const int next_lines = next_bytes / 64, tiles = (i_end - i0 + kMr - 1) / kMr;
@@ -310,11 +328,11 @@ inline void PanelSlice(int i0, int i_end, int p0, int depth, int j0, int cols, c
     const float* a_block = a + i * lda + p0;
     float* c_block = c + i * ldc + j0;
     if (rows == kMr && cols == kNr) {
-      MicroKernel<V, kMr>(depth, a_block, lda, slice, kNr, c_block, ldc, accumulate);
+      MicroKernel<V, kMr>(depth, a_block, lda, slice, kNr, c_block, ldc, accumulate, kMr, bias);
     } else if (cols == kNr) {
-      MicroKernelRows<V, kMr>(rows, depth, a_block, lda, slice, kNr, c_block, ldc, accumulate);
+      MicroKernelRows<V, kMr>(rows, depth, a_block, lda, slice, kNr, c_block, ldc, accumulate, bias);
     } else {
-      ColumnEdgeTile<V, kMr>(rows, cols, depth, a_block, lda, slice, kNr, c_block, ldc, accumulate);
+      ColumnEdgeTile<V, kMr>(rows, cols, depth, a_block, lda, slice, kNr, c_block, ldc, accumulate, bias);
     }
     i += rows;
   }
@@ -329,8 +347,8 @@ inline void PanelSlice(int i0, int i_end, int p0, int depth, int j0, int cols, c
 //  - slice by slice over every panel otherwise (GPT-2's 128 × 3072 · 3072 × 768: A's block is 1.5 MB;
 //    C, 128 × 768, stays in L2 anyway).
 template <class V, int kMr>
-void GemmPackedTiled(int m, int n, int k, const float* a, int lda, const float* packed, float* c, int ldc,
-                     int slice_kb) {
+void GemmPackedTiled(int m, int n, int k, const float* a, int lda, const float* packed, const float* bias, float* c,
+                     int ldc, int slice_kb) {
   constexpr int kNr = PanelWidth<V>();
   const int panels = RoundUp(n, kNr) / kNr;
   // Rows in blocks that keep the A block in L2 while every panel passes over it: 144 rows, so a
@@ -355,7 +373,8 @@ void GemmPackedTiled(int m, int n, int k, const float* a, int lda, const float* 
           const int depth = MinInt(kDepthBlock, k - p0);
           const float* slice = packed + t * panel_floats + static_cast<std::size_t>(p0) * kNr;
           const float* next = slice + static_cast<std::size_t>(depth) * kNr;  // B front to back
-          PanelSlice<V, kMr>(i0, i_end, p0, depth, j0, cols, a, lda, slice, c, ldc, p0 > 0,
+          const float* last_bias = bias && p0 + depth == k ? bias + j0 : nullptr;
+          PanelSlice<V, kMr>(i0, i_end, p0, depth, j0, cols, a, lda, slice, c, ldc, p0 > 0, last_bias,
                              reinterpret_cast<const char*>(next), slice_ahead(next));
         }
       }
@@ -367,8 +386,9 @@ void GemmPackedTiled(int m, int n, int k, const float* a, int lda, const float* 
         const int j0 = t * kNr, cols = MinInt(kNr, n - j0);
         const float* slice = packed + t * panel_floats + static_cast<std::size_t>(p0) * kNr;
         const float* next = slice + panel_floats;  // the same slice of the next panel
-        PanelSlice<V, kMr>(i0, i_end, p0, depth, j0, cols, a, lda, slice, c, ldc, p0 > 0, reinterpret_cast<const char*>(next),
-                           t + 1 < panels ? depth * kNr * static_cast<int>(sizeof(float)) : 0);
+        const float* last_bias = bias && p0 + depth == k ? bias + j0 : nullptr;
+        PanelSlice<V, kMr>(i0, i_end, p0, depth, j0, cols, a, lda, slice, c, ldc, p0 > 0, last_bias,
+                           reinterpret_cast<const char*>(next), t + 1 < panels ? depth * kNr * static_cast<int>(sizeof(float)) : 0);
       }
     }
   }
@@ -377,13 +397,14 @@ void GemmPackedTiled(int m, int n, int k, const float* a, int lda, const float* 
 // GemmPackedTiled in tiles of `rows` rows, one of V::kGemmRows (SetKernelChoice admits no other; the
 // last of them otherwise).
 template <class V, int kIndex = 0>
-void GemmPackedTiledRows(int rows, int m, int n, int k, const float* a, int lda, const float* packed, float* c, int ldc,
-                         int slice_kb) {
+void GemmPackedTiledRows(int rows, int m, int n, int k, const float* a, int lda, const float* packed, const float* bias,
+                         float* c, int ldc, int slice_kb) {
   constexpr int kCount = static_cast<int>(sizeof(V::kGemmRows) / sizeof(V::kGemmRows[0]));
   if constexpr (kIndex + 1 < kCount) {
-    if (rows != V::kGemmRows[kIndex]) return GemmPackedTiledRows<V, kIndex + 1>(rows, m, n, k, a, lda, packed, c, ldc, slice_kb);
+    if (rows != V::kGemmRows[kIndex])
+      return GemmPackedTiledRows<V, kIndex + 1>(rows, m, n, k, a, lda, packed, bias, c, ldc, slice_kb);
   }
-  GemmPackedTiled<V, V::kGemmRows[kIndex]>(m, n, k, a, lda, packed, c, ldc, slice_kb);
+  GemmPackedTiled<V, V::kGemmRows[kIndex]>(m, n, k, a, lda, packed, bias, c, ldc, slice_kb);
 }
 
 // C (m, n) = A (m, k) · B (+ bias (n) when not null), B packed by PackAllPanels<V> (PackedSize<V>(k, n)
@@ -415,7 +436,8 @@ void GemmPacked(int m, int n, int k, const float* a, int lda, const float* packe
     for (int t = 0; t < panels; ++t)
       PanelFewRows<V>(m, k, a, lda, packed + t * panel_floats, MinInt(kNr, n - t * kNr), c + t * kNr, ldc);
   } else {
-    GemmPackedTiledRows<V>(kMr, m, n, k, a, lda, packed, c, ldc, choice.gemm_slice_kb);
+    GemmPackedTiledRows<V>(kMr, m, n, k, a, lda, packed, bias, c, ldc, choice.gemm_slice_kb);
+    return;  // the tiles added the bias
   }
   if (bias) AddBias(m, n, bias, c, ldc);
 }
