@@ -14,28 +14,26 @@
 #include "call_budget.h"
 #include "kernels/eigen_ops.h"
 #include "pipeline/backward.h"
+#include "pipeline/backward_bound.h"
 #include "validate_attention.h"
 
 namespace attn {
 
 namespace {
 
-// A float gradient this close to FLT_MAX (or past it) sends the call to the reference loops: below
-// it, the kernels' rounding (relative n·2⁻²⁴ of the terms' magnitudes, far below the factor 4)
-// cannot carry a gradient past FLT_MAX on one kernel and not on another.
-constexpr float kNearFloatMax = FLT_MAX / 4;
+// Where the backward pass's bound (pipeline/backward_bound.h) passes this, the reference kernel
+// decides. The bound comes out alike on every kernel and holds for each one's rounding, so below it
+// no kernel's gradient can reach FLT_MAX; the factor 4 is left for the forward values it reads where
+// nothing bounds them from above (kSparsemax's weights, kReluNormalized's sums, kCosine's row
+// norms), which differ between kernels by their rounding.
+constexpr double kNearFloatMax = FLT_MAX / 4.0;
 
-// One pass over every gradient: *near names the first with an entry past kNearFloatMax or not
-// finite (empty when none), and the status is kNonFinite naming the first that is not finite.
-Status CheckGradients(const AttentionGradients& g, std::string* near) {
+// One pass over every gradient: kNonFinite naming the first that is not finite.
+Status CheckGradients(const AttentionGradients& g) {
   Status finite = Status::Ok();
-  near->clear();
   ForEachGradient(g, [&](const std::string& name, const Matrix& m) {
-    if (m.size() == 0 || (!near->empty() && !finite.ok())) return;
-    const bool all_finite = validate::NoInfOrNan(m);
-    if (near->empty() && (!all_finite || m.cwiseAbs().maxCoeff() > kNearFloatMax)) *near = name;
-    if (finite.ok() && !all_finite)
-      finite = validate::AllFinite(name + " (the gradients overflow float32; scale the inputs or d_output down)", m);
+    if (m.size() == 0 || !finite.ok() || validate::NoInfOrNan(m)) return;
+    finite = validate::AllFinite(name + " (the gradients overflow float32; scale the inputs or d_output down)", m);
   });
   return finite;
 }
@@ -53,31 +51,34 @@ Status BackwardChecked(const AttentionConfig& config, const AttentionInputs& inp
   if (config.kernel == KernelId::kReference) {
     pipeline::BackwardPipeline<float, reference::ReferenceOps<float>>(config, inputs, complete, forward, d_output, &grad);
   } else {
-    pipeline::BackwardPipeline<float, eigen::EigenOps<float>>(config, inputs, complete, forward, d_output, &grad);
     // Near float32's limit the reference kernel decides, forward and backward, so every kernel gives
-    // its status and answer (Eigen's order of summation overflowed dWq where the reference's did not:
-    // issue 26). Its forward pass is held beside the call's: both must fit.
-    std::string near;
-    (void)CheckGradients(grad, &near);
-    if (!near.empty()) {
+    // its status and answer. Decided from a bound, not from Eigen's gradients: where large terms
+    // cancel, each order of summation leaves its own rounding error, which later products can carry
+    // past FLT_MAX on one kernel and not on another (issue 26: dWq overflowed on eigen and not on
+    // reference; the backward fuzz target: on reference and eigen and not on avx2). Its forward pass
+    // is held beside the call's: both must fit.
+    const pipeline::BackwardBound bound = pipeline::BoundBackward(config, inputs, complete, forward, d_output);
+    if (!(bound.largest <= kNearFloatMax)) {
       const int64_t bytes = budget::Add(budget::EstimatedBytes(budget::CallKind::kForwardBackward, config, d),
                                         budget::EstimatedBytes(budget::CallKind::kForward, config, d));
       if (bytes > Limits::max_call_bytes)
         return Status(StatusCode::kResourceExhausted,
-                      near + ": a gradient came within 4× of float32's limit, and the reference kernel's check needs " +
-                          budget::Bytes(bytes) + ", over the limit of " + budget::Bytes(Limits::max_call_bytes) +
-                          " (scale the inputs or d_output down)");
+                      bound.stage + ": the backward pass may come within 4× of float32's limit (bounded by " +
+                          validate::Number(bound.largest) + " from the magnitudes of the inputs, d_output and the "
+                          "parameters; expected at most " + validate::Number(kNearFloatMax) +
+                          "), and the reference kernel's check needs " + budget::Bytes(bytes) + ", over the limit of " +
+                          budget::Bytes(Limits::max_call_bytes) + " (scale the inputs or d_output down)");
       AttentionConfig on_reference_kernel = config;
       on_reference_kernel.kernel = KernelId::kReference;
       AttentionResult reference_forward;
       ATTN_RETURN_IF_ERROR(Forward(on_reference_kernel, inputs, complete, &reference_forward));
-      grad = AttentionGradients();
       pipeline::BackwardPipeline<float, reference::ReferenceOps<float>>(config, inputs, complete, reference_forward,
                                                                         d_output, &grad);
+    } else {
+      pipeline::BackwardPipeline<float, eigen::EigenOps<float>>(config, inputs, complete, forward, d_output, &grad);
     }
   }
-  std::string near;
-  ATTN_RETURN_IF_ERROR(CheckGradients(grad, &near));  // every gradient, not d_query alone
+  ATTN_RETURN_IF_ERROR(CheckGradients(grad));  // every gradient, not d_query alone
   *out = std::move(grad);
   return Status::Ok();
 }

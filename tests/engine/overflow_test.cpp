@@ -13,6 +13,7 @@
 #include "attn/attention.h"
 #include "attn/grad.h"
 #include "attn/kernels.h"
+#include "pipeline/backward_bound.h"
 #include "support/attention_cases.h"
 #include "support/random.h"
 
@@ -202,8 +203,8 @@ std::vector<std::pair<std::string, const Matrix*>> Gradients(const AttentionGrad
 
 // Issue 26: query 1e18·sin(i), dOutput 1e20 with projections: Backward was ok on eigen (and the
 // wasm kernel) with 5 dWq and 9 dWk entries inf or NaN, and ok and finite on reference (only d_query
-// was checked). Every kernel now gives the same status (the reference kernel's, when a gradient
-// comes within 4× of FLT_MAX), and ok only with every gradient finite.
+// was checked). Every kernel now gives the same status (the reference kernel's, when the backward
+// pass's bound comes within 4× of FLT_MAX), and ok only with every gradient finite.
 TEST(Overflow, BackwardGradientsAreFiniteAndTheStatusIsTheSameOnEveryKernel) {
   for (const bool project_output : {true, false}) {
     SCOPED_TRACE(project_output ? "projectInputs + projectOutput" : "projectInputs");
@@ -228,6 +229,65 @@ TEST(Overflow, BackwardGradientsAreFiniteAndTheStatusIsTheSameOnEveryKernel) {
       for (const auto& [name, m] : Gradients(g)) EXPECT_TRUE(m->allFinite()) << name << "\n" << *m;
     }
     for (StatusCode code : codes) EXPECT_EQ(code, codes[0]);
+  }
+}
+
+// Found by backward_fuzz: three equal query rows of 1e19 under a causal mask give row 3 three equal
+// scores (≈ 1e37) and weights 1/3, so the softmax backward's w·(d_w − Σ w·d_w) is 0 exactly, but as
+// computed it is the rounding of Σ w·d_w at |d_w| ≈ 1.5e19: 1.8e11 on reference and eigen, 0 on avx2
+// and avx512 (whose projection rounded v, hence d_w, otherwise). Times |k| ≈ 1e18 and |query| = 1e19
+// in dWq it overflowed on the former alone, and the fast kernels answered ok while every gradient
+// they returned was below FLT_MAX / 4. The weights (seed 185) decide the roundings.
+TEST(Overflow, BackwardStatusIsTheSameWhereRoundingCancelsDifferentlyOnEachKernel) {
+  AttentionConfig config;
+  config.num_heads = 2;
+  config.project_inputs = true;
+  config.causal = true;
+  config.seed = 185;
+  config.score = ScoreFunction::kDot;
+  config.temperature = 2.0f;
+  AttentionInputs inputs;
+  inputs.query = Matrix::Constant(4, 6, 1e19f);
+  inputs.query.row(0).setConstant(1.0f);
+  const Matrix d_output = Matrix::Constant(4, 6, -5.0f);
+  const std::vector<KernelId> kernels = AvailableKernels();
+  std::vector<Status> statuses;
+  for (KernelId kernel : kernels) {
+    SCOPED_TRACE(KernelName(kernel));
+    config.kernel = kernel;
+    AttentionGradients g;
+    statuses.push_back(Backward(config, inputs, AttentionParameters(), d_output, &g));
+    if (!statuses.back().ok()) continue;
+    for (const auto& [name, m] : Gradients(g)) EXPECT_TRUE(m->allFinite()) << name << "\n" << *m;
+  }
+  for (size_t k = 1; k < kernels.size(); ++k)
+    EXPECT_EQ(statuses[k].code(), statuses[0].code()) << KernelName(kernels[k]) << ": " << statuses[k].ToString()
+                                                      << "; " << KernelName(kernels[0]) << ": " << statuses[0].ToString();
+}
+
+// The bound that sends a call to the reference kernel must leave ordinary calls on the fast ones: the
+// reference is slower, and its check adds a forward pass to the call's budget (a big call would be
+// kResourceExhausted). Values and dOutput of order 1e3, projections, every score function and
+// normaliser at n = 256: at least 10^7 below FLT_MAX / 4 (10^16 as measured), room for the factor
+// n·M by which the bound grows to n = M = 16384 (4096×) and for values 10× larger.
+TEST(Overflow, BackwardBoundLeavesOrdinaryCallsOnTheFastKernels) {
+  AttentionInputs inputs;
+  inputs.query = RandomMatrix(256, 64, 1, -1e3f, 1e3f);
+  const Matrix d_output = RandomMatrix(256, 64, 2, -1e3f, 1e3f);
+  for (int score = 0; score < static_cast<int>(ScoreFunction::kCount); ++score) {
+    for (int normalizer = 0; normalizer < static_cast<int>(Normalizer::kCount); ++normalizer) {
+      AttentionConfig config;
+      config.num_heads = 4;
+      config.project_inputs = config.project_output = config.use_bias = config.causal = true;
+      config.score = static_cast<ScoreFunction>(score);
+      config.normalizer = static_cast<Normalizer>(normalizer);
+      SCOPED_TRACE("score " + std::to_string(score) + ", normalizer " + std::to_string(normalizer));
+      AttentionResult forward;
+      ASSERT_TRUE(Forward(config, inputs, &forward).ok());
+      const pipeline::BackwardBound bound =
+          pipeline::BoundBackward(config, inputs, forward.parameters, forward, d_output);
+      EXPECT_LT(bound.largest, FLT_MAX / 4.0 * 1e-7) << bound.stage;
+    }
   }
 }
 
