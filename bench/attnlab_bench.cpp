@@ -137,7 +137,8 @@ Options Parse(int argc, char** argv) {
     attn::KernelChoice c;
     c.kernel = o.kernel;
     c.gemm_rows = n[0], c.gemm_slice_kb = n[1], c.attention_rows = n[2], c.attention_keys = n[3];
-    c.fused_multiply_add = form.empty() ? !candidates.empty() && candidates[0].fused_multiply_add : form == "fused";
+    c.fused_multiply_add = c.gemm_fused_multiply_add =  // both parts' form
+        form.empty() ? !candidates.empty() && candidates[0].fused_multiply_add : form == "fused";
     const attn::Status status = attn::SetKernelChoice(c);
     if (!status.ok()) Usage(status.message().c_str());
   }

@@ -2,6 +2,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openBrowser, openPage, openWithoutWorker, screenshot, settle } from './browser.mjs';
+import { multiplyAddsSaid } from './kernel_choice.mjs';
 
 let session;
 before(async () => { session = await openBrowser(); });
@@ -40,9 +41,10 @@ test('the Speed view times the fused wasm_simd128 forward and the kernels that k
   assert.ok(texts.includes(`Kernel settings on this CPU, ${choice.text}.`), texts.join('\n'));
   assert.equal(s['speed.choice.attention_keys'], choice.attentionKeys);
   assert.equal(s['speed.choice.fused_multiply_add'], choice.fusedMultiplyAdd ? 1 : 0);
-  // The relaxed build times both forms of the multiply-add and says which one runs; the plain one has one.
-  assert.equal(choice.text.includes(choice.fusedMultiplyAdd ? '; multiply-adds fused (f32x4.relaxed_madd)'
-                                                            : '; multiply-adds unfused (a multiply, then an add)'), build.relaxed, choice.text);
+  assert.equal(s['speed.choice.gemm_fused_multiply_add'], choice.gemmFusedMultiplyAdd ? 1 : 0);
+  // The relaxed build times both forms of the multiply-add, for the GEMM and the attention each, and
+  // says which ones run; the plain one has one.
+  assert.equal(choice.text.includes(multiplyAddsSaid(choice)), build.relaxed, choice.text);
 
   // eigen builds every n×n intermediate: the view keeps n at 1024 for it.
   await page.evaluate(() => window.attnlab.setState('v=speed&sp.l=0&sp.k=1&sp.n=12'));

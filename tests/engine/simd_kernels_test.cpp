@@ -40,12 +40,14 @@ std::vector<const KernelTable*> SimdTables() {
   return tables;
 }
 
-// The first candidate of each form of the multiply-add the table runs (two in the relaxed-SIMD wasm
-// build, whose probe times both; one elsewhere): tests that hold a kernel to a bound run under each.
+// The first candidate of each form of the multiply-add the table runs, the GEMM's and the
+// attention's the same (two in the relaxed-SIMD wasm build, whose probe times both for each part; one
+// elsewhere): tests that hold a kernel to a bound run under each.
 std::vector<KernelChoice> FormsOf(const KernelTable* t) {
   std::vector<KernelChoice> forms;
   for (const KernelChoice& c : KernelChoiceCandidates(t->id))
-    if (std::none_of(forms.begin(), forms.end(), [&](const KernelChoice& f) { return f.fused_multiply_add == c.fused_multiply_add; }))
+    if (c.gemm_fused_multiply_add == c.fused_multiply_add &&
+        std::none_of(forms.begin(), forms.end(), [&](const KernelChoice& f) { return f.fused_multiply_add == c.fused_multiply_add; }))
       forms.push_back(c);
   return forms;
 }
@@ -415,7 +417,7 @@ TEST(SimdKernels, EveryGemmSettingGivesTheSameBits) {
     for (const KernelChoice& c : KernelChoiceCandidates(t->id))
       if (std::none_of(settings.begin(), settings.end(), [&](const KernelChoice& s) {
             return s.gemm_rows == c.gemm_rows && s.gemm_slice_kb == c.gemm_slice_kb &&
-                   s.fused_multiply_add == c.fused_multiply_add;
+                   s.gemm_fused_multiply_add == c.gemm_fused_multiply_add;
           }))
         settings.push_back(c);
     ASSERT_GE(settings.size(), 2u) << KernelName(t->id) << ": both slice sizes at least";
@@ -431,7 +433,7 @@ TEST(SimdKernels, EveryGemmSettingGivesTheSameBits) {
           std::vector<float> want(static_cast<size_t>(m) * n), got(want.size()), got_packed(want.size());
           for (size_t i = 0; i < settings.size(); ++i) {  // each form's settings in a run, its default first
             const KernelChoice& setting = settings[i];
-            if (i == 0 || settings[i - 1].fused_multiply_add != setting.fused_multiply_add) {
+            if (i == 0 || settings[i - 1].gemm_fused_multiply_add != setting.gemm_fused_multiply_add) {
               const ScopedKernelChoice use(setting);  // the first setting of its form: the bits to match
               t->gemm_packed(m, n, k, a.data(), a.ld, packed.data(), nullptr, want.data(), n);
             }
@@ -611,7 +613,8 @@ TEST(SimdKernels, EveryAttentionSettingIsWithinTheBound) {
       std::vector<std::pair<KernelChoice, std::vector<float>>> outputs;
       for (const KernelChoice& setting : KernelChoiceCandidates(t->id)) {
         if (setting.gemm_rows != KernelChoiceCandidates(t->id)[0].gemm_rows ||
-            setting.gemm_slice_kb != KernelChoiceCandidates(t->id)[0].gemm_slice_kb)
+            setting.gemm_slice_kb != KernelChoiceCandidates(t->id)[0].gemm_slice_kb ||
+            setting.gemm_fused_multiply_add != KernelChoiceCandidates(t->id)[0].gemm_fused_multiply_add)
           continue;  // the GEMM's settings do not reach the attention kernel
         std::vector<float> out(static_cast<size_t>(shape.n) * shape.d_v);
         args.out = out.data(), args.ldo = shape.d_v;
@@ -673,7 +676,7 @@ TEST(SimdKernels, KernelChoiceIsACandidateMeasuredAndSaid) {
     const bool listed = std::any_of(candidates.begin(), candidates.end(), [&](const KernelChoice& c) {
       return c.gemm_rows == chosen.gemm_rows && c.gemm_slice_kb == chosen.gemm_slice_kb &&
              c.attention_rows == chosen.attention_rows && c.attention_keys == chosen.attention_keys &&
-             c.fused_multiply_add == chosen.fused_multiply_add;
+             c.fused_multiply_add == chosen.fused_multiply_add && c.gemm_fused_multiply_add == chosen.gemm_fused_multiply_add;
     });
     EXPECT_TRUE(listed) << DescribeKernelChoice(chosen);
     EXPECT_GT(chosen.candidates, 2) << DescribeKernelChoice(chosen);
@@ -694,23 +697,45 @@ TEST(SimdKernels, KernelChoiceIsACandidateMeasuredAndSaid) {
     coarse.clock_tick_us = std::numeric_limits<double>::infinity();
     EXPECT_NE(DescribeKernelChoice(coarse).find("(the defaults: this clock does not move, so nothing can be timed)"),
               std::string::npos) << DescribeKernelChoice(coarse);
-    // The form of the multiply-add: chosen, and said, only where the build has two (the relaxed-SIMD
-    // wasm build: its candidates come in both forms); fixed, and refused otherwise, elsewhere.
+    // The form of the multiply-add, the GEMM's and the attention's each: chosen, and said, only where
+    // the build has two (the relaxed-SIMD wasm build: its candidates come in every pair of forms);
+    // fixed, and refused otherwise, elsewhere.
     const std::vector<KernelChoice> forms = FormsOf(t);
     EXPECT_EQ(forms.size(), t->chooses_fusion ? 2u : 1u) << said;
-    EXPECT_EQ(said.find(chosen.fused_multiply_add ? "; multiply-adds fused (f32x4.relaxed_madd)"
-                                                  : "; multiply-adds unfused (a multiply, then an add)") != std::string::npos,
-              t->chooses_fusion) << said;
-    if (!t->chooses_fusion) {
+    const auto form = [](bool fused) { return fused ? "fused (f32x4.relaxed_madd)" : "unfused (a multiply, then an add)"; };
+    const std::string form_said = chosen.gemm_fused_multiply_add == chosen.fused_multiply_add
+                                      ? std::string("; multiply-adds ") + form(chosen.fused_multiply_add)
+                                      : std::string("; the GEMM's multiply-adds ") + form(chosen.gemm_fused_multiply_add) +
+                                            ", the attention's " + form(chosen.fused_multiply_add);
+    EXPECT_EQ(said.find(form_said) != std::string::npos, t->chooses_fusion) << said;
+    if (t->chooses_fusion) {
+      const auto mixed = [&](bool gemm, bool attention) {
+        return std::any_of(candidates.begin(), candidates.end(), [&](const KernelChoice& c) {
+          return c.gemm_fused_multiply_add == gemm && c.fused_multiply_add == attention;
+        });
+      };
+      EXPECT_TRUE(mixed(true, false) && mixed(false, true)) << "each part's form is its own";
+      KernelChoice pair = chosen;
+      pair.gemm_fused_multiply_add = false, pair.fused_multiply_add = true;
+      EXPECT_NE(DescribeKernelChoice(pair).find("; the GEMM's multiply-adds unfused (a multiply, then an add), the "
+                                                "attention's fused (f32x4.relaxed_madd)"),
+                std::string::npos) << DescribeKernelChoice(pair);
+    } else {
       EXPECT_EQ(chosen.fused_multiply_add, t->fused_multiply_add) << said;
-      KernelChoice other_form = chosen;
-      other_form.fused_multiply_add = !chosen.fused_multiply_add;
-      const Status refused = SetKernelChoice(other_form);
-      EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
-      EXPECT_NE(refused.message().find(std::string("fused_multiply_add must be ") + (t->fused_multiply_add ? "true" : "false") +
-                                       " on " + KernelName(t->id) + " (its only form)"),
-                std::string::npos)
-          << refused.message();
+      EXPECT_EQ(chosen.gemm_fused_multiply_add, t->fused_multiply_add) << said;
+      for (const char* field : {"fused_multiply_add", "gemm_fused_multiply_add"}) {
+        KernelChoice other_form = chosen;
+        bool& flip = std::string(field) == "fused_multiply_add" ? other_form.fused_multiply_add
+                                                                : other_form.gemm_fused_multiply_add;
+        flip = !flip;
+        const Status refused = SetKernelChoice(other_form);
+        EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+        EXPECT_NE(refused.message().find(std::string("kernel choice: ") + field + " must be " +
+                                         (t->fused_multiply_add ? "true" : "false") + " on " + KernelName(t->id) +
+                                         " (its only form)"),
+                  std::string::npos)
+            << refused.message();
+      }
     }
 
     KernelChoice bad = chosen;

@@ -154,7 +154,7 @@ TEST(Threads, WorkersTileAsTheirCallersScopedKernelChoice) {
     for (const KernelChoice& choice : KernelChoiceCandidates(kernel)) {
       const KernelChoice first = KernelChoiceCandidates(kernel).front();
       if (choice.gemm_rows != first.gemm_rows || choice.gemm_slice_kb != first.gemm_slice_kb ||
-          choice.attention_rows != first.attention_rows)
+          choice.gemm_fused_multiply_add != first.gemm_fused_multiply_add || choice.attention_rows != first.attention_rows)
         continue;  // one candidate per key tile
       const ScopedKernelChoice use(choice);
       const ThreadCase c = ThreadCases()[1];  // one head: query tiles split over the threads

@@ -349,7 +349,7 @@ val AvailableKernels() {
 std::string EngineVersion() { return attn::Version(); }
 
 // kernelChoice() -> {ok, kernel, build, gemmRows, gemmSliceKb, attentionRows, attentionKeys,
-// fusedMultiplyAdd, candidates, probeMs, gemmGflops, attentionGflops, text}: how this CPU runs the
+// fusedMultiplyAdd, gemmFusedMultiplyAdd, candidates, probeMs, gemmGflops, attentionGflops, text}: how this CPU runs the
 // fastest kernel (attn/kernel_choice.h; measured on the first call).
 val KernelChoiceJs() {
   const attn::KernelChoice c = attn::ChosenKernelSettings(attn::FastestKernel());
@@ -362,6 +362,7 @@ val KernelChoiceJs() {
   out.set("attentionRows", c.attention_rows);
   out.set("attentionKeys", c.attention_keys);
   out.set("fusedMultiplyAdd", c.fused_multiply_add);
+  out.set("gemmFusedMultiplyAdd", c.gemm_fused_multiply_add);
   out.set("candidates", c.candidates);
   out.set("probeMs", c.probe_ms);
   out.set("gemmGflops", c.gemm_gflops);
@@ -370,7 +371,8 @@ val KernelChoiceJs() {
   return out;
 }
 
-// setKernelChoice({kernel, gemmRows, gemmSliceKb, attentionRows, attentionKeys, fusedMultiplyAdd})
+// setKernelChoice({kernel, gemmRows, gemmSliceKb, attentionRows, attentionKeys, fusedMultiplyAdd,
+// gemmFusedMultiplyAdd})
 // -> {ok}: another instance's choice (a page's worker takes the page's, so both compute the same bits).
 val SetKernelChoiceJs(val choice_js) {
   if (IsAbsent(choice_js) || choice_js.typeOf().as<std::string>() != "object")
@@ -392,11 +394,18 @@ val SetKernelChoiceJs(val choice_js) {
                 {"attentionKeys", &c.attention_keys}};
   for (const auto& f : fields)  // SetKernelChoice then admits only the kernel's candidates
     ATTN_JS_RETURN_IF_ERROR(ReadInt(choice_js[f.key], std::string("choice.") + f.key, f.field, 1, 4096));
-  const val fused = choice_js["fusedMultiplyAdd"];
-  if (fused.typeOf().as<std::string>() != "boolean")
-    return ErrorObject(attn::Status(attn::StatusCode::kInvalidArgument,
-                                    "choice.fusedMultiplyAdd: expected true or false, got " + DescribeJsValue(fused)));
-  c.fused_multiply_add = fused.as<bool>();
+  const struct {
+    const char* key;
+    bool* field;
+  } forms[] = {{"fusedMultiplyAdd", &c.fused_multiply_add}, {"gemmFusedMultiplyAdd", &c.gemm_fused_multiply_add}};
+  for (const auto& f : forms) {
+    const val fused = choice_js[f.key];
+    if (fused.typeOf().as<std::string>() != "boolean")
+      return ErrorObject(attn::Status(attn::StatusCode::kInvalidArgument, std::string("choice.") + f.key +
+                                                                             ": expected true or false, got " +
+                                                                             DescribeJsValue(fused)));
+    *f.field = fused.as<bool>();
+  }
   ATTN_JS_RETURN_IF_ERROR(attn::SetKernelChoice(c));
   val out = val::object();
   out.set("ok", true);

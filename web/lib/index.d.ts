@@ -200,10 +200,13 @@ export interface KernelChoice {
   /** Keys per tile of the fused attention. */
   attentionKeys: number;
   /**
-   * Multiply-adds fused (one rounding) or a multiply then an add: fixed by the build except in the
-   * relaxed-SIMD one, which times both and runs f32x4.relaxed_madd only where it is faster.
+   * The attention's multiply-adds fused (one rounding) or a multiply then an add: fixed by the build
+   * except in the relaxed-SIMD one, which times both and runs f32x4.relaxed_madd only where it is
+   * faster.
    */
   fusedMultiplyAdd: boolean;
+  /** The GEMM's (the projections'), chosen the same way on its own. */
+  gemmFusedMultiplyAdd: boolean;
   /** Settings timed (0: set, not measured). */
   candidates: number;
   /** How long choosing took. */

@@ -27,9 +27,14 @@ struct KernelChoice {
   int attention_rows = 0;     // query rows per tile of the fused attention
   int attention_keys = 0;     // keys per tile of the fused attention (its online softmax's step)
   // Multiply-adds fused (one rounding: FMA, relaxed SIMD's f32x4.relaxed_madd) or a multiply then an
-  // add. Fixed by the ISA (fused on AVX2 and AVX-512, not on SIMD128) except in the relaxed-SIMD
-  // WebAssembly build, which carries both forms and times them: relaxed SIMD only where it is faster.
+  // add: the attention's (its products, exp and softmax) and, apart, the GEMM's. Fixed by the ISA
+  // (fused on AVX2 and AVX-512, not on SIMD128) except in the relaxed-SIMD WebAssembly build, which
+  // carries both forms and times each part's: relaxed SIMD only where it is faster. They differ: V8's
+  // 4-row GEMM tile keeps 8 accumulators, and a chain of relaxed_madds waits on their latency where a
+  // multiply then an add does not (packed GEMM 4096×256·256×256, node 20, Zen 5: 59 GFLOP/s fused,
+  // 62–66 unfused), while the attention's fused form is the faster.
   bool fused_multiply_add = false;
+  bool gemm_fused_multiply_add = false;
   // Filled in by the probe (zero for a choice made with SetKernelChoice or a candidate):
   int candidates = 0;         // settings timed: GEMM's and attention's
   double probe_ms = 0.0;      // how long choosing took
@@ -62,8 +67,10 @@ Status SetKernelChoice(const KernelChoice& choice);
 // "avx512: GEMM tiles of 6 rows, 32 KB slices; attention tiles of 48 queries × 128 keys (the fastest
 // of 12 settings timed in 4.2 ms: GEMM 152 GFLOP/s, attention 61 GFLOP/s)"; where the form of the
 // multiply-add is chosen too, after the tiles: "; multiply-adds fused (f32x4.relaxed_madd)" or
-// "; multiply-adds unfused (a multiply, then an add)"; for the reference and Eigen: "eigen: no
-// tiling to choose".
+// "; multiply-adds unfused (a multiply, then an add)" when both parts run the same form, else
+// "; the GEMM's multiply-adds unfused (a multiply, then an add), the attention's fused
+// (f32x4.relaxed_madd)" (or the other way round); for the reference and Eigen: "eigen: no tiling to
+// choose".
 std::string DescribeKernelChoice(const KernelChoice& choice);
 
 // Runs the calling thread's calls of choice.kernel, and the worker threads they use, with `choice`

@@ -3,7 +3,7 @@
 // waiting for the last costs tens to hundreds of microseconds, more on a busy or slower machine, so
 // a small call is faster on the caller alone; where that stops depends on the CPU, the other load and
 // the thread count. Nothing extra is run to find out: the calls whose size is near the crossover
-// run alternately on one thread and on all, a few of each, and their size class keeps the faster
+// run alternately on one thread and on all, five of each, and their size class keeps the faster
 // way (engine/src/thread_crossover.h has the rule). The output is bit-identical either way
 // (AttentionConfig::threads), so learning changes only how long the first few calls take.
 #pragma once

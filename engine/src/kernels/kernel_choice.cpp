@@ -31,9 +31,14 @@ KernelChoice DefaultChoice(const simd::KernelTable& t) {
   c.gemm_slice_kb = kSliceKbOptions[0];
   c.attention_rows = t.micro_rows * kQueryTileOptions[0];
   c.attention_keys = kKeyTileOptions[0];
-  c.fused_multiply_add = t.fused_multiply_add;
+  c.fused_multiply_add = c.gemm_fused_multiply_add = t.fused_multiply_add;
   return c;
 }
+
+// The form of the multiply-add a part of the probe times: the GEMM's or the attention's.
+using Form = bool (*)(const KernelChoice&);
+bool GemmForm(const KernelChoice& c) { return c.gemm_fused_multiply_add; }
+bool AttentionForm(const KernelChoice& c) { return c.fused_multiply_add; }
 
 // The forms of the multiply-add the table can run, its own first.
 std::vector<bool> FusionOptions(const simd::KernelTable& t) {
@@ -42,7 +47,8 @@ std::vector<bool> FusionOptions(const simd::KernelTable& t) {
 }
 
 bool SameGemm(const KernelChoice& a, const KernelChoice& b) {
-  return a.gemm_rows == b.gemm_rows && a.gemm_slice_kb == b.gemm_slice_kb && a.fused_multiply_add == b.fused_multiply_add;
+  return a.gemm_rows == b.gemm_rows && a.gemm_slice_kb == b.gemm_slice_kb &&
+         a.gemm_fused_multiply_add == b.gemm_fused_multiply_add;
 }
 
 // The GEMM settings with the default attention's, the default first, each form of the multiply-add's
@@ -53,7 +59,7 @@ std::vector<KernelChoice> GemmCandidates(const simd::KernelTable& t) {
     for (int r = 0; r < t.gemm_row_count; ++r)
       for (int slice : kSliceKbOptions) {
         KernelChoice c = DefaultChoice(t);
-        c.gemm_rows = t.gemm_rows[r], c.gemm_slice_kb = slice, c.fused_multiply_add = fused;
+        c.gemm_rows = t.gemm_rows[r], c.gemm_slice_kb = slice, c.gemm_fused_multiply_add = fused;
         if (!SameGemm(c, list[0])) list.push_back(c);
       }
   return list;
@@ -94,7 +100,7 @@ std::string ListOf(const int* values, int count, int times = 1) {
 // untimed, then three interleaved rounds (a noisy moment lands on all of them); each keeps its
 // fastest time. A candidate replaces the default only when ≥ 3% faster (more where the clock is
 // coarse), so the choice does not flip between runs on noise alone; the other form of the
-// multiply-add only when its fastest GEMM and attention together are.
+// multiply-add likewise, for the GEMM and the attention each on its own (ChooseForm).
 
 constexpr int kGemmM = 48, kGemmK = 1024, kGemmN = 128;
 constexpr int kQueries = 128, kKeys = 256, kHeadDim = 64;
@@ -141,34 +147,30 @@ struct Timed {
   double margin = kMargin;
 };
 
-// Index of the fastest of the candidates with multiply-add form `fused`: the first of them (that
-// form's default) unless another beats it by the margin.
-std::size_t Fastest(const std::vector<KernelChoice>& candidates, const Timed& timed, bool fused) {
+// Index of the fastest of the candidates whose part runs multiply-add form `fused`: the first of them
+// (that form's default) unless another beats it by the margin.
+std::size_t Fastest(const std::vector<KernelChoice>& candidates, const Timed& timed, bool fused, Form form) {
   std::size_t first = candidates.size(), best = candidates.size();
   const std::vector<double>& times = timed.seconds;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    if (candidates[i].fused_multiply_add != fused) continue;
+    if (form(candidates[i]) != fused) continue;
     if (first == candidates.size()) first = best = i;
     else if (times[i] < times[best] && times[i] < timed.margin * times[first]) best = i;
   }
   return best;
 }
 
-// The form of the multiply-add to run: the table's own unless the other's fastest GEMM plus fastest
-// attention took less time by the margin — and by less than half: the two forms' code differs by
-// an instruction or two per multiply-add, so a form twice as slow was timed on V8's baseline code
-// (its optimised code had not arrived), and says nothing about the CPU.
-bool ChooseFusion(const simd::KernelTable& t, const std::vector<KernelChoice>& gemms, const Timed& gemm_times,
-                  const std::vector<KernelChoice>& attentions, const Timed& attention_times) {
+// The form of the multiply-add a part (the GEMM, the attention) runs: the table's own unless the
+// other form's fastest candidate took less time by the margin — and by less than half: the two forms'
+// code differs by an instruction or two per multiply-add, so a form twice as slow was timed on V8's
+// baseline code (its optimised code had not arrived), and says nothing about the CPU. Each part
+// apart: on Zen 5 under V8 the GEMM runs faster unfused and the attention fused (kernel_choice.h).
+bool ChooseForm(const simd::KernelTable& t, const std::vector<KernelChoice>& candidates, const Timed& timed, Form form) {
   const bool own = t.fused_multiply_add;
   if (!t.chooses_fusion) return own;
-  const auto seconds = [&](bool fused) {
-    return gemm_times.seconds[Fastest(gemms, gemm_times, fused)] +
-           attention_times.seconds[Fastest(attentions, attention_times, fused)];
-  };
-  const double other = seconds(!own), mine = seconds(own);
-  const double margin = std::min(gemm_times.margin, attention_times.margin);
-  return other < margin * mine && other > 0.5 * mine ? !own : own;
+  const double other = timed.seconds[Fastest(candidates, timed, !own, form)];
+  const double mine = timed.seconds[Fastest(candidates, timed, own, form)];
+  return other < timed.margin * mine && other > 0.5 * mine ? !own : own;
 }
 
 // WebAssembly's first calls run V8's baseline code, several times slower, until its optimised code
@@ -213,11 +215,11 @@ double Warm(const Run& run, double warm_seconds) {
 // Times `run` under each candidate, each sample kTicksPerSample of the clock's ticks long at least
 // (one call natively and in node; about 2 ms of calls in a browser page).
 template <class Run>
-Timed TimeCandidates(const std::vector<KernelChoice>& candidates, double tick, const Run& run) {
+Timed TimeCandidates(const std::vector<KernelChoice>& candidates, double tick, Form form, const Run& run) {
   double warm_seconds = 0.0;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     // Each form of the multiply-add is its own code: the first candidate of each warms it.
-    const auto same_form = [&](const KernelChoice& c) { return c.fused_multiply_add == candidates[i].fused_multiply_add; };
+    const auto same_form = [&](const KernelChoice& c) { return form(c) == form(candidates[i]); };
     if (std::any_of(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(i), same_form)) continue;
     const ScopedKernelChoice use(candidates[i]);
     warm_seconds = Warm(run, warm_seconds);
@@ -255,7 +257,7 @@ KernelChoice Probe(const simd::KernelTable& t) {
     Fill(&a, 1), Fill(&b, 2);
     t.pack_b(b.data(), kGemmN, false, kGemmK, kGemmN, packed.data());
     const std::vector<KernelChoice> gemms = GemmCandidates(t);
-    const Timed gemm_times = TimeCandidates(gemms, tick, [&] {
+    const Timed gemm_times = TimeCandidates(gemms, tick, GemmForm, [&] {
       t.gemm_packed(kGemmM, kGemmN, kGemmK, a.data(), kGemmK, packed.data(), nullptr, c.data(), kGemmN);
     });
 
@@ -268,11 +270,14 @@ KernelChoice Probe(const simd::KernelTable& t) {
     args.n = kQueries, args.m = kKeys, args.d_k = args.d_v = kHeadDim;
     args.scale = 0.125f;
     const std::vector<KernelChoice> attentions = AttentionCandidates(t);
-    const Timed attention_times = TimeCandidates(attentions, tick, [&] { t.flash_attention(args); });
-    const bool fused = ChooseFusion(t, gemms, gemm_times, attentions, attention_times);
-    const std::size_t g = Fastest(gemms, gemm_times, fused), h = Fastest(attentions, attention_times, fused);
+    const Timed attention_times = TimeCandidates(attentions, tick, AttentionForm, [&] { t.flash_attention(args); });
+    const bool gemm_fused = ChooseForm(t, gemms, gemm_times, GemmForm);
+    const bool attention_fused = ChooseForm(t, attentions, attention_times, AttentionForm);
+    const std::size_t g = Fastest(gemms, gemm_times, gemm_fused, GemmForm);
+    const std::size_t h = Fastest(attentions, attention_times, attention_fused, AttentionForm);
 
-    choice.fused_multiply_add = fused;
+    choice.gemm_fused_multiply_add = gemm_fused;
+    choice.fused_multiply_add = attention_fused;
     choice.gemm_rows = gemms[g].gemm_rows, choice.gemm_slice_kb = gemms[g].gemm_slice_kb;
     choice.attention_rows = attentions[h].attention_rows, choice.attention_keys = attentions[h].attention_keys;
     choice.candidates = static_cast<int>(gemms.size() + attentions.size());
@@ -367,9 +372,9 @@ std::vector<KernelChoice> KernelChoiceCandidates(KernelId kernel) {
   std::vector<KernelChoice> all;
   for (const KernelChoice& g : GemmCandidates(*t))
     for (const KernelChoice& h : AttentionCandidates(*t)) {
-      if (h.fused_multiply_add != g.fused_multiply_add) continue;  // one form for the whole choice
-      KernelChoice c = g;
+      KernelChoice c = g;  // each part's form its own: both pairs where the table carries both
       c.attention_rows = h.attention_rows, c.attention_keys = h.attention_keys;
+      c.fused_multiply_add = h.fused_multiply_add;
       all.push_back(c);
     }
   return all;
@@ -395,10 +400,15 @@ Status SetKernelChoice(const KernelChoice& choice) {
                   ListOf(kQueryTileOptions, std::size(kQueryTileOptions), t->micro_rows));
   if (!OneOf(choice.attention_keys, kKeyTileOptions))
     return refuse("attention_keys", choice.attention_keys, ListOf(kKeyTileOptions, std::size(kKeyTileOptions)));
-  if (!t->chooses_fusion && choice.fused_multiply_add != t->fused_multiply_add)
-    return Status(StatusCode::kInvalidArgument, std::string("kernel choice: fused_multiply_add must be ") +
+  const auto only_form = [&](const char* field, bool value) {
+    return Status(StatusCode::kInvalidArgument, std::string("kernel choice: ") + field + " must be " +
                                                     (t->fused_multiply_add ? "true" : "false") + " on " + name +
-                                                    " (its only form), got " + (choice.fused_multiply_add ? "true" : "false"));
+                                                    " (its only form), got " + (value ? "true" : "false"));
+  };
+  if (!t->chooses_fusion && choice.fused_multiply_add != t->fused_multiply_add)
+    return only_form("fused_multiply_add", choice.fused_multiply_add);
+  if (!t->chooses_fusion && choice.gemm_fused_multiply_add != t->fused_multiply_add)
+    return only_form("gemm_fused_multiply_add", choice.gemm_fused_multiply_add);
   ProcessChoices& p = Process();
   const std::lock_guard<std::mutex> lock(p.mu);
   const int i = static_cast<int>(choice.kernel);
@@ -415,8 +425,14 @@ std::string DescribeKernelChoice(const KernelChoice& c) {
                 name.c_str(), c.gemm_rows, c.gemm_slice_kb, c.attention_rows, c.attention_keys);
   std::string s = text;
   const simd::KernelTable* t = simd::FindKernelTable(c.kernel);
-  if (t && t->chooses_fusion)
-    s += c.fused_multiply_add ? "; multiply-adds fused (f32x4.relaxed_madd)" : "; multiply-adds unfused (a multiply, then an add)";
+  if (t && t->chooses_fusion) {
+    const auto form = [](bool fused) { return fused ? "fused (f32x4.relaxed_madd)" : "unfused (a multiply, then an add)"; };
+    if (c.gemm_fused_multiply_add == c.fused_multiply_add)
+      s += std::string("; multiply-adds ") + form(c.fused_multiply_add);
+    else
+      s += std::string("; the GEMM's multiply-adds ") + form(c.gemm_fused_multiply_add) + ", the attention's " +
+           form(c.fused_multiply_add);
+  }
   if (c.candidates > 0) {
     std::snprintf(text, sizeof text, " (the fastest of %d settings timed in %.1f ms: GEMM %.0f GFLOP/s, attention %.0f GFLOP/s)",
                   c.candidates, c.probe_ms, c.gemm_gflops, c.attention_gflops);

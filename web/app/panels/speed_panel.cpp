@@ -161,6 +161,7 @@ void SpeedPanel::DrawBuildAndTiling(PanelContext& ctx, attn::KernelId kernel) {
     ctx.published.Scalar("speed.choice.gemm_rows", choice.gemm_rows);
     ctx.published.Scalar("speed.choice.attention_keys", choice.attention_keys);
     ctx.published.Scalar("speed.choice.fused_multiply_add", choice.fused_multiply_add ? 1 : 0);
+    ctx.published.Scalar("speed.choice.gemm_fused_multiply_add", choice.gemm_fused_multiply_add ? 1 : 0);
   }
 }
 

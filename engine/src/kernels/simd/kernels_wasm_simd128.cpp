@@ -3,7 +3,8 @@
 //
 // The relaxed-SIMD build carries both forms of the multiply-add — f32x4.relaxed_madd and a multiply
 // then an add — and its table's entries call the one the calling thread's KernelChoice names
-// (fused_multiply_add), which the probe picks by timing both on this CPU (attn/kernel_choice.h):
+// (gemm_fused_multiply_add for the GEMM, fused_multiply_add for the rest), which the probe picks by
+// timing both on this CPU (attn/kernel_choice.h):
 // the page loads the relaxed module wherever the browser validates it, and runs its fused form only
 // where that is measured to be faster.
 #include "kernels/simd/vec_wasm_simd128.h"
@@ -17,7 +18,8 @@ using Fused = VecWasmSimd128T<true>;
 using Unfused = VecWasmSimd128T<false>;
 
 // Either<F>::Call<fused, unfused>: a function of F's type that calls `fused` or `unfused`, as the
-// calling thread's choice says (read once per call, as the kernels read their tiling).
+// calling thread's choice says for the attention (read once per call, as the kernels read their
+// tiling); Either<F>::Gemm<fused, unfused> as it says for the GEMM.
 template <class Function>
 struct Either;
 template <class R, class... Args>
@@ -26,13 +28,17 @@ struct Either<R (*)(Args...)> {
   static R Call(Args... args) {
     return CurrentChoice(KernelId::kWasmSimd128).fused_multiply_add ? kFused(args...) : kUnfused(args...);
   }
+  template <R (*kFused)(Args...), R (*kUnfused)(Args...)>
+  static R Gemm(Args... args) {
+    return CurrentChoice(KernelId::kWasmSimd128).gemm_fused_multiply_add ? kFused(args...) : kUnfused(args...);
+  }
 };
 
 KernelTable EitherFormTable() {
   KernelTable t = MakeKernelTable<Fused>();
   t.chooses_fusion = true;
-  t.gemm = &Either<decltype(t.gemm)>::Call<&Gemm<Fused>, &Gemm<Unfused>>;
-  t.gemm_packed = &Either<decltype(t.gemm_packed)>::Call<&GemmPacked<Fused>, &GemmPacked<Unfused>>;
+  t.gemm = &Either<decltype(t.gemm)>::Gemm<&Gemm<Fused>, &Gemm<Unfused>>;
+  t.gemm_packed = &Either<decltype(t.gemm_packed)>::Gemm<&GemmPacked<Fused>, &GemmPacked<Unfused>>;
   t.flash_attention = &Either<decltype(t.flash_attention)>::Call<&FlashAttention<Fused>, &FlashAttention<Unfused>>;
   t.exp = &Either<decltype(t.exp)>::Call<&ExpArray<Fused>, &ExpArray<Unfused>>;
   t.exp_non_positive =
