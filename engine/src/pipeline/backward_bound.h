@@ -38,16 +38,20 @@ inline double Rounded(double k) { return std::exp((k + 1) * std::ldexp(1.0, -24)
 // A sum of k products of magnitudes at most a and b, as float computes it.
 inline double Sum(double k, double a, double b) { return k * a * b * Rounded(k); }
 
-inline double MaxAbs(const Matrix& m) { return m.size() ? static_cast<double>(m.cwiseAbs().maxCoeff()) : 0.0; }
+// Out of line: some thirty calls, each an unrolled SIMD reduction when inlined (the npm package's
+// wasm grew by 30 KB that way).
+[[gnu::noinline]] inline double MaxAbs(const Matrix& m) {
+  return m.size() ? static_cast<double>(m.cwiseAbs().maxCoeff()) : 0.0;
+}
 
-inline double MaxAbs(const std::vector<Matrix>& list) {
+[[gnu::noinline]] inline double MaxAbs(const std::vector<Matrix>& list) {
   double most = 0;
   for (const Matrix& m : list) most = std::max(most, MaxAbs(m));
   return most;
 }
 
 // Over the finite entries: a float mask's −inf entries mask, they add nothing to a score.
-inline double FiniteMaxAbs(const std::vector<Matrix>& list) {
+[[gnu::noinline]] inline double FiniteMaxAbs(const std::vector<Matrix>& list) {
   double most = 0;
   for (const Matrix& m : list) {
     if (m.size() == 0) continue;
@@ -195,13 +199,18 @@ inline BackwardBound BoundBackward(const AttentionConfig& config, const Attentio
     case ScoreFunction::kCosine: {
       // (d_u − (d_u·u) u)/|x| per row, with |d_u·u| ≤ √d_k·max|d_u| (u a unit row), over the
       // smallest nonzero row norm, which no bound from above limits: the forward's own rows'.
-      float least_q = HUGE_VALF, least_k = HUGE_VALF;
-      for (const HeadIntermediates& h : fwd.heads) {
-        for (Eigen::Index i = 0; i < h.q.rows(); ++i)
-          if (const float norm = h.q.row(i).stableNorm(); norm > 0) least_q = std::min(least_q, norm);
-        for (Eigen::Index j = 0; j < h.k.rows(); ++j)
-          if (const float norm = h.k.row(j).stableNorm(); norm > 0) least_k = std::min(least_k, norm);
-      }
+      // Norms in double: a float's square cannot overflow there (Eigen's stableNorm, the same
+      // answer, was most of this bound's code in the npm package's wasm).
+      const auto least_norm = [](const Matrix& m, double least) {
+        for (Eigen::Index i = 0; i < m.rows(); ++i) {
+          double squares = 0;
+          for (Eigen::Index c = 0; c < m.cols(); ++c) squares += static_cast<double>(m(i, c)) * m(i, c);
+          if (squares > 0) least = std::min(least, std::sqrt(squares));
+        }
+        return least;
+      };
+      double least_q = HUGE_VAL, least_k = HUGE_VAL;
+      for (const HeadIntermediates& h : fwd.heads) least_q = least_norm(h.q, least_q), least_k = least_norm(h.k, least_k);
       const double unit = (1 + std::sqrt(static_cast<double>(d.d_k))) * Rounded(d.d_k + 3);
       d_q = note("d_q", Sum(keys, d_raw, 1) * unit / least_q);
       d_k = note("d_k", Sum(n, d_raw, 1) * unit / least_k);
