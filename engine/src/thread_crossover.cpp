@@ -47,14 +47,12 @@ int Crossover::HighestOneThread() const {
   return -1;
 }
 
-int Crossover::Estimate() const {
+int Crossover::ThreadedFrom() const {
   const int lowest = LowestThreaded(), highest = HighestOneThread();
   if (lowest < kClasses) return lowest;
   if (highest >= 0) return highest + 1;
   return kPriorClass;
 }
-
-int Crossover::ThreadedFrom() const { return Estimate(); }
 
 Crossover::Plan Crossover::PlanCall(int size_class) {
   Class& own = classes_[size_class];
@@ -66,7 +64,7 @@ Crossover::Plan Crossover::PlanCall(int size_class) {
   // Between a one-thread class and a threaded one, or near the crossover: this class's own calls
   // decide. (Both sides measured above and below at once is noise; the window settles it.)
   const bool between = !threaded_below && !one_thread_above && lowest < kClasses && highest >= 0;
-  const int estimate = Estimate();
+  const int estimate = ThreadedFrom();
   if (!between && std::abs(size_class - estimate) > kWindow) return {size_class >= estimate, false};
   const Plan plan{own.next_threaded, true};
   own.next_threaded = !own.next_threaded;

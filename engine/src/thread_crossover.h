@@ -47,7 +47,8 @@ class Crossover {
   Plan PlanCall(int size_class);
   void Record(int size_class, bool threaded, double seconds);
 
-  // Calls of this class or above run threaded (measured or inferred; kClasses: none).
+  // The first class that runs threaded, by the verdicts so far (kPriorClass before any): calls of
+  // this class or above run threaded unless their own class's verdict says otherwise.
   int ThreadedFrom() const;
   const Class& Get(int size_class) const { return classes_[size_class]; }
 
@@ -55,7 +56,6 @@ class Crossover {
   // The lowest class measured threaded and the highest measured one-thread (-1 / kClasses: none).
   int LowestThreaded() const;
   int HighestOneThread() const;
-  int Estimate() const;  // the first class that runs threaded, by the verdicts so far
 
   Class classes_[kClasses];
 };

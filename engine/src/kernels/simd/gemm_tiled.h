@@ -221,8 +221,8 @@ inline void AddBias(int m, int n, const float* bias, float* c, int ldc) {
 
 // C[rows, cols] = (accumulate ? C : 0) + A[rows, k] · panel (+ bias (cols), as MicroKernel adds it),
 // for rows ≤ kMr and cols < kNr (the last panel's columns): through a rows × kNr tile on the stack, so
-// the kernel's full-width stores (and loads of the bias) stay inside it; the panel's zero padding
-// makes the extra columns 0.
+// the kernel's full-width stores stay inside it (the bias, cols floats, is added after, as AddBias
+// adds it); the panel's zero padding makes the extra columns 0.
 template <class V, int kMr = V::kMr>
 void ColumnEdgeTile(int rows, int cols, int k, const float* a, int lda, const float* panel, int ldp, float* c, int ldc,
                     bool accumulate, const float* bias = nullptr) {
