@@ -79,18 +79,6 @@ void Pack(const simd::KernelTable& table, const Matrix& w, PackedProjection* p, 
   *total += RoundUpToAlignment(table.packed_size(p->k, p->n));
 }
 
-// The largest |v| of `rows` values `stride` floats apart.
-// most[c] = max over the rows of |v[r, c]| for c < cols, v (rows, cols) at row stride ld: row by row,
-// so memory is read in order (a column at a time, one float per cache line, was 5% of the bench
-// layer's forward at n = 256).
-void ColumnsMaxAbs(const float* v, int rows, int cols, int ld, float* most) {
-  for (int c = 0; c < cols; ++c) most[c] = 0.0f;
-  for (int r = 0; r < rows; ++r) {
-    const float* row = v + static_cast<std::size_t>(r) * ld;
-    for (int c = 0; c < cols; ++c) most[c] = std::max(most[c], std::fabs(row[c]));
-  }
-}
-
 // Flash attention's weighted sum Σ_j p_j v_j (every p_j ≤ 1) reaches keys·max|v| before it is
 // divided by Σ_j p_j ≥ 1: the power of two 2^k that brings keys·max|v| of a column under FLT_MAX / 2
 // (exact scaling), 0 when it is there already.
@@ -178,7 +166,16 @@ Status RunOn(const Layer& layer, const CallInputs& in, const pipeline::Attention
       return budget::AllocationFailed("ForwardOutput");
     q_all = &ws->q_all, k_new = &ws->k_new, v_new = &ws->v_new;
   }
-  if (!validate::NoInfOrNan(*v_new)) {  // as Forward checks its value rows; the message built only now
+  // Value columns whose weighted sum would overflow float32 (n·|v| > FLT_MAX: the answer, at most
+  // |v|, is finite) are scaled down by a power of two below and their output columns back up. Without
+  // a cache the new values are all the values: their largest sizes and finiteness in one pass.
+  const int value_columns = d.kv_heads * d.d_v;
+  ws->value_max.resize(static_cast<std::size_t>(value_columns));
+  const bool values_finite =
+      has_past ? validate::NoInfOrNan(*v_new)
+               : layer.table->columns_max_abs(v_new->data(), d.keys, value_columns, static_cast<int>(v_new->cols()),
+                                              ws->value_max.data());
+  if (!values_finite) {  // as Forward checks its value rows; the message built only now
     std::vector<Matrix> present_value(d.kv_heads);
     for (int g = 0; g < d.kv_heads; ++g) {
       const Matrix fresh = v_new->middleCols(g * d.d_v, d.d_v);
@@ -215,17 +212,10 @@ Status RunOn(const Layer& layer, const CallInputs& in, const pipeline::Attention
     }
   }
 
-  // Value columns whose weighted sum would overflow float32 (n·|v| > FLT_MAX: the answer, at most
-  // |v|, is finite) are scaled down by a power of two here and their output columns back up below.
-  const int value_columns = d.kv_heads * d.d_v;
   ws->value_shift.assign(static_cast<std::size_t>(value_columns), 0);
-  ws->value_max.resize(static_cast<std::size_t>(value_columns));
-  if (has_past) {
+  if (has_past)  // the cache's values were checked finite with the inputs
     for (int g = 0; g < d.kv_heads; ++g)
-      ColumnsMaxAbs(ws->present_value[g].data(), d.keys, d.d_v, d.d_v, ws->value_max.data() + g * d.d_v);
-  } else {
-    ColumnsMaxAbs(v_new->data(), d.keys, value_columns, static_cast<int>(v_new->cols()), ws->value_max.data());
-  }
+      layer.table->columns_max_abs(ws->present_value[g].data(), d.keys, d.d_v, d.d_v, ws->value_max.data() + g * d.d_v);
   bool shifted = false;
   for (int c = 0; c < value_columns; ++c) {
     ws->value_shift[c] = ValueShift(d.keys, ws->value_max[c]);

@@ -665,6 +665,45 @@ TEST(SimdKernels, NoInfOrNanFindsEveryNonFiniteValue) {
   EXPECT_GT(cases, 0);
 }
 
+// columns_max_abs (the fused forward's value columns): each column's largest |x| exactly as a scalar
+// loop finds it, for widths on both sides of 1 and 2 vectors, rows 1 … 3, a row stride past the width
+// whose floats are never read (they would be the maximum); false for one ±inf or NaN at any place.
+TEST(SimdKernels, ColumnsMaxAbsIsEachColumnsLargestSizeAndFindsEveryNonFiniteValue) {
+  int cases = 0;
+  const float bad[] = {kInf, -kInf, std::numeric_limits<float>::quiet_NaN()};
+  for (const KernelTable* t : SimdTables()) {
+    const int L = t->lanes;
+    for (int cols : {1, L - 1, L, L + 1, 2 * L - 1, 2 * L, 2 * L + 3})
+      for (int rows : {1, 2, 3}) {
+        if (cols < 1) continue;
+        const int ld = cols + 5;
+        std::vector<float> x(static_cast<size_t>(rows) * ld, 1e30f);  // past each row's cols: never read
+        for (int r = 0; r < rows; ++r)
+          for (int c = 0; c < cols; ++c)
+            x[r * ld + c] = static_cast<float>(((r * 7 + c * 13) % 11) - 5) * std::ldexp(1.0f, (c * 5 + r) % 60 - 30);
+        x[(rows - 1) * ld] = -std::numeric_limits<float>::max();
+        std::vector<float> most(cols, -1.0f), want(cols, 0.0f);
+        for (int r = 0; r < rows; ++r)
+          for (int c = 0; c < cols; ++c) want[c] = std::max(want[c], std::fabs(x[r * ld + c]));
+        ASSERT_TRUE(t->columns_max_abs(x.data(), rows, cols, ld, most.data())) << KernelName(t->id) << " " << rows << "×" << cols;
+        for (int c = 0; c < cols; ++c)
+          ASSERT_EQ(most[c], want[c]) << KernelName(t->id) << " " << rows << "×" << cols << ", column " << c;
+        for (int r = 0; r < rows; ++r)
+          for (int c = 0; c < cols; ++c)
+            for (float b : bad) {
+              const float kept = x[r * ld + c];
+              x[r * ld + c] = b;
+              ASSERT_FALSE(t->columns_max_abs(x.data(), rows, cols, ld, most.data()))
+                  << KernelName(t->id) << " " << rows << "×" << cols << ", " << b << " at " << r << "," << c;
+              x[r * ld + c] = kept;
+              ++cases;
+            }
+      }
+  }
+  if (SimdTables().empty()) GTEST_SKIP() << "no SIMD variant on this target";
+  EXPECT_GT(cases, 0);
+}
+
 // The probe picks one of the candidates, measures it and says so; SetKernelChoice admits only
 // candidates, naming the field, the candidates and the value, and keeps what it was given.
 TEST(SimdKernels, KernelChoiceIsACandidateMeasuredAndSaid) {

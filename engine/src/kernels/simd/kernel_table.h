@@ -73,6 +73,9 @@ struct KernelTable {
   void (*softmax_rows)(const float* s, float* w, int rows, int cols, int ld, float inv_temperature);
   // True when none of x[0, count) is ±inf or NaN (validate::NoInfOrNan on the widest variant).
   bool (*no_inf_or_nan)(const float* x, std::size_t count);
+  // most[c] = max over the rows of |x (rows, cols; row stride ld)[·, c]|; true when every entry is
+  // finite (else `most` is unspecified). Exact: the same on every variant.
+  bool (*columns_max_abs)(const float* x, int rows, int cols, int ld, float* most);
   // Runs `steps` rounds of 12 independent vector multiply-adds (the GEMM micro-kernel's pattern,
   // without loads): 24·lanes flops a round. Returns a value that depends on every lane.
   float (*peak_probe)(long steps);

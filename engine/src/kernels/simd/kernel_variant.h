@@ -61,6 +61,34 @@ bool NoInfOrNan(const float* x, std::size_t count) {
   return V::ReduceAdd(V::Add(V::Add(a, b), V::Add(c, d))) + tail == 0.0f;
 }
 
+// most[c] = max over the rows of |x[r·ld + c]| for c < cols, and whether every x[r·ld + c] is finite
+// (when not, `most` is unspecified): one pass where a finiteness test and then a column maximum were
+// two (the value projection's, 0.6% of the bench layer's forward at n = 256 on AVX-512). The
+// maximum is exact, so every kernel finds the same one.
+template <class V>
+bool ColumnsMaxAbs(const float* x, int rows, int cols, int ld, float* most) {
+  constexpr int L = V::kLanes;
+  const int whole = cols / L * L;
+  const typename V::F zero = V::Zero();
+  typename V::F finite = zero;
+  float tail_finite = 0.0f;
+  for (int c = 0; c < cols; ++c) most[c] = 0.0f;
+  for (int r = 0; r < rows; ++r) {
+    const float* row = x + static_cast<std::size_t>(r) * ld;
+    for (int c = 0; c < whole; c += L) {
+      const typename V::F v = V::Load(row + c);
+      finite = V::MulAdd(v, zero, finite);  // v·0 is 0 for every finite v, NaN otherwise
+      V::Store(most + c, V::Max(V::Load(most + c), V::Max(v, V::Sub(zero, v))));
+    }
+    for (int c = whole; c < cols; ++c) {
+      tail_finite += row[c] * 0.0f;
+      const float size = row[c] < 0.0f ? -row[c] : row[c];
+      most[c] = size > most[c] ? size : most[c];
+    }
+  }
+  return V::ReduceAdd(finite) + tail_finite == 0.0f;
+}
+
 template <class V>
 float PeakProbe(long steps) {
   using F = typename V::F;
@@ -94,6 +122,7 @@ KernelTable MakeKernelTable() {
                      &ExpNonPositiveArray<V>,
                      &SoftmaxRows<V>,
                      &NoInfOrNan<V>,
+                     &ColumnsMaxAbs<V>,
                      &PeakProbe<V>};
 }
 

@@ -45,8 +45,9 @@ KernelTable EitherFormTable() {
       &Either<decltype(t.exp_non_positive)>::Call<&ExpNonPositiveArray<Fused>, &ExpNonPositiveArray<Unfused>>;
   t.softmax_rows = &Either<decltype(t.softmax_rows)>::Call<&SoftmaxRows<Fused>, &SoftmaxRows<Unfused>>;
   t.peak_probe = &Either<decltype(t.peak_probe)>::Call<&PeakProbe<Fused>, &PeakProbe<Unfused>>;
-  // Packing moves floats (the same panels for both forms); the finiteness test's x·0 sums are the
-  // same yes or no either way: the fused form's, with no choice to read (validation needs no probe).
+  // Packing moves floats (the same panels for both forms); the finiteness tests' x·0 sums are the
+  // same yes or no either way, and a maximum is exact: the fused form's, with no choice to read
+  // (validation needs no probe).
   return t;
 }
 #endif
