@@ -946,6 +946,20 @@ TEST(SimdKernels, ExpNonPositiveWithin2Ulp) {
     if (worst_above > worst) worst = worst_above, worst_x = above_x;
     count += above;
     EXPECT_LE(worst, 2) << KernelName(t->id) << ": worst at x = " << worst_x;
+    // Below the clamp every x gives the clamp's value, a normal float (the softmax's masked keys,
+    // −inf, come out as it before they are zeroed): wasm adds k to the mantissa's exponent bits,
+    // which is the product by 2^k only where the result is normal.
+    const float below[] = {-87.3366f, -88.0f, -100.0f, -1e6f, -std::numeric_limits<float>::max(), -kInf},
+                clamp = -87.33654f;
+    float at_clamp = 0;
+    t->exp_non_positive(&clamp, &at_clamp, 1);
+    EXPECT_GE(at_clamp, std::numeric_limits<float>::min()) << KernelName(t->id);
+    EXPECT_LT(at_clamp, 1.1f * std::numeric_limits<float>::min()) << KernelName(t->id);
+    for (float x : below) {
+      std::vector<float> xs(static_cast<size_t>(t->lanes) + 1, x), ys(xs.size());
+      t->exp_non_positive(xs.data(), ys.data(), static_cast<int>(xs.size()));  // vector lanes and the scalar tail
+      for (float y : ys) EXPECT_EQ(y, at_clamp) << KernelName(t->id) << ": x = " << x;
+    }
     std::printf("[ exp ≤ 0 ] %s: worst %lld ulp (at x = %.9g) over %zu inputs\n", KernelName(t->id),
                 static_cast<long long>(worst), worst_x, count);
   }

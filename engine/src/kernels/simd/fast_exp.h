@@ -50,11 +50,15 @@ typename V::F ExpApprox(typename V::F x) {
 // (0, 1]: the test fails above 2 ulp, the bound the softmax tests' tolerances are derived for.
 //
 // V::kPow2ByMagic (WebAssembly, which has no cheap float-to-integer conversion): k and 2^k come out
-// of one multiply-add, t = x·log2(e) + (1.5·2^23 + 127). t lies in [2^23, 2^24), where floats are the
+// of one multiply-add, t = x·log2(e) + 1.5·2^23. t lies in [2^23, 2^24), where floats are the
 // integers, so the add rounds x·log2(e) to the nearest integer k (ties to even, as RoundNearest) and
-// t's low mantissa bits hold k + 127 ∈ [1, 128]: k = t − the constant (exact), and 2^k is t's bits
-// shifted left by 23 (the constant's high bits, 0x4B400000 shifted 23 places, leave nothing). Three
-// operations where the multiply, RoundNearest and Pow2 (an add, an integer add, a shift) took five.
+// t's low mantissa bits hold k ∈ [−126, 1] (two's complement, borrowing from the constant's 0x400000):
+// k = t − the constant (exact), and t's bits shifted left by 23 are k·2^23 modulo 2^32 (the
+// constant's bits, 0x4B400000, shift out), which added to the mantissa's bits as integers adds k to
+// its exponent: mantissa·2^k exactly, as the product by 2^k rounds it, because every result is
+// normal here (the clamp keeps k ≥ −126, and where k = −126, r ≥ 0 so the mantissa is ≥ 1). Four
+// operations where the multiply, RoundNearest, Pow2 (an add, an integer add, a shift) and the product
+// took six, and one fewer on the multipliers the products need.
 // Unfused, the multiply rounds first: the same k as RoundNearest(x·log2(e)), so the same bits; fused,
 // k may differ from it by one where x·log2(e) lies within half an ulp of a half-integer, leaving |r|
 // a hair past ln2/2, where the polynomial's error is still under the test's 2 ulp.
@@ -63,7 +67,7 @@ typename V::F ExpNonPositive(typename V::F x) {
   using F = typename V::F;
   const F clamped = V::Max(x, V::Broadcast(-87.33654f));  // k ≥ −126: 2^k stays normal; exp(−inf) → ~1e−38
   const F log2e = V::Broadcast(1.44269504088896341f);
-  constexpr float kMagic = 12583039.0f;  // 1.5·2^23 + 127
+  constexpr float kMagic = 12582912.0f;  // 1.5·2^23
   F k, t{};
   if constexpr (V::kPow2ByMagic) {
     t = V::MulAdd(clamped, log2e, V::Broadcast(kMagic));
@@ -79,7 +83,7 @@ typename V::F ExpNonPositive(typename V::F x) {
   p = V::MulAdd(p, r, V::Broadcast(0x1.fffdc6p-2f));
   p = V::MulAdd(p, r, V::Broadcast(0x1.fffff6p-1f));
   const F mantissa = V::MulAdd(r, p, V::Broadcast(1.0f));
-  if constexpr (V::kPow2ByMagic) return V::Mul(mantissa, V::ExponentFromMagic(t));
+  if constexpr (V::kPow2ByMagic) return V::AddToExponent(mantissa, t);
   else return V::MulPow2(mantissa, k);
 }
 

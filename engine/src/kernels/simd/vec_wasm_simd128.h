@@ -73,9 +73,10 @@ struct VecWasmSimd128T {
   // p · 2^k for integral k in [-126, 127], rounded once (as a product by an exact power of two).
   static F MulPow2(F p, F k) { return Mul(p, Pow2(k)); }
   static F Rounded(F x) { return x; }  // (GCC's contraction: see vec_avx2.h; clang contracts no intrinsics)
-  // ExpNonPositive's 2^k from t = k + 1.5·2^23 + 127 (see fast_exp.h): t's bits shifted left 23.
+  // ExpNonPositive's p·2^k from t = k + 1.5·2^23 (see fast_exp.h), for p·2^k normal: t's bits shifted
+  // left 23 are k·2^23 (mod 2^32), added to p's bits as integers.
   static constexpr bool kPow2ByMagic = true;
-  static F ExponentFromMagic(F t) { return wasm_i32x4_shl(t, 23); }
+  static F AddToExponent(F p, F t) { return wasm_i32x4_add(p, wasm_i32x4_shl(t, 23)); }
   // k >> 1 rounded toward −∞, for integral k (exact in float).
   static F HalfFloor(F k) { return wasm_f32x4_floor(wasm_f32x4_mul(k, wasm_f32x4_splat(0.5f))); }
   // Lanes of `x` that are NaN stay NaN in `result`.
