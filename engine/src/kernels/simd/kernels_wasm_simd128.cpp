@@ -17,34 +17,34 @@ namespace {
 using Fused = VecWasmSimd128T<true>;
 using Unfused = VecWasmSimd128T<false>;
 
-// Either<F>::Call<fused, unfused>: a function of F's type that calls `fused` or `unfused`, as the
-// calling thread's choice says for the attention (read once per call, as the kernels read their
-// tiling); Either<F>::Gemm<fused, unfused> as it says for the GEMM.
+// Either<F>::Call<form, fused, unfused>: a function of F's type that calls `fused` or `unfused`, as
+// the calling thread's choice says for the part `form` names (KernelChoice::gemm_fused_multiply_add
+// for the GEMM, fused_multiply_add for the rest), read once per call, as the kernels read their tiling.
 template <class Function>
 struct Either;
 template <class R, class... Args>
 struct Either<R (*)(Args...)> {
-  template <R (*kFused)(Args...), R (*kUnfused)(Args...)>
+  template <bool KernelChoice::*kForm, R (*kFused)(Args...), R (*kUnfused)(Args...)>
   static R Call(Args... args) {
-    return CurrentChoice(KernelId::kWasmSimd128).fused_multiply_add ? kFused(args...) : kUnfused(args...);
-  }
-  template <R (*kFused)(Args...), R (*kUnfused)(Args...)>
-  static R Gemm(Args... args) {
-    return CurrentChoice(KernelId::kWasmSimd128).gemm_fused_multiply_add ? kFused(args...) : kUnfused(args...);
+    return CurrentChoice(KernelId::kWasmSimd128).*kForm ? kFused(args...) : kUnfused(args...);
   }
 };
+
+// The choice's field each part's form is read from.
+constexpr bool KernelChoice::*kGemmForm = &KernelChoice::gemm_fused_multiply_add;
+constexpr bool KernelChoice::*kAttentionForm = &KernelChoice::fused_multiply_add;
 
 KernelTable EitherFormTable() {
   KernelTable t = MakeKernelTable<Fused>();
   t.chooses_fusion = true;
-  t.gemm = &Either<decltype(t.gemm)>::Gemm<&Gemm<Fused>, &Gemm<Unfused>>;
-  t.gemm_packed = &Either<decltype(t.gemm_packed)>::Gemm<&GemmPacked<Fused>, &GemmPacked<Unfused>>;
-  t.flash_attention = &Either<decltype(t.flash_attention)>::Call<&FlashAttention<Fused>, &FlashAttention<Unfused>>;
-  t.exp = &Either<decltype(t.exp)>::Call<&ExpArray<Fused>, &ExpArray<Unfused>>;
+  t.gemm = &Either<decltype(t.gemm)>::Call<kGemmForm, &Gemm<Fused>, &Gemm<Unfused>>;
+  t.gemm_packed = &Either<decltype(t.gemm_packed)>::Call<kGemmForm, &GemmPacked<Fused>, &GemmPacked<Unfused>>;
+  t.flash_attention = &Either<decltype(t.flash_attention)>::Call<kAttentionForm, &FlashAttention<Fused>, &FlashAttention<Unfused>>;
+  t.exp = &Either<decltype(t.exp)>::Call<kAttentionForm, &ExpArray<Fused>, &ExpArray<Unfused>>;
   t.exp_non_positive =
-      &Either<decltype(t.exp_non_positive)>::Call<&ExpNonPositiveArray<Fused>, &ExpNonPositiveArray<Unfused>>;
-  t.softmax_rows = &Either<decltype(t.softmax_rows)>::Call<&SoftmaxRows<Fused>, &SoftmaxRows<Unfused>>;
-  t.peak_probe = &Either<decltype(t.peak_probe)>::Call<&PeakProbe<Fused>, &PeakProbe<Unfused>>;
+      &Either<decltype(t.exp_non_positive)>::Call<kAttentionForm, &ExpNonPositiveArray<Fused>, &ExpNonPositiveArray<Unfused>>;
+  t.softmax_rows = &Either<decltype(t.softmax_rows)>::Call<kAttentionForm, &SoftmaxRows<Fused>, &SoftmaxRows<Unfused>>;
+  t.peak_probe = &Either<decltype(t.peak_probe)>::Call<kAttentionForm, &PeakProbe<Fused>, &PeakProbe<Unfused>>;
   // Packing moves floats (the same panels for both forms); the finiteness tests' x·0 sums are the
   // same yes or no either way, and a maximum is exact: the fused form's, with no choice to read
   // (validation needs no probe).
