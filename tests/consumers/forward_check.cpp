@@ -18,7 +18,10 @@ constexpr double kX[kRows][kCols] = {{1.0, 0.5}, {-1.0, 2.0}, {0.25, -0.75}};
 // Y (3, 2) in double, and for each entry the bound on a float32 result's error.
 //
 // With u = 2⁻²⁴ and S = max |s_ij| (here 5/√2): a score s = (x_i·x_j)·(1/√2) is off by at most
-// 2u|s| (the scale and the product); z = s − max_j s by u(4S + |z|) ≤ 6Su; exp (at most 2 ulp, so
+// 2u|s| (the scale and the product), or 3uS where a fused kernel rounds each scaled x_i first (scores
+// in log2 units: u Σ_t |x_it x_jt| / √2 ≤ uS by Cauchy–Schwarz); z = s − max_j s by u(4S + |z|) ≤ 6Su
+// (or, as a shift common to the row cancels in the softmax, by s's own error and the subtraction's:
+// u(3S + |z|) ≤ 5Su in the log2 form); exp (at most 2 ulp, so
 // 4u, in every kernel: engine/src/kernels/simd/fast_exp.h) adds 4u; the sum of three and the
 // division add 3u; so each weight is within (12S + 11)u relatively, and Y_ij = Σ_k w_ik x_kj
 // within (12S + 14)u Σ_k w_ik |x_kj|. Twice that covers a fused kernel's running-max rescaling,

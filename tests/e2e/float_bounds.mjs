@@ -25,6 +25,10 @@
 // between the dot product and exp: scale = 1/√d_k and τ rounded to float32, 1/τ rounded, the two
 // multiplications and the subtraction of the row max: six roundings, each of relative size ≤ u of
 // |s_j| or |max s|, so  δ_j = (scale/τ)·(E_j (1 + γ₆) + γ₆ (|S_j| + max_l |S_l|)).
+// The fused kernel's log2 form (kernels/simd/flash_attention.h) fits the same δ with E_j from
+// product(…, { scaledA: true }): it rounds c = scale/τ·log2 e once (four roundings on the factor with
+// scale, τ and 1/τ), scales the query by c (the extra rounding scaledA counts), and subtracts the row
+// max (one more); 2^z = e^{z ln 2} exactly, and its 2^z is within 2 ulp as exp is.
 export const U = 2 ** -24;
 export const gamma = (k) => (k * U) / (1 - k * U);
 const gamma64 = (k) => (k * 2 ** -53) / (1 - k * 2 ** -53);
@@ -51,12 +55,15 @@ export function columns(m, c0, width) {
 }
 
 // a · b (or a · bᵀ), + bias (a 1 × cols row) when given, computed in float32 from bounded inputs.
-export function product(a, b, { transposeB = false, bias = null } = {}) {
+// scaledA: a's entries are each multiplied by a float constant and rounded before the products (the
+// fused attention kernel's c·Q, scores in log2 units; the constant itself is the softmax's scale):
+// each term (1 + ε)(1 + θ_t) with |ε| ≤ u, so γ_{k+1} for γ_k; a bound for the unscaled product too.
+export function product(a, b, { transposeB = false, bias = null, scaledA = false } = {}) {
   const k = a.cols, rows = a.rows, cols = transposeB ? b.rows : b.cols;
   if ((transposeB ? b.cols : b.rows) !== k) throw new Error(`product: inner sizes ${k} and ${transposeB ? b.cols : b.rows}`);
   const at = (m, i, j) => m.value[i * m.cols + j], bt = (m, i, j) => m.bound[i * m.cols + j];
   const value = new Float64Array(rows * cols), bound = new Float64Array(rows * cols);
-  const terms = k + (bias ? 1 : 0);
+  const terms = k + (bias ? 1 : 0) + (scaledA ? 1 : 0);
   for (let i = 0; i < rows; ++i)
     for (let j = 0; j < cols; ++j) {
       let sum = 0, absolute = 0, widened = 0;

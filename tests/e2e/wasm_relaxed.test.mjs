@@ -182,7 +182,8 @@ function boundedForward(x, p) {
     return out;
   };
   for (let h = 0; h < HEADS; ++h) {
-    const scores = product(cols(q, h), cols(k, h), { transposeB: true });
+    // scaledA: the fused kernel scales the query before the product (a bound for the layer's path too).
+    const scores = product(cols(q, h), cols(k, h), { transposeB: true, scaledA: true });
     const weights = softmaxRows(scores, { scale: 1 / Math.sqrt(DK), allowed: (i, j) => j <= i });
     const out = product(weights, cols(v, h));
     for (let i = 0; i < N; ++i)

@@ -883,13 +883,18 @@ float FromBits(uint32_t bits) {
   return f;
 }
 
-// Worst ulp distance of t->exp over x, checking NaN -> NaN and overflow -> +inf exactly.
-// exp: the table's exp, or its exp_non_positive (the fused softmax's, for x ≤ 0).
-int64_t WorstExpUlp(const KernelTable& t, const std::vector<float>& x, float* worst_x, bool non_positive = false) {
+// Which of the table's exponentials a test measures: exp, exp_non_positive (the fused softmax's, for
+// x ≤ 1) or exp2_non_positive (its 2^x, for x ≤ 0, where scores are in log2 units).
+enum class ExpForm { kExp, kNonPositive, kBase2NonPositive };
+
+// Worst ulp distance of the table's `form` over x against the correctly rounded value, checking
+// NaN -> NaN and overflow -> +inf exactly.
+int64_t WorstExpUlp(const KernelTable& t, const std::vector<float>& x, float* worst_x, ExpForm form = ExpForm::kExp) {
   // Offset by one float so the vector loads are unaligned; an odd count exercises the scalar tail.
   std::vector<float> in(x.size() + 1), out(x.size() + 1);
   std::copy(x.begin(), x.end(), in.begin() + 1);
-  (non_positive ? t.exp_non_positive : t.exp)(in.data() + 1, out.data() + 1, static_cast<int>(x.size()));
+  const auto run = form == ExpForm::kExp ? t.exp : form == ExpForm::kNonPositive ? t.exp_non_positive : t.exp2_non_positive;
+  run(in.data() + 1, out.data() + 1, static_cast<int>(x.size()));
   int64_t worst = 0;
   for (size_t i = 0; i < x.size(); ++i) {
     const float got = out[i + 1];
@@ -897,7 +902,8 @@ int64_t WorstExpUlp(const KernelTable& t, const std::vector<float>& x, float* wo
       EXPECT_TRUE(std::isnan(got)) << "exp(NaN)";
       continue;
     }
-    const float want = static_cast<float>(std::exp(static_cast<double>(x[i])));  // correctly rounded
+    const double exact = form == ExpForm::kBase2NonPositive ? std::exp2(static_cast<double>(x[i])) : std::exp(static_cast<double>(x[i]));
+    const float want = static_cast<float>(exact);  // correctly rounded
     if (std::isinf(want)) {
       EXPECT_EQ(got, kInf) << KernelName(t.id) << " exp(" << x[i] << ") overflows to +inf";
       continue;
@@ -911,15 +917,15 @@ int64_t WorstExpUlp(const KernelTable& t, const std::vector<float>& x, float* wo
 // The worst ulp over `edges` and every step-th float bit pattern from `first` to `last` (in chunks of
 // a million), and where; *count: how many inputs.
 int64_t WorstExpUlpOverBits(const KernelTable& t, const std::vector<float>& edges, uint64_t first, uint64_t last,
-                            uint64_t step, bool non_positive, float* worst_x, size_t* count) {
-  int64_t worst = WorstExpUlp(t, edges, worst_x, non_positive);
+                            uint64_t step, ExpForm form, float* worst_x, size_t* count) {
+  int64_t worst = WorstExpUlp(t, edges, worst_x, form);
   *count = edges.size();
   std::vector<float> x;
   for (uint64_t bits = first; bits <= last; bits += step) {
     x.push_back(FromBits(static_cast<uint32_t>(bits)));
     if (x.size() == (1u << 20) || bits + step > last) {
       float chunk_x = 0;
-      const int64_t chunk = WorstExpUlp(t, x, &chunk_x, non_positive);
+      const int64_t chunk = WorstExpUlp(t, x, &chunk_x, form);
       if (chunk > worst) worst = chunk, *worst_x = chunk_x;
       *count += x.size();
       x.clear();
@@ -941,8 +947,9 @@ TEST(SimdKernels, ExpNonPositiveWithin2Ulp) {
   for (const KernelTable* t : SimdTables()) {
     float worst_x = 0, above_x = 0;
     size_t count = 0, above = 0;
-    int64_t worst = WorstExpUlpOverBits(*t, edges, 0x80000000u, last, 61, true, &worst_x, &count);
-    const int64_t worst_above = WorstExpUlpOverBits(*t, {}, 1, 0x3F800000u, 61, true, &above_x, &above);  // (0, 1]
+    int64_t worst = WorstExpUlpOverBits(*t, edges, 0x80000000u, last, 61, ExpForm::kNonPositive, &worst_x, &count);
+    const int64_t worst_above =
+        WorstExpUlpOverBits(*t, {}, 1, 0x3F800000u, 61, ExpForm::kNonPositive, &above_x, &above);  // (0, 1]
     if (worst_above > worst) worst = worst_above, worst_x = above_x;
     count += above;
     EXPECT_LE(worst, 2) << KernelName(t->id) << ": worst at x = " << worst_x;
@@ -965,6 +972,32 @@ TEST(SimdKernels, ExpNonPositiveWithin2Ulp) {
   }
 }
 
+// The fused softmax's 2^z where its scores are in log2 units (z = score − max ≤ 0, fast_exp.h's
+// Exp2NonPositive): within 2 ulp of the correctly rounded 2^z over every 61st float of [−126, 0]
+// (≈ 18 million values) and the edges, the bound the softmax tests' tolerances are derived for;
+// every z below −126 (−inf: a masked key, zeroed afterwards) gives FLT_MIN exactly.
+TEST(SimdKernels, Exp2NonPositiveWithin2Ulp) {
+  const std::vector<float> edges = {0.0f, -0.0f, -0.5f, -0.5000001f, -0.4999999f, -1.0f, -1.5f, -125.5f, -125.50001f,
+                                    -125.49999f, -126.0f, -std::numeric_limits<float>::denorm_min(), -1e-30f, -10.0f,
+                                    -64.5f, -100.0f};
+  const uint32_t last = 0xC2FC0000u;  // −126.0f: 2^z is FLT_MIN there
+  for (const KernelTable* t : SimdTables()) {
+    float worst_x = 0;
+    size_t count = 0;
+    const int64_t worst =
+        WorstExpUlpOverBits(*t, edges, 0x80000000u, last, 61, ExpForm::kBase2NonPositive, &worst_x, &count);
+    EXPECT_LE(worst, 2) << KernelName(t->id) << ": worst at z = " << worst_x;
+    const float below[] = {-126.00001f, -126.5f, -127.0f, -149.0f, -1e6f, -std::numeric_limits<float>::max(), -kInf};
+    for (float z : below) {
+      std::vector<float> zs(static_cast<size_t>(t->lanes) + 1, z), ys(zs.size());
+      t->exp2_non_positive(zs.data(), ys.data(), static_cast<int>(zs.size()));  // vector lanes and the scalar tail
+      for (float y : ys) EXPECT_EQ(y, std::numeric_limits<float>::min()) << KernelName(t->id) << ": z = " << z;
+    }
+    std::printf("[ 2^z, z ≤ 0 ] %s: worst %lld ulp (at z = %.9g) over %zu inputs\n", KernelName(t->id),
+                static_cast<long long>(worst), worst_x, count);
+  }
+}
+
 TEST(SimdKernels, ExpWithin2UlpOverTheWholeRange) {
   // Every float bit pattern in steps of 251 (both signs, ~17 million values) in chunks, plus the
   // edges: overflow, the denormal results, ±inf, NaN.
@@ -974,7 +1007,7 @@ TEST(SimdKernels, ExpWithin2UlpOverTheWholeRange) {
   for (const KernelTable* t : SimdTables()) {
     float worst_x = 0;
     size_t count = 0;
-    const int64_t worst = WorstExpUlpOverBits(*t, edges, 0, 0xFFFFFFFFull, 251, false, &worst_x, &count);
+    const int64_t worst = WorstExpUlpOverBits(*t, edges, 0, 0xFFFFFFFFull, 251, ExpForm::kExp, &worst_x, &count);
     EXPECT_LE(worst, 2) << KernelName(t->id) << ": worst at x = " << worst_x;
     std::printf("[ exp ] %s: worst %lld ulp (at x = %.9g) over %zu inputs\n", KernelName(t->id),
                 static_cast<long long>(worst), worst_x, count);

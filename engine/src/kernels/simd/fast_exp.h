@@ -40,6 +40,15 @@ typename V::F ExpApprox(typename V::F x) {
   return V::KeepNaN(x, result);
 }
 
+// 1 + r·p(r), p(r) = c[0] + c[1]·r + … + c[4]·r⁴ by Horner's rule: 5 multiply-adds. The softmax's
+// exponentials' reduced-argument forms (scripts/exp_minimax.py derives each one's c).
+template <class V>
+typename V::F OnePlusTimesQuartic(typename V::F r, const float (&c)[5]) {
+  typename V::F p = V::Broadcast(c[4]);
+  for (int i = 3; i >= 0; --i) p = V::MulAdd(p, r, V::Broadcast(c[i]));
+  return V::MulAdd(r, p, V::Broadcast(1.0f));
+}
+
 // exp(x) for x ≤ 1 where results below FLT_MIN (x < −87.3) may flush to 0 and x is never NaN: the
 // fused softmax's exp of scores minus their max (a hair above 0 where that difference is one rounded
 // multiply-add, flash_attention.h), its hottest loop after the products. One 2^k factor,
@@ -77,12 +86,36 @@ typename V::F ExpNonPositive(typename V::F x) {
   }
   F r = V::MulAdd(k, V::Broadcast(-0.693359375f), clamped);  // ln 2 in two parts: k·0.693359375 is exact
   r = V::MulAdd(k, V::Broadcast(2.12194440e-4f), r);
-  F p = V::Broadcast(0x1.0fa7f2p-7f);
-  p = V::MulAdd(p, r, V::Broadcast(0x1.573a72p-5f));
-  p = V::MulAdd(p, r, V::Broadcast(0x1.555a6cp-3f));
-  p = V::MulAdd(p, r, V::Broadcast(0x1.fffdc6p-2f));
-  p = V::MulAdd(p, r, V::Broadcast(0x1.fffff6p-1f));
-  const F mantissa = V::MulAdd(r, p, V::Broadcast(1.0f));
+  const F mantissa = OnePlusTimesQuartic<V>(r, {0x1.fffff6p-1f, 0x1.fffdc6p-2f, 0x1.555a6cp-3f, 0x1.573a72p-5f, 0x1.0fa7f2p-7f});
+  if constexpr (V::kPow2ByMagic) return V::AddToExponent(mantissa, t);
+  else return V::MulPow2(mantissa, k);
+}
+
+// 2^z for z ≤ 0 where results below FLT_MIN (z < −126) may flush to 2^−126 and z is never NaN: the
+// fused softmax's exp where its scores are in log2 units (the query scaled by scale/τ·log2 e, so
+// z = score − max, one subtraction: flash_attention.h). 2^z = 2^k · 2^f, k = round(z) and f = z − k
+// exactly (|f| ≤ 1/2, z's bits below 1), 2^f = 1 + f·p(f) with p of degree 4 (relative error 9.2e−8
+// on [−1/2, 1/2], scripts/exp_minimax.py 2 derives the coefficients). Against ExpNonPositive: no
+// multiply by log2 e and no two-part reduction by ln 2 (f is exact), so 5 multiply-adds instead of 9
+// operations on the multipliers the products also need. Measured by simd_kernels_test
+// (SimdKernels.Exp2NonPositiveWithin2Ulp) over every 61st float bit pattern of [−126, 0]: the test
+// fails above 2 ulp, the bound the softmax tests' tolerances are derived for.
+// V::kPow2ByMagic: t = z + 1.5·2^23 rounds z to k in t's low mantissa bits, as in ExpNonPositive, and
+// the clamp keeps k ≥ −126, with f ≥ 0 where k = −126, so every result is normal.
+template <class V>
+typename V::F Exp2NonPositive(typename V::F z) {
+  using F = typename V::F;
+  const F clamped = V::Max(z, V::Broadcast(-126.0f));  // 2^−126 = FLT_MIN; −inf (masked keys) → FLT_MIN
+  constexpr float kMagic = 12582912.0f;  // 1.5·2^23
+  F k, t{};
+  if constexpr (V::kPow2ByMagic) {
+    t = V::Add(clamped, V::Broadcast(kMagic));
+    k = V::Sub(t, V::Broadcast(kMagic));
+  } else {
+    k = V::RoundNearest(clamped);
+  }
+  const F f = V::Sub(clamped, k);
+  const F mantissa = OnePlusTimesQuartic<V>(f, {0x1.62e42ap-1f, 0x1.ebf9bcp-3f, 0x1.c6b754p-5f, 0x1.3ceaa2p-7f, 0x1.5bb9c0p-10f});
   if constexpr (V::kPow2ByMagic) return V::AddToExponent(mantissa, t);
   else return V::MulPow2(mantissa, k);
 }

@@ -68,6 +68,9 @@ struct KernelTable {
   // y[i] = exp(x[i]) for x[i] ≤ 1, not NaN, as the fused softmax's unmasked tiles compute it: results
   // below FLT_MIN (x < −87.3) may come out as ~1e−38; see fast_exp.h for the accuracy.
   void (*exp_non_positive)(const float* x, float* y, int count);
+  // y[i] = 2^x[i] for x[i] ≤ 0, not NaN, as the fused softmax computes it where its scores are in
+  // log2 units: results below FLT_MIN (x < −126) come out as FLT_MIN; see fast_exp.h for the accuracy.
+  void (*exp2_non_positive)(const float* x, float* y, int count);
   // Each row of s (rows, cols; stride ld) -> softmax(row · inv_temperature) into w (stride ld);
   // masked (−inf) entries give 0, a fully masked row gives zeros.
   void (*softmax_rows)(const float* s, float* w, int rows, int cols, int ld, float inv_temperature);

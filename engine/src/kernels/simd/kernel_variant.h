@@ -18,12 +18,18 @@ void ExpArray(const float* x, float* y, int count) {
   for (; i < count; ++i) y[i] = ExpApprox<VecScalar>(x[i]);
 }
 
-// y[i] = exp(x[i]) for x[i] ≤ 1 (not NaN) as the fused softmax computes it (ExpNonPositive).
-template <class V>
+// y[i] = exp(x[i]) for x[i] ≤ 1, or kBase2: 2^x[i] for x[i] ≤ 0 (not NaN), as the fused softmax
+// computes it (ExpNonPositive, Exp2NonPositive).
+template <class V, bool kBase2>
+typename V::F ExpNonPositiveOf(typename V::F x) {
+  if constexpr (kBase2) return Exp2NonPositive<V>(x);
+  else return ExpNonPositive<V>(x);
+}
+template <class V, bool kBase2>
 void ExpNonPositiveArray(const float* x, float* y, int count) {
   int i = 0;
-  for (; i + V::kLanes <= count; i += V::kLanes) V::Store(y + i, ExpNonPositive<V>(V::Load(x + i)));
-  for (; i < count; ++i) y[i] = ExpNonPositive<VecScalar>(x[i]);
+  for (; i + V::kLanes <= count; i += V::kLanes) V::Store(y + i, ExpNonPositiveOf<V, kBase2>(V::Load(x + i)));
+  for (; i < count; ++i) y[i] = ExpNonPositiveOf<VecScalar, kBase2>(x[i]);
 }
 
 // softmax(row · inv_temperature): max first, then exp(x·inv_t − max) and the sum, then scale by 1/sum.
@@ -137,7 +143,8 @@ KernelTable MakeKernelTable() {
                      &GemmPacked<V>,
                      &FlashAttention<V>,
                      &ExpArray<V>,
-                     &ExpNonPositiveArray<V>,
+                     &ExpNonPositiveArray<V, false>,
+                     &ExpNonPositiveArray<V, true>,
                      &SoftmaxRows<V>,
                      &NoInfOrNan<V>,
                      &ColumnsMaxAbs<V>,

@@ -42,7 +42,11 @@ KernelTable EitherFormTable() {
   t.flash_attention = &Either<decltype(t.flash_attention)>::Call<kAttentionForm, &FlashAttention<Fused>, &FlashAttention<Unfused>>;
   t.exp = &Either<decltype(t.exp)>::Call<kAttentionForm, &ExpArray<Fused>, &ExpArray<Unfused>>;
   t.exp_non_positive =
-      &Either<decltype(t.exp_non_positive)>::Call<kAttentionForm, &ExpNonPositiveArray<Fused>, &ExpNonPositiveArray<Unfused>>;
+      &Either<decltype(t.exp_non_positive)>::Call<kAttentionForm, &ExpNonPositiveArray<Fused, false>,
+                                                  &ExpNonPositiveArray<Unfused, false>>;
+  t.exp2_non_positive =
+      &Either<decltype(t.exp2_non_positive)>::Call<kAttentionForm, &ExpNonPositiveArray<Fused, true>,
+                                                   &ExpNonPositiveArray<Unfused, true>>;
   t.softmax_rows = &Either<decltype(t.softmax_rows)>::Call<kAttentionForm, &SoftmaxRows<Fused>, &SoftmaxRows<Unfused>>;
   t.peak_probe = &Either<decltype(t.peak_probe)>::Call<kAttentionForm, &PeakProbe<Fused>, &PeakProbe<Unfused>>;
   // Packing moves floats (the same panels for both forms); the finiteness tests' x·0 sums are the
