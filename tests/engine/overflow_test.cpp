@@ -83,13 +83,29 @@ TEST(Overflow, ScoresJustBelowFloatMaxAreRightOnEveryKernelAndPath) {
 }
 
 // q·k = 1e40 overflows although scale·q·k = 1e10 would not: Forward publishes raw_scores = inf, so
-// the fused kernel (which used to fold the scale into q) must report it too.
+// the fused kernel (which used to fold the scale into q) must report it too. At scale 1e−36 the
+// scaled scores (1e4) are small enough for the fused kernel's log2 units, which fold the scale into
+// q again: the raw products must still bound them (differential_fuzz found it).
 TEST(Overflow, RawScoreOverflowUnderASmallScaleIsReportedByBothPaths) {
+  for (const float scale : {1e-30f, 1e-36f}) {
+    SCOPED_TRACE(scale);
+    AttentionConfig config;
+    config.scale = scale;
+    AttentionInputs inputs;
+    inputs.query = Diagonal(1e20f);
+    ExpectOverflowEverywhere(config, inputs);
+  }
+}
+
+// scale/τ = 5.8e46 passes FLT_MAX while q·k = 1e−80 rounds to 0: every score is 0 (uniform weights).
+// The fused kernel's log2 units fold scale/τ·log2 e into q as one float, which would be +inf here:
+// it must keep to the scaled path (differential_fuzz found it: non_finite where the answer is finite).
+TEST(Overflow, ScaleOverTemperaturePastFloatMaxWithTinyScoresIsFine) {
   AttentionConfig config;
-  config.scale = 1e-30f;
+  config.scale = 5.76665e16f, config.temperature = 1e-30f;
   AttentionInputs inputs;
-  inputs.query = Diagonal(1e20f);
-  ExpectOverflowEverywhere(config, inputs);
+  inputs.query = Matrix::Constant(3, 4, 1e-40f);
+  ExpectOkEverywhere(config, inputs, RunReferenceDouble(config, inputs).output);
 }
 
 // Scores over a tiny temperature overflow to −inf for every key: the weights were silently zero

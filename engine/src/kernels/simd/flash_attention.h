@@ -133,22 +133,29 @@ float MaxAbs(const float* x, int rows, int cols, int ld) {
 }
 
 // The factor that puts scores in log2 units, c = scale/τ·log2 e (scale·inv_temperature·log2 e in
-// double, rounded once), when the call's scores fit them: c·q finite for every query entry, and every
-// score (c·q)·k at most 2^24 in size (all but extreme inputs); 0 otherwise. From the largest |q| and
-// |k| alone: a dot product's partial sums are at most d_k·max|c·q|·max|k| exactly, and under twice
-// that as computed (each of d_k roundings adds a factor 1 + 2^−24); max|c·q| is under max|q|·|c|
-// times 1 + 2^−24 (one rounding). In double, where the bound itself cannot overflow. Every input is
-// finite (checked before any kernel runs). Decided for the whole call (every thread's share decides
-// alike), so a row's bits do not depend on the tiling.
+// double, rounded once), when the call's scores fit them; 0 otherwise. They fit where
+//  - no raw score q·k, scaled score or intermediate of the materialised path can overflow (every
+//    kernel and path must give the same status: a raw q·k past FLT_MAX is an overflow even under a
+//    scale that would bring it back), and those scaled scores are at most 2^24 in size; and
+//  - c is finite in float (scale/τ may pass FLT_MAX where tiny q and k keep the scores small), c·q
+//    is finite for every query entry and every score (c·q)·k at most 2^24 in size.
+// From the largest |q| and |k| alone: a dot product's partial sums are at most d_k·max|q|·max|k|
+// exactly, and under twice that as computed (each of d_k roundings adds a factor 1 + 2^−24); a
+// scaling adds one rounding (within the factor 2 too; c·q's, the factor 1 + 2^−24). In double, where
+// the bound itself cannot overflow. All but extreme inputs fit. Every input is finite (checked before
+// any kernel runs). Decided for the whole call (every thread's share decides alike), so a row's bits
+// do not depend on the tiling.
 template <class V>
 float Log2Scores(const FlashAttentionArgs& a) {
+  constexpr double kLimit = 16777216.0, kFloatMax = static_cast<double>(std::numeric_limits<float>::max());
+  const double q_most = MaxAbs<V>(a.q, a.n, a.d_k, a.ldq), k_most = MaxAbs<V>(a.k, a.m, a.d_k, a.ldk);
+  const double scale = std::fabs(static_cast<double>(a.scale)), inv_temperature = std::fabs(static_cast<double>(a.inv_temperature));
+  const double products = 2.0 * a.d_k * q_most * k_most;
+  const bool materialised_fits = products < kFloatMax / 2 && products * scale * (inv_temperature > 1.0 ? inv_temperature : 1.0) <= kLimit;
   const double c = static_cast<double>(a.scale) * a.inv_temperature * 1.4426950408889634;
-  const float factor = static_cast<float>(c);
-  const double q_most = MaxAbs<V>(a.q, a.n, a.d_k, a.ldq) * std::fabs(c) * (1.0 + 1.0 / 16777216),
-               k_most = MaxAbs<V>(a.k, a.m, a.d_k, a.ldk);
-  const bool fits = q_most < static_cast<double>(std::numeric_limits<float>::max()) / 2 &&
-                    2.0 * a.d_k * q_most * k_most <= 16777216.0;
-  return fits ? factor : 0.0f;
+  const double cq_most = q_most * std::fabs(c) * (1.0 + 1.0 / 16777216);
+  const bool log2_fits = std::fabs(c) < kFloatMax && cq_most < kFloatMax / 2 && 2.0 * a.d_k * cq_most * k_most <= kLimit;
+  return materialised_fits && log2_fits ? static_cast<float>(c) : 0.0f;
 }
 
 // Lane-wise sums of P for one row of a partly masked key tile: x[j] = exp(x[j] − m_new) for
