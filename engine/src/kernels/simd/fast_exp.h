@@ -96,8 +96,9 @@ typename V::F ExpNonPositive(typename V::F x) {
 // z = score − max, one subtraction: flash_attention.h). 2^z = 2^k · 2^f, k = round(z) and f = z − k
 // exactly (|f| ≤ 1/2, z's bits below 1), 2^f = 1 + f·p(f) with p of degree 4 (relative error 9.2e−8
 // on [−1/2, 1/2], scripts/exp_minimax.py 2 derives the coefficients). Against ExpNonPositive: no
-// multiply by log2 e and no two-part reduction by ln 2 (f is exact), so 5 multiply-adds instead of 9
-// operations on the multipliers the products also need. Measured by simd_kernels_test
+// multiply by log2 e and no two-part reduction by ln 2 (f is exact), so 5 multiply-adds where
+// ExpNonPositive puts 8 operations on the multipliers the products also need (the product by log2 e,
+// or wasm's multiply-add for k; two for the reduction; five for the polynomial). Measured by simd_kernels_test
 // (SimdKernels.Exp2NonPositiveWithin2Ulp) over every 61st float bit pattern of [−126, 0]: the test
 // fails above 2 ulp, the bound the softmax tests' tolerances are derived for.
 // V::kPow2ByMagic: t = z + 1.5·2^23 rounds z to k in t's low mantissa bits, as in ExpNonPositive, and
