@@ -576,9 +576,9 @@ TEST(SimdKernels, FlashAttentionSpansManyKeyTilesWithLargeScores) {
 // of 64, 128 or 256; either form of the multiply-add where the build has two) within float32's bound
 // of double softmax attention, masks and all, on sizes on both sides of every tile; settings that
 // differ only in the query tile give the same bits (a row's arithmetic does not depend on the rows
-// beside it). Each shape twice: as drawn (scores provably under 2^24 in size: the exp pass's
-// one-rounding form) and with q's first column 1e7 against a zero column of k — the same scores, but
-// a bound from max |q|·max |k| above 2^24, so the kernel takes its two-rounding, checked form.
+// beside it). Each shape twice: as drawn (scores provably under 2^24 in size: in log2 units) and with
+// q's first column 1e7 against a zero column of k — the same scores, but a bound from max |q|·max |k|
+// above 2^24, so the kernel scales them in the exp pass, in two roundings, checked.
 TEST(SimdKernels, EveryAttentionSettingIsWithinTheBound) {
   struct Shape {
     int n, m, d_k, d_v;

@@ -50,8 +50,8 @@ typename V::F OnePlusTimesQuartic(typename V::F r, const float (&c)[5]) {
 }
 
 // exp(x) for x ≤ 1 where results below FLT_MIN (x < −87.3) may flush to 0 and x is never NaN: the
-// fused softmax's exp of scores minus their max (a hair above 0 where that difference is one rounded
-// multiply-add, flash_attention.h), its hottest loop after the products. One 2^k factor,
+// fused softmax's exp of scaled scores minus their max where the scores are too large for log2 units
+// (flash_attention.h; Exp2NonPositive below serves all other calls). One 2^k factor,
 // no NaN blend, and exp(r) = 1 + r·p(r) with p of degree 4 (5 multiply-adds where ExpMantissa's form
 // takes 8 operations): p's coefficients minimise the relative error of 1 + r·p(r) against e^r on
 // [−ln2/2, ln2/2], 9.2e−8 (scripts/exp_minimax.py derives them). Measured by simd_kernels_test
