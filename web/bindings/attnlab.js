@@ -184,7 +184,9 @@ export async function loadAttnlab(moduleOptions = {}, { workers = true, lite = f
     // kernelChoice(): how this CPU tiles the fastest kernel (attn/kernel_choice.h), measured on the
     // first call; setKernelChoice(c) takes another instance's (the page's Web Workers take the page's).
     kernelChoice: page(() => m.kernelChoice()),
+    kernelChoiceMade: page(() => m.kernelChoiceMade()),
     setKernelChoice: page((c) => m.setKernelChoice(c)),
+    version: page(() => m.version()),
     // The module died (why), or '' while it lives; onDied(fn) calls fn(why) once when it dies.
     dead: () => life.dead,
     onDied: (fn) => { life.listeners.add(fn); if (life.dead) fn(life.dead); },

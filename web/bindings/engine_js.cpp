@@ -371,6 +371,10 @@ val KernelChoiceJs() {
   return out;
 }
 
+// kernelChoiceMade() -> whether the fastest kernel's settings are chosen (probed or set), so a caller
+// can read kernelChoice() without starting the probe (the page saves a measured choice for its next load).
+bool KernelChoiceMadeJs() { return attn::KernelChoiceMade(attn::FastestKernel()); }
+
 // setKernelChoice({kernel, gemmRows, gemmSliceKb, attentionRows, attentionKeys, fusedMultiplyAdd,
 // gemmFusedMultiplyAdd})
 // -> {ok}: another instance's choice (a page's worker takes the page's, so both compute the same bits).
@@ -486,5 +490,6 @@ EMSCRIPTEN_BINDINGS(attnlab_engine) {
   ATTNJS_FUNCTION("availableKernels", AvailableKernels);
   ATTNJS_FUNCTION("version", EngineVersion);
   ATTNJS_FUNCTION("kernelChoice", KernelChoiceJs);
+  ATTNJS_FUNCTION("kernelChoiceMade", KernelChoiceMadeJs);
   ATTNJS_FUNCTION("setKernelChoice", SetKernelChoiceJs);
 }

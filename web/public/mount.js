@@ -8,11 +8,12 @@
 // the assets a view needs (mount_assets.js), the module's death and the GL context's loss
 // (mount_life.js), exports (mount_export.js), the keyboard and screen readers (mount_access.js) and an
 // embed's scrolling of its host page (mount_host_scroll.js).
-import { loadAttnlab } from './attnlab.js';
+import { loadAttnlab, liteWasmFile, wasmFile } from './attnlab.js';
 import { attachAccessibility } from './mount_access.js';
 import { attachAssetLoading } from './mount_assets.js';
 import { attachExports } from './mount_export.js';
 import { attachHostScroll } from './mount_host_scroll.js';
+import { reuseKernelChoice } from './mount_kernel_choice.js';
 import { watchLifeCycle } from './mount_life.js';
 import { attachSentenceBox } from './sentence_box.js';
 import { attachShare } from './share.js';
@@ -124,11 +125,13 @@ export async function mount(host, options = {}) {
   fontBytes ??= fetch(here('ui-font.ttf')).then((r) => (r.ok ? r.arrayBuffer() : new ArrayBuffer(0))).catch(() => new ArrayBuffer(0))
     .then((bytes) => { addHtmlFont(bytes); return bytes; });
   let attnlab;
+  const lite = embed && !needsFullModule(withView(view, state));
   try {
-    attnlab = await loadAttnlab({}, { workers, lite: embed && !needsFullModule(withView(view, state)) });
+    attnlab = await loadAttnlab({}, { workers, lite });
   } catch (e) {
     return fail(`attnlab could not load: ${e && e.message ? e.message : e}`);
   }
+  const kernelChoice = reuseKernelChoice(attnlab, lite ? liteWasmFile : wasmFile);  // before anything computes
   const life = watchLifeCycle(attnlab, { root, canvas, status });
   const assets = attachAssetLoading(attnlab);
   const listeners = new Set();
@@ -162,6 +165,7 @@ export async function mount(host, options = {}) {
     hostScroll?.afterFrame();
     access.afterFrame(stateText, summary);
     assets.afterFrame();
+    kernelChoice.afterFrame();
   });
   attachSentenceBox(attnlab, canvas, { hostScrolls: embed });
   const exports = attachExports(attnlab);
