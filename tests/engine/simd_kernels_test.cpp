@@ -798,7 +798,18 @@ TEST(SimdKernels, KernelChoiceIsACandidateMeasuredAndSaid) {
     EXPECT_EQ(now.attention_keys, other.attention_keys);
     EXPECT_EQ(now.candidates, 0);
     EXPECT_NE(DescribeKernelChoice(now).find("(set, not measured here)"), std::string::npos);
-    ASSERT_TRUE(SetKernelChoice(chosen).ok());  // as it was, for the tests after this one
+    // As it was, for the tests after this one; handed on with its probe's numbers (the page's saved
+    // choice, a worker's), it says where they come from.
+    ASSERT_TRUE(SetKernelChoice(chosen).ok());
+    const KernelChoice back = ChosenKernelSettings(t->id);
+    EXPECT_TRUE(back.set_from_elsewhere);
+    EXPECT_FALSE(chosen.set_from_elsewhere) << "the probe's own";
+    if (chosen.candidates > 0) {
+      char text[200];
+      std::snprintf(text, sizeof text, " (taken from an earlier probe: the fastest of %d settings, timed in %.1f ms: GEMM ",
+                    chosen.candidates, chosen.probe_ms);
+      EXPECT_NE(DescribeKernelChoice(back).find(text), std::string::npos) << DescribeKernelChoice(back);
+    }
   }
   KernelChoice missing;
   missing.kernel = KernelId::kCount;

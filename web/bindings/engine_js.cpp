@@ -8,6 +8,7 @@
 #include <emscripten/emscripten.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -349,7 +350,7 @@ val AvailableKernels() {
 std::string EngineVersion() { return attn::Version(); }
 
 // kernelChoice() -> {ok, kernel, build, gemmRows, gemmSliceKb, attentionRows, attentionKeys,
-// fusedMultiplyAdd, gemmFusedMultiplyAdd, candidates, probeMs, gemmGflops, attentionGflops, text}: how this CPU runs the
+// fusedMultiplyAdd, gemmFusedMultiplyAdd, candidates, probeMs, gemmGflops, attentionGflops, setFromElsewhere, text}: how this CPU runs the
 // fastest kernel (attn/kernel_choice.h; measured on the first call).
 val KernelChoiceJs() {
   const attn::KernelChoice c = attn::ChosenKernelSettings(attn::FastestKernel());
@@ -367,6 +368,7 @@ val KernelChoiceJs() {
   out.set("probeMs", c.probe_ms);
   out.set("gemmGflops", c.gemm_gflops);
   out.set("attentionGflops", c.attention_gflops);
+  out.set("setFromElsewhere", c.set_from_elsewhere);
   out.set("text", attn::DescribeKernelChoice(c));
   return out;
 }
@@ -376,7 +378,7 @@ val KernelChoiceJs() {
 bool KernelChoiceMadeJs() { return attn::KernelChoiceMade(attn::FastestKernel()); }
 
 // setKernelChoice({kernel, gemmRows, gemmSliceKb, attentionRows, attentionKeys, fusedMultiplyAdd,
-// gemmFusedMultiplyAdd})
+// gemmFusedMultiplyAdd, candidates?, probeMs?, gemmGflops?, attentionGflops?})
 // -> {ok}: another instance's choice (a page's worker takes the page's, so both compute the same bits).
 val SetKernelChoiceJs(val choice_js) {
   if (IsAbsent(choice_js) || choice_js.typeOf().as<std::string>() != "object")
@@ -409,6 +411,22 @@ val SetKernelChoiceJs(val choice_js) {
                                                                              ": expected true or false, got " +
                                                                              DescribeJsValue(fused)));
     *f.field = fused.as<bool>();
+  }
+  // The probe's numbers where the object carries them (a kernelChoice() handed on, or saved by the
+  // page): its sentence says them again, as taken from an earlier probe.
+  ATTN_JS_RETURN_IF_ERROR(ReadInt(choice_js["candidates"], "choice.candidates", &c.candidates, 0, 4096));
+  const struct {
+    const char* key;
+    double* field;
+  } measured[] = {{"probeMs", &c.probe_ms}, {"gemmGflops", &c.gemm_gflops}, {"attentionGflops", &c.attention_gflops}};
+  for (const auto& f : measured) {
+    float x = 0.0f;
+    ATTN_JS_RETURN_IF_ERROR(ReadFloat(choice_js[f.key], std::string("choice.") + f.key, &x));
+    if (!(x >= 0.0f && x <= FLT_MAX))
+      return ErrorObject(attn::Status(attn::StatusCode::kInvalidArgument, std::string("choice.") + f.key +
+                                                                             ": expected a finite number ≥ 0, got " +
+                                                                             DescribeJsValue(choice_js[f.key])));
+    *f.field = x;
   }
   ATTN_JS_RETURN_IF_ERROR(attn::SetKernelChoice(c));
   val out = val::object();

@@ -207,13 +207,15 @@ export interface KernelChoice {
   fusedMultiplyAdd: boolean;
   /** The GEMM's (the projections'), chosen the same way on its own. */
   gemmFusedMultiplyAdd: boolean;
-  /** Settings timed (0: set, not measured). */
+  /** Settings timed (0: set, not measured; a choice set from another probe's keeps that probe's numbers). */
   candidates: number;
   /** How long choosing took. */
   probeMs: number;
   /** The winners' rates on the probe's GEMM and attention head. */
   gemmGflops: number;
   attentionGflops: number;
+  /** Set with setKernelChoice (another instance's, an earlier load's), not probed by this one. */
+  setFromElsewhere: boolean;
   /** All of it in a sentence. */
   text: string;
 }

@@ -413,6 +413,7 @@ Status SetKernelChoice(const KernelChoice& choice) {
   const std::lock_guard<std::mutex> lock(p.mu);
   const int i = static_cast<int>(choice.kernel);
   p.choice[i] = choice;
+  p.choice[i].set_from_elsewhere = true;
   p.ready[i].store(true, std::memory_order_release);
   return Status::Ok();
 }
@@ -434,8 +435,9 @@ std::string DescribeKernelChoice(const KernelChoice& c) {
            form(c.fused_multiply_add);
   }
   if (c.candidates > 0) {
-    std::snprintf(text, sizeof text, " (the fastest of %d settings timed in %.1f ms: GEMM %.0f GFLOP/s, attention %.0f GFLOP/s)",
-                  c.candidates, c.probe_ms, c.gemm_gflops, c.attention_gflops);
+    std::snprintf(text, sizeof text, " (%sthe fastest of %d settings%s timed in %.1f ms: GEMM %.0f GFLOP/s, attention %.0f GFLOP/s)",
+                  c.set_from_elsewhere ? "taken from an earlier probe: " : "", c.candidates,
+                  c.set_from_elsewhere ? "," : "", c.probe_ms, c.gemm_gflops, c.attention_gflops);
     s += text;
   } else {
     if (std::isinf(c.clock_tick_us)) {
