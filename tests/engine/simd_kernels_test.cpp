@@ -798,6 +798,13 @@ TEST(SimdKernels, KernelChoiceIsACandidateMeasuredAndSaid) {
     EXPECT_EQ(now.attention_keys, other.attention_keys);
     EXPECT_EQ(now.candidates, 0);
     EXPECT_NE(DescribeKernelChoice(now).find("(set, not measured here)"), std::string::npos);
+    // The defaults (a page's first load, whose worker probes for the next) say so.
+    const KernelChoice defaults = DefaultKernelChoice(t->id);
+    EXPECT_EQ(defaults.gemm_rows, candidates[0].gemm_rows);
+    EXPECT_EQ(defaults.attention_keys, candidates[0].attention_keys);
+    ASSERT_TRUE(SetKernelChoice(defaults).ok());
+    const std::string said_defaults = DescribeKernelChoice(ChosenKernelSettings(t->id));
+    EXPECT_EQ(said_defaults.substr(said_defaults.size() - 34), " (the defaults, not measured here)") << said_defaults;
     // As it was, for the tests after this one; handed on with its probe's numbers (the page's saved
     // choice, a worker's), it says where they come from.
     ASSERT_TRUE(SetKernelChoice(chosen).ok());

@@ -120,6 +120,9 @@ export async function loadAttnlab(moduleOptions = {}, { workers = true, lite = f
     ...moduleOptions,
   });
   const jobs = attachJobsLazily(m, wasm, workers, lite ? 'attnlab-lite.mjs' : 'attnlab.mjs');  // long work off the main thread (web/app/offload.h)
+  const probeWorker = (warmupMs) => (!workers || typeof Worker === 'undefined' ? Promise.resolve(null)
+    : import('./job_host.mjs').then(({ probeInWorker }) => probeInWorker(wasm, lite ? 'attnlab-lite.mjs' : 'attnlab.mjs', warmupMs),
+                                    () => null));
   // View 12's language model, in its own module and worker (web/app/lm_client.h): its host script
   // loads with the first request, so an embed of another view never fetches it.
   let lm = null;
@@ -185,6 +188,10 @@ export async function loadAttnlab(moduleOptions = {}, { workers = true, lite = f
     // first call; setKernelChoice(c) takes another instance's (the page's Web Workers take the page's).
     kernelChoice: page(() => m.kernelChoice()),
     kernelChoiceMade: page(() => m.kernelChoiceMade()),
+    // useDefaultKernelChoice(): today's tiles, unmeasured; probeKernelChoiceInWorker(warmupMs): a
+    // Promise of the settings a worker of its own measures (null where none can run), for a next load.
+    useDefaultKernelChoice: page(() => m.useDefaultKernelChoice()),
+    probeKernelChoiceInWorker: (warmupMs) => probeWorker(warmupMs),
     setKernelChoice: page((c) => m.setKernelChoice(c)),
     version: page(() => m.version()),
     // The module died (why), or '' while it lives; onDied(fn) calls fn(why) once when it dies.

@@ -377,6 +377,23 @@ val KernelChoiceJs() {
 // can read kernelChoice() without starting the probe (the page saves a measured choice for its next load).
 bool KernelChoiceMadeJs() { return attn::KernelChoiceMade(attn::FastestKernel()); }
 
+// useDefaultKernelChoice() -> {ok}: today's tiles, unmeasured (attn::DefaultKernelChoice): a page's
+// first load, whose worker probes for the next load instead (web/public/mount_kernel_choice.js).
+val UseDefaultKernelChoiceJs() {
+  ATTN_JS_RETURN_IF_ERROR(attn::SetKernelChoice(attn::DefaultKernelChoice(attn::AvailableKernels().back())));
+  val out = val::object();
+  out.set("ok", true);
+  return out;
+}
+
+// probeKernelChoice(warmupMs) -> kernelChoice(), probed (if nothing is chosen yet) after running
+// each timed function untimed for up to warmupMs (attn::SetKernelProbeWarmup): a worker's, off the
+// page's thread, long enough for V8's optimised code.
+val ProbeKernelChoiceJs(double warmup_ms) {
+  attn::SetKernelProbeWarmup(warmup_ms / 1000.0);
+  return KernelChoiceJs();
+}
+
 // setKernelChoice({kernel, gemmRows, gemmSliceKb, attentionRows, attentionKeys, fusedMultiplyAdd,
 // gemmFusedMultiplyAdd, candidates?, probeMs?, gemmGflops?, attentionGflops?})
 // -> {ok}: another instance's choice (a page's worker takes the page's, so both compute the same bits).
@@ -509,5 +526,7 @@ EMSCRIPTEN_BINDINGS(attnlab_engine) {
   ATTNJS_FUNCTION("version", EngineVersion);
   ATTNJS_FUNCTION("kernelChoice", KernelChoiceJs);
   ATTNJS_FUNCTION("kernelChoiceMade", KernelChoiceMadeJs);
+  ATTNJS_FUNCTION("useDefaultKernelChoice", UseDefaultKernelChoiceJs);
+  ATTNJS_FUNCTION("probeKernelChoice", ProbeKernelChoiceJs);
   ATTNJS_FUNCTION("setKernelChoice", SetKernelChoiceJs);
 }

@@ -58,3 +58,24 @@ export function attachJobWorker(m, wasmModule, size, glueFile = 'attnlab.mjs') {
     killForTesting: () => { if (workers.length) fail('terminated for testing'); },
   };
 }
+
+// The kernel settings measured in a worker of their own, off the page's thread: a module with nothing
+// chosen yet probes after running each timed function untimed for up to `warmupMs` (V8's optimised
+// code arrives in the meantime). Resolves to its kernelChoice(), or null where no worker can run it.
+export function probeInWorker(wasmModule, glueFile, warmupMs) {
+  return new Promise((resolve) => {
+    let worker;
+    try {
+      worker = new Worker(new URL('job_worker.mjs', import.meta.url), { type: 'module' });
+    } catch {
+      resolve(null);
+      return;
+    }
+    const done = (choice) => { worker.terminate(); resolve(choice?.ok ? choice : null); };
+    worker.onerror = (e) => { e.preventDefault?.(); done(null); };
+    worker.onmessageerror = () => done(null);
+    worker.onmessage = ({ data }) => done(data.probe);
+    worker.postMessage({ init: wasmModule, glue: glueFile });
+    worker.postMessage({ probe: warmupMs });
+  });
+}

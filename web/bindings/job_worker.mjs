@@ -5,6 +5,8 @@
 //   page -> worker: {init: WebAssembly.Module, glue: its glue's file name, kernelChoice: the page's
 //                    kernelChoice(), which the worker's module takes}, then {ticket, job}
 //   worker -> page: {ticket, result}  (result: runJob's {ok, value, bytes?}; the bytes' buffer is transferred)
+// or, for a worker started without a kernelChoice to measure one (web/public/mount_kernel_choice.js):
+//   page -> worker: {probe: warmupMs};  worker -> page: {probe: its kernelChoice(), probed}
 const kGlues = ['attnlab.mjs', 'attnlab-lite.mjs'];  // the page's two modules (web/app/module_views.h)
 
 let module = null;
@@ -20,6 +22,16 @@ self.onmessage = async ({ data }) => {
       if (data.kernelChoice?.ok) m.setKernelChoice(data.kernelChoice);
       return m;
     });
+    return;
+  }
+  if (data.probe !== undefined) {
+    let probe;
+    try {
+      probe = (await module).probeKernelChoice(data.probe);
+    } catch (e) {
+      probe = { ok: false, message: `the worker failed: ${e?.message || e}` };
+    }
+    self.postMessage({ probe });
     return;
   }
   let result;

@@ -131,7 +131,7 @@ export async function mount(host, options = {}) {
   } catch (e) {
     return fail(`attnlab could not load: ${e && e.message ? e.message : e}`);
   }
-  const kernelChoice = reuseKernelChoice(attnlab, lite ? liteWasmFile : wasmFile);  // before anything computes
+  const kernelChoice = reuseKernelChoice(attnlab, lite ? liteWasmFile : wasmFile, workers);  // before anything computes
   const life = watchLifeCycle(attnlab, { root, canvas, status });
   const assets = attachAssetLoading(attnlab);
   const listeners = new Set();

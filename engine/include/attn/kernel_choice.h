@@ -62,6 +62,16 @@ bool KernelChoiceMade(KernelId kernel);
 // Every setting the probe times for `kernel`, in the probe's order (empty for reference / Eigen).
 std::vector<KernelChoice> KernelChoiceCandidates(KernelId kernel);
 
+// The settings the probe starts from and a candidate must beat (today's tiles); {kernel} with zeros
+// for the reference and Eigen.
+KernelChoice DefaultKernelChoice(KernelId kernel);
+
+// The longest the probe runs each function untimed before it times it, in seconds (at least its
+// own: 30 ms in WebAssembly, until V8's optimised code arrives; none natively). Call it before the
+// first call that probes. A page's background worker sets it longer: in a browser page 30 ms ends on
+// V8's baseline code (web/public/mount_kernel_choice.js). Not a number or ≤ 0: the probe's own.
+void SetKernelProbeWarmup(double seconds);
+
 // Uses `choice` for its kernel from now on instead of measuring: the page's workers take the page's
 // settings so that both compute the same bits. Call it before other threads use the kernel.
 // kUnknownOption when the kernel is not available; kInvalidArgument (naming the field, the value and
@@ -75,7 +85,8 @@ Status SetKernelChoice(const KernelChoice& choice);
 // "; the GEMM's multiply-adds unfused (a multiply, then an add), the attention's fused
 // (f32x4.relaxed_madd)" (or the other way round); for the reference and Eigen: "eigen: no tiling to
 // choose". A choice taken with SetKernelChoice ends " (taken from an earlier probe: the fastest of 12
-// settings, timed in 4.2 ms: …)" where it carries that probe's numbers, else " (set, not measured here)".
+// settings, timed in 4.2 ms: …)" where it carries that probe's numbers, else " (the defaults, not
+// measured here)" for DefaultKernelChoice and " (set, not measured here)" for another.
 std::string DescribeKernelChoice(const KernelChoice& choice);
 
 // Runs the calling thread's calls of choice.kernel, and the worker threads they use, with `choice`

@@ -187,14 +187,15 @@ constexpr double kWarmSeconds = 0.030;
 constexpr double kWarmSeconds = 0.0;
 #endif
 constexpr double kTieredUp = 0.6;
+std::atomic<double> g_warm_seconds{kWarmSeconds};  // SetKernelProbeWarmup
 
 // Runs `run` until it has sped up (see above), runs as fast as `warm_seconds` (another form's warmed
 // call, 0 for none: within 1/kTieredUp of it, this code is optimised too), or kWarmSeconds have
-// passed. Returns its last call's time.
+// passed (or what SetKernelProbeWarmup asked for). Returns its last call's time.
 template <class Run>
 double Warm(const Run& run, double warm_seconds) {
   std::vector<double> calls;  // after the first (which compiles the baseline code)
-  const double until = Seconds() + kWarmSeconds;
+  const double until = Seconds() + g_warm_seconds.load(std::memory_order_relaxed);
   int fast_in_a_row = 0;  // two calls in a row under kTieredUp of the median: one could be noise
   for (bool first = true;; first = false) {
     const double start = Seconds();
@@ -380,6 +381,15 @@ std::vector<KernelChoice> KernelChoiceCandidates(KernelId kernel) {
   return all;
 }
 
+KernelChoice DefaultKernelChoice(KernelId kernel) {
+  const simd::KernelTable* t = simd::FindKernelTable(kernel);
+  return t ? DefaultChoice(*t) : KernelChoice{kernel};
+}
+
+void SetKernelProbeWarmup(double seconds) {
+  g_warm_seconds.store(seconds > kWarmSeconds ? seconds : kWarmSeconds, std::memory_order_relaxed);
+}
+
 Status SetKernelChoice(const KernelChoice& choice) {
   ATTN_RETURN_IF_ERROR(CheckKernelAvailable(choice.kernel));
   const simd::KernelTable* t = simd::FindKernelTable(choice.kernel);
@@ -447,7 +457,12 @@ std::string DescribeKernelChoice(const KernelChoice& c) {
                     c.clock_tick_us * 1e-3);
       s += text;
     } else {
-      s += c.probe_ms > 0.0 ? " (the defaults: no memory for the probe)" : " (set, not measured here)";
+      const KernelChoice d = DefaultKernelChoice(c.kernel);
+      const bool defaults = SameGemm(c, d) && c.attention_rows == d.attention_rows &&
+                            c.attention_keys == d.attention_keys && c.fused_multiply_add == d.fused_multiply_add;
+      s += c.probe_ms > 0.0         ? " (the defaults: no memory for the probe)"
+           : defaults && c.set_from_elsewhere ? " (the defaults, not measured here)"
+                                               : " (set, not measured here)";
     }
   }
   return s;
