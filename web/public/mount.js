@@ -6,8 +6,9 @@
 //
 // mount() builds the element and starts the module; each of its other jobs is a file of its own:
 // the assets a view needs (mount_assets.js), the module's death and the GL context's loss
-// (mount_life.js), exports (mount_export.js), the keyboard and screen readers (mount_access.js) and an
-// embed's scrolling of its host page (mount_host_scroll.js).
+// (mount_life.js), exports (mount_export.js), the keyboard and screen readers (mount_access.js), an
+// embed's scrolling of its host page (mount_host_scroll.js) and the kernel settings measured off the
+// page's thread for the next load (mount_kernel_choice.js).
 import { loadAttnlab, liteWasmFile, wasmFile } from './attnlab.js';
 import { attachAccessibility } from './mount_access.js';
 import { attachAssetLoading } from './mount_assets.js';
