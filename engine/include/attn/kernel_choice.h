@@ -69,7 +69,8 @@ KernelChoice DefaultKernelChoice(KernelId kernel);
 // The longest the probe runs each function untimed before it times it, in seconds (at least its
 // own: 30 ms in WebAssembly, until V8's optimised code arrives; none natively). Call it before the
 // first call that probes. A page's background worker sets it longer: in a browser page 30 ms ends on
-// V8's baseline code (web/public/mount_kernel_choice.js). Not a number or ≤ 0: the probe's own.
+// V8's baseline code (web/public/mount_kernel_choice.js). Not a number or ≤ 0: the probe's own; at
+// most 2 s (code optimised from the start never speeds up, so it warms for the whole of it).
 void SetKernelProbeWarmup(double seconds);
 
 // Uses `choice` for its kernel from now on instead of measuring: the page's workers take the page's

@@ -387,7 +387,8 @@ KernelChoice DefaultKernelChoice(KernelId kernel) {
 }
 
 void SetKernelProbeWarmup(double seconds) {
-  g_warm_seconds.store(seconds > kWarmSeconds ? seconds : kWarmSeconds, std::memory_order_relaxed);
+  constexpr double kMostSeconds = 2.0;  // a function whose code is optimised from the start never speeds up
+  g_warm_seconds.store(seconds > kWarmSeconds ? std::min(seconds, kMostSeconds) : kWarmSeconds, std::memory_order_relaxed);
 }
 
 Status SetKernelChoice(const KernelChoice& choice) {
