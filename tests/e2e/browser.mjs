@@ -59,9 +59,12 @@ export async function openBrowser(dir = siteDir) {
 
 // Opens the page at the given viewport and waits until the app has started.
 // The page follows the system's colour scheme (theme=auto); tests see the dark one unless they ask.
+// `context`: open it in that browser context (its storage shared with the context's other pages; the
+// context's viewport), not in a new one.
 export async function openPage(session, { width = 1200, height = 800, dpr = 1, hash = '', touch = false, colorScheme = 'dark',
-                                          waitForVectors = true } = {}) {
-  const page = await newPage(session.browser, { viewport: { width, height }, deviceScaleFactor: dpr, hasTouch: touch, isMobile: touch, colorScheme });
+                                          waitForVectors = true, context = null } = {}) {
+  const page = await newPage(context ?? session.browser,
+                             { viewport: { width, height }, deviceScaleFactor: dpr, hasTouch: touch, isMobile: touch, colorScheme });
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));

@@ -5,7 +5,7 @@
 // ignored and measured again; with workers off the page probes itself, as before, and keeps it.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { newPage, openBrowser, settle } from './browser.mjs';
+import { newPage, openBrowser, openPage } from './browser.mjs';
 
 const KEY = 'attnlab.kernelChoice';
 const HASH = '#v=retrieval';  // its weights move with the GEMM's form of the multiply-add (3.3e-7, measured)
@@ -16,14 +16,7 @@ after(async () => { await session?.close(); });
 // Opens `hash` in `context`, waits for the view (and, with waitForEntry, for a measured entry to be
 // kept), and reads what the tests compare.
 async function load(context, { hash = HASH, waitForEntry = false } = {}) {
-  const page = await newPage(context, {});
-  const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  await page.goto(session.url + hash);
-  await page.waitForSelector('html[data-ready=true]');
-  await page.waitForFunction(() => window.attnlab.view().wordVectorsLoaded);
-  await settle(page);
+  const { page, problems } = await openPage(session, { hash, context });
   // waitForEntry: true, or the entry written before the load (waits for another one).
   if (waitForEntry) {
     await page.waitForFunction(([key, before]) => {
