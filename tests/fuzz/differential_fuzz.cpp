@@ -3,12 +3,17 @@
 // input: the same status, and answers within the float32 error bound.
 //
 // The bound, per query row i of a head (eps = 2^-24, γ_k = k·eps/(1 − k·eps), d = d_k, M keys):
-//   a score z_ij = (q_i·k_j)·scale/τ is computed within Δ_i = γ_d·B_ij·scale/τ + 4·eps·|z_ij|, where
-//   B_ij = Σ_t |q_it||k_jt| bounds every partial sum; softmax weights then change by a factor within
+//   a score z_ij = (q_i·k_j)·scale/τ is computed within
+//     Δ_i = γ_d·B_ij·scale/τ + 4·eps·|z_ij| + (((1 + γ_d)·d·η·scale + η)/τ + η)·(1 + 4·eps),
+//   where B_ij = Σ_t |q_it||k_jt| bounds every partial sum, and η = 2^-150 is what underflow loses:
+//   a product or multiply-add whose result falls below FLT_MIN is off by up to η absolutely, not
+//   relatively (d of them in q·k, one each in ·scale and ·1/τ). A fuzz finding needed that term:
+//   q·k = −6.7e-49 rounds to 0 in float32, and scale/τ = 5.8e46 makes that a score off by 0.04.
+//   Softmax weights then change by a factor within
 //   e^{±2Δ_i}, so the output row is within ((e^{2Δ_i} − 1) + γ_M + 8·eps)·max|v| (plus the fast exp's
 //   ulp, inside the 8·eps), doubled for safety, plus a few FLT_MIN for denormal values.
 // Overflow: a score is surely finite in float32 when B·scale/τ (and B, B·scale) stay below
-// FLT_MAX / 2, and surely overflows when (|q·k| − γ_d·B)·scale/τ passes FLT_MAX; in between the
+// FLT_MAX / 2, and surely overflows when (|q·k| − γ_d·B − (1 + γ_d)·d·η)·scale/τ passes FLT_MAX; in between the
 // summation order decides, and only "ok ⇒ finite" is required.
 #include <algorithm>
 #include <cfloat>
@@ -30,6 +35,8 @@ namespace {
 using attn::fuzz::Bytes;
 
 constexpr double kEps = 1.0 / (1 << 24);
+// Half the smallest float32 denormal: the absolute rounding error of a result below FLT_MIN.
+const double kUnderflow = std::ldexp(1.0, -150);
 
 double Gamma(int k) { return k * kEps / (1 - k * kEps); }
 
@@ -112,11 +119,14 @@ Expect Expected(const Call& c, const attn::AttentionResultD& ref, attn::MatrixD*
         if (!(upper < FLT_MAX / 2 && upper * scale < FLT_MAX / 2 && upper * scale / temperature < FLT_MAX / 2) &&
             expect == Expect::kOk)
           expect = Expect::kEither;
-        const double lower = std::max(0.0, std::fabs(raw) - Gamma(d) * bound) * (1 - 4 * kEps);
+        const double raw_underflow = (1 + Gamma(d)) * d * kUnderflow;  // absolute, in q·k
+        const double lower = std::max(0.0, std::fabs(raw) - Gamma(d) * bound - raw_underflow) * (1 - 4 * kEps);
         if (lower > FLT_MAX * (1 + kEps) || lower * scale > FLT_MAX * (1 + kEps) ||
             lower * scale / temperature > FLT_MAX * (1 + kEps))
           expect = Expect::kOverflow;
-        delta = std::max(delta, Gamma(d) * bound * scale / temperature + 4 * kEps * std::fabs(raw * scale / temperature));
+        const double underflow = (raw_underflow * scale + kUnderflow) / temperature + kUnderflow;
+        delta = std::max(delta, (Gamma(d) * bound * scale / temperature + 4 * kEps * std::fabs(raw * scale / temperature)) +
+                                    underflow * (1 + 4 * kEps));
         v_max = std::max<double>(v_max, head.v.row(j).cwiseAbs().maxCoeff());
       }
       if (v_max > FLT_MAX / 4 && expect == Expect::kOk) expect = Expect::kEither;  // Σ w·v may round past FLT_MAX
